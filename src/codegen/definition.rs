@@ -1,0 +1,107 @@
+//! Reading a definition file: bytes → [`RecordTypeDefinition`], with
+//! line:column for every syntax or format error.
+
+use serde::Deserialize;
+
+use super::error::DefinitionError;
+use crate::model::{DigestLength, FieldDescriptor, SampleType};
+
+/// The largest definition file accepted, in bytes.
+pub const MAX_DEFINITION_BYTES: usize = 1 << 20;
+
+/// The number of sample rows when a definition does not say.
+pub const DEFAULT_SAMPLE_ROWS: u64 = 3;
+
+/// A definition file as written (see `schema/record-type.schema.json`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordTypeDefinition {
+    /// Optional pointer to the JSON Schema of this format, for editors.
+    #[serde(rename = "$schema", default)]
+    pub schema: Option<String>,
+    /// The record label; must equal the file name without `.json`.
+    pub record_label: String,
+    /// What a record of this type is (optional).
+    #[serde(default)]
+    pub description: String,
+    /// How sample rows of this type are produced.
+    pub sample_type: SampleType,
+    /// Length of the hex `schema_hash`: 64 (default) or 40.
+    #[serde(default)]
+    pub digest_length: DigestLength,
+    /// Number of fixture rows in a sample (default 3).
+    #[serde(default = "default_sample_rows")]
+    pub sample_rows: u64,
+    /// The fields, in wire order.
+    pub fields: Vec<FieldDescriptor>,
+}
+
+fn default_sample_rows() -> u64 {
+    DEFAULT_SAMPLE_ROWS
+}
+
+/// Parses the bytes of one definition file. `file` is the path used in
+/// error messages.
+pub fn parse(file: &str, bytes: &[u8]) -> Result<RecordTypeDefinition, DefinitionError> {
+    let file = file.to_owned();
+    if bytes.len() > MAX_DEFINITION_BYTES {
+        return Err(DefinitionError::TooLarge { file, size: bytes.len(), limit: MAX_DEFINITION_BYTES });
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err(DefinitionError::ByteOrderMark { file });
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let (line, column) = line_column(bytes, e.valid_up_to());
+            return Err(DefinitionError::NotUtf8 { file, line, column });
+        }
+    };
+    if text.trim().is_empty() {
+        return Err(DefinitionError::Empty { file });
+    }
+    serde_json::from_str(text).map_err(|e| json_error(file, &e))
+}
+
+/// Line and column (from 1, column in characters) of a byte offset whose
+/// prefix is valid UTF-8.
+fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let prefix = bytes.get(..offset).and_then(|p| std::str::from_utf8(p).ok()).unwrap_or_default();
+    let line = prefix.matches('\n').count() + 1;
+    let column = prefix.rsplit('\n').next().unwrap_or_default().chars().count() + 1;
+    (line, column)
+}
+
+fn json_error(file: String, e: &serde_json::Error) -> DefinitionError {
+    use serde_json::error::Category;
+    let (line, column) = (e.line(), e.column());
+    // serde_json appends " at line L column C"; the location is printed in front instead.
+    let full = e.to_string();
+    let message = full.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&full).to_owned();
+    match e.classify() {
+        Category::Syntax | Category::Eof | Category::Io => {
+            let hint = if message.contains("recursion limit") {
+                "a definition nests objects only a few levels deep; remove the extra nesting"
+            } else if e.classify() == Category::Eof {
+                "the file ends too early: close every string, `[` and `{`"
+            } else {
+                "look for a missing or extra comma, quote, colon or bracket just before this place"
+            };
+            DefinitionError::Syntax { file, line, column, message, hint: hint.to_owned() }
+        }
+        Category::Data => {
+            let hint = if message.starts_with("unknown field") {
+                "remove the key or correct its spelling; the allowed keys are listed above"
+            } else if message.starts_with("unknown variant") {
+                "use one of the values listed above"
+            } else if message.starts_with("missing field") {
+                "add the key; see schema/record-type.schema.json for the format"
+            } else if message.contains("digest length") {
+                "write 64 (the default) or 40"
+            } else {
+                "see schema/record-type.schema.json for the type each key takes"
+            };
+            DefinitionError::Format { file, line, column, message, hint: hint.to_owned() }
+        }
+    }
+}

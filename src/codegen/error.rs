@@ -1,0 +1,188 @@
+//! What can be wrong with a definition, with the file, the place and a hint.
+
+use std::fmt;
+
+/// Where in a definition a check failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// The `record_label` key.
+    RecordLabel,
+    /// The `sample_rows` key.
+    SampleRows,
+    /// The `fields` list as a whole.
+    Fields,
+    /// One entry of `fields`, by index (from 0) and wire name.
+    Field {
+        /// Index in `fields`, from 0.
+        index: usize,
+        /// The field's wire name.
+        name: String,
+    },
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::RecordLabel => f.write_str("record_label"),
+            Location::SampleRows => f.write_str("sample_rows"),
+            Location::Fields => f.write_str("fields"),
+            Location::Field { index, name } => write!(f, "fields[{index}] `{name}`"),
+        }
+    }
+}
+
+/// One problem with one definition file. Every message starts with the
+/// file (and line:column where there is one) and ends with a hint.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DefinitionError {
+    /// The file or folder could not be read.
+    #[error("{file}: cannot read: {reason}; hint: check that the path exists and is readable")]
+    Read {
+        /// The path, relative to the crate root.
+        file: String,
+        /// What the operating system said.
+        reason: String,
+    },
+    /// The file holds nothing but whitespace.
+    #[error(
+        "{file}: the file is empty; hint: a definition is a JSON object with `record_label`, `sample_type` and `fields` (see schema/record-type.schema.json)"
+    )]
+    Empty {
+        /// The path, relative to the crate root.
+        file: String,
+    },
+    /// The file is larger than a definition may be.
+    #[error("{file}: the file is {size} bytes, over the {limit}-byte limit; hint: a definition describes one record type; shorten it")]
+    TooLarge {
+        /// The path, relative to the crate root.
+        file: String,
+        /// The file's size in bytes.
+        size: usize,
+        /// The largest size allowed.
+        limit: usize,
+    },
+    /// The file starts with a byte-order mark.
+    #[error("{file}:1:1: the file starts with a UTF-8 byte-order mark; hint: save the file as UTF-8 without a BOM")]
+    ByteOrderMark {
+        /// The path, relative to the crate root.
+        file: String,
+    },
+    /// The file is not UTF-8.
+    #[error("{file}:{line}:{column}: the file is not valid UTF-8; hint: save the file as UTF-8")]
+    NotUtf8 {
+        /// The path, relative to the crate root.
+        file: String,
+        /// Line of the first bad byte, from 1.
+        line: usize,
+        /// Column (in characters) of the first bad byte, from 1.
+        column: usize,
+    },
+    /// The text is not JSON.
+    #[error("{file}:{line}:{column}: invalid JSON: {message}; hint: {hint}")]
+    Syntax {
+        /// The path, relative to the crate root.
+        file: String,
+        /// Line, from 1.
+        line: usize,
+        /// Column, from 1.
+        column: usize,
+        /// What the JSON parser said.
+        message: String,
+        /// How to fix it.
+        hint: String,
+    },
+    /// The JSON does not have the definition format: an unknown or missing
+    /// key, a value of the wrong type, an unknown field type.
+    #[error("{file}:{line}:{column}: {message}; hint: {hint}")]
+    Format {
+        /// The path, relative to the crate root.
+        file: String,
+        /// Line, from 1.
+        line: usize,
+        /// Column, from 1.
+        column: usize,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: String,
+    },
+    /// A well-formed definition breaks a rule.
+    #[error("{file}: record type `{record_label}`, {location}: {message}; hint: {hint}")]
+    Invalid {
+        /// The path, relative to the crate root.
+        file: String,
+        /// The definition's record label.
+        record_label: String,
+        /// Where in the definition.
+        location: Location,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: String,
+    },
+    /// Two definitions clash with each other.
+    #[error("{file}: record type `{record_label}` {message} {other_file}; hint: {hint}")]
+    Conflict {
+        /// The path of the later definition.
+        file: String,
+        /// Its record label.
+        record_label: String,
+        /// The path of the definition it clashes with.
+        other_file: String,
+        /// What clashes.
+        message: String,
+        /// How to fix it.
+        hint: String,
+    },
+    /// The generator made something it could not print: a bug.
+    #[error("{file}: internal generator error: {message}; hint: report this together with the definition")]
+    Internal {
+        /// The path (or `<generator>` for configuration).
+        file: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl DefinitionError {
+    /// The file the problem is in.
+    pub fn file(&self) -> &str {
+        match self {
+            DefinitionError::Read { file, .. }
+            | DefinitionError::Empty { file }
+            | DefinitionError::TooLarge { file, .. }
+            | DefinitionError::ByteOrderMark { file }
+            | DefinitionError::NotUtf8 { file, .. }
+            | DefinitionError::Syntax { file, .. }
+            | DefinitionError::Format { file, .. }
+            | DefinitionError::Invalid { file, .. }
+            | DefinitionError::Conflict { file, .. }
+            | DefinitionError::Internal { file, .. } => file,
+        }
+    }
+}
+
+/// Every problem found in a set of definitions; displayed one per line,
+/// each prefixed `error: ` as rustc does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Errors(pub Vec<DefinitionError>);
+
+impl fmt::Display for Errors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "error: {error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Errors {}
+
+impl From<DefinitionError> for Errors {
+    fn from(error: DefinitionError) -> Self {
+        Errors(vec![error])
+    }
+}

@@ -1,0 +1,101 @@
+//! The generator: record-type definitions → Rust source.
+//!
+//! One module per step, in pipeline order:
+//!
+//! | step | module | in → out |
+//! |---|---|---|
+//! | read | [`definition`] | bytes → [`RecordTypeDefinition`] |
+//! | check | [`check`] | definition → [`CheckedType`] (schema, hash, names) |
+//! | name | [`naming`] | wire names → Rust identifiers |
+//! | emit | `emit` | checked types → formatted Rust |
+//! | files | [`files`] | folder → sources; output written only on change |
+//!
+//! The hash ([`crate::hash`]) and fixture rules ([`crate::fixture`]) live
+//! outside this module because the library uses them at run time too.
+//! This module is compiled into `build.rs` as well as the library.
+//!
+//! ```
+//! use foundry_catalog::codegen::{Generator, Source};
+//! let definition = r#"{
+//!     "record_label": "weather_reading",
+//!     "sample_type": "deterministic_executable_fixture",
+//!     "fields": [
+//!         {"name": "station", "type": "string", "required": true, "description": "Station name."},
+//!         {"name": "celsius", "type": "number", "required": false, "description": "Temperature."}
+//!     ]
+//! }"#;
+//! let code = Generator::new().generate(&[Source::new("types/weather_reading.json", definition)]).unwrap();
+//! assert!(code.starts_with("// @generated"));
+//! assert!(code.contains("pub struct WeatherReading"));
+//! ```
+
+pub mod check;
+pub mod definition;
+mod emit;
+pub mod error;
+pub mod files;
+pub mod naming;
+
+pub use check::CheckedType;
+pub use definition::RecordTypeDefinition;
+pub use error::{DefinitionError, Errors, Location};
+pub use files::Source;
+
+/// Generates Rust source from record-type definitions, like
+/// `prost_build::Config`: it returns the source and writes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generator {
+    runtime: String,
+}
+
+impl Default for Generator {
+    fn default() -> Self {
+        Generator { runtime: "::foundry_catalog".to_owned() }
+    }
+}
+
+impl Generator {
+    /// A generator whose code refers to this crate as `::foundry_catalog`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the path by which generated code names this crate: `crate`
+    /// inside foundry-catalog itself, `::foundry_catalog` (the default)
+    /// anywhere else.
+    pub fn runtime_path(mut self, path: impl Into<String>) -> Self {
+        self.runtime = path.into();
+        self
+    }
+
+    /// Reads and checks every definition. Sources may come in any order;
+    /// they are processed sorted by path. All problems are reported.
+    pub fn check(&self, sources: &[Source]) -> Result<Vec<CheckedType>, Errors> {
+        let mut sorted: Vec<&Source> = sources.iter().collect();
+        sorted.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut types = Vec::with_capacity(sorted.len());
+        let mut errors = Vec::new();
+        for source in sorted {
+            match definition::parse(&source.path, &source.bytes) {
+                Ok(def) => match check::check(&source.path, def) {
+                    Ok(t) => types.push(t),
+                    Err(e) => errors.extend(e),
+                },
+                Err(e) => errors.push(e),
+            }
+        }
+        types.sort_by(|a, b| a.schema.record_label.cmp(&b.schema.record_label).then_with(|| a.file.cmp(&b.file)));
+        errors.extend(check::check_set(&types));
+        if errors.is_empty() { Ok(types) } else { Err(Errors(errors)) }
+    }
+
+    /// Reads, checks and emits every definition as one Rust file.
+    pub fn generate(&self, sources: &[Source]) -> Result<String, Errors> {
+        let types = self.check(sources)?;
+        let runtime: syn::Path = syn::parse_str(&self.runtime).map_err(|e| DefinitionError::Internal {
+            file: "<generator>".to_owned(),
+            message: format!("runtime path `{}` is not a Rust path: {e}", self.runtime),
+        })?;
+        Ok(emit::file(&types, &runtime)?)
+    }
+}

@@ -1,0 +1,79 @@
+//! The trait every generated record type implements, and the registry of
+//! all of them.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::Slug;
+use crate::model::{DigestLength, FieldDescriptor, RecordSchema, SampleType};
+
+/// A record type generated from a definition in `record-types/`.
+///
+/// The constants come straight from the definition (and the hash from
+/// [`crate::hash::schema_hash`] at build time); [`RecordType::SCHEMA`]
+/// bundles them for code that picks a record type at run time.
+///
+/// ```
+/// use foundry_catalog::{RecordType, Slug, records::ActorProductRecord};
+/// assert_eq!(ActorProductRecord::LABEL, "actor_product_record");
+/// let rows = ActorProductRecord::fixture_rows(&Slug::new("lead-finder").unwrap());
+/// assert_eq!(rows.len(), ActorProductRecord::SAMPLE_ROWS);
+/// assert!(rows[1].entity_name.ends_with(" 2"));
+/// ```
+pub trait RecordType: Sized + std::fmt::Debug + Clone + PartialEq + Serialize + DeserializeOwned + 'static {
+    /// The record label, e.g. `regulatory_status_signal`.
+    const LABEL: &'static str;
+    /// What a record of this type is (may be empty).
+    const DESCRIPTION: &'static str;
+    /// The field descriptors, in wire order.
+    const FIELDS: &'static [FieldDescriptor];
+    /// The wire names of the required fields, in field order.
+    const REQUIRED_FIELDS: &'static [&'static str];
+    /// How sample rows of this type are produced.
+    const SAMPLE_TYPE: SampleType;
+    /// The length of [`RecordType::SCHEMA_HASH`].
+    const DIGEST_LENGTH: DigestLength;
+    /// How many fixture rows a sample holds.
+    const SAMPLE_ROWS: usize;
+    /// The schema hash computed at build time.
+    const SCHEMA_HASH: &'static str;
+
+    /// All of the above as one value, as stored in the registry.
+    const SCHEMA: RecordSchema = RecordSchema {
+        record_label: Cow::Borrowed(Self::LABEL),
+        description: Cow::Borrowed(Self::DESCRIPTION),
+        sample_type: Self::SAMPLE_TYPE,
+        digest_length: Self::DIGEST_LENGTH,
+        sample_rows: Self::SAMPLE_ROWS,
+        fields: Cow::Borrowed(Self::FIELDS),
+        schema_hash: Cow::Borrowed(Self::SCHEMA_HASH),
+    };
+
+    /// The deterministic fixture rows for a product (see [`crate::fixture`]).
+    fn fixture_rows(slug: &Slug) -> Vec<Self>;
+}
+
+/// Every generated record type, sorted by record label.
+///
+/// ```
+/// let labels: Vec<_> = foundry_catalog::record_types().iter().map(|t| &*t.record_label).collect();
+/// assert!(labels.contains(&"regulatory_status_signal"));
+/// assert!(labels.is_sorted());
+/// ```
+pub fn record_types() -> &'static [RecordSchema] {
+    crate::records::RECORD_TYPES
+}
+
+/// The record type with this label, if one was generated.
+///
+/// ```
+/// let t = foundry_catalog::record_type("actor_product_record").unwrap();
+/// assert_eq!(t.required_fields().count(), 5);
+/// assert!(foundry_catalog::record_type("no_such_type").is_none());
+/// ```
+pub fn record_type(label: &str) -> Option<&'static RecordSchema> {
+    let types = record_types();
+    types.binary_search_by(|t| (*t.record_label).cmp(label)).ok().and_then(|i| types.get(i))
+}
