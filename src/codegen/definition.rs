@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::error::DefinitionError;
+use super::error::{DefinitionError, Location};
 use crate::model::{DigestLength, FieldDescriptor, SampleType};
 
 /// The largest definition file accepted, in bytes.
@@ -57,10 +57,35 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RecordTypeDefinition, Definitio
             return Err(DefinitionError::NotUtf8 { file, line, column });
         }
     };
-    if text.trim().is_empty() {
+    let Some(start) = text.find(|c: char| !c.is_ascii_whitespace()) else {
         return Err(DefinitionError::Empty { file });
+    };
+    if !text[start..].starts_with('{') {
+        let (line, column) = line_column(bytes, start);
+        return Err(DefinitionError::Format {
+            file,
+            line,
+            column,
+            message: "a definition must be a JSON object".to_owned(),
+            hint: "write one object: {\"record_label\": …, \"sample_type\": …, \"fields\": […]}".to_owned(),
+        });
     }
-    serde_json::from_str(text).map_err(|e| json_error(file, &e))
+    let definition: RecordTypeDefinition = serde_json::from_str(text).map_err(|e| json_error(file.clone(), &e))?;
+    // serde also accepts a struct written as an array; the format does not.
+    let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    let entries = value.get("fields").and_then(|f| f.as_array()).map(Vec::as_slice).unwrap_or_default();
+    for (index, (entry, field)) in entries.iter().zip(&definition.fields).enumerate() {
+        if !entry.is_object() {
+            return Err(DefinitionError::Invalid {
+                file,
+                record_label: definition.record_label.clone(),
+                location: Location::Field { index, name: field.name.to_string() },
+                message: "the field is written as an array".to_owned(),
+                hint: "write each field as an object with `name`, `type`, `required` and `description`".to_owned(),
+            });
+        }
+    }
+    Ok(definition)
 }
 
 /// Line and column (from 1, column in characters) of a byte offset whose
@@ -75,9 +100,11 @@ fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
 fn json_error(file: String, e: &serde_json::Error) -> DefinitionError {
     use serde_json::error::Category;
     let (line, column) = (e.line(), e.column());
+    // At the end of input serde_json reports column 0; columns count from 1.
+    let column = column.max(1);
     // serde_json appends " at line L column C"; the location is printed in front instead.
     let full = e.to_string();
-    let message = full.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(&full).to_owned();
+    let message = full.strip_suffix(&format!(" at line {line} column {}", e.column())).unwrap_or(&full).to_owned();
     match e.classify() {
         Category::Syntax | Category::Eof | Category::Io => {
             let hint = if message.contains("recursion limit") {

@@ -188,30 +188,46 @@ fn doc_attrs(lines: &[String]) -> TokenStream {
     quote!(#(#[doc = #lines])*)
 }
 
-/// Description text as doc-comment lines that rustdoc shows as written:
-/// Markdown punctuation is escaped and bare URLs become autolinks, so a
-/// description can never produce a rustdoc warning.
+/// Description text as doc-comment lines that rustdoc shows as written
+/// and never warns about or compiles: `[`, `]`, `<`, `>` and `\\` are
+/// escaped outside code spans, bare URLs become autolinks, and a line can
+/// never open a code block (which rustdoc would run as a doctest).
 fn doc_text(text: &str) -> Vec<String> {
-    text.lines()
-        .map(|line| {
-            line.split(' ')
-                .map(|word| {
-                    if (word.starts_with("https://") || word.starts_with("http://")) && !word.contains(['<', '>']) {
-                        format!("<{word}>")
-                    } else {
-                        word.chars().fold(String::new(), |mut out, c| {
-                            if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '&') {
-                                out.push('\\');
-                            }
-                            out.push(c);
-                            out
-                        })
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-                .trim_end()
-                .to_owned()
-        })
-        .collect()
+    text.lines().map(|line| doc_line(line.trim())).collect()
+}
+
+fn doc_line(line: &str) -> String {
+    let mut out = String::with_capacity(line.len() + 8);
+    if line.starts_with("```") || line.starts_with("~~~") {
+        out.push('\\');
+    }
+    let mut in_code = false;
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if !in_code && let Some(len) = url_len(rest) {
+            out.push('<');
+            out.push_str(&rest[..len]);
+            out.push('>');
+            rest = &rest[len..];
+            continue;
+        }
+        if c == '`' {
+            in_code = !in_code;
+        } else if !in_code && matches!(c, '\\' | '[' | ']' | '<' | '>') {
+            out.push('\\');
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// The length of the URL that `text` starts with, without trailing punctuation.
+fn url_len(text: &str) -> Option<usize> {
+    let scheme = ["https://", "http://"].into_iter().find(|s| text.starts_with(s))?;
+    let end = text
+        .find(|c: char| c.is_whitespace() || matches!(c, ')' | '(' | '<' | '>' | '[' | ']' | '"' | '`'))
+        .unwrap_or(text.len());
+    let url = text[..end].trim_end_matches(['.', ',', ';', ':', '!', '?', '\'']);
+    (url.len() > scheme.len()).then_some(url.len())
 }
