@@ -36,7 +36,7 @@ pub fn check(file: &str, definition: RecordTypeDefinition) -> Result<CheckedType
         errors.push(DefinitionError::Invalid {
             file: file.to_owned(),
             record_label: label.clone(),
-            location,
+            location: Box::new(location),
             message,
             hint: hint.to_owned(),
         });

@@ -79,7 +79,7 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RecordTypeDefinition, Definitio
             return Err(DefinitionError::Invalid {
                 file,
                 record_label: definition.record_label.clone(),
-                location: Location::Field { index, name: field.name.to_string() },
+                location: Box::new(Location::Field { index, name: field.name.to_string() }),
                 message: "the field is written as an array".to_owned(),
                 hint: "write each field as an object with `name`, `type`, `required` and `description`".to_owned(),
             });

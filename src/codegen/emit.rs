@@ -211,6 +211,12 @@ fn doc_line(line: &str) -> String {
             rest = &rest[len..];
             continue;
         }
+        if c.is_control() {
+            // Tabs and other control characters: clippy rejects tabs in docs.
+            out.push(' ');
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
         if c == '`' {
             in_code = !in_code;
         } else if !in_code && matches!(c, '\\' | '[' | ']' | '<' | '>') {

@@ -113,8 +113,8 @@ pub enum DefinitionError {
         file: String,
         /// The definition's record label.
         record_label: String,
-        /// Where in the definition.
-        location: Location,
+        /// Where in the definition (boxed to keep the error small).
+        location: Box<Location>,
         /// What is wrong.
         message: String,
         /// How to fix it.

@@ -1,0 +1,75 @@
+//! Generated structs keep their wire names and agree with the data-driven
+//! fixture rows, for definitions the main crate does not ship.
+
+use foundry_catalog::{RecordType, Slug, fixture};
+use foundry_catalog_compile_check::corpus;
+use serde_json::Value;
+
+fn slug() -> Slug {
+    Slug::new("compile-check").expect("valid slug")
+}
+
+/// Typed rows serialize to exactly the data-driven rows (same keys, same
+/// order, same values) and deserialize back to the same structs.
+fn typed_rows_match_schema<T: RecordType>() {
+    let typed = T::fixture_rows(&slug());
+    let json = serde_json::to_value(&typed).expect("rows serialize");
+    let expected: Vec<Value> = fixture::rows(&T::SCHEMA, slug().as_str()).into_iter().map(Value::Object).collect();
+    assert_eq!(json, Value::Array(expected.clone()), "{}", T::LABEL);
+    let text = serde_json::to_string(&typed).expect("rows serialize");
+    assert_eq!(text, serde_json::to_string(&expected).expect("rows serialize"), "key order of {}", T::LABEL);
+    let back: Vec<T> = serde_json::from_value(json).expect("rows deserialize");
+    assert_eq!(back, typed);
+}
+
+#[test]
+fn every_corpus_type_round_trips() {
+    typed_rows_match_schema::<corpus::AllHints>();
+    typed_rows_match_schema::<corpus::Keywords>();
+    typed_rows_match_schema::<corpus::MarkdownDocs>();
+    typed_rows_match_schema::<corpus::Minimal>();
+    typed_rows_match_schema::<corpus::UpperSelf>();
+    typed_rows_match_schema::<corpus::WeatherReading>();
+    assert_eq!(corpus::RECORD_TYPES.len(), 6, "a new corpus definition needs a line above");
+}
+
+#[test]
+fn keyword_fields_keep_their_wire_names() {
+    let row = &corpus::Keywords::fixture_rows(&slug())[0];
+    let json = serde_json::to_value(row).expect("serializes");
+    let keys: Vec<&str> = json.as_object().expect("object").keys().map(String::as_str).collect();
+    let wire: Vec<&str> = corpus::Keywords::FIELDS.iter().map(|f| &*f.name).collect();
+    assert_eq!(keys, wire);
+    assert_eq!(row.r#type, "Deterministic fixture type");
+    assert_eq!(row.self_, "Deterministic fixture self");
+    assert_eq!(row._2fa, "Deterministic fixture 2fa");
+    assert_eq!(row.x_request_id, "Deterministic fixture x request id");
+    assert_eq!(json["x-request-id"], "Deterministic fixture x request id");
+
+    let upper = serde_json::to_value(&corpus::UpperSelf::fixture_rows(&slug())[1]).expect("serializes");
+    assert_eq!(upper["Self"], "Deterministic fixture self 2");
+    assert_eq!(upper["HTTPStatus"], 2.0);
+}
+
+#[test]
+fn absent_hints_leave_optional_fields_out() {
+    let rows = corpus::AllHints::fixture_rows(&slug());
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r.absent_string.is_none() && r.absent_number.is_none() && r.absent_object.is_none()));
+    assert_eq!(rows[0].filled_optional, Some(1.0));
+    let json = serde_json::to_value(&rows[3]).expect("serializes");
+    assert!(json.get("absentString").is_none());
+    assert_eq!(json["date"], "2024-03-02");
+    assert_eq!(json["fraction"], 0.99);
+    assert_eq!(json["url"], "http://localhost:8080/base/compile-check/4");
+    assert_eq!(json["token"], "state:ok 4");
+}
+
+#[test]
+fn the_registry_holds_every_corpus_type_sorted() {
+    let labels: Vec<&str> = corpus::RECORD_TYPES.iter().map(|t| &*t.record_label).collect();
+    assert!(labels.is_sorted());
+    for schema in corpus::RECORD_TYPES {
+        schema.verify_schema_hash().expect("stored hash matches");
+    }
+}
