@@ -20,6 +20,17 @@ fn typed_rows_match_schema<T: RecordType>() {
     assert_eq!(text, serde_json::to_string(&expected).expect("rows serialize"), "key order of {}", T::LABEL);
     let back: Vec<T> = serde_json::from_value(json).expect("rows deserialize");
     assert_eq!(back, typed);
+    assert_eq!(T::REQUIRED_FIELDS, T::SCHEMA.required_fields().collect::<Vec<_>>(), "{}", T::LABEL);
+    assert_eq!(typed.len(), T::SAMPLE_ROWS);
+}
+
+#[test]
+fn every_shipped_type_round_trips() {
+    use foundry_catalog::records;
+    typed_rows_match_schema::<records::ActorProductRecord>();
+    typed_rows_match_schema::<records::AutomationTriggerActionPayload>();
+    typed_rows_match_schema::<records::RegulatoryStatusSignal>();
+    assert_eq!(foundry_catalog::record_types().len(), 3, "a new shipped definition needs a line above");
 }
 
 #[test]
