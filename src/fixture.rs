@@ -171,19 +171,23 @@ fn number_value(n: f64) -> Value {
     serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
 }
 
+/// The `YYYY-MM-DD` form of date values.
+const DATE_FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
+    time::macros::format_description!("[year]-[month]-[day]");
+
 fn date_on_row(first: &str, row: usize) -> String {
     let days = i64::try_from(row.saturating_sub(1)).unwrap_or(0);
-    let first = parse_date(first).or_else(|| parse_date(DEFAULT_DATE));
-    first
-        .and_then(|d| d.checked_add(jiff::Span::new().days(days)).ok().or(Some(d)))
-        .map(|d| d.to_string())
+    parse_date(first)
+        .or_else(|| parse_date(DEFAULT_DATE))
+        .map(|d| d.checked_add(time::Duration::days(days)).unwrap_or(d))
+        .and_then(|d| d.format(DATE_FORMAT).ok())
         .unwrap_or_else(|| DEFAULT_DATE.to_owned())
 }
 
-fn parse_date(text: &str) -> Option<jiff::civil::Date> {
-    let date: jiff::civil::Date = text.parse().ok()?;
-    // Only the plain `YYYY-MM-DD` form: the parsed date must print back the same.
-    (date.to_string() == text).then_some(date)
+fn parse_date(text: &str) -> Option<time::Date> {
+    let date = time::Date::parse(text, DATE_FORMAT).ok()?;
+    // Only the plain four-digit-year form: the date must print back the same.
+    (date.format(DATE_FORMAT).ok()? == text).then_some(date)
 }
 
 /// A field name as lowercase words: `entityName` → `entity name`.

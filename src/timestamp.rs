@@ -1,5 +1,5 @@
 //! UTC timestamps with microseconds (`sample.refreshed_at`,
-//! `freshness_label`), parsed and formatted by `jiff`.
+//! `freshness_label`), parsed and formatted by the `time` crate.
 
 use std::fmt;
 use std::str::FromStr;
@@ -14,10 +14,11 @@ use std::str::FromStr;
 /// assert!("2026-03-01T08:30:00Z".parse::<UtcTimestamp>().is_err()); // no microseconds
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct UtcTimestamp(jiff::Timestamp);
+pub struct UtcTimestamp(time::OffsetDateTime);
 
-/// The strftime format of [`UtcTimestamp`].
-pub const UTC_MICROS_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.6fZ";
+/// The format of [`UtcTimestamp`], as a `time` format description.
+pub const UTC_MICROS_FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
+    time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z");
 
 /// Why a string is not a [`UtcTimestamp`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,22 +31,24 @@ pub struct InvalidTimestamp {
 }
 
 impl UtcTimestamp {
-    /// The instant, cut to whole microseconds.
-    pub fn from_timestamp(timestamp: jiff::Timestamp) -> Self {
-        let micros = timestamp.as_microsecond();
-        // Cutting precision keeps the instant within jiff's range.
-        UtcTimestamp(jiff::Timestamp::from_microsecond(micros).unwrap_or(timestamp))
+    /// The instant in UTC, cut to whole microseconds.
+    pub fn from_datetime(datetime: time::OffsetDateTime) -> Self {
+        let utc = datetime.to_offset(time::UtcOffset::UTC);
+        // Cutting sub-microsecond digits always gives a valid nanosecond value.
+        UtcTimestamp(utc.replace_nanosecond(utc.nanosecond() / 1000 * 1000).unwrap_or(utc))
     }
 
-    /// The instant.
-    pub fn as_timestamp(self) -> jiff::Timestamp {
+    /// The instant, in UTC.
+    pub fn as_datetime(self) -> time::OffsetDateTime {
         self.0
     }
 }
 
 impl fmt::Display for UtcTimestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0.strftime(UTC_MICROS_FORMAT), f)
+        // Years outside 0000-9999 cannot be parsed back, so they are never made.
+        let text = self.0.format(UTC_MICROS_FORMAT).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
     }
 }
 
@@ -53,8 +56,8 @@ impl FromStr for UtcTimestamp {
     type Err = InvalidTimestamp;
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let invalid = |reason: String| InvalidTimestamp { text: text.to_owned(), reason };
-        let parsed: jiff::Timestamp = text.parse().map_err(|e: jiff::Error| invalid(e.to_string()))?;
-        let timestamp = UtcTimestamp::from_timestamp(parsed);
+        let parsed = time::PrimitiveDateTime::parse(text, UTC_MICROS_FORMAT).map_err(|e| invalid(e.to_string()))?;
+        let timestamp = UtcTimestamp(parsed.assume_utc());
         // Only the one shape is accepted: the value must print back as given.
         if timestamp.to_string() == text {
             Ok(timestamp)

@@ -145,8 +145,9 @@ fn fixture_rows_follow_the_rules_for_every_registered_type() {
                     }
                     FixtureHint::Date(_) => {
                         let date = value.as_str().unwrap_or_default();
-                        let parsed: jiff::civil::Date = date.parse().expect("a date");
-                        assert_eq!(parsed.to_string(), date, "{at}: YYYY-MM-DD");
+                        let format = time::macros::format_description!("[year]-[month]-[day]");
+                        let parsed = time::Date::parse(date, format).expect("a date");
+                        assert_eq!(parsed.format(format).expect("formats"), date, "{at}: YYYY-MM-DD");
                     }
                     FixtureHint::Fraction(_) => {
                         let f = value.as_f64().unwrap_or(-1.0);

@@ -34,8 +34,10 @@ fn utc_timestamps_need_microseconds_and_z() {
     ] {
         assert!(bad.parse::<UtcTimestamp>().is_err(), "{bad:?}");
     }
-    let nanos = jiff::Timestamp::from_nanosecond(1_700_000_000_123_456_789).expect("in range");
-    assert_eq!(UtcTimestamp::from_timestamp(nanos).to_string(), "2023-11-14T22:13:20.123456Z");
+    let nanos = time::OffsetDateTime::from_unix_timestamp_nanos(1_700_000_000_123_456_789).expect("in range");
+    assert_eq!(UtcTimestamp::from_datetime(nanos).to_string(), "2023-11-14T22:13:20.123456Z");
+    let paris = nanos.to_offset(time::UtcOffset::from_hms(1, 0, 0).expect("offset"));
+    assert_eq!(UtcTimestamp::from_datetime(paris).to_string(), "2023-11-14T22:13:20.123456Z");
 }
 
 #[test]
