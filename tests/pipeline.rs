@@ -172,9 +172,12 @@ fn generation_is_deterministic() {
     let mut reversed = sources.clone();
     reversed.reverse();
     assert_eq!(Generator::new().generate(&reversed).expect("generates"), first);
-    let mut rotated = sources;
+    let mut rotated = sources.clone();
     rotated.rotate_left(1);
     assert_eq!(Generator::new().generate(&rotated).expect("generates"), first);
+    for threads in [1, 2, 3, 8] {
+        assert_eq!(Generator::new().threads(threads).generate(&sources).expect("generates"), first, "{threads} threads");
+    }
 }
 
 /// A record type the crate does not ship works end to end at run time:

@@ -46,11 +46,15 @@ pub use files::Source;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generator {
     runtime: String,
+    threads: usize,
 }
 
 impl Default for Generator {
     fn default() -> Self {
-        Generator { runtime: "::foundry_catalog".to_owned() }
+        Generator {
+            runtime: "::foundry_catalog".to_owned(),
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
+        }
     }
 }
 
@@ -65,6 +69,13 @@ impl Generator {
     /// anywhere else.
     pub fn runtime_path(mut self, path: impl Into<String>) -> Self {
         self.runtime = path.into();
+        self
+    }
+
+    /// Sets how many threads format record types (default: the machine's
+    /// available parallelism). The output is the same for any count.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
         self
     }
 
@@ -92,10 +103,6 @@ impl Generator {
     /// Reads, checks and emits every definition as one Rust file.
     pub fn generate(&self, sources: &[Source]) -> Result<String, Errors> {
         let types = self.check(sources)?;
-        let runtime: syn::Path = syn::parse_str(&self.runtime).map_err(|e| DefinitionError::Internal {
-            file: "<generator>".to_owned(),
-            message: format!("runtime path `{}` is not a Rust path: {e}", self.runtime),
-        })?;
-        Ok(emit::file(&types, &runtime)?)
+        Ok(emit::file(&types, &self.runtime, self.threads)?)
     }
 }
