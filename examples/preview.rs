@@ -46,8 +46,9 @@ fn run(args: Vec<String>) -> Result<String, String> {
             "--refreshed-at" => refreshed_at = value("--refreshed-at")?,
             "--actor-manifest" => {
                 let spec = value("--actor-manifest")?;
-                let (scheme, publisher) =
-                    spec.split_once('/').ok_or_else(|| format!("--actor-manifest takes <scheme>/<publisher>, not {spec:?}"))?;
+                let (scheme, publisher) = spec
+                    .split_once('/')
+                    .ok_or_else(|| format!("--actor-manifest takes <scheme>/<publisher>, not {spec:?}"))?;
                 manifest = ManifestLocation::actor(scheme, publisher).map_err(|e| e.to_string())?;
             }
             "-h" | "--help" => return Err(USAGE.to_owned()),
@@ -62,7 +63,8 @@ fn run(args: Vec<String>) -> Result<String, String> {
         format!("no record type {label:?}; hint: choose one of {}", known.join(", "))
     })?;
     let slug = Slug::new(slug.unwrap_or_else(|| label.replace('_', "-"))).map_err(|e| e.to_string())?;
-    let refreshed_at: UtcTimestamp = refreshed_at.parse().map_err(|e: foundry_catalog::InvalidTimestamp| e.to_string())?;
+    let refreshed_at: UtcTimestamp =
+        refreshed_at.parse().map_err(|e: foundry_catalog::InvalidTimestamp| e.to_string())?;
     let ctx = ProductContext::new(slug, refreshed_at).with_manifest(manifest);
     serde_json::to_string_pretty(&OutputPreview::new(schema, &ctx)).map_err(|e| e.to_string())
 }

@@ -80,10 +80,7 @@ pub fn value(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Value> {
 
 /// One fixture row as a JSON object whose keys are in field order.
 pub fn row(fields: &[FieldDescriptor], slug: &str, row: usize) -> Map<String, Value> {
-    fields
-        .iter()
-        .filter_map(|field| value(field, slug, row).map(|v| (field.name.to_string(), v)))
-        .collect()
+    fields.iter().filter_map(|field| value(field, slug, row).map(|v| (field.name.to_string(), v))).collect()
 }
 
 /// All fixture rows of a record type for a product slug.
@@ -230,7 +227,10 @@ pub fn check_hint(hint: &FixtureHint) -> Result<(), HintProblem> {
         }
         FixtureHint::Date(date) => {
             if parse_date(date).is_none() {
-                return problem(format!("date {date:?} is not a calendar date"), "write the first date as YYYY-MM-DD, such as \"2026-01-15\"");
+                return problem(
+                    format!("date {date:?} is not a calendar date"),
+                    "write the first date as YYYY-MM-DD, such as \"2026-01-15\"",
+                );
             }
         }
         FixtureHint::Url(base) => {

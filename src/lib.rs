@@ -47,8 +47,8 @@ pub mod records {
 
 pub use model::{DigestLength, FieldDescriptor, FieldType, FixtureHint, HashMismatch, RecordSchema, SampleType};
 pub use preview::{
-    FieldPreview, InvalidManifestLocation, ManifestLocation, OUTPUT_CONTRACT_SOURCE, OutputPreview, ProductContext, Sample,
-    SchemaPreview,
+    FieldPreview, InvalidManifestLocation, ManifestLocation, OUTPUT_CONTRACT_SOURCE, OutputPreview, ProductContext,
+    Sample, SchemaPreview,
 };
 pub use record_type::{RecordType, record_type, record_types};
 pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};

@@ -296,14 +296,20 @@ impl RecordSchema {
         if computed == self.schema_hash {
             Ok(())
         } else {
-            Err(HashMismatch { record_label: self.record_label.to_string(), stored: self.schema_hash.to_string(), computed })
+            Err(HashMismatch {
+                record_label: self.record_label.to_string(),
+                stored: self.schema_hash.to_string(),
+                computed,
+            })
         }
     }
 }
 
 /// A stored `schema_hash` that does not match its fields.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("record type `{record_label}`: stored schema_hash {stored} does not match the fields (computed {computed}); hint: regenerate the code from the definition")]
+#[error(
+    "record type `{record_label}`: stored schema_hash {stored} does not match the fields (computed {computed}); hint: regenerate the code from the definition"
+)]
 pub struct HashMismatch {
     /// The record type.
     pub record_label: String,

@@ -32,7 +32,9 @@ pub enum ManifestLocation {
 
 /// Why a manifest location is not usable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid actor manifest location: {reason}; hint: use a lowercase URI scheme such as \"actorhub\" and a publisher name of letters, digits, `_`, `-` or `.`")]
+#[error(
+    "invalid actor manifest location: {reason}; hint: use a lowercase URI scheme such as \"actorhub\" and a publisher name of letters, digits, `_`, `-` or `.`"
+)]
 pub struct InvalidManifestLocation {
     /// What is wrong.
     pub reason: String,

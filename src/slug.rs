@@ -18,7 +18,9 @@ pub struct Slug(String);
 
 /// Why a string is not a slug.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?} is not a slug: {reason}; hint: use lowercase letters and digits in words joined by single hyphens, such as \"eu-regulatory-signals\"")]
+#[error(
+    "{text:?} is not a slug: {reason}; hint: use lowercase letters and digits in words joined by single hyphens, such as \"eu-regulatory-signals\""
+)]
 pub struct InvalidSlug {
     /// The rejected text.
     pub text: String,

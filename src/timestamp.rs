@@ -22,7 +22,9 @@ pub const UTC_MICROS_FORMAT: &[time::format_description::BorrowedFormatItem<'sta
 
 /// Why a string is not a [`UtcTimestamp`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?} is not a UTC timestamp with microseconds: {reason}; hint: write it as YYYY-MM-DDTHH:MM:SS.ffffffZ, such as \"2026-03-01T08:30:00.000000Z\"")]
+#[error(
+    "{text:?} is not a UTC timestamp with microseconds: {reason}; hint: write it as YYYY-MM-DDTHH:MM:SS.ffffffZ, such as \"2026-03-01T08:30:00.000000Z\""
+)]
 pub struct InvalidTimestamp {
     /// The rejected text.
     pub text: String,

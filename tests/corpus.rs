@@ -25,9 +25,7 @@ fn good_definitions_generate() {
 #[test]
 fn bad_definitions_fail_with_pinned_messages() {
     insta::glob!("corpus/bad/*.json", |path| {
-        let errors = Generator::new()
-            .generate(&[source(path)])
-            .expect_err("a bad definition must not generate");
+        let errors = Generator::new().generate(&[source(path)]).expect_err("a bad definition must not generate");
         let message = errors.to_string();
         for line in message.lines() {
             assert!(line.starts_with("error: tests/corpus/bad/"), "names the file: {line}");
@@ -71,7 +69,10 @@ fn duplicate_labels_name_both_files() {
 #[test]
 fn labels_that_make_one_struct_name_are_an_error() {
     let errors = Generator::new()
-        .generate(&[Source::new("t/ab_c1.json", definition("ab_c1")), Source::new("t/ab_c_1.json", definition("ab_c_1"))])
+        .generate(&[
+            Source::new("t/ab_c1.json", definition("ab_c1")),
+            Source::new("t/ab_c_1.json", definition("ab_c_1")),
+        ])
         .expect_err("struct names collide");
     insta::assert_snapshot!(errors.to_string(), @"error: t/ab_c_1.json: record type `ab_c_1` and `ab_c1` both become the struct `AbC1`; the other is t/ab_c1.json; hint: rename one of the two record labels");
 }

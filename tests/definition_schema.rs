@@ -40,7 +40,8 @@ fn schema_accepts_every_good_definition() {
     for dir in ["record-types", "tests/corpus/good"] {
         for (name, value) in json_files(dir) {
             let value = value.unwrap_or_else(|| panic!("{dir}/{name} is JSON"));
-            let errors: Vec<String> = validator.iter_errors(&value).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+            let errors: Vec<String> =
+                validator.iter_errors(&value).map(|e| format!("{} at {}", e, e.instance_path())).collect();
             assert!(errors.is_empty(), "{dir}/{name}: {errors:#?}");
         }
     }

@@ -22,7 +22,8 @@ fn context(schema: &RecordSchema) -> ProductContext {
 
 #[test]
 fn generated_source_is_what_the_build_script_wrote() {
-    let code = Generator::new().runtime_path("crate").generate(&shipped_sources()).expect("shipped definitions generate");
+    let code =
+        Generator::new().runtime_path("crate").generate(&shipped_sources()).expect("shipped definitions generate");
     assert_eq!(code, include_str!(concat!(env!("OUT_DIR"), "/records.rs")));
     assert!(!code.contains(env!("CARGO_MANIFEST_DIR")), "no absolute path of the build machine");
     insta::assert_snapshot!("generated_records_rs", code);
@@ -83,7 +84,8 @@ fn preview_derived_values_agree_with_the_spec() {
         assert_eq!(sample["fields"], serde_json::json!(names));
         let required: Vec<&str> = schema.required_fields().collect();
         assert_eq!(preview["required_fields"], serde_json::json!(required));
-        let descriptor_keys: Vec<&str> = preview["fields"][0].as_object().expect("descriptor").keys().map(String::as_str).collect();
+        let descriptor_keys: Vec<&str> =
+            preview["fields"][0].as_object().expect("descriptor").keys().map(String::as_str).collect();
         assert_eq!(descriptor_keys, ["name", "type", "required", "description"]);
     }
 }
@@ -95,7 +97,19 @@ fn sample_and_preview_keys_are_in_the_spec_table_order() {
     let keys = |v: &Value| v.as_object().expect("object").keys().cloned().collect::<Vec<_>>();
     assert_eq!(
         keys(&json["sample"]),
-        ["rows", "title", "fields", "source", "row_count", "sample_type", "record_label", "refreshed_at", "sample_status", "missing_reason", "sample_available"]
+        [
+            "rows",
+            "title",
+            "fields",
+            "source",
+            "row_count",
+            "sample_type",
+            "record_label",
+            "refreshed_at",
+            "sample_status",
+            "missing_reason",
+            "sample_available"
+        ]
     );
     assert_eq!(
         keys(&json["schema_preview"]),
@@ -117,7 +131,8 @@ fn fixture_rows_follow_the_rules_for_every_registered_type() {
             let n = i + 1;
             let suffix = if n == 1 { String::new() } else { format!(" {n}") };
             let keys: Vec<&str> = row.keys().map(String::as_str).collect();
-            let in_order: Vec<&str> = schema.fields.iter().map(|f| &*f.name).filter(|name| row.contains_key(*name)).collect();
+            let in_order: Vec<&str> =
+                schema.fields.iter().map(|f| &*f.name).filter(|name| row.contains_key(*name)).collect();
             assert_eq!(keys, in_order, "{}: keys in field order", schema.record_label);
             for field in schema.fields.iter() {
                 let at = format!("{} row {n} `{}`", schema.record_label, field.name);
@@ -134,7 +149,10 @@ fn fixture_rows_follow_the_rules_for_every_registered_type() {
                     FixtureHint::Text(_) => {
                         let text = value.as_str().unwrap_or_default();
                         assert!(text.starts_with("Deterministic fixture "), "{at}: {text}");
-                        assert!(text.ends_with(&suffix) && !text[..text.len() - suffix.len()].ends_with(char::is_numeric), "{at}: {text}");
+                        assert!(
+                            text.ends_with(&suffix) && !text[..text.len() - suffix.len()].ends_with(char::is_numeric),
+                            "{at}: {text}"
+                        );
                     }
                     FixtureHint::Token(token) => assert_eq!(value, &format!("{token}{suffix}"), "{at}"),
                     FixtureHint::Url(_) => {
@@ -176,7 +194,11 @@ fn generation_is_deterministic() {
     rotated.rotate_left(1);
     assert_eq!(Generator::new().generate(&rotated).expect("generates"), first);
     for threads in [1, 2, 3, 8] {
-        assert_eq!(Generator::new().threads(threads).generate(&sources).expect("generates"), first, "{threads} threads");
+        assert_eq!(
+            Generator::new().threads(threads).generate(&sources).expect("generates"),
+            first,
+            "{threads} threads"
+        );
     }
 }
 

@@ -46,7 +46,9 @@ fn manifest_locations() {
     assert_eq!(ManifestLocation::default().path(&slug), "products/generated/lead-finder/product.json");
     let actor = ManifestLocation::actor("actorhub", "foundry-labs").expect("valid");
     assert_eq!(actor.path(&slug), "actorhub://actors/foundry-labs/lead-finder");
-    for (scheme, publisher) in [("", "p"), ("Actor", "p"), ("a b", "p"), ("actorhub", ""), ("actorhub", "a/b"), ("actorhub", "..")] {
+    for (scheme, publisher) in
+        [("", "p"), ("Actor", "p"), ("a b", "p"), ("actorhub", ""), ("actorhub", "a/b"), ("actorhub", "..")]
+    {
         assert!(ManifestLocation::actor(scheme, publisher).is_err(), "{scheme:?} {publisher:?}");
     }
 }

@@ -50,7 +50,11 @@ pub fn check(file: &str, definition: RecordTypeDefinition) -> Result<CheckedType
             "start with a lowercase letter and use lowercase letters, digits and single underscores, such as `regulatory_status_signal`",
         );
     } else if type_name.is_none() {
-        invalid(Location::RecordLabel, format!("`{label}` makes a struct name that is a Rust keyword"), "choose another record label");
+        invalid(
+            Location::RecordLabel,
+            format!("`{label}` makes a struct name that is a Rust keyword"),
+            "choose another record label",
+        );
     }
     let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
     if stem != label {
@@ -68,7 +72,11 @@ pub fn check(file: &str, definition: RecordTypeDefinition) -> Result<CheckedType
         );
     }
     if definition.fields.is_empty() {
-        invalid(Location::Fields, "the field list is empty".to_owned(), "add at least one field: {\"name\", \"type\", \"required\", \"description\"}");
+        invalid(
+            Location::Fields,
+            "the field list is empty".to_owned(),
+            "add at least one field: {\"name\", \"type\", \"required\", \"description\"}",
+        );
     }
 
     let mut field_names = Vec::with_capacity(definition.fields.len());
@@ -92,7 +100,10 @@ pub fn check(file: &str, definition: RecordTypeDefinition) -> Result<CheckedType
                     if let Some(&(first, first_wire)) = rust_seen.get(&key) {
                         invalid(
                             at(),
-                            format!("`{}` and fields[{first}] `{first_wire}` both become the Rust field `{key}`", field.name),
+                            format!(
+                                "`{}` and fields[{first}] `{first_wire}` both become the Rust field `{key}`",
+                                field.name
+                            ),
                             "rename one of the two fields",
                         );
                     } else {
@@ -104,14 +115,26 @@ pub fn check(file: &str, definition: RecordTypeDefinition) -> Result<CheckedType
             }
         }
         if field.description.trim().is_empty() {
-            invalid(at(), "the description is empty".to_owned(), "describe what the field means; it becomes the doc comment and the schema_preview description");
+            invalid(
+                at(),
+                "the description is empty".to_owned(),
+                "describe what the field means; it becomes the doc comment and the schema_preview description",
+            );
         }
         if let Some(hint) = &field.fixture {
             match hint.field_type() {
                 Some(fits) if fits != field.field_type => invalid(
                     at(),
-                    format!("fixture hint `{}` makes {fits} values but the field is a {}", hint.kind(), field.field_type),
-                    &format!("for a {} field use one of: {}", field.field_type, FixtureHint::kinds_for(field.field_type).join(", ")),
+                    format!(
+                        "fixture hint `{}` makes {fits} values but the field is a {}",
+                        hint.kind(),
+                        field.field_type
+                    ),
+                    &format!(
+                        "for a {} field use one of: {}",
+                        field.field_type,
+                        FixtureHint::kinds_for(field.field_type).join(", ")
+                    ),
                 ),
                 None if field.required => invalid(
                     at(),
@@ -131,7 +154,10 @@ pub fn check(file: &str, definition: RecordTypeDefinition) -> Result<CheckedType
         return Err(errors);
     }
     let (Some(type_name), Ok(sample_rows)) = (type_name, usize::try_from(definition.sample_rows)) else {
-        return Err(vec![DefinitionError::Internal { file: file.to_owned(), message: "checked names missing".to_owned() }]);
+        return Err(vec![DefinitionError::Internal {
+            file: file.to_owned(),
+            message: "checked names missing".to_owned(),
+        }]);
     };
     let schema_hash = crate::hash::schema_hash(&label, &definition.fields, definition.digest_length);
     let schema = RecordSchema {

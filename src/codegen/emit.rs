@@ -29,7 +29,10 @@ pub fn file(types: &[CheckedType], runtime: &str, threads: usize) -> Result<Stri
             .into_iter()
             .map(|w| {
                 w.join().unwrap_or_else(|_| {
-                    Err(DefinitionError::Internal { file: "<generator>".to_owned(), message: "a formatting thread panicked".to_owned() })
+                    Err(DefinitionError::Internal {
+                        file: "<generator>".to_owned(),
+                        message: "a formatting thread panicked".to_owned(),
+                    })
                 })
             })
             .collect()
@@ -210,7 +213,10 @@ fn descriptor(field: &FieldDescriptor, runtime: &syn::Path, file: &str) -> Resul
                     quote!(Fraction(#f))
                 }
                 FixtureHint::Fraction(f) => {
-                    return Err(DefinitionError::Internal { file: file.to_owned(), message: format!("fraction {f} reached the emitter") });
+                    return Err(DefinitionError::Internal {
+                        file: file.to_owned(),
+                        message: format!("fraction {f} reached the emitter"),
+                    });
                 }
                 FixtureHint::Sequence => quote!(Sequence),
                 FixtureHint::Absent => quote!(Absent),
@@ -225,8 +231,10 @@ fn descriptor(field: &FieldDescriptor, runtime: &syn::Path, file: &str) -> Resul
 
 /// An identifier, or an internal error instead of proc-macro2's panic.
 fn ident(file: &str, name: &str) -> Result<syn::Ident, DefinitionError> {
-    syn::parse_str::<syn::Ident>(name)
-        .map_err(|e| DefinitionError::Internal { file: file.to_owned(), message: format!("`{name}` is not an identifier: {e}") })
+    syn::parse_str::<syn::Ident>(name).map_err(|e| DefinitionError::Internal {
+        file: file.to_owned(),
+        message: format!("`{name}` is not an identifier: {e}"),
+    })
 }
 
 fn doc_attrs(lines: &[String]) -> TokenStream {

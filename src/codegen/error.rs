@@ -52,7 +52,9 @@ pub enum DefinitionError {
         file: String,
     },
     /// The file is larger than a definition may be.
-    #[error("{file}: the file is {size} bytes, over the {limit}-byte limit; hint: a definition describes one record type; shorten it")]
+    #[error(
+        "{file}: the file is {size} bytes, over the {limit}-byte limit; hint: a definition describes one record type; shorten it"
+    )]
     TooLarge {
         /// The path, relative to the crate root.
         file: String,

@@ -26,13 +26,15 @@ const NOT_RAW: &[&str] = &["self", "Self", "super", "crate"];
 pub fn is_record_label(label: &str) -> bool {
     let mut words = label.split('_');
     let starts_with_letter = label.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
-    starts_with_letter && words.all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+    starts_with_letter
+        && words.all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
 }
 
 /// Whether a wire name can name a field: ASCII letters, digits, `_` and
 /// `-`, with at least one letter or digit.
 pub fn is_wire_name(name: &str) -> bool {
-    name.bytes().any(|b| b.is_ascii_alphanumeric()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    name.bytes().any(|b| b.is_ascii_alphanumeric())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// The struct name of a record label: UpperCamelCase

@@ -29,7 +29,8 @@ fn run() -> Result<(), Errors> {
     }
     let sources = files::read_sources(&root, &names).map_err(Errors)?;
     let code = Generator::new().generate(&sources)?;
-    files::write_if_changed(&out.join("corpus.rs"), code.as_bytes())
-        .map_err(|e| foundry_catalog::codegen::DefinitionError::Read { file: "corpus.rs".into(), reason: e.to_string() })?;
+    files::write_if_changed(&out.join("corpus.rs"), code.as_bytes()).map_err(|e| {
+        foundry_catalog::codegen::DefinitionError::Read { file: "corpus.rs".into(), reason: e.to_string() }
+    })?;
     Ok(())
 }
