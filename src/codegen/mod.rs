@@ -105,4 +105,52 @@ impl Generator {
         let types = self.check(sources)?;
         Ok(emit::file(&types, &self.runtime, self.threads)?)
     }
+
+    /// The whole job of a build script, like `prost_build::compile_protos`:
+    /// generates `$OUT_DIR/<output>` from the `*.json` files in
+    /// `definitions_dir` (relative to the crate root), printing
+    /// `cargo:rerun-if-changed` for the folder and each file, and writing
+    /// only when the bytes change. On failure it prints every problem the
+    /// way rustc does (`error: <file>:<line>:<column>: …; hint: …`) and
+    /// returns a failing exit code; it never panics.
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// fn main() -> std::process::ExitCode {
+    ///     foundry_catalog::codegen::Generator::new().build_script("record-types", "records.rs")
+    /// }
+    /// // src/lib.rs: pub mod records { include!(concat!(env!("OUT_DIR"), "/records.rs")); }
+    /// ```
+    pub fn build_script(&self, definitions_dir: &str, output: &str) -> std::process::ExitCode {
+        match self.compile_dir(definitions_dir, output) {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(errors) => {
+                eprintln!("{errors}");
+                std::process::ExitCode::FAILURE
+            }
+        }
+    }
+
+    fn compile_dir(&self, definitions_dir: &str, output: &str) -> Result<(), Errors> {
+        let env_path = |name: &str| {
+            std::env::var_os(name).map(std::path::PathBuf::from).ok_or_else(|| DefinitionError::Read {
+                file: format!("${name}"),
+                reason: "cargo did not set this variable; run the build through cargo".to_owned(),
+            })
+        };
+        let root = env_path("CARGO_MANIFEST_DIR")?;
+        let out_dir = env_path("OUT_DIR")?;
+        println!("cargo:rerun-if-changed={definitions_dir}");
+        let names = files::definition_files(&root, definitions_dir)?;
+        for name in &names {
+            println!("cargo:rerun-if-changed={name}");
+        }
+        let code = self.generate(&files::read_sources(&root, &names).map_err(Errors)?)?;
+        let path = out_dir.join(output);
+        files::write_if_changed(&path, code.as_bytes()).map_err(|e| DefinitionError::Read {
+            file: path.display().to_string(),
+            reason: format!("cannot write generated code: {e}"),
+        })?;
+        Ok(())
+    }
 }
