@@ -36,6 +36,7 @@ pub mod fixture;
 pub mod hash;
 pub mod model;
 mod preview;
+pub mod product;
 mod record_type;
 mod slug;
 mod timestamp;
@@ -50,6 +51,7 @@ pub use preview::{
     FieldPreview, InvalidManifestLocation, ManifestLocation, OUTPUT_CONTRACT_SOURCE, OutputPreview, ProductContext,
     Sample, SchemaPreview,
 };
+pub use product::{ProductManifest, ProductRecord, ProductResponse, conformance, shape};
 pub use record_type::{RecordType, record_type, record_types};
 pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};
 pub use timestamp::{InvalidTimestamp, UTC_MICROS_FORMAT, UtcTimestamp};

@@ -8,6 +8,15 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+/// Whether `text` is `lowercase_underscore`: a lowercase letter, then
+/// lowercase letters and digits in words joined by single underscores.
+/// Record labels and marketplace keys follow this rule.
+pub fn is_lowercase_underscore(text: &str) -> bool {
+    let starts_with_letter = text.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
+    starts_with_letter
+        && text.split('_').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+}
+
 /// The JSON type of a field value, as written in a definition's `type` key
 /// and in `schema_preview.fields[].type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -6,7 +6,7 @@
 //! `sample_status`, …) is derived when serializing, so the two can never
 //! disagree.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::model::{FieldDescriptor, FieldType, RecordSchema, SampleType};
@@ -107,7 +107,7 @@ impl ProductContext {
 }
 
 /// One entry of `schema_preview.fields`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldPreview {
     /// Wire name.
     pub name: String,
@@ -142,7 +142,11 @@ impl From<&FieldDescriptor> for FieldPreview {
 /// assert_eq!(json["field_count"], 6);
 /// assert_eq!(json["required_fields"].as_array().unwrap().len(), 5);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Deserializing reads the stored values and ignores the derived keys
+/// (`source`, `field_count`, `required_fields`); the conformance validator
+/// checks those.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct SchemaPreview {
     record_label: String,
     fields: Vec<FieldPreview>,
@@ -231,7 +235,11 @@ impl Serialize for SchemaPreview {
 /// assert_eq!(sample.title(), "regulatory_status_signal sample rows");
 /// assert_eq!(sample.rows()[2]["status"], "fixture_validated 3");
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Deserializing reads the stored values and ignores the derived keys
+/// (`title`, `source`, `row_count`, `sample_status`, `missing_reason`,
+/// `sample_available`); the conformance validator checks those.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Sample {
     record_label: String,
     sample_type: SampleType,

@@ -20,14 +20,9 @@ pub const KEYWORDS: &[&str] = &[
 /// Keywords that cannot be raw identifiers.
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate"];
 
-/// Whether a record label has the required `lowercase_underscore` form:
-/// a lowercase letter, then lowercase letters and digits in words joined by
-/// single underscores.
+/// Whether a record label has the required `lowercase_underscore` form.
 pub fn is_record_label(label: &str) -> bool {
-    let mut words = label.split('_');
-    let starts_with_letter = label.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
-    starts_with_letter
-        && words.all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+    crate::model::is_lowercase_underscore(label)
 }
 
 /// Whether a wire name can name a field: ASCII letters, digits, `_` and
