@@ -535,7 +535,6 @@ impl Checker {
     }
 
     fn rows(&mut self, rows: &[Value], fields: &[FieldDescriptor], base: &str) {
-        let first = rows.first().and_then(Value::as_object);
         for (i, row) in rows.iter().enumerate() {
             let here = format!("{base}/{i}");
             let Some(row) = row.as_object() else { continue };
@@ -564,10 +563,7 @@ impl Checker {
                     continue;
                 }
                 // Fixture text: row n repeats row 1's text with the suffix " n".
-                let first_text = first.and_then(|r| r.get(&*field.name)).and_then(Value::as_str);
-                if let (Some(first_text), Some(text)) = (first_text, value.as_str())
-                    && first_text.starts_with(TEXT_PREFIX)
-                {
+                if let (Some(first_text), Some(text)) = (suffixed_text(rows, &field.name), value.as_str()) {
                     let expected = format!("{first_text}{}", row_suffix(i + 1));
                     if text != expected {
                         self.push(
@@ -580,6 +576,17 @@ impl Checker {
             }
         }
     }
+}
+
+/// Row 1's value of a string field that follows the suffix rule: fixture
+/// text (starting "Deterministic fixture"), or any text that row 2 repeats
+/// with `" 2"` (tokens such as `fixture_validated`).
+fn suffixed_text<'a>(rows: &'a [Value], name: &str) -> Option<&'a str> {
+    let text = |row: usize| rows.get(row).and_then(|r| r.get(name)).and_then(Value::as_str);
+    let first = text(0)?;
+    let follows =
+        first.starts_with(TEXT_PREFIX) || text(1).is_some_and(|second| second == format!("{first}{}", row_suffix(2)));
+    follows.then_some(first)
 }
 
 fn expected(shape: &Shape) -> &'static str {

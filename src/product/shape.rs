@@ -358,16 +358,23 @@ fn object_schema<'a>(fields: impl Iterator<Item = &'a Field>, required: impl Fn(
 /// rules, sample rows against the schema preview, the recomputed hash) are
 /// beyond JSON Schema; [`crate::conformance::validate`] checks them.
 pub fn response_schema() -> Value {
-    let mut schema = json_schema(&Shape::Object(RESPONSE));
-    if let Some(object) = schema.as_object_mut() {
-        object.insert("$schema".to_owned(), json!("https://json-schema.org/draft/2020-12/schema"));
-        object.insert("title".to_owned(), json!("foundry-catalog product response"));
-        object.insert(
-            "description".to_owned(),
-            json!("GET /api/public/foundry/products/{slug}: {\"data\": <product record>}. Generated from foundry_catalog::shape::RESPONSE; cross-field rules are checked by foundry_catalog::conformance::validate."),
-        );
+    with_header(
+        json_schema(&Shape::Object(RESPONSE)),
+        "foundry-catalog product response",
+        "GET /api/public/foundry/products/{slug}: {\"data\": <product record>}. Generated from foundry_catalog::shape::RESPONSE; cross-field rules are checked by foundry_catalog::conformance::validate.",
+    )
+}
+
+/// A schema document: `$schema`, `title` and `description` first, then the schema.
+fn with_header(schema: Value, title: &str, description: &str) -> Value {
+    let mut document = Map::new();
+    document.insert("$schema".to_owned(), json!("https://json-schema.org/draft/2020-12/schema"));
+    document.insert("title".to_owned(), json!(title));
+    document.insert("description".to_owned(), json!(description));
+    if let Value::Object(body) = schema {
+        document.extend(body);
     }
-    schema
+    Value::Object(document)
 }
 
 /// The JSON Schema of a product manifest: the record's stored keys (those
@@ -405,16 +412,11 @@ pub fn manifest_schema() -> Value {
         json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
     }
     let fields = MANIFEST_ONLY.iter().chain(RECORD.iter().filter(|f| matches!(f.role, Stored | Optional)));
-    let mut schema = manifest_object(fields);
-    if let Some(object) = schema.as_object_mut() {
-        object.insert("$schema".to_owned(), json!("https://json-schema.org/draft/2020-12/schema"));
-        object.insert("title".to_owned(), json!("foundry-catalog product manifest"));
-        object.insert(
-            "description".to_owned(),
-            json!("What a catalog team writes per product; everything else in the record is derived. Generated from foundry_catalog::shape::RECORD and MANIFEST_ONLY."),
-        );
-    }
-    schema
+    with_header(
+        manifest_object(fields),
+        "foundry-catalog product manifest",
+        "What a catalog team writes per product; everything else in the record is derived. Generated from foundry_catalog::shape::RECORD and MANIFEST_ONLY.",
+    )
 }
 
 /// The JSON Schema of one record type's rows, generated from its schema.
@@ -428,13 +430,31 @@ pub fn record_type_schema(schema: &RecordSchema) -> Value {
         };
         properties.insert(field.name.to_string(), json!({"type": ty, "description": field.description}));
     }
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": schema.record_label,
-        "description": format!("One `{}` record; schema_hash {}.", schema.record_label, schema.schema_hash),
+    with_header(
+        json!({
         "type": "object",
         "properties": properties,
         "required": schema.required_fields().collect::<Vec<_>>(),
         "additionalProperties": false,
-    })
+        }),
+        &schema.record_label,
+        &format!("One `{}` record; schema_hash {}.", schema.record_label, schema.schema_hash),
+    )
+}
+
+/// Every shipped JSON Schema file as (path from the crate root, contents):
+/// the response, the manifest, and one per generated record type.
+pub fn schema_files() -> Vec<(String, String)> {
+    let pretty = |value: &Value| serde_json::to_string_pretty(value).map(|s| s + "\n").unwrap_or_default();
+    let mut files = vec![
+        ("schema/product-response.schema.json".to_owned(), pretty(&response_schema())),
+        ("schema/product-manifest.schema.json".to_owned(), pretty(&manifest_schema())),
+    ];
+    for schema in crate::record_types() {
+        files.push((
+            format!("schema/record-types/{}.schema.json", schema.record_label),
+            pretty(&record_type_schema(schema)),
+        ));
+    }
+    files
 }
