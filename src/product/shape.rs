@@ -331,16 +331,22 @@ pub fn json_schema(shape: &Shape) -> Value {
             item => json!({"type": "array", "items": json_schema(item)}),
         },
         Shape::Any => json!({}),
-        Shape::Object(fields) => object_schema(fields.iter(), |_| true),
+        Shape::Object(fields) => object_schema(fields.iter(), |_| true, json_schema),
         Shape::OpenObject => json!({"type": "object"}),
     }
 }
 
-fn object_schema<'a>(fields: impl Iterator<Item = &'a Field>, required: impl Fn(&Field) -> bool) -> Value {
+/// A closed object's schema: each field's schema (made by `schema_of`)
+/// with its doc as description; `required` picks the required keys.
+fn object_schema<'a>(
+    fields: impl Iterator<Item = &'a Field>,
+    required: impl Fn(&Field) -> bool,
+    schema_of: fn(&Shape) -> Value,
+) -> Value {
     let mut properties = Map::new();
     let mut names = Vec::new();
     for field in fields {
-        let mut schema = json_schema(&field.shape);
+        let mut schema = schema_of(&field.shape);
         if let Some(object) = schema.as_object_mut() {
             object.insert("description".to_owned(), Value::String(field.doc.to_owned()));
         }
@@ -383,9 +389,7 @@ fn with_header(schema: Value, title: &str, description: &str) -> Value {
 pub fn manifest_schema() -> Value {
     fn manifest_shape(shape: &Shape) -> Value {
         match shape {
-            Shape::Object(fields) if fields.iter().any(|f| f.role == Derived) => {
-                manifest_object(fields.iter().filter(|f| f.role != Derived))
-            }
+            Shape::Object(fields) if fields.iter().any(|f| f.role == Derived) => manifest_object(fields.iter()),
             Shape::Array(item) => match json_schema(shape) {
                 Value::Object(mut array) => {
                     array.insert("items".to_owned(), manifest_shape(item));
@@ -396,20 +400,9 @@ pub fn manifest_schema() -> Value {
             other => json_schema(other),
         }
     }
+    /// Derived keys are left out; only stored keys are required.
     fn manifest_object<'a>(fields: impl Iterator<Item = &'a Field>) -> Value {
-        let mut properties = Map::new();
-        let mut required = Vec::new();
-        for field in fields {
-            let mut schema = manifest_shape(&field.shape);
-            if let Some(object) = schema.as_object_mut() {
-                object.insert("description".to_owned(), Value::String(field.doc.to_owned()));
-            }
-            if field.role == Stored {
-                required.push(field.name);
-            }
-            properties.insert(field.name.to_owned(), schema);
-        }
-        json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+        object_schema(fields.filter(|f| f.role != Derived), |f| f.role == Stored, manifest_shape)
     }
     let fields = MANIFEST_ONLY.iter().chain(RECORD.iter().filter(|f| matches!(f.role, Stored | Optional)));
     with_header(
