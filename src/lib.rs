@@ -30,6 +30,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod catalog;
 #[cfg(feature = "codegen")]
 pub mod codegen;
 pub mod fixture;
@@ -38,6 +39,7 @@ pub mod model;
 mod preview;
 pub mod product;
 mod record_type;
+pub mod serving;
 mod slug;
 mod timestamp;
 

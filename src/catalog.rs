@@ -1,0 +1,234 @@
+//! A catalog of pre-built responses, for serving
+//! `GET /api/public/foundry/products/{slug}`.
+//!
+//! Every record is built and validated once, its body serialized once, and
+//! a strong ETag computed from the SHA-256 of the body. A lookup is one
+//! hash-map probe and returns the pre-built bytes as a [`Bytes`], whose
+//! clone is a reference-count increment: nothing is serialized per request.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+
+use crate::conformance::Violations;
+use crate::{ProductManifest, ProductRecord, ProductResponse};
+
+/// One pre-built response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogEntry {
+    body: Bytes,
+    etag: String,
+}
+
+impl CatalogEntry {
+    /// The response body, `{"data": …}`: a cheap clone of shared bytes.
+    pub fn body(&self) -> Bytes {
+        self.body.clone()
+    }
+
+    /// The strong ETag: the quoted lowercase hex SHA-256 of the body.
+    pub fn etag(&self) -> &str {
+        &self.etag
+    }
+}
+
+/// A problem found while building a catalog; each names its file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogError {
+    /// A file or folder could not be read.
+    #[error("{file}: cannot read: {reason}")]
+    Read {
+        /// The file or folder.
+        file: String,
+        /// What the operating system said.
+        reason: String,
+    },
+    /// A manifest is not valid JSON or not in the manifest format.
+    #[error("{file}:{line}:{column}: {message}; hint: see schema/product-manifest.schema.json")]
+    Manifest {
+        /// The file.
+        file: String,
+        /// Line, from 1.
+        line: usize,
+        /// Column, from 1.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A manifest's file name is not its slug.
+    #[error("{file}: the file name should be the slug `{slug}.json`; hint: rename the file")]
+    FileName {
+        /// The file.
+        file: String,
+        /// The slug in the manifest.
+        slug: String,
+    },
+    /// The record breaks rules of the spec.
+    #[error("{file}: the record breaks the spec:\n{violations}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// Every violation.
+        violations: Violations,
+    },
+    /// Two sources have the same slug.
+    #[error("{file}: slug `{slug}` is also served from {other}; hint: give every product its own slug")]
+    DuplicateSlug {
+        /// The later source.
+        file: String,
+        /// The earlier source.
+        other: String,
+        /// The slug.
+        slug: String,
+    },
+}
+
+/// Every problem found while building a catalog, one per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogErrors(pub Vec<CatalogError>);
+
+impl fmt::Display for CatalogErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<String> = self.0.iter().map(|e| format!("error: {e}")).collect();
+        f.write_str(&lines.join("\n"))
+    }
+}
+
+impl std::error::Error for CatalogErrors {}
+
+/// Pre-built responses by slug.
+///
+/// ```
+/// let catalog = foundry_catalog::catalog::ResponseCatalog::embedded().unwrap();
+/// let entry = catalog.get("crm-webhook-connector").unwrap();
+/// assert!(entry.body().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
+/// assert_eq!(entry.etag().len(), 66);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ResponseCatalog {
+    entries: HashMap<String, CatalogEntry>,
+    sources: HashMap<String, String>,
+}
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/default_catalog.rs"));
+}
+
+impl ResponseCatalog {
+    /// The default catalog compiled into the library from
+    /// `examples/catalog/*.json`.
+    pub fn embedded() -> Result<Self, CatalogErrors> {
+        Self::from_manifests(embedded::MANIFESTS.iter().map(|(file, text)| ((*file).to_owned(), (*text).to_owned())))
+    }
+
+    /// The manifests `*.json` in a folder (sorted by name).
+    pub fn from_dir(dir: &Path) -> Result<Self, CatalogErrors> {
+        let read_error = |e: std::io::Error| {
+            CatalogErrors(vec![CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() }])
+        };
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .map_err(read_error)?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json") && p.is_file())
+            .collect();
+        paths.sort();
+        let mut sources = Vec::with_capacity(paths.len());
+        let mut errors = Vec::new();
+        for path in paths {
+            match std::fs::read_to_string(&path) {
+                Ok(text) => sources.push((path.display().to_string(), text)),
+                Err(e) => errors.push(CatalogError::Read { file: path.display().to_string(), reason: e.to_string() }),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(CatalogErrors(errors));
+        }
+        Self::from_manifests(sources)
+    }
+
+    /// Builds every manifest `(file, text)`; all problems are reported.
+    pub fn from_manifests(sources: impl IntoIterator<Item = (String, String)>) -> Result<Self, CatalogErrors> {
+        let mut records = Vec::new();
+        let mut errors = Vec::new();
+        for (file, text) in sources {
+            let manifest = match ProductManifest::from_json(&text) {
+                Ok(manifest) => manifest,
+                Err(e) => {
+                    let message = e.to_string();
+                    let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
+                    errors.push(CatalogError::Manifest { file, line: e.line(), column: e.column().max(1), message });
+                    continue;
+                }
+            };
+            let stem = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            if stem != manifest.slug {
+                errors.push(CatalogError::FileName { file, slug: manifest.slug });
+                continue;
+            }
+            match manifest.build() {
+                Ok(record) => records.push((file, record)),
+                Err(violations) => errors.push(CatalogError::Invalid { file, violations }),
+            }
+        }
+        match Self::from_records(records) {
+            Ok(catalog) if errors.is_empty() => Ok(catalog),
+            Ok(_) => Err(CatalogErrors(errors)),
+            Err(CatalogErrors(more)) => {
+                errors.extend(more);
+                Err(CatalogErrors(errors))
+            }
+        }
+    }
+
+    /// Serves already-built records `(source name, record)`, each checked
+    /// against the spec once more and serialized once.
+    pub fn from_records(records: impl IntoIterator<Item = (String, ProductRecord)>) -> Result<Self, CatalogErrors> {
+        let mut catalog = ResponseCatalog::default();
+        let mut errors = Vec::new();
+        for (file, record) in records {
+            let slug = record.slug.to_string();
+            if let Some(other) = catalog.sources.get(&slug) {
+                errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
+                continue;
+            }
+            let response = ProductResponse { data: record };
+            let value = serde_json::to_value(&response).unwrap_or_default();
+            let violations = crate::conformance::validate(&value);
+            if !violations.is_empty() {
+                errors.push(CatalogError::Invalid { file, violations: Violations(violations) });
+                continue;
+            }
+            let body = serde_json::to_vec(&response).unwrap_or_default();
+            let etag = format!("\"{}\"", hex::encode(Sha256::digest(&body).as_slice()));
+            catalog.entries.insert(slug.clone(), CatalogEntry { body: Bytes::from(body), etag });
+            catalog.sources.insert(slug, file);
+        }
+        if errors.is_empty() { Ok(catalog) } else { Err(CatalogErrors(errors)) }
+    }
+
+    /// The pre-built response for a slug.
+    pub fn get(&self, slug: &str) -> Option<&CatalogEntry> {
+        self.entries.get(slug)
+    }
+
+    /// Every slug served, sorted.
+    pub fn slugs(&self) -> Vec<&str> {
+        let mut slugs: Vec<&str> = self.entries.keys().map(String::as_str).collect();
+        slugs.sort_unstable();
+        slugs
+    }
+
+    /// The number of products.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the catalog serves nothing.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
