@@ -16,7 +16,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, Method, Response, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
+use axum::serve::{Listener, ListenerExt};
 use foundry_catalog::catalog::ResponseCatalog;
 use foundry_catalog::serving::respond;
 
@@ -37,25 +38,21 @@ async fn handle(
     let mut response = Response::new(Body::from(reply.body));
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::NOT_FOUND);
     let headers = response.headers_mut();
-    let mut set = |name: header::HeaderName, value: &str| {
-        if let Ok(value) = header::HeaderValue::from_str(value) {
-            headers.insert(name, value);
-        }
-    };
+    // Constant values are static and the ETag is shared bytes: no copies per request.
     if let Some(content_type) = reply.content_type {
-        set(header::CONTENT_TYPE, content_type);
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     }
-    if let Some(etag) = &reply.etag {
-        set(header::ETAG, etag);
+    if let Some(etag) = reply.etag.and_then(|etag| HeaderValue::from_maybe_shared(etag).ok()) {
+        headers.insert(header::ETAG, etag);
     }
     if let Some(cache_control) = reply.cache_control {
-        set(header::CACHE_CONTROL, cache_control);
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
     }
     if let Some(allow) = reply.allow {
-        set(header::ALLOW, allow);
+        headers.insert(header::ALLOW, HeaderValue::from_static(allow));
     }
     if reply.status != 304 {
-        set(header::CONTENT_LENGTH, &reply.content_length.to_string());
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reply.content_length));
     }
     response
 }
@@ -102,7 +99,10 @@ fn main() -> ExitCode {
     };
     runtime.block_on(async move {
         let listener = match tokio::net::TcpListener::bind(addr).await {
-            Ok(listener) => listener,
+            // Like nginx's tcp_nodelay: small responses leave at once.
+            Ok(listener) => listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
             Err(e) => {
                 eprintln!("error: cannot listen on {addr}: {e}");
                 return ExitCode::FAILURE;

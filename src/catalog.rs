@@ -20,7 +20,7 @@ use crate::{ProductManifest, ProductRecord, ProductResponse};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogEntry {
     body: Bytes,
-    etag: String,
+    etag: Bytes,
 }
 
 impl CatalogEntry {
@@ -31,7 +31,13 @@ impl CatalogEntry {
 
     /// The strong ETag: the quoted lowercase hex SHA-256 of the body.
     pub fn etag(&self) -> &str {
-        &self.etag
+        // Built from ASCII hex in `from_records`.
+        std::str::from_utf8(&self.etag).unwrap_or_default()
+    }
+
+    /// The ETag as shared bytes (a cheap clone, for header values).
+    pub fn etag_bytes(&self) -> Bytes {
+        self.etag.clone()
     }
 }
 
@@ -204,7 +210,7 @@ impl ResponseCatalog {
             }
             let body = serde_json::to_vec(&response).unwrap_or_default();
             let etag = format!("\"{}\"", hex::encode(Sha256::digest(&body).as_slice()));
-            catalog.entries.insert(slug.clone(), CatalogEntry { body: Bytes::from(body), etag });
+            catalog.entries.insert(slug.clone(), CatalogEntry { body: Bytes::from(body), etag: Bytes::from(etag) });
             catalog.sources.insert(slug, file);
         }
         if errors.is_empty() { Ok(catalog) } else { Err(CatalogErrors(errors)) }

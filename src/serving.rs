@@ -35,8 +35,8 @@ pub struct Reply {
     pub status: u16,
     /// `Content-Type`, when the reply has a representation.
     pub content_type: Option<&'static str>,
-    /// `ETag` of the representation.
-    pub etag: Option<String>,
+    /// `ETag` of the representation (shared bytes, ASCII).
+    pub etag: Option<Bytes>,
     /// `Cache-Control`.
     pub cache_control: Option<&'static str>,
     /// `Allow`, on 405.
@@ -73,7 +73,7 @@ impl Reply {
 /// let ok = respond(&catalog, "GET", "/api/public/foundry/products/crm-webhook-connector", None);
 /// assert_eq!(ok.status, 200);
 /// let etag = ok.etag.unwrap();
-/// let cached = respond(&catalog, "GET", "/api/public/foundry/products/crm-webhook-connector", Some(etag.as_bytes()));
+/// let cached = respond(&catalog, "GET", "/api/public/foundry/products/crm-webhook-connector", Some(&etag));
 /// assert_eq!((cached.status, cached.body.len()), (304, 0));
 /// assert_eq!(respond(&catalog, "GET", "/api/public/foundry/products/Nope", None).status, 400);
 /// ```
@@ -99,10 +99,10 @@ pub fn respond(catalog: &ResponseCatalog, method: &str, path: &str, if_none_matc
     let Some(entry) = catalog.get(slug) else {
         return Reply::error(404, "not_found", "no product with this slug", head);
     };
-    let etag = entry.etag().to_owned();
+    let etag = entry.etag_bytes();
     let body = entry.body();
     let content_length = body.len();
-    if if_none_match.is_some_and(|header| etag_matches(header, &etag)) {
+    if if_none_match.is_some_and(|header| etag_matches(header, entry.etag())) {
         return Reply {
             status: 304,
             content_type: None,

@@ -23,7 +23,8 @@ fn base() -> &'static str {
         let addr = listener.local_addr().expect("address");
         let catalog = Arc::new(ResponseCatalog::embedded().expect("embedded catalog builds"));
         std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_io().build().expect("runtime");
+            let runtime =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_io().build().expect("runtime");
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
                 axum::serve(listener, serve::app(catalog)).await.expect("serves");
@@ -104,7 +105,13 @@ fn head_has_the_same_headers_and_no_body() {
 fn if_none_match_gives_304_with_weak_comparison_star_and_lists() {
     let path = format!("{PRODUCTS}/lead-signal-extractor");
     let etag = get(&path).header("etag").expect("etag").to_owned();
-    for header in [etag.clone(), format!("W/{etag}"), "*".to_owned(), format!("\"other\", {etag}"), format!("W/\"x\" ,W/{etag} , \"y\"")] {
+    for header in [
+        etag.clone(),
+        format!("W/{etag}"),
+        "*".to_owned(),
+        format!("\"other\", {etag}"),
+        format!("W/\"x\" ,W/{etag} , \"y\""),
+    ] {
         let r = get_if_none_match(&path, &header);
         assert_eq!(r.status, 304, "{header}");
         assert!(r.body.is_empty(), "{header}");
@@ -126,7 +133,13 @@ fn unknown_and_malformed_slugs_and_other_paths() {
         assert!(!r.error_code().is_empty());
         assert!(!r.body.contains(&b'<') && !r.body.contains(&b'>'), "{bad}: input echoed");
     }
-    for path in ["/", "/api/public/foundry/products", &format!("{PRODUCTS}/"), &format!("{PRODUCTS}/a/b"), "/products/crm-webhook-connector"] {
+    for path in [
+        "/",
+        "/api/public/foundry/products",
+        &format!("{PRODUCTS}/"),
+        &format!("{PRODUCTS}/a/b"),
+        "/products/crm-webhook-connector",
+    ] {
         let r = get(path);
         assert_eq!(r.status, if path.ends_with('/') && path.len() > PRODUCTS.len() { 400 } else { 404 }, "{path}");
         r.error_code();
@@ -155,7 +168,9 @@ fn raw_requests_never_get_a_server_error() {
     let addr = base().trim_start_matches("http://");
     for request in [
         format!("GET {PRODUCTS}/<script>alert(1)</script> HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
-        format!("GET {PRODUCTS}/crm-webhook-connector HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"\u{7f}\r\nConnection: close\r\n\r\n"),
+        format!(
+            "GET {PRODUCTS}/crm-webhook-connector HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"\u{7f}\r\nConnection: close\r\n\r\n"
+        ),
         format!("BREW {PRODUCTS}/crm-webhook-connector HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
         format!("GET {PRODUCTS}/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "%ff".repeat(300)),
         "GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_owned(),
@@ -185,7 +200,8 @@ fn a_bad_catalog_fails_at_start_naming_the_file() {
 
 #[test]
 fn duplicate_slugs_name_both_files() {
-    let (file, text) = ("examples/catalog/crm-webhook-connector.json", include_str!("../examples/catalog/crm-webhook-connector.json"));
+    let (file, text) =
+        ("examples/catalog/crm-webhook-connector.json", include_str!("../examples/catalog/crm-webhook-connector.json"));
     let errors = ResponseCatalog::from_manifests([
         (file.to_owned(), text.to_owned()),
         ("elsewhere/crm-webhook-connector.json".to_owned(), text.to_owned()),

@@ -1,0 +1,62 @@
+//! What one request costs, per product body (about 4-6 KiB):
+//!
+//! - `catalog_lookup`: `ResponseCatalog::get` + cheap clone of the
+//!   pre-built body (what the server does);
+//! - `serialize_per_request`: `serde_json::to_vec` of the typed record,
+//!   what a server without pre-built bodies would do;
+//! - `bare_hashmap`: `HashMap<String, Bytes>` get + clone, the floor;
+//! - `respond`: the whole request path without HTTP (route, slug check,
+//!   lookup, If-None-Match).
+//!
+//! ```text
+//! cargo bench --bench serve
+//! ```
+//!
+//! Targets: lookup at least 50x faster than per-request serialization and
+//! within 2x of the bare map.
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use foundry_catalog::catalog::ResponseCatalog;
+use foundry_catalog::serving::respond;
+use foundry_catalog::{ProductManifest, ProductResponse};
+
+fn main() {
+    divan::main();
+}
+
+const SLUG: &str = "eu-regulatory-status-signals";
+
+fn catalog() -> ResponseCatalog {
+    ResponseCatalog::embedded().expect("catalog builds")
+}
+
+#[divan::bench]
+fn catalog_lookup(bencher: divan::Bencher) {
+    let catalog = catalog();
+    bencher.bench(|| catalog.get(divan::black_box(SLUG)).map(|entry| entry.body()));
+}
+
+#[divan::bench]
+fn serialize_per_request(bencher: divan::Bencher) {
+    let text = include_str!("../examples/catalog/eu-regulatory-status-signals.json");
+    let record = ProductManifest::from_json(text).expect("manifest").build().expect("builds");
+    let response = ProductResponse { data: record };
+    bencher.bench(|| serde_json::to_vec(divan::black_box(&response)).map(Bytes::from));
+}
+
+#[divan::bench]
+fn bare_hashmap(bencher: divan::Bencher) {
+    let catalog = catalog();
+    let map: HashMap<String, Bytes> =
+        catalog.slugs().into_iter().filter_map(|s| catalog.get(s).map(|e| (s.to_owned(), e.body()))).collect();
+    bencher.bench(|| map.get(divan::black_box(SLUG)).cloned());
+}
+
+#[divan::bench]
+fn respond_full_path(bencher: divan::Bencher) {
+    let catalog = catalog();
+    let path = format!("/api/public/foundry/products/{SLUG}");
+    bencher.bench(|| respond(&catalog, "GET", divan::black_box(&path), None));
+}
