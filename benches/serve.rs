@@ -32,7 +32,10 @@ fn catalog() -> ResponseCatalog {
     ResponseCatalog::embedded().expect("catalog builds")
 }
 
-#[divan::bench]
+/// Nanosecond-scale benches take many iterations per sample, for stable medians.
+const FAST: u32 = 10_000;
+
+#[divan::bench(sample_count = 200, sample_size = FAST)]
 fn catalog_lookup(bencher: divan::Bencher) {
     let catalog = catalog();
     bencher.bench(|| catalog.get(divan::black_box(SLUG)).map(|entry| entry.body()));
@@ -46,7 +49,7 @@ fn serialize_per_request(bencher: divan::Bencher) {
     bencher.bench(|| serde_json::to_vec(divan::black_box(&response)).map(Bytes::from));
 }
 
-#[divan::bench]
+#[divan::bench(sample_count = 200, sample_size = FAST)]
 fn bare_hashmap(bencher: divan::Bencher) {
     let catalog = catalog();
     let map: HashMap<String, Bytes> =
@@ -54,7 +57,7 @@ fn bare_hashmap(bencher: divan::Bencher) {
     bencher.bench(|| map.get(divan::black_box(SLUG)).cloned());
 }
 
-#[divan::bench]
+#[divan::bench(sample_count = 200, sample_size = FAST)]
 fn respond_full_path(bencher: divan::Bencher) {
     let catalog = catalog();
     let path = format!("/api/public/foundry/products/{SLUG}");
