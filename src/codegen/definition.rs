@@ -70,9 +70,11 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<RecordTypeDefinition, Definitio
             hint: "write one object: {\"record_label\": …, \"sample_type\": …, \"fields\": […]}".to_owned(),
         });
     }
-    let definition: RecordTypeDefinition = serde_json::from_str(text).map_err(|e| json_error(file.clone(), &e))?;
+    // Syntax first, on the plain JSON tree, so a value of the wrong type is
+    // never reported as invalid JSON.
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| syntax_error(file.clone(), &e))?;
+    let definition: RecordTypeDefinition = serde_json::from_str(text).map_err(|e| format_error(file.clone(), &e))?;
     // serde also accepts a struct written as an array; the format does not.
-    let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
     let entries = value.get("fields").and_then(|f| f.as_array()).map(Vec::as_slice).unwrap_or_default();
     for (index, (entry, field)) in entries.iter().zip(&definition.fields).enumerate() {
         if !entry.is_object() {
@@ -97,38 +99,44 @@ fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-fn json_error(file: String, e: &serde_json::Error) -> DefinitionError {
-    use serde_json::error::Category;
-    let (line, column) = (e.line(), e.column());
-    // At the end of input serde_json reports column 0; columns count from 1.
-    let column = column.max(1);
-    // serde_json appends " at line L column C"; the location is printed in front instead.
+/// serde_json's message without its trailing " at line L column C", and the
+/// place (columns from 1: at the end of input serde_json reports 0).
+fn message_and_place(e: &serde_json::Error) -> (String, usize, usize) {
     let full = e.to_string();
-    let message = full.strip_suffix(&format!(" at line {line} column {}", e.column())).unwrap_or(&full).to_owned();
-    match e.classify() {
-        Category::Syntax | Category::Eof | Category::Io => {
-            let hint = if message.contains("recursion limit") {
-                "a definition nests objects only a few levels deep; remove the extra nesting"
-            } else if e.classify() == Category::Eof {
-                "the file ends too early: close every string, `[` and `{`"
-            } else {
-                "look for a missing or extra comma, quote, colon or bracket just before this place"
-            };
-            DefinitionError::Syntax { file, line, column, message, hint: hint.to_owned() }
-        }
-        Category::Data => {
-            let hint = if message.starts_with("unknown field") {
-                "remove the key or correct its spelling; the allowed keys are listed above"
-            } else if message.starts_with("unknown variant") {
-                "use one of the values listed above"
-            } else if message.starts_with("missing field") {
-                "add the key; see schema/record-type.schema.json for the format"
-            } else if message.contains("digest length") {
-                "write 64 (the default) or 40"
-            } else {
-                "see schema/record-type.schema.json for the type each key takes"
-            };
-            DefinitionError::Format { file, line, column, message, hint: hint.to_owned() }
-        }
-    }
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+    (message, e.line(), e.column().max(1))
+}
+
+fn syntax_error(file: String, e: &serde_json::Error) -> DefinitionError {
+    let (message, line, column) = message_and_place(e);
+    let hint = if message.contains("recursion limit") {
+        "a definition nests objects only a few levels deep; remove the extra nesting"
+    } else if e.classify() == serde_json::error::Category::Eof {
+        "the file ends too early: close every string, `[` and `{`"
+    } else {
+        "look for a missing or extra comma, quote, colon or bracket just before this place"
+    };
+    DefinitionError::Syntax { file, line, column, message, hint: hint.to_owned() }
+}
+
+fn format_error(file: String, e: &serde_json::Error) -> DefinitionError {
+    let (mut message, line, column) = message_and_place(e);
+    let hint = if message.starts_with("unknown field") {
+        "remove the key or correct its spelling; the allowed keys are listed above"
+    } else if message.starts_with("unknown variant") {
+        "use one of the values listed above"
+    } else if message.starts_with("missing field") {
+        "add the key; see schema/record-type.schema.json for the format"
+    } else if message.contains("digest length") {
+        "write 64 (the default) or 40"
+    } else if message == "expected value" {
+        // What serde_json says when an enum (a field type, sample type or
+        // fixture hint) meets a number, array, boolean or null.
+        message = "this value has the wrong type".to_owned();
+        "`sample_type` and a field's `type` are strings; a fixture hint is a string (\"sequence\", \"absent\") or an object with one key, such as {\"text\": \"entity name\"}"
+    } else {
+        "see schema/record-type.schema.json for the type each key takes"
+    };
+    DefinitionError::Format { file, line, column, message, hint: hint.to_owned() }
 }
