@@ -1,0 +1,43 @@
+//! An arbitrary request (method, raw path, If-None-Match) → routing and
+//! conditional-request handling: never a panic, never a 5xx, never a body
+//! on HEAD or 304, never request input echoed in an error.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use foundry_catalog::catalog::ResponseCatalog;
+use foundry_catalog::serving::respond;
+use libfuzzer_sys::fuzz_target;
+
+const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "get", ""];
+const PREFIX: &str = "/api/public/foundry/products/";
+
+fn catalog() -> &'static ResponseCatalog {
+    static CATALOG: OnceLock<ResponseCatalog> = OnceLock::new();
+    CATALOG.get_or_init(|| ResponseCatalog::embedded().expect("the embedded catalog builds"))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, rest)) = data.split_first() else { return };
+    let method = METHODS[usize::from(selector) % METHODS.len()];
+    // Path and header are separated by the first 0xFF byte; a set high bit
+    // in the selector puts the product prefix in front of the path.
+    let (path, header) = match rest.iter().position(|&b| b == 0xFF) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let path = String::from_utf8_lossy(path);
+    let path = if selector & 0x80 != 0 { format!("{PREFIX}{path}") } else { path.into_owned() };
+    let reply = respond(catalog(), method, &path, header);
+    assert!(matches!(reply.status, 200 | 304 | 400 | 404 | 405), "{}", reply.status);
+    if method == "HEAD" || reply.status == 304 {
+        assert!(reply.body.is_empty());
+    }
+    if reply.status >= 400 {
+        assert!(!reply.body.contains(&b'<') && !reply.body.contains(&b'>'));
+        assert_eq!(reply.etag, None);
+    }
+    if reply.status == 405 {
+        assert_eq!(reply.allow, Some("GET, HEAD"));
+    }
+});
