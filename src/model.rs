@@ -61,6 +61,15 @@ pub enum SampleType {
 }
 
 impl SampleType {
+    /// Both sample types.
+    pub const ALL: [SampleType; 2] =
+        [SampleType::DeterministicPublicSourceFixture, SampleType::DeterministicExecutableFixture];
+
+    /// The sample type with this wire spelling.
+    pub fn from_str_opt(text: &str) -> Option<SampleType> {
+        SampleType::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+
     /// The wire spelling of this sample type.
     pub const fn as_str(self) -> &'static str {
         match self {

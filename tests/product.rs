@@ -448,3 +448,19 @@ fn a_broken_response_body_does_not_deserialize() {
     let error = serde_json::from_value::<ProductResponse>(body).expect_err("rejected").to_string();
     assert!(error.contains("/data/content_score: [derived]"), "{error}");
 }
+
+/// The enumerated values in the shape table are every variant of the enums
+/// that own them, in order (a new variant must reach the validator and the
+/// JSON Schemas).
+#[test]
+fn shape_enumerations_cover_every_variant() {
+    use foundry_catalog::product::{AvailabilityStatus, Coverage, Route};
+    use foundry_catalog::{FieldType, SampleType};
+    assert_eq!(shape::ROUTES, Route::ALL.map(Route::as_str));
+    assert_eq!(shape::CATEGORIES, Route::ALL.map(|r| r.category().as_str()));
+    assert_eq!(shape::AVAILABILITY_STATUSES, AvailabilityStatus::ALL.map(AvailabilityStatus::as_str));
+    assert_eq!(shape::COVERAGES, Coverage::ALL.map(Coverage::as_str));
+    assert_eq!(shape::SAMPLE_TYPES, SampleType::ALL.map(SampleType::as_str));
+    assert_eq!(shape::SAMPLE_STATUSES, SampleType::ALL.map(SampleType::sample_status));
+    assert_eq!(shape::FIELD_TYPES, FieldType::ALL.map(FieldType::as_str));
+}

@@ -495,21 +495,14 @@ impl Checker {
         }
         if let (Some(sample_type), Some(status)) =
             (sample.get("sample_type").and_then(Value::as_str), sample.get("sample_status").and_then(Value::as_str))
+            && let Some(paired) = crate::model::SampleType::from_str_opt(sample_type).map(|t| t.sample_status())
+            && paired != status
         {
-            let paired = shape::SAMPLE_TYPES
-                .iter()
-                .zip(shape::SAMPLE_STATUSES)
-                .find(|(t, _)| **t == sample_type)
-                .map(|(_, s)| *s);
-            if let Some(paired) = paired
-                && paired != status
-            {
-                self.push(
-                    &pointer(&sample_at, "sample_status"),
-                    Rule::Sample,
-                    format!("`{sample_type}` goes with `{paired}`, not `{status}`"),
-                );
-            }
+            self.push(
+                &pointer(&sample_at, "sample_status"),
+                Rule::Sample,
+                format!("`{sample_type}` goes with `{paired}`, not `{status}`"),
+            );
         }
         if sample.get("sample_available") == Some(&Value::Bool(true))
             && sample.get("missing_reason").is_some_and(|r| !r.is_null())

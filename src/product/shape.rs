@@ -144,20 +144,34 @@ const TEXTS: Shape = Shape::Array(&TEXT);
 const ANYS: Shape = Shape::Array(&Shape::Any);
 const NULLABLE_TEXT: Shape = Shape::Nullable(&TEXT);
 
+// The enumerated values, spelled once by the enums that own them.
+use super::{AvailabilityStatus, Coverage, Route};
+use crate::model::SampleType;
+
 /// `route` values, in the spec's order.
-pub const ROUTES: &[&str] = &["datasets", "actors", "automation"];
+pub const ROUTES: &[&str] = &[Route::Datasets.as_str(), Route::Actors.as_str(), Route::Automation.as_str()];
 /// `category` values, in the order of [`ROUTES`].
-pub const CATEGORIES: &[&str] = &["dataset_product", "actor_product", "automation_connector"];
+pub const CATEGORIES: &[&str] =
+    &[Route::Datasets.category().as_str(), Route::Actors.category().as_str(), Route::Automation.category().as_str()];
 /// `marketplace_availability[].status` values.
-pub const AVAILABILITY_STATUSES: &[&str] = &["published", "uploaded", "under_review", "partially_published"];
+pub const AVAILABILITY_STATUSES: &[&str] = &[
+    AvailabilityStatus::Published.as_str(),
+    AvailabilityStatus::Uploaded.as_str(),
+    AvailabilityStatus::UnderReview.as_str(),
+    AvailabilityStatus::PartiallyPublished.as_str(),
+];
 /// `marketplace_availability[].coverage` values.
-pub const COVERAGES: &[&str] = &["published_product", "application_covered"];
+pub const COVERAGES: &[&str] = &[Coverage::PublishedProduct.as_str(), Coverage::ApplicationCovered.as_str()];
 /// `sample.sample_type` values.
-pub const SAMPLE_TYPES: &[&str] = &["deterministic_public_source_fixture", "deterministic_executable_fixture"];
-/// `sample.sample_status` values.
-pub const SAMPLE_STATUSES: &[&str] = &["valid_public_sample", "valid_route_fixture"];
+pub const SAMPLE_TYPES: &[&str] =
+    &[SampleType::DeterministicPublicSourceFixture.as_str(), SampleType::DeterministicExecutableFixture.as_str()];
+/// `sample.sample_status` values, paired with [`SAMPLE_TYPES`].
+pub const SAMPLE_STATUSES: &[&str] = &[
+    SampleType::DeterministicPublicSourceFixture.sample_status(),
+    SampleType::DeterministicExecutableFixture.sample_status(),
+];
 /// `schema_preview.fields[].type` values.
-pub const FIELD_TYPES: &[&str] = &["string", "number", "object"];
+pub const FIELD_TYPES: &[&str] = &[FieldType::String.as_str(), FieldType::Number.as_str(), FieldType::Object.as_str()];
 
 /// A marketplace listing (spec §2.2).
 pub const LISTING: &[Field] = &[
