@@ -19,8 +19,9 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use foundry_catalog::catalog::ResponseCatalog;
+use foundry_catalog::product::ProductManifest;
+use foundry_catalog::response::ProductResponse;
 use foundry_catalog::serving::respond;
-use foundry_catalog::{ProductManifest, ProductResponse};
 
 fn main() {
     divan::main();

@@ -14,7 +14,9 @@ use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 use crate::conformance::Violations;
-use crate::{ProductManifest, ProductRecord, ProductResponse};
+use crate::manifest::ManifestError;
+use crate::product::{ProductManifest, ProductRecord};
+use crate::response::ProductResponse;
 
 /// One pre-built response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +54,7 @@ pub enum CatalogError {
         /// What the operating system said.
         reason: String,
     },
-    /// A manifest is not valid JSON or not in the manifest format.
+    /// A manifest is not valid JSON.
     #[error("{file}:{line}:{column}: {message}; hint: see schema/product-manifest.schema.json")]
     Manifest {
         /// The file.
@@ -72,8 +74,8 @@ pub enum CatalogError {
         /// The slug in the manifest.
         slug: String,
     },
-    /// The record breaks rules of the spec.
-    #[error("{file}: the record breaks the spec:\n{violations}")]
+    /// The manifest, or the record it builds, breaks rules of the spec.
+    #[error("{file}: the manifest breaks the spec:\n{violations}")]
     Invalid {
         /// The file.
         file: String,
@@ -163,16 +165,20 @@ impl ResponseCatalog {
         for (file, text) in sources {
             let manifest = match ProductManifest::from_json(&text) {
                 Ok(manifest) => manifest,
-                Err(e) => {
+                Err(ManifestError::Syntax(e)) => {
                     let message = e.to_string();
                     let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
                     errors.push(CatalogError::Manifest { file, line: e.line(), column: e.column().max(1), message });
                     continue;
                 }
+                Err(ManifestError::Invalid(violations)) => {
+                    errors.push(CatalogError::Invalid { file, violations });
+                    continue;
+                }
             };
             let stem = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-            if stem != manifest.slug {
-                errors.push(CatalogError::FileName { file, slug: manifest.slug });
+            if stem != manifest.slug.as_str() {
+                errors.push(CatalogError::FileName { file, slug: manifest.slug.to_string() });
                 continue;
             }
             match manifest.build() {

@@ -1,59 +1,58 @@
 //! # foundry-catalog
 //!
-//! The build pipeline behind public product-catalog records. Each record
-//! type is one JSON definition in `record-types/`; `build.rs` turns them
-//! into typed structs (module [`records`]), a registry ([`record_types`],
-//! [`record_type`]), deterministic fixture rows and `schema_hash` digests.
-//! This library builds a product's `schema_preview` and `sample` objects
-//! from them ([`OutputPreview`], [`SchemaPreview`], [`Sample`]).
+//! The runtime of foundry-catalog: the record types generated from
+//! `record-types/*.json` ([`records`], [`RecordType`], [`record_types`]),
+//! the `schema_preview` and `sample` objects built from them
+//! ([`preview`]), full product records built from manifests
+//! ([`product`], [`manifest`]), the conformance validator for any response
+//! body ([`conformance`]), the JSON Schemas ([`json_schema`]), and the
+//! pre-built catalog with its framework-free request logic ([`catalog`],
+//! [`serving`]).
 //!
-//! Where each step lives:
-//!
-//! | step | module |
-//! |---|---|
-//! | read and check a definition | [`codegen::definition`], [`codegen::check`] |
-//! | Rust names from wire names | [`codegen::naming`] |
-//! | emit Rust | `codegen::emit` (via [`codegen::Generator`]) |
-//! | fixture values | [`fixture`] |
-//! | schema hash | [`hash`] |
-//! | `schema_preview` and `sample` | [`SchemaPreview`], [`Sample`] |
+//! It compiles no code generator: the generator is `foundry-catalog-build`,
+//! a build-dependency of this crate (and of any crate that generates its
+//! own record types). The vocabulary both share (field types, fixture
+//! hints, record schemas, [`hash`], [`fixture`], [`Slug`], timestamps) is
+//! `foundry-catalog-core`, re-exported here, so users depend on this crate
+//! alone.
 //!
 //! ```
-//! use foundry_catalog::{OutputPreview, ProductContext, Slug};
+//! use foundry_catalog::{Slug, preview::{OutputPreview, ProductContext}};
 //! let schema = foundry_catalog::record_type("regulatory_status_signal").unwrap();
 //! let ctx = ProductContext::new(Slug::new("eu-signals").unwrap(), "2026-03-01T08:30:00.000000Z".parse().unwrap());
 //! let preview = OutputPreview::new(schema, &ctx);
-//! assert_eq!(preview.sample.rows()[0]["entityName"], "Deterministic fixture entity name");
-//! assert_eq!(preview.schema_preview.schema_hash(), schema.schema_hash);
+//! assert_eq!(preview.sample.rows[0]["entityName"], "Deterministic fixture entity name");
+//! assert_eq!(preview.schema_preview.schema_hash, schema.schema_hash);
 //! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// Generated code names this crate `::foundry_catalog`, in this crate as in
+// any other.
+extern crate self as foundry_catalog;
+
 pub mod catalog;
-#[cfg(feature = "codegen")]
-pub mod codegen;
-pub mod fixture;
-pub mod hash;
-pub mod model;
-mod preview;
+pub mod conformance;
+mod currency;
+pub mod json_schema;
+pub mod manifest;
+pub mod preview;
 pub mod product;
 mod record_type;
+pub mod response;
 pub mod serving;
-mod slug;
-mod timestamp;
+pub mod shape;
 
 /// The record types generated from `record-types/*.json` at build time.
 pub mod records {
     include!(concat!(env!("OUT_DIR"), "/records.rs"));
 }
 
-pub use model::{DigestLength, FieldDescriptor, FieldType, FixtureHint, HashMismatch, RecordSchema, SampleType};
-pub use preview::{
-    FieldPreview, InvalidManifestLocation, ManifestLocation, OUTPUT_CONTRACT_SOURCE, OutputPreview, ProductContext,
-    Sample, SchemaPreview,
+pub use currency::{Currency, InvalidCurrency};
+pub use foundry_catalog_core::{
+    DigestLength, FieldDescriptor, FieldType, FixtureHint, InvalidOffsetTimestamp, InvalidSlug, InvalidTimestamp,
+    MAX_SLUG_LEN, OffsetTimestamp, RecordSchema, SampleStatus, SampleType, Slug, UTC_MICROS_FORMAT, UnknownValue,
+    UtcTimestamp, fixture, hash, is_absolute_url, is_lowercase_underscore,
 };
-pub use product::{ProductManifest, ProductRecord, ProductResponse, conformance, shape};
 pub use record_type::{RecordType, record_type, record_types};
-pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};
-pub use timestamp::{InvalidTimestamp, UTC_MICROS_FORMAT, UtcTimestamp};

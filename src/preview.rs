@@ -1,16 +1,16 @@
 //! The `schema_preview` (spec §2.5) and `sample` (spec §2.4) objects of a
 //! product record, built from a record type and a product context.
 //!
-//! Each value is stored once; everything the spec says equals something
-//! else (`field_count`, `row_count`, `required_fields`, `title`,
-//! `sample_status`, …) is derived when serializing, so the two can never
-//! disagree.
+//! Both are declared once with [`wire_object!`]. Each value is stored once;
+//! everything the spec says equals something else (`field_count`,
+//! `row_count`, `required_fields`, `title`, `sample_status`, …) is derived
+//! when serializing, so the two can never disagree.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::model::{FieldDescriptor, FieldType, RecordSchema, SampleType};
-use crate::{Slug, UtcTimestamp};
+use crate::shape::{Format, Shape, wire_object};
+use crate::{FieldDescriptor, FieldType, RecordSchema, SampleStatus, SampleType, Slug, UtcTimestamp};
 
 /// The `source` of every `sample` and `schema_preview`.
 pub const OUTPUT_CONTRACT_SOURCE: &str = "product_output_contract";
@@ -63,7 +63,7 @@ impl ManifestLocation {
     /// The manifest path of the product with this slug.
     ///
     /// ```
-    /// use foundry_catalog::{ManifestLocation, Slug};
+    /// use foundry_catalog::{Slug, preview::ManifestLocation};
     /// let slug = Slug::new("lead-finder").unwrap();
     /// assert_eq!(ManifestLocation::Generated.path(&slug), "products/generated/lead-finder/product.json");
     /// let actor = ManifestLocation::actor("actorhub", "foundry").unwrap();
@@ -106,18 +106,23 @@ impl ProductContext {
     }
 }
 
-/// One entry of `schema_preview.fields`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FieldPreview {
-    /// Wire name.
-    pub name: String,
-    /// `string`, `number` or `object`.
-    #[serde(rename = "type")]
-    pub field_type: FieldType,
-    /// Whether every record carries the field.
-    pub required: bool,
-    /// What the field means.
-    pub description: String,
+const TEXT: Shape = Shape::Str(Format::Text);
+const TEXTS: Shape = Shape::Array(&TEXT);
+
+wire_object! {
+    /// One entry of `schema_preview.fields`.
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct FieldPreview {
+        /// Wire name.
+        "name" => stored name: String = TEXT,
+        /// JSON type.
+        "type" => stored field_type: FieldType = Shape::OneOf(FieldType::VALUES),
+        /// Whether every record carries it.
+        "required" => stored required: bool = Shape::Bool,
+        /// What it means.
+        "description" => stored description: String = TEXT,
+    }
 }
 
 impl From<&FieldDescriptor> for FieldPreview {
@@ -131,27 +136,36 @@ impl From<&FieldDescriptor> for FieldPreview {
     }
 }
 
-/// The `schema_preview` object of a product record (spec §2.5).
-///
-/// ```
-/// use foundry_catalog::{ProductContext, SchemaPreview, Slug};
-/// let schema = foundry_catalog::record_type("actor_product_record").unwrap();
-/// let ctx = ProductContext::new(Slug::new("lead-finder").unwrap(), "2026-03-01T08:30:00.000000Z".parse().unwrap());
-/// let preview = SchemaPreview::new(schema, &ctx);
-/// let json = serde_json::to_value(&preview).unwrap();
-/// assert_eq!(json["field_count"], 6);
-/// assert_eq!(json["required_fields"].as_array().unwrap().len(), 5);
-/// ```
-///
-/// Deserializing reads the stored values and ignores the derived keys
-/// (`source`, `field_count`, `required_fields`); the conformance validator
-/// checks those.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct SchemaPreview {
-    record_label: String,
-    fields: Vec<FieldPreview>,
-    schema_hash: String,
-    manifest_path: String,
+wire_object! {
+    /// The `schema_preview` object of a product record (spec §2.5).
+    ///
+    /// ```
+    /// use foundry_catalog::{Slug, preview::{ProductContext, SchemaPreview}};
+    /// let schema = foundry_catalog::record_type("actor_product_record").unwrap();
+    /// let ctx = ProductContext::new(Slug::new("lead-finder").unwrap(), "2026-03-01T08:30:00.000000Z".parse().unwrap());
+    /// let preview = SchemaPreview::new(schema, &ctx);
+    /// let json = serde_json::to_value(&preview).unwrap();
+    /// assert_eq!(json["field_count"], 6);
+    /// assert_eq!(json["required_fields"].as_array().unwrap().len(), 5);
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SchemaPreview {
+        /// Field descriptors.
+        "fields" => stored fields: Vec<FieldPreview> = Shape::Array(&Shape::Object(FieldPreview::KEYS)),
+        /// Always `product_output_contract`.
+        "source" => derived source: &str = Shape::Const(OUTPUT_CONTRACT_SOURCE),
+        /// Length of `fields`.
+        "field_count" => derived field_count: usize = Shape::Integer,
+        /// Lowercase hex digest (64 or 40 characters).
+        "schema_hash" => stored schema_hash: String = Shape::Str(Format::HexDigest),
+        /// Name of the record type.
+        "record_label" => stored record_label: String = Shape::Str(Format::Key),
+        /// `products/generated/<slug>/product.json` or `<scheme>://actors/<publisher>/<slug>`.
+        "manifest_path" => stored manifest_path: String = TEXT,
+        /// Names of the required descriptors, in field order.
+        "required_fields" => derived required_fields: Vec<&str> = TEXTS,
+    }
 }
 
 impl SchemaPreview {
@@ -165,14 +179,9 @@ impl SchemaPreview {
         }
     }
 
-    /// The record type's label.
-    pub fn record_label(&self) -> &str {
-        &self.record_label
-    }
-
-    /// The field descriptors, in field order.
-    pub fn fields(&self) -> &[FieldPreview] {
-        &self.fields
+    /// `source`: always `product_output_contract`.
+    pub fn source(&self) -> &'static str {
+        OUTPUT_CONTRACT_SOURCE
     }
 
     /// `field_count`: the number of fields.
@@ -181,71 +190,50 @@ impl SchemaPreview {
     }
 
     /// `required_fields`: names of the required fields, in field order.
-    pub fn required_fields(&self) -> impl Iterator<Item = &str> {
-        self.fields.iter().filter(|f| f.required).map(|f| f.name.as_str())
-    }
-
-    /// The lowercase hex schema hash.
-    pub fn schema_hash(&self) -> &str {
-        &self.schema_hash
-    }
-
-    /// Where the product's manifest lives.
-    pub fn manifest_path(&self) -> &str {
-        &self.manifest_path
+    pub fn required_fields(&self) -> Vec<&str> {
+        self.fields.iter().filter(|f| f.required).map(|f| f.name.as_str()).collect()
     }
 }
 
-/// The wire form of [`SchemaPreview`], keys in the spec's table order.
-#[derive(Serialize)]
-struct SchemaPreviewWire<'a> {
-    fields: &'a [FieldPreview],
-    source: &'static str,
-    field_count: usize,
-    schema_hash: &'a str,
-    record_label: &'a str,
-    manifest_path: &'a str,
-    required_fields: Vec<&'a str>,
-}
-
-impl Serialize for SchemaPreview {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        SchemaPreviewWire {
-            fields: &self.fields,
-            source: OUTPUT_CONTRACT_SOURCE,
-            field_count: self.field_count(),
-            schema_hash: &self.schema_hash,
-            record_label: &self.record_label,
-            manifest_path: &self.manifest_path,
-            required_fields: self.required_fields().collect(),
-        }
-        .serialize(serializer)
+wire_object! {
+    /// The `sample` object of a product record (spec §2.4): the record
+    /// type's deterministic fixture rows for one product.
+    ///
+    /// ```
+    /// use foundry_catalog::{Slug, preview::{ProductContext, Sample}};
+    /// let schema = foundry_catalog::record_type("regulatory_status_signal").unwrap();
+    /// let ctx = ProductContext::new(Slug::new("eu-signals").unwrap(), "2026-03-01T08:30:00.000000Z".parse().unwrap());
+    /// let sample = Sample::new(schema, &ctx);
+    /// assert_eq!(sample.row_count(), 3);
+    /// assert_eq!(sample.title(), "regulatory_status_signal sample rows");
+    /// assert_eq!(sample.rows[2]["status"], "fixture_validated 3");
+    /// ```
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Sample {
+        /// Deterministic fixture rows.
+        "rows" => stored rows: Vec<Map<String, Value>> = Shape::Array(&Shape::OpenObject),
+        /// "<record type name> sample rows".
+        "title" => derived title: String = TEXT,
+        /// Ordered field names of a sample row.
+        "fields" => stored fields: Vec<String> = TEXTS,
+        /// Always `product_output_contract`.
+        "source" => derived source: &str = Shape::Const(OUTPUT_CONTRACT_SOURCE),
+        /// Length of `rows`.
+        "row_count" => derived row_count: usize = Shape::Integer,
+        /// How the rows were produced.
+        "sample_type" => stored sample_type: SampleType = Shape::OneOf(SampleType::VALUES),
+        /// Name of the record type.
+        "record_label" => stored record_label: String = Shape::Str(Format::Key),
+        /// UTC timestamp with microseconds.
+        "refreshed_at" => stored refreshed_at: UtcTimestamp = Shape::Str(Format::UtcMicros),
+        /// Paired with `sample_type`.
+        "sample_status" => derived sample_status: SampleStatus = Shape::OneOf(SampleStatus::VALUES),
+        /// Null when a sample is available.
+        "missing_reason" => derived missing_reason: Option<&str> = Shape::Nullable(&TEXT),
+        /// Whether a sample is available.
+        "sample_available" => derived sample_available: bool = Shape::Bool,
     }
-}
-
-/// The `sample` object of a product record (spec §2.4): the record type's
-/// deterministic fixture rows for one product.
-///
-/// ```
-/// use foundry_catalog::{ProductContext, Sample, Slug};
-/// let schema = foundry_catalog::record_type("regulatory_status_signal").unwrap();
-/// let ctx = ProductContext::new(Slug::new("eu-signals").unwrap(), "2026-03-01T08:30:00.000000Z".parse().unwrap());
-/// let sample = Sample::new(schema, &ctx);
-/// assert_eq!(sample.row_count(), 3);
-/// assert_eq!(sample.title(), "regulatory_status_signal sample rows");
-/// assert_eq!(sample.rows()[2]["status"], "fixture_validated 3");
-/// ```
-///
-/// Deserializing reads the stored values and ignores the derived keys
-/// (`title`, `source`, `row_count`, `sample_status`, `missing_reason`,
-/// `sample_available`); the conformance validator checks those.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Sample {
-    record_label: String,
-    sample_type: SampleType,
-    fields: Vec<String>,
-    rows: Vec<Map<String, Value>>,
-    refreshed_at: UtcTimestamp,
 }
 
 impl Sample {
@@ -260,19 +248,14 @@ impl Sample {
         }
     }
 
-    /// The rows, keys in field order.
-    pub fn rows(&self) -> &[Map<String, Value>] {
-        &self.rows
-    }
-
     /// `title`: `"<record_label> sample rows"`.
     pub fn title(&self) -> String {
         format!("{} sample rows", self.record_label)
     }
 
-    /// `fields`: the field names in schema order.
-    pub fn fields(&self) -> &[String] {
-        &self.fields
+    /// `source`: always `product_output_contract`.
+    pub fn source(&self) -> &'static str {
+        OUTPUT_CONTRACT_SOURCE
     }
 
     /// `row_count`: the number of rows.
@@ -280,64 +263,24 @@ impl Sample {
         self.rows.len()
     }
 
-    /// How the rows were produced.
-    pub fn sample_type(&self) -> SampleType {
-        self.sample_type
-    }
-
     /// `sample_status`, paired with the sample type.
-    pub fn sample_status(&self) -> &'static str {
+    pub fn sample_status(&self) -> SampleStatus {
         self.sample_type.sample_status()
     }
 
-    /// The record type's label.
-    pub fn record_label(&self) -> &str {
-        &self.record_label
+    /// `missing_reason`: none, since every sample is available.
+    pub fn missing_reason(&self) -> Option<&str> {
+        None
     }
 
-    /// When the sample was refreshed.
-    pub fn refreshed_at(&self) -> UtcTimestamp {
-        self.refreshed_at
-    }
-}
-
-/// The wire form of [`Sample`], keys in the spec's table order.
-#[derive(Serialize)]
-struct SampleWire<'a> {
-    rows: &'a [Map<String, Value>],
-    title: String,
-    fields: &'a [String],
-    source: &'static str,
-    row_count: usize,
-    sample_type: SampleType,
-    record_label: &'a str,
-    refreshed_at: UtcTimestamp,
-    sample_status: &'static str,
-    missing_reason: Option<&'a str>,
-    sample_available: bool,
-}
-
-impl Serialize for Sample {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        SampleWire {
-            rows: &self.rows,
-            title: self.title(),
-            fields: &self.fields,
-            source: OUTPUT_CONTRACT_SOURCE,
-            row_count: self.row_count(),
-            sample_type: self.sample_type,
-            record_label: &self.record_label,
-            refreshed_at: self.refreshed_at,
-            sample_status: self.sample_status(),
-            missing_reason: None,
-            sample_available: true,
-        }
-        .serialize(serializer)
+    /// `sample_available`: always true; fixtures are always available.
+    pub fn sample_available(&self) -> bool {
+        true
     }
 }
 
 /// `{"schema_preview": …, "sample": …}` for one record type and product,
-/// as the `preview` example prints it.
+/// as `foundry-catalog preview` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OutputPreview {
     /// The schema preview.

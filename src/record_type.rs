@@ -6,8 +6,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::Slug;
-use crate::model::{DigestLength, FieldDescriptor, RecordSchema, SampleType};
+use crate::{DigestLength, FieldDescriptor, RecordSchema, SampleType, Slug};
 
 /// A record type generated from a definition in `record-types/`.
 ///

@@ -1,8 +1,8 @@
 //! Answering `GET /api/public/foundry/products/{slug}` from a
 //! [`ResponseCatalog`], independent of any HTTP framework: a request's
 //! method, raw path and `If-None-Match` header in, a [`Reply`] out. An HTTP
-//! server only copies the reply into its own response type (see
-//! `examples/serve.rs`).
+//! server only copies the reply into its own response type (see the
+//! `foundry-catalog-server` crate).
 //!
 //! | request | reply |
 //! |---|---|

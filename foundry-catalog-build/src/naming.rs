@@ -1,0 +1,62 @@
+//! Rust names from wire names.
+//!
+//! Keyword policy (prost's): a field whose snake_case name is a Rust keyword
+//! becomes a raw identifier (`type` → `r#type`, `gen` → `r#gen`), except
+//! `self`, `super`, `crate` and `Self`, which cannot be raw and get a `_`
+//! suffix (`self_`). A name that starts with a digit gets a `_` prefix
+//! (`2fa` → `_2fa`). The wire name is always kept through
+//! `#[serde(rename = "…")]` when it differs from the Rust name.
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+
+/// Every Rust keyword, strict and reserved, up to edition 2024.
+pub(crate) const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn", "else",
+    "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod",
+    "move", "mut", "override", "priv", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
+    "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Keywords that cannot be raw identifiers.
+const NOT_RAW: &[&str] = &["self", "Self", "super", "crate"];
+
+/// Whether a record label has the required `lowercase_underscore` form.
+pub(crate) fn is_record_label(label: &str) -> bool {
+    foundry_catalog_core::is_lowercase_underscore(label)
+}
+
+/// Whether a wire name can name a field: ASCII letters, digits, `_` and
+/// `-`, with at least one letter or digit.
+pub(crate) fn is_wire_name(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_alphanumeric())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The struct name of a record label: UpperCamelCase
+/// (`regulatory_status_signal` → `RegulatoryStatusSignal`). `None` when
+/// the name is a keyword (`self` → `Self`).
+pub(crate) fn type_name(label: &str) -> Option<String> {
+    let name = label.to_upper_camel_case();
+    (!name.is_empty() && !KEYWORDS.contains(&name.as_str())).then_some(name)
+}
+
+/// The Rust field name of a wire name, as it is written in source
+/// (possibly `r#…`). `None` when nothing usable is left.
+pub(crate) fn field_name(wire: &str) -> Option<String> {
+    let snake = wire.to_snake_case();
+    let first = snake.chars().next()?;
+    Some(if NOT_RAW.contains(&snake.as_str()) {
+        format!("{snake}_")
+    } else if KEYWORDS.contains(&snake.as_str()) {
+        format!("r#{snake}")
+    } else if first.is_ascii_digit() {
+        format!("_{snake}")
+    } else {
+        snake
+    })
+}
+
+/// The name serde sees for a Rust field name (without `r#`).
+pub(crate) fn unraw(name: &str) -> &str {
+    name.strip_prefix("r#").unwrap_or(name)
+}

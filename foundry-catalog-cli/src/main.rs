@@ -1,0 +1,63 @@
+//! `foundry-catalog`: the command-line tool of foundry-catalog.
+//!
+//! ```text
+//! foundry-catalog preview <record_label> [--slug S] [--refreshed-at T] [--actor-manifest scheme/publisher]
+//! foundry-catalog render <manifest.json>… [--out-dir DIR]
+//! foundry-catalog check <file-or-url>…
+//! foundry-catalog schemas [--dir schema] [--check]
+//! foundry-catalog serve [--addr 127.0.0.1:8080] [--catalog DIR]
+//! ```
+//!
+//! Exit codes: 0 success; 1 the input breaks the spec (or a schema file is
+//! stale); 2 a usage error or input that cannot be read. Results go to
+//! stdout, errors to stderr.
+
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod check;
+mod preview;
+mod render;
+mod schemas;
+mod serve;
+
+/// Exit code: the input breaks the spec, or a schema file is stale.
+const BROKEN: u8 = 1;
+/// Exit code: a usage error, or input that cannot be read.
+const USAGE: u8 = 2;
+
+/// Preview, render, check and serve public product-catalog records.
+#[derive(Debug, Parser)]
+#[command(name = "foundry-catalog", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Preview(preview::Args),
+    Render(render::Args),
+    Check(check::Args),
+    Schemas(schemas::Args),
+    Serve(serve::Args),
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Preview(args) => preview::run(&args),
+        Command::Render(args) => render::run(&args),
+        Command::Check(args) => check::run(&args),
+        Command::Schemas(args) => schemas::run(&args),
+        Command::Serve(args) => serve::run(args),
+    }
+}
+
+/// Prints `error: <message>` to stderr and returns `code`.
+fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(code)
+}

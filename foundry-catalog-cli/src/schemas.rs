@@ -1,0 +1,50 @@
+//! `foundry-catalog schemas`: writes or checks the JSON Schema files.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::{BROKEN, USAGE};
+
+/// Write the JSON Schemas (2020-12) for consumers outside Rust, or check
+/// that the files on disk are current.
+///
+/// Writes DIR/product-response.schema.json, DIR/product-manifest.schema.json
+/// and DIR/record-types/<record_label>.schema.json, generated from the same
+/// tables as the code. DIR/record-type.schema.json (the definition format)
+/// is written by hand and left alone.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The schema folder.
+    #[arg(long, default_value = "schema")]
+    dir: PathBuf,
+    /// Write nothing; exit 1 if any file is missing or differs.
+    #[arg(long)]
+    check: bool,
+}
+
+pub(crate) fn run(args: &Args) -> ExitCode {
+    let mut stale = 0;
+    for (path, contents) in foundry_catalog::json_schema::schema_files() {
+        let path = args.dir.join(path);
+        if std::fs::read_to_string(&path).is_ok_and(|current| current == contents) {
+            continue;
+        }
+        stale += 1;
+        if args.check {
+            eprintln!("stale: {}", path.display());
+        } else if let Err(e) =
+            path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, contents))
+        {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::from(USAGE);
+        } else {
+            println!("wrote {}", path.display());
+        }
+    }
+    if args.check && stale > 0 {
+        eprintln!("hint: run `foundry-catalog schemas` and commit the result");
+        ExitCode::from(BROKEN)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,267 @@
+//! Deterministic fixture values: the rules that turn a field descriptor, a
+//! product slug and a row number into a sample value.
+//!
+//! Rows are numbered from 1. Every value is a pure function of the field,
+//! the slug and the row number: no clock, no randomness, no machine state.
+//!
+//! | hint | type | row 1 | row 2 |
+//! |---|---|---|---|
+//! | `{"text": "entity name"}` | string | `Deterministic fixture entity name` | `Deterministic fixture entity name 2` |
+//! | `{"token": "fixture_validated"}` | string | `fixture_validated` | `fixture_validated 2` |
+//! | `{"date": "2026-01-15"}` | string | `2026-01-15` | `2026-01-16` |
+//! | `{"url": "https://x.example/r"}` | string | `https://x.example/r/<slug>/1` | `https://x.example/r/<slug>/2` |
+//! | `{"fraction": 0.91}` | number | `0.91` | `0.9` |
+//! | `"sequence"` | number | `1.0` | `2.0` |
+//! | `{"payload": "mode"}` | object | `{"product": <slug>, "fixture_mode": "mode"}` | the same |
+//! | `"absent"` | optional only | left out | left out |
+//!
+//! A field without a hint gets its type's default: strings are text whose
+//! phrase is the field name in lowercase words (`entityName` →
+//! `Deterministic fixture entity name`), numbers a sequence, objects a
+//! payload with fixture mode `deterministic_fixture`. Optional fields are
+//! filled like required ones unless their hint is `"absent"`.
+//!
+//! The generator uses [`check_hint`] to reject hints whose values cannot
+//! work; generated code and the runtime call the value functions.
+//!
+//! The value functions all take `(field, slug, row)`, whether or not a
+//! type uses each argument, so generated code calls them uniformly.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use crate::model::{FieldDescriptor, FieldType, FixtureHint, RecordSchema};
+
+/// Every text value starts with these words (spec §1.5).
+pub const TEXT_PREFIX: &str = "Deterministic fixture";
+
+/// The first date of a date hint, and of a date hint whose date is unusable.
+pub const DEFAULT_DATE: &str = "2026-01-01";
+
+/// The `fixture_mode` of an object field without a hint.
+pub const DEFAULT_FIXTURE_MODE: &str = "deterministic_fixture";
+
+/// The suffix of text values on `row`: empty on row 1, `" 2"`, `" 3"`, … after.
+pub fn row_suffix(row: usize) -> String {
+    if row <= 1 { String::new() } else { format!(" {row}") }
+}
+
+/// The hint used when a field has none: text named after the field for
+/// strings, a sequence for numbers, a default payload for objects.
+pub fn default_hint(field: &FieldDescriptor) -> FixtureHint {
+    match field.field_type {
+        FieldType::String => FixtureHint::Text(Cow::Owned(words(&field.name))),
+        FieldType::Number => FixtureHint::Sequence,
+        FieldType::Object => FixtureHint::payload(DEFAULT_FIXTURE_MODE),
+    }
+}
+
+/// The hint that makes this field's values: its own if it fits the field,
+/// otherwise the default. (A hint that does not fit is rejected by the build;
+/// this fallback only keeps hand-made descriptors from panicking.)
+pub fn effective_hint(field: &FieldDescriptor) -> Cow<'_, FixtureHint> {
+    match &field.fixture {
+        Some(FixtureHint::Absent) if !field.required => Cow::Owned(FixtureHint::Absent),
+        Some(hint) if hint.field_type() == Some(field.field_type) => Cow::Borrowed(hint),
+        _ => Cow::Owned(default_hint(field)),
+    }
+}
+
+/// The field's value on `row`, or `None` when the field is left out
+/// (an optional field with the `"absent"` hint).
+pub fn value(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Value> {
+    match field.field_type {
+        FieldType::String => optional_string(field, slug, row).map(Value::String),
+        FieldType::Number => optional_number(field, slug, row).map(number_value),
+        FieldType::Object => optional_object(field, slug, row).map(Value::Object),
+    }
+}
+
+/// One fixture row as a JSON object whose keys are in field order.
+pub fn row(fields: &[FieldDescriptor], slug: &str, row: usize) -> Map<String, Value> {
+    fields.iter().filter_map(|field| value(field, slug, row).map(|v| (field.name.to_string(), v))).collect()
+}
+
+/// All fixture rows of a record type for a product slug.
+pub fn rows(schema: &RecordSchema, slug: &str) -> Vec<Map<String, Value>> {
+    (1..=schema.sample_rows).map(|n| row(&schema.fields, slug, n)).collect()
+}
+
+/// The string value of a string field on `row` (the absent hint is ignored).
+pub fn string(field: &FieldDescriptor, slug: &str, row: usize) -> String {
+    string_from(&effective_hint(field), field, slug, row)
+}
+
+/// The string value of an optional string field, `None` for `"absent"`.
+pub fn optional_string(field: &FieldDescriptor, slug: &str, row: usize) -> Option<String> {
+    match &*effective_hint(field) {
+        FixtureHint::Absent => None,
+        hint => Some(string_from(hint, field, slug, row)),
+    }
+}
+
+/// The numeric value of a number field on `row` (the absent hint is ignored).
+pub fn number(field: &FieldDescriptor, slug: &str, row: usize) -> f64 {
+    let _ = slug;
+    number_from(&effective_hint(field), row)
+}
+
+/// The numeric value of an optional number field, `None` for `"absent"`.
+pub fn optional_number(field: &FieldDescriptor, slug: &str, row: usize) -> Option<f64> {
+    let _ = slug;
+    match &*effective_hint(field) {
+        FixtureHint::Absent => None,
+        hint => Some(number_from(hint, row)),
+    }
+}
+
+/// The object value of an object field on `row` (the absent hint is ignored).
+pub fn object(field: &FieldDescriptor, slug: &str, row: usize) -> Map<String, Value> {
+    let _ = row;
+    object_from(&effective_hint(field), slug)
+}
+
+/// The object value of an optional object field, `None` for `"absent"`.
+pub fn optional_object(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Map<String, Value>> {
+    let _ = row;
+    match &*effective_hint(field) {
+        FixtureHint::Absent => None,
+        hint => Some(object_from(hint, slug)),
+    }
+}
+
+fn string_from(hint: &FixtureHint, field: &FieldDescriptor, slug: &str, row: usize) -> String {
+    match hint {
+        FixtureHint::Text(phrase) => format!("{TEXT_PREFIX} {phrase}{}", row_suffix(row)),
+        FixtureHint::Token(token) => format!("{token}{}", row_suffix(row)),
+        FixtureHint::Date(first) => date_on_row(first, row),
+        FixtureHint::Url(base) => format!("{}/{slug}/{row}", base.trim_end_matches('/')),
+        _ => format!("{TEXT_PREFIX} {}{}", words(&field.name), row_suffix(row)),
+    }
+}
+
+fn number_from(hint: &FixtureHint, row: usize) -> f64 {
+    match hint {
+        FixtureHint::Fraction(first) => {
+            // Whole thousandths keep the printed value short and exact-looking.
+            let first = (first * 1000.0).round() as i64;
+            let step = 10 * (row.saturating_sub(1) as i64 % 100);
+            (first - step).rem_euclid(1000) as f64 / 1000.0
+        }
+        _ => row as f64,
+    }
+}
+
+fn object_from(hint: &FixtureHint, slug: &str) -> Map<String, Value> {
+    let mode = match hint {
+        FixtureHint::Payload(mode) => mode,
+        _ => DEFAULT_FIXTURE_MODE,
+    };
+    let mut object = Map::new();
+    object.insert("product".to_owned(), Value::String(slug.to_owned()));
+    object.insert("fixture_mode".to_owned(), Value::String(mode.to_owned()));
+    object
+}
+
+fn number_value(n: f64) -> Value {
+    serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+}
+
+/// The `YYYY-MM-DD` form of date values.
+const DATE_FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
+    time::macros::format_description!("[year]-[month]-[day]");
+
+fn date_on_row(first: &str, row: usize) -> String {
+    let days = i64::try_from(row.saturating_sub(1)).unwrap_or(0);
+    parse_date(first)
+        .or_else(|| parse_date(DEFAULT_DATE))
+        .map(|d| d.checked_add(time::Duration::days(days)).unwrap_or(d))
+        .and_then(|d| d.format(DATE_FORMAT).ok())
+        .unwrap_or_else(|| DEFAULT_DATE.to_owned())
+}
+
+fn parse_date(text: &str) -> Option<time::Date> {
+    let date = time::Date::parse(text, DATE_FORMAT).ok()?;
+    // Only the plain four-digit-year form: the date must print back the same.
+    (date.format(DATE_FORMAT).ok()? == text).then_some(date)
+}
+
+/// A field name as lowercase words: `entityName` → `entity name`.
+pub fn words(name: &str) -> String {
+    heck::ToSnakeCase::to_snake_case(name).replace('_', " ")
+}
+
+/// Why a hint's value cannot make valid fixtures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HintProblem {
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+}
+
+fn problem(message: impl Into<String>, hint: impl Into<String>) -> Result<(), HintProblem> {
+    Err(HintProblem { message: message.into(), hint: hint.into() })
+}
+
+/// Checks that a hint's own value can make valid fixtures (whether it fits
+/// its field's type is checked separately).
+pub fn check_hint(hint: &FixtureHint) -> Result<(), HintProblem> {
+    match hint {
+        FixtureHint::Text(phrase) => {
+            if phrase.trim().is_empty() || phrase.trim() != phrase || phrase.chars().any(char::is_control) {
+                return problem(
+                    format!("text phrase {phrase:?} is empty, padded or has control characters"),
+                    "write a short phrase such as \"entity name\"",
+                );
+            }
+        }
+        FixtureHint::Token(token) | FixtureHint::Payload(token) => {
+            if !is_token(token) {
+                return problem(
+                    format!("{} {token:?} is not a token", hint.kind()),
+                    "use ASCII letters, digits, `_`, `-`, `.` or `:`, such as \"fixture_validated\"",
+                );
+            }
+        }
+        FixtureHint::Date(date) => {
+            if parse_date(date).is_none() {
+                return problem(
+                    format!("date {date:?} is not a calendar date"),
+                    "write the first date as YYYY-MM-DD, such as \"2026-01-15\"",
+                );
+            }
+        }
+        FixtureHint::Url(base) => {
+            if !is_base_url(base) {
+                return problem(
+                    format!("url base {base:?} is not an absolute http(s) URL without query, fragment or spaces"),
+                    "write a base such as \"https://registry.example.org/records\"; rows append /<slug>/<row>",
+                );
+            }
+        }
+        FixtureHint::Fraction(first) => {
+            let thousandths = first * 1000.0;
+            if !first.is_finite() || *first < 0.0 || *first >= 1.0 || (thousandths - thousandths.round()).abs() > 1e-6 {
+                return problem(
+                    format!("fraction {first} is not in [0, 1) with at most three decimals"),
+                    "write the first row's value, such as 0.91",
+                );
+            }
+        }
+        FixtureHint::Sequence | FixtureHint::Absent => {}
+    }
+    Ok(())
+}
+
+fn is_token(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
+/// A URL base: an absolute http(s) URL (the one rule of
+/// [`crate::is_absolute_url`]) without query or fragment, since rows append
+/// `/<slug>/<row>` to it.
+fn is_base_url(text: &str) -> bool {
+    crate::is_absolute_url(text) && !text.contains(['?', '#'])
+}

@@ -1,0 +1,38 @@
+//! # foundry-catalog-core
+//!
+//! The vocabulary both sides of foundry-catalog need, and nothing else: the
+//! generator (`foundry-catalog-build`, in build scripts) and the runtime
+//! (`foundry-catalog`, in serving crates) depend on it; it depends on no
+//! code generator, so a serving crate never compiles `syn`.
+//!
+//! | concern | module |
+//! |---|---|
+//! | field types, sample types, digest lengths, fixture hints, field descriptors, record schemas | [`FieldType`], [`SampleType`], [`DigestLength`], [`FixtureHint`], [`FieldDescriptor`], [`RecordSchema`] |
+//! | the canonical form and `schema_hash` | [`hash`] |
+//! | fixture values | [`fixture`] |
+//! | product slugs | [`Slug`] |
+//! | UTC timestamps with microseconds, timestamps with a numeric offset | [`UtcTimestamp`], [`OffsetTimestamp`] |
+//! | absolute http(s) URLs (RFC 3986) | [`is_absolute_url`] |
+//! | enums with one spelling per variant | [`wire_enum!`] |
+//!
+//! Users normally depend on `foundry-catalog`, which re-exports all of this.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod fixture;
+pub mod hash;
+mod model;
+mod slug;
+mod timestamp;
+mod url;
+mod wire_enum;
+
+pub use model::{
+    DigestLength, FieldDescriptor, FieldType, FixtureHint, RecordSchema, SampleStatus, SampleType,
+    is_lowercase_underscore,
+};
+pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};
+pub use timestamp::{InvalidOffsetTimestamp, InvalidTimestamp, OffsetTimestamp, UTC_MICROS_FORMAT, UtcTimestamp};
+pub use url::is_absolute_url;
+pub use wire_enum::UnknownValue;

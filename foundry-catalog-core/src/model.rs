@@ -1,0 +1,282 @@
+//! The vocabulary of a record type: field types, sample types, digest
+//! lengths, fixture hints, field descriptors and the record schema.
+//!
+//! The generator and the runtime share this one definition of every term.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+/// Whether `text` is `lowercase_underscore`: a lowercase letter, then
+/// lowercase letters and digits in words joined by single underscores.
+/// Record labels and marketplace keys follow this rule.
+pub fn is_lowercase_underscore(text: &str) -> bool {
+    let starts_with_letter = text.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
+    starts_with_letter
+        && text.split('_').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+}
+
+crate::wire_enum! {
+    /// The JSON type of a field value, as written in a definition's `type` key
+    /// and in `schema_preview.fields[].type`.
+    pub enum FieldType {
+        /// A JSON string (`::std::string::String` in generated code).
+        String = "string",
+        /// A JSON number (`f64` in generated code).
+        Number = "number",
+        /// A JSON object (`serde_json::Map<String, serde_json::Value>` in generated code).
+        Object = "object",
+    }
+}
+
+crate::wire_enum! {
+    /// How a product's sample rows were produced (`sample.sample_type`).
+    pub enum SampleType {
+        /// Public-source fixtures, shown with `valid_public_sample`.
+        DeterministicPublicSourceFixture = "deterministic_public_source_fixture",
+        /// Executable fixtures, shown with `valid_route_fixture`.
+        DeterministicExecutableFixture = "deterministic_executable_fixture",
+    }
+}
+
+crate::wire_enum! {
+    /// Whether a sample is valid, and of which kind (`sample.sample_status`);
+    /// always the one paired with the sample type.
+    pub enum SampleStatus {
+        /// Paired with public-source fixtures.
+        ValidPublicSample = "valid_public_sample",
+        /// Paired with executable fixtures.
+        ValidRouteFixture = "valid_route_fixture",
+    }
+}
+
+impl SampleType {
+    /// The `sample.sample_status` that goes with this sample type (spec §2.4):
+    /// public-source fixtures are `valid_public_sample`, executable fixtures
+    /// are `valid_route_fixture`.
+    pub const fn sample_status(self) -> SampleStatus {
+        match self {
+            SampleType::DeterministicPublicSourceFixture => SampleStatus::ValidPublicSample,
+            SampleType::DeterministicExecutableFixture => SampleStatus::ValidRouteFixture,
+        }
+    }
+}
+
+/// Length of the hexadecimal `schema_hash` (spec §2.5 shows 64 and 40).
+///
+/// Both are prefixes of the same SHA-256 digest; see [`crate::hash`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum DigestLength {
+    /// The full SHA-256 digest: 64 hex characters (the default).
+    #[default]
+    Hex64,
+    /// The first 40 hex characters of the SHA-256 digest.
+    Hex40,
+}
+
+impl DigestLength {
+    /// The number of hex characters.
+    pub const fn hex_chars(self) -> usize {
+        match self {
+            DigestLength::Hex64 => 64,
+            DigestLength::Hex40 => 40,
+        }
+    }
+
+    /// The digest length with this many hex characters, if it is allowed.
+    pub const fn from_hex_chars(chars: u64) -> Option<DigestLength> {
+        match chars {
+            64 => Some(DigestLength::Hex64),
+            40 => Some(DigestLength::Hex40),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for DigestLength {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(self.hex_chars() as u64)
+    }
+}
+
+impl<'de> Deserialize<'de> for DigestLength {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let chars = u64::deserialize(deserializer)?;
+        DigestLength::from_hex_chars(chars).ok_or_else(|| {
+            serde::de::Error::invalid_value(
+                serde::de::Unexpected::Unsigned(chars),
+                &"a digest length of 64 or 40 hex characters",
+            )
+        })
+    }
+}
+
+/// How the fixture value of a field is made (see [`crate::fixture`] for the
+/// rules and the defaults used when a field has no hint).
+///
+/// In a definition file a hint is written `{"text": "entity name"}`,
+/// `{"token": "fixture_validated"}`, `{"date": "2026-01-15"}`,
+/// `{"url": "https://registry.example.org/records"}`, `{"fraction": 0.91}`,
+/// `"sequence"`, `{"payload": "public_safe_example"}` or `"absent"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixtureHint {
+    /// String: `"Deterministic fixture <phrase>"`, suffixed `" 2"`, `" 3"` on later rows.
+    Text(Cow<'static, str>),
+    /// String: the token itself, suffixed `" 2"`, `" 3"` on later rows.
+    Token(Cow<'static, str>),
+    /// String: a `YYYY-MM-DD` date, this one on row 1 and one day later on each later row.
+    Date(Cow<'static, str>),
+    /// String: an absolute URL `<base>/<slug>/<row>`.
+    Url(Cow<'static, str>),
+    /// Number: a decimal in `[0, 1)` with at most three decimals on row 1,
+    /// 0.01 lower on each later row (wrapping below zero).
+    Fraction(f64),
+    /// Number: the row number (1, 2, 3, …).
+    Sequence,
+    /// Object: `{"product": <slug>, "fixture_mode": <mode>}`.
+    Payload(Cow<'static, str>),
+    /// Optional fields only: the field is left out of every fixture row.
+    Absent,
+}
+
+impl FixtureHint {
+    /// A [`FixtureHint::Text`] hint, usable in constants.
+    pub const fn text(phrase: &'static str) -> Self {
+        FixtureHint::Text(Cow::Borrowed(phrase))
+    }
+
+    /// A [`FixtureHint::Token`] hint, usable in constants.
+    pub const fn token(token: &'static str) -> Self {
+        FixtureHint::Token(Cow::Borrowed(token))
+    }
+
+    /// A [`FixtureHint::Date`] hint, usable in constants.
+    pub const fn date(date: &'static str) -> Self {
+        FixtureHint::Date(Cow::Borrowed(date))
+    }
+
+    /// A [`FixtureHint::Url`] hint, usable in constants.
+    pub const fn url(base: &'static str) -> Self {
+        FixtureHint::Url(Cow::Borrowed(base))
+    }
+
+    /// A [`FixtureHint::Payload`] hint, usable in constants.
+    pub const fn payload(fixture_mode: &'static str) -> Self {
+        FixtureHint::Payload(Cow::Borrowed(fixture_mode))
+    }
+
+    /// The hint's key in a definition file.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            FixtureHint::Text(_) => "text",
+            FixtureHint::Token(_) => "token",
+            FixtureHint::Date(_) => "date",
+            FixtureHint::Url(_) => "url",
+            FixtureHint::Fraction(_) => "fraction",
+            FixtureHint::Sequence => "sequence",
+            FixtureHint::Payload(_) => "payload",
+            FixtureHint::Absent => "absent",
+        }
+    }
+
+    /// The field type this hint makes values for; `None` for
+    /// [`FixtureHint::Absent`], which fits any optional field.
+    pub const fn field_type(&self) -> Option<FieldType> {
+        match self {
+            FixtureHint::Text(_) | FixtureHint::Token(_) | FixtureHint::Date(_) | FixtureHint::Url(_) => {
+                Some(FieldType::String)
+            }
+            FixtureHint::Fraction(_) | FixtureHint::Sequence => Some(FieldType::Number),
+            FixtureHint::Payload(_) => Some(FieldType::Object),
+            FixtureHint::Absent => None,
+        }
+    }
+
+    /// The hint kinds that fit a field type, for error hints.
+    pub const fn kinds_for(field_type: FieldType) -> &'static [&'static str] {
+        match field_type {
+            FieldType::String => &["text", "token", "date", "url"],
+            FieldType::Number => &["fraction", "sequence"],
+            FieldType::Object => &["payload"],
+        }
+    }
+}
+
+/// One field of a record type: its wire name, type, required flag,
+/// description and optional fixture hint.
+///
+/// The same type is read from a definition file (owned strings) and stored
+/// in generated constants (borrowed `'static` strings).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldDescriptor {
+    /// The wire name, exactly as it appears in JSON.
+    pub name: Cow<'static, str>,
+    /// The JSON type of the value.
+    #[serde(rename = "type")]
+    pub field_type: FieldType,
+    /// Whether every record carries the field.
+    pub required: bool,
+    /// What the field means; becomes the doc comment and the
+    /// `schema_preview` description. Not part of the schema hash.
+    pub description: Cow<'static, str>,
+    /// How fixture values are made; `None` uses the type's default. Not
+    /// part of the schema hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture: Option<FixtureHint>,
+}
+
+impl FieldDescriptor {
+    /// A descriptor from `'static` parts, usable in constants.
+    pub const fn new(
+        name: &'static str,
+        field_type: FieldType,
+        required: bool,
+        description: &'static str,
+        fixture: Option<FixtureHint>,
+    ) -> Self {
+        FieldDescriptor {
+            name: Cow::Borrowed(name),
+            field_type,
+            required,
+            description: Cow::Borrowed(description),
+            fixture,
+        }
+    }
+}
+
+/// Everything known about one record type: what a definition file says,
+/// plus its schema hash. Generated code holds one per record type (as
+/// `RecordType::SCHEMA` in the runtime); a definition read at run time
+/// gives an owned one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordSchema {
+    /// The record label (`snake_case`), e.g. `regulatory_status_signal`.
+    pub record_label: Cow<'static, str>,
+    /// What a record of this type is; may be empty.
+    pub description: Cow<'static, str>,
+    /// How the sample rows were produced.
+    pub sample_type: SampleType,
+    /// Length of the hex `schema_hash`.
+    pub digest_length: DigestLength,
+    /// How many fixture rows a sample holds (at least 1).
+    pub sample_rows: usize,
+    /// The fields, in wire order.
+    pub fields: Cow<'static, [FieldDescriptor]>,
+    /// The schema hash, as computed by [`crate::hash::schema_hash`] when the
+    /// schema was made.
+    pub schema_hash: Cow<'static, str>,
+}
+
+impl RecordSchema {
+    /// The names of the required fields, in field order.
+    pub fn required_fields(&self) -> impl Iterator<Item = &str> {
+        self.fields.iter().filter(|f| f.required).map(|f| &*f.name)
+    }
+
+    /// The field with this wire name.
+    pub fn field(&self, name: &str) -> Option<&FieldDescriptor> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}

@@ -1,0 +1,82 @@
+//! Product slugs.
+
+use std::fmt;
+
+/// The longest slug accepted, in bytes.
+pub const MAX_SLUG_LEN: usize = 200;
+
+/// A product slug: lowercase ASCII letters and digits in words joined by
+/// single hyphens (`eu-regulatory-signals`), at most [`MAX_SLUG_LEN`] bytes.
+///
+/// ```
+/// use foundry_catalog_core::Slug;
+/// assert!(Slug::new("eu-regulatory-signals").is_ok());
+/// assert!(Slug::new("EU signals").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Slug(String);
+
+/// Why a string is not a slug.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{text:?} is not a slug: {reason}; hint: use lowercase letters and digits in words joined by single hyphens, such as \"eu-regulatory-signals\""
+)]
+pub struct InvalidSlug {
+    /// The rejected text.
+    pub text: String,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+impl Slug {
+    /// Checks and wraps a slug.
+    pub fn new(text: impl Into<String>) -> Result<Slug, InvalidSlug> {
+        let text = text.into();
+        let reason = if text.is_empty() {
+            Some("it is empty")
+        } else if text.len() > MAX_SLUG_LEN {
+            Some("it is longer than 200 bytes")
+        } else if !text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            Some("it has characters other than a-z, 0-9 and -")
+        } else if text.split('-').any(str::is_empty) {
+            Some("it starts or ends with a hyphen or has two in a row")
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => Err(InvalidSlug { text, reason }),
+            None => Ok(Slug(text)),
+        }
+    }
+
+    /// The slug text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Slug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::str::FromStr for Slug {
+    type Err = InvalidSlug;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Slug::new(s)
+    }
+}
+
+impl serde::Serialize for Slug {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Slug {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Slug::new(text).map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,100 @@
+//! [`wire_enum!`]: an enum whose wire spellings are written once.
+
+/// A string that is none of an enum's wire spellings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not one of {}; hint: use one of the values listed", expected.join(", "))]
+pub struct UnknownValue {
+    /// The rejected text.
+    pub text: String,
+    /// Every accepted spelling.
+    pub expected: &'static [&'static str],
+}
+
+/// Declares a fieldless enum with one wire spelling per variant, written
+/// once, and derives everything else from it:
+///
+/// - `ALL` (every variant) and `VALUES` (every spelling), in declaration
+///   order, usable in constants such as JSON Schema `enum` lists;
+/// - `const fn as_str`, [`Display`](std::fmt::Display) and
+///   [`FromStr`](std::str::FromStr) (error: [`UnknownValue`]);
+/// - serde's `Serialize` and `Deserialize` (through `#[serde(rename)]` with
+///   the same literal, so error messages are serde's own).
+///
+/// The crate that uses it needs `serde` (with `derive`) as a dependency.
+///
+/// ```
+/// foundry_catalog_core::wire_enum! {
+///     /// How a parcel travels.
+///     pub enum Carriage {
+///         /// By road.
+///         Road = "road",
+///         /// By rail.
+///         Rail = "rail_freight",
+///     }
+/// }
+/// assert_eq!(Carriage::Rail.as_str(), "rail_freight");
+/// assert_eq!(Carriage::VALUES, ["road", "rail_freight"]);
+/// assert_eq!("road".parse::<Carriage>(), Ok(Carriage::Road));
+/// assert!("air".parse::<Carriage>().is_err());
+/// ```
+#[macro_export]
+macro_rules! wire_enum {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident {
+            $( $(#[doc = $doc:literal])* $variant:ident = $wire:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(
+            ::std::fmt::Debug,
+            ::std::clone::Clone,
+            ::std::marker::Copy,
+            ::std::cmp::PartialEq,
+            ::std::cmp::Eq,
+            ::std::cmp::PartialOrd,
+            ::std::cmp::Ord,
+            ::std::hash::Hash,
+            ::serde::Serialize,
+            ::serde::Deserialize,
+        )]
+        pub enum $name {
+            $( $(#[doc = $doc])* #[serde(rename = $wire)] $variant ),+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// Every wire spelling, in declaration order.
+            pub const VALUES: &'static [&'static str] = &[$($wire),+];
+
+            /// The wire spelling.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $wire),+
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = $crate::UnknownValue;
+
+            fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {
+                match text {
+                    $($wire => ::std::result::Result::Ok($name::$variant),)+
+                    _ => ::std::result::Result::Err($crate::UnknownValue {
+                        text: text.to_owned(),
+                        expected: Self::VALUES,
+                    }),
+                }
+            }
+        }
+    };
+}

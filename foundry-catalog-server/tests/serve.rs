@@ -1,0 +1,185 @@
+//! The server over real loopback HTTP: every behaviour of
+//! `GET /api/public/foundry/products/{slug}`, with a real client (ureq) and
+//! a raw socket for requests a client would not send.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::{Arc, OnceLock};
+
+use foundry_catalog::catalog::ResponseCatalog;
+
+const PRODUCTS: &str = "/api/public/foundry/products";
+
+/// One server for the whole file, on an ephemeral loopback port.
+fn base() -> &'static str {
+    static BASE: OnceLock<String> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("address");
+        let catalog = Arc::new(ResponseCatalog::embedded().expect("embedded catalog builds"));
+        std::thread::spawn(move || {
+            let runtime =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_io().build().expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                axum::serve(listener, foundry_catalog_server::app(catalog)).await.expect("serves");
+            });
+        });
+        format!("http://{addr}")
+    })
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().http_status_as_error(false).build().into()
+}
+
+struct Reply {
+    status: u16,
+    headers: ureq::http::HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    fn error_code(&self) -> String {
+        let json: serde_json::Value = serde_json::from_slice(&self.body).expect("a JSON error body");
+        assert_eq!(json["error"]["status"], self.status);
+        assert!(json["error"]["message"].is_string());
+        json["error"]["code"].as_str().expect("a code").to_owned()
+    }
+}
+
+fn reply(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
+    let mut response = response.expect("the server answers");
+    let body = response.body_mut().read_to_vec().expect("a body");
+    Reply { status: response.status().as_u16(), headers: response.headers().clone(), body }
+}
+
+fn get(path: &str) -> Reply {
+    reply(agent().get(format!("{}{path}", base())).call())
+}
+
+fn get_if_none_match(path: &str, tag: &str) -> Reply {
+    reply(agent().get(format!("{}{path}", base())).header("If-None-Match", tag).call())
+}
+
+#[test]
+fn get_returns_the_prebuilt_body_with_etag_and_cache_control() {
+    let catalog = ResponseCatalog::embedded().expect("catalog");
+    for slug in catalog.slugs() {
+        let r = get(&format!("{PRODUCTS}/{slug}"));
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert_eq!(r.header("cache-control"), Some("public, max-age=300"));
+        let entry = catalog.get(slug).expect("entry");
+        assert_eq!(r.header("etag"), Some(entry.etag()));
+        assert_eq!(r.body, entry.body().to_vec());
+        let body: serde_json::Value = serde_json::from_slice(&r.body).expect("JSON");
+        assert_eq!(body["data"]["api_path"], format!("{PRODUCTS}/{slug}"));
+        assert!(foundry_catalog::conformance::validate(&body).is_empty());
+    }
+}
+
+#[test]
+fn head_has_the_same_headers_and_no_body() {
+    let path = format!("{PRODUCTS}/eu-regulatory-status-signals");
+    let full = get(&path);
+    let head = reply(agent().head(format!("{}{path}", base())).call());
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    for name in ["content-type", "etag", "cache-control", "content-length"] {
+        assert_eq!(head.header(name), full.header(name), "{name}");
+    }
+    assert_eq!(head.header("content-length"), Some(full.body.len().to_string().as_str()));
+}
+
+#[test]
+fn if_none_match_gives_304_with_weak_comparison_star_and_lists() {
+    let path = format!("{PRODUCTS}/lead-signal-extractor");
+    let etag = get(&path).header("etag").expect("etag").to_owned();
+    for header in [
+        etag.clone(),
+        format!("W/{etag}"),
+        "*".to_owned(),
+        format!("\"other\", {etag}"),
+        format!("W/\"x\" ,W/{etag} , \"y\""),
+    ] {
+        let r = get_if_none_match(&path, &header);
+        assert_eq!(r.status, 304, "{header}");
+        assert!(r.body.is_empty(), "{header}");
+        assert_eq!(r.header("etag"), Some(etag.as_str()));
+    }
+    for header in ["\"other\"", "W/\"other\", \"more\"", "garbage", &etag[..etag.len() - 2]] {
+        assert_eq!(get_if_none_match(&path, header).status, 200, "{header}");
+    }
+}
+
+#[test]
+fn unknown_and_malformed_slugs_and_other_paths() {
+    let r = get(&format!("{PRODUCTS}/no-such-product"));
+    assert_eq!((r.status, r.error_code().as_str()), (404, "not_found"));
+    let long = "a".repeat(201);
+    for bad in ["Uppercase", "..", "a%2Fb", "a%00b", "under_score", long.as_str(), "a--b", "%3Cscript%3E"] {
+        let r = get(&format!("{PRODUCTS}/{bad}"));
+        assert!(matches!(r.status, 400 | 404), "{bad}: {}", r.status);
+        assert!(!r.error_code().is_empty());
+        assert!(!r.body.contains(&b'<') && !r.body.contains(&b'>'), "{bad}: input echoed");
+    }
+    for path in [
+        "/",
+        "/api/public/foundry/products",
+        &format!("{PRODUCTS}/"),
+        &format!("{PRODUCTS}/a/b"),
+        "/products/crm-webhook-connector",
+    ] {
+        let r = get(path);
+        assert_eq!(r.status, if path.ends_with('/') && path.len() > PRODUCTS.len() { 400 } else { 404 }, "{path}");
+        r.error_code();
+    }
+}
+
+#[test]
+fn other_methods_get_405_with_allow() {
+    let url = format!("{}{PRODUCTS}/crm-webhook-connector", base());
+    for r in [
+        reply(agent().post(&url).send_empty()),
+        reply(agent().put(&url).send_empty()),
+        reply(agent().delete(&url).call()),
+        reply(agent().options(&url).call()),
+    ] {
+        assert_eq!(r.status, 405);
+        assert_eq!(r.header("allow"), Some("GET, HEAD"));
+        assert_eq!(r.error_code(), "method_not_allowed");
+    }
+}
+
+/// Requests no well-behaved client sends still get a 4xx, never a 5xx or
+/// a hang, and never see their input echoed.
+#[test]
+fn raw_requests_never_get_a_server_error() {
+    let addr = base().trim_start_matches("http://");
+    for request in [
+        format!("GET {PRODUCTS}/<script>alert(1)</script> HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        format!(
+            "GET {PRODUCTS}/crm-webhook-connector HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"\u{7f}\r\nConnection: close\r\n\r\n"
+        ),
+        format!("BREW {PRODUCTS}/crm-webhook-connector HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        format!("GET {PRODUCTS}/{} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "%ff".repeat(300)),
+        "GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_owned(),
+    ] {
+        let mut stream = TcpStream::connect(addr).expect("connect");
+        stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).expect("timeout");
+        stream.write_all(request.as_bytes()).expect("send");
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer);
+        let status: u16 = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        assert!((200..500).contains(&status), "{request:?} -> {answer}");
+        let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+        assert!(!body.contains('<'), "{request:?} echoed: {body}");
+    }
+}

@@ -1,0 +1,657 @@
+//! The conformance validator: checks any response body (from this crate,
+//! from the live service, from another implementation) against every rule
+//! of the spec, as untyped JSON.
+//!
+//! It never panics, whatever the input's shape: every access is checked,
+//! and it walks only the fixed structure of the key tables ([`crate::shape`]), so its depth
+//! does not depend on the input.
+//!
+//! The rules, by [`Rule`] code:
+//!
+//! | code | rule |
+//! |---|---|
+//! | `envelope` | the body is an object with exactly one key, `data` |
+//! | `missing_field`, `unknown_field` | every object has exactly the keys of spec §2 |
+//! | `type` | every value has its JSON type; enumerated strings have a shown value |
+//! | `format` | slugs, keys, URLs, timestamps, currency and digests have their shown form |
+//! | `route_category` | `category` is the one paired with `route` |
+//! | `path` | `canonical_path` is `/<route>/<slug>`, `api_path` is `/api/public/foundry/products/<slug>` |
+//! | `derived` | `ctaLabel` = `cta_label`, `publicSafe` = `public_safe`, `clickable` = url is set, `content_score` = `quality.content_score`, `member_count`, `row_count`, `field_count`, `required_fields`, `title`, `missing_reason` |
+//! | `primary_cta` | null without listings; otherwise exactly one listing is primary and `primary_cta` equals it |
+//! | `availability` | a status label shown for the status; `published_product` entries published, clickable, with a URL; unpublished states without a URL |
+//! | `first_listing` | the first listing's key is in availability as `published_product` |
+//! | `sample` | `sample_status` paired with `sample_type`; `record_label`s equal; `fields` = the preview's field names; rows carry every required field, only known fields, values of the preview's types, and the `" N"` suffix on later rows' fixture text |
+//! | `schema_hash` | recomputed from the preview's fields and label |
+//! | `manifest_path` | `products/generated/<slug>/product.json` or `<scheme>://actors/<publisher>/<slug>` |
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::fixture::{TEXT_PREFIX, row_suffix};
+use crate::preview::ManifestLocation;
+use crate::product::{API_PATH_PREFIX, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
+use crate::shape::{Field, Role, Shape};
+use crate::{DigestLength, FieldDescriptor, FieldType, SampleType};
+
+/// Which rule a violation breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// The body is not `{"data": …}`.
+    Envelope,
+    /// A key of spec §2 is missing.
+    MissingField,
+    /// A key not in spec §2.
+    UnknownField,
+    /// A value of the wrong JSON type or an unshown enumerated value.
+    Type,
+    /// A string not in its shown form.
+    Format,
+    /// `category` does not go with `route`.
+    RouteCategory,
+    /// `canonical_path` or `api_path` does not follow from the slug.
+    Path,
+    /// A derived value disagrees with its source.
+    Derived,
+    /// `primary_cta` or the primary flags are wrong.
+    PrimaryCta,
+    /// An availability entry breaks §2.3 or §3.
+    Availability,
+    /// The first listing is not available as `published_product`.
+    FirstListing,
+    /// The sample breaks §1.5, §2.4 or its schema.
+    Sample,
+    /// `schema_hash` does not match the preview's fields.
+    SchemaHash,
+    /// `manifest_path` has neither shown shape.
+    ManifestPath,
+    /// A manifest names a record type that was not generated.
+    RecordType,
+}
+
+impl Rule {
+    /// The rule's code, as printed.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Rule::Envelope => "envelope",
+            Rule::MissingField => "missing_field",
+            Rule::UnknownField => "unknown_field",
+            Rule::Type => "type",
+            Rule::Format => "format",
+            Rule::RouteCategory => "route_category",
+            Rule::Path => "path",
+            Rule::Derived => "derived",
+            Rule::PrimaryCta => "primary_cta",
+            Rule::Availability => "availability",
+            Rule::FirstListing => "first_listing",
+            Rule::Sample => "sample",
+            Rule::SchemaHash => "schema_hash",
+            Rule::ManifestPath => "manifest_path",
+            Rule::RecordType => "record_type",
+        }
+    }
+}
+
+/// One broken rule: where (a JSON pointer), which rule, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON pointer (RFC 6901) to the offending value; `""` is the whole body.
+    pub pointer: String,
+    /// The rule broken.
+    pub rule: Rule,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Violation {
+    /// A violation at `pointer`.
+    pub fn new(pointer: impl Into<String>, rule: Rule, message: impl Into<String>) -> Self {
+        Violation { pointer: pointer.into(), rule, message: message.into() }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pointer = if self.pointer.is_empty() { "/" } else { &self.pointer };
+        write!(f, "{pointer}: [{}] {}", self.rule.code(), self.message)
+    }
+}
+
+/// Every violation found, displayed one per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violations(pub Vec<Violation>);
+
+impl fmt::Display for Violations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, v) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{v}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Violations {}
+
+/// Checks a response body against every rule of the spec. An empty list
+/// means it conforms.
+///
+/// ```
+/// let body = serde_json::json!({"data": {"slug": "Not A Slug"}});
+/// let violations = foundry_catalog::conformance::validate(&body);
+/// assert!(violations.iter().any(|v| v.pointer == "/data/slug" && v.rule.code() == "format"));
+/// assert!(violations.iter().any(|v| v.rule.code() == "missing_field"));
+/// ```
+pub fn validate(body: &Value) -> Vec<Violation> {
+    let mut checker = Checker::default();
+    match body.as_object() {
+        None => checker.push("", Rule::Envelope, format!("the body is {}, not an object {{\"data\": …}}", kind(body))),
+        Some(envelope) => {
+            for key in envelope.keys().filter(|k| *k != "data") {
+                checker.push(
+                    &pointer("", key),
+                    Rule::Envelope,
+                    format!("the envelope has a key `{key}` besides `data`"),
+                );
+            }
+            match envelope.get("data") {
+                None => checker.push("", Rule::Envelope, "the body has no `data` key"),
+                Some(record) => {
+                    checker.shape(record, &Shape::Object(ProductRecord::KEYS), "/data");
+                    if let Some(record) = record.as_object() {
+                        checker.record(record, "/data");
+                    }
+                }
+            }
+        }
+    }
+    checker.out
+}
+
+/// JSON pointer `base` + `/key`, escaped per RFC 6901.
+fn pointer(base: &str, key: &str) -> String {
+    format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Checks a product manifest against the manifest view of the key tables:
+/// the manifest's own keys ([`ProductManifest::KEYS`]) and the record's
+/// stored and optional keys, nested objects without their derived keys.
+/// Optional keys may be left out; derived and built keys are unknown.
+/// Every problem is reported at once, with pointers relative to the
+/// manifest. Cross-field rules are checked on the record the manifest
+/// builds ([`ProductManifest::build`]).
+///
+/// ```
+/// let manifest = serde_json::json!({"record_label": "x", "slug": "Bad Slug", "category": "dataset_product"});
+/// let violations = foundry_catalog::conformance::validate_manifest(&manifest);
+/// assert!(violations.iter().any(|v| v.pointer == "/slug" && v.rule.code() == "format"));
+/// assert!(violations.iter().any(|v| v.pointer == "/category" && v.rule.code() == "unknown_field"));
+/// assert!(violations.iter().any(|v| v.pointer.is_empty() && v.message.contains("`title`")));
+/// ```
+pub fn validate_manifest(manifest: &Value) -> Vec<Violation> {
+    let mut checker = Checker { out: Vec::new(), manifest: true };
+    match manifest.as_object() {
+        None => checker.push("", Rule::Type, format!("a manifest is a JSON object, not {}", kind(manifest))),
+        Some(object) => {
+            let keys: Vec<Field> = ProductManifest::KEYS.iter().chain(ProductRecord::KEYS).copied().collect();
+            checker.object(object, &keys, "");
+        }
+    }
+    checker.out
+}
+
+#[derive(Default)]
+struct Checker {
+    out: Vec<Violation>,
+    /// Checking a manifest: only stored and optional keys exist, and
+    /// optional ones may be left out.
+    manifest: bool,
+}
+
+impl Checker {
+    fn push(&mut self, at: &str, rule: Rule, message: impl Into<String>) {
+        self.out.push(Violation::new(at, rule, message));
+    }
+
+    /// The structural half: types, formats, enumerations, missing and unknown keys.
+    fn shape(&mut self, value: &Value, shape: &Shape, at: &str) {
+        match (shape, value) {
+            (Shape::Any, _) => {}
+            (Shape::Str(format), Value::String(text)) => {
+                if let Err(message) = format.check(text) {
+                    self.push(at, Rule::Format, message);
+                }
+            }
+            (Shape::Bool, Value::Bool(_)) => {}
+            (Shape::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => {}
+            (Shape::Const(expected), Value::String(text)) => {
+                if text != expected {
+                    self.push(at, Rule::Type, format!("{text:?} should be {expected:?}"));
+                }
+            }
+            (Shape::OneOf(values), Value::String(text)) => {
+                if !values.contains(&text.as_str()) {
+                    self.push(at, Rule::Type, format!("{text:?} is not one of {}", values.join(", ")));
+                }
+            }
+            (Shape::Nullable(_), Value::Null) => {}
+            (Shape::Nullable(inner), value) => self.shape(value, inner, at),
+            (Shape::Array(item), Value::Array(items)) => {
+                for (i, value) in items.iter().enumerate() {
+                    self.shape(value, item, &format!("{at}/{i}"));
+                }
+            }
+            (Shape::OpenObject, Value::Object(_)) => {}
+            (Shape::Object(fields), Value::Object(object)) => self.object(object, fields, at),
+            (shape, value) => self.push(at, Rule::Type, format!("expected {}, found {}", expected(shape), kind(value))),
+        }
+    }
+
+    fn object(&mut self, object: &Map<String, Value>, fields: &[Field], at: &str) {
+        let manifest = self.manifest;
+        let present = |field: &Field| !manifest || matches!(field.role, Role::Stored | Role::Optional);
+        for field in fields.iter().filter(|f| present(f)) {
+            match object.get(field.name) {
+                Some(value) => self.shape(value, &field.shape, &pointer(at, field.name)),
+                None if manifest && field.role == Role::Optional => {}
+                None => self.push(at, Rule::MissingField, format!("missing key `{}`", field.name)),
+            }
+        }
+        for key in object.keys() {
+            let message = match fields.iter().find(|f| f.name == key.as_str()) {
+                Some(field) if present(field) => continue,
+                Some(_) => format!("`{key}` is derived or built when the record is made; leave it out of the manifest"),
+                None if manifest => format!("`{key}` is not a key of this object in the manifest format"),
+                None => format!("`{key}` is not a key of this object in the spec"),
+            };
+            self.push(&pointer(at, key), Rule::UnknownField, message);
+        }
+    }
+
+    /// The cross-field rules of one record.
+    fn record(&mut self, record: &Map<String, Value>, at: &str) {
+        let text = |key: &str| record.get(key).and_then(Value::as_str);
+        let slug = text("slug");
+        let route = text("route");
+
+        if let (Some(route), Some(category)) = (route, text("category"))
+            && let Ok(r) = route.parse::<Route>()
+            && r.category().as_str() != category
+        {
+            let expected = r.category().as_str();
+            self.push(
+                &pointer(at, "category"),
+                Rule::RouteCategory,
+                format!("route `{route}` goes with category `{expected}`, not `{category}`"),
+            );
+        }
+        if let Some(slug) = slug {
+            if let (Some(route), Some(path)) = (route, text("canonical_path")) {
+                let expected = format!("/{route}/{slug}");
+                if path != expected {
+                    self.push(&pointer(at, "canonical_path"), Rule::Path, format!("{path:?} should be {expected:?}"));
+                }
+            }
+            if let Some(path) = text("api_path") {
+                let expected = format!("{API_PATH_PREFIX}{slug}");
+                if path != expected {
+                    self.push(&pointer(at, "api_path"), Rule::Path, format!("{path:?} should be {expected:?}"));
+                }
+            }
+        }
+        self.derived_equal(
+            record.get("content_score"),
+            record.get("quality").and_then(|q| q.get("content_score")),
+            &pointer(at, "content_score"),
+            "`quality.content_score`",
+        );
+        if let Some(members) = record.get("member_products").and_then(Value::as_array) {
+            self.count(record.get("member_count"), members.len(), &pointer(at, "member_count"), "`member_products`");
+        }
+        let listings = record.get("marketplaces").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let availability =
+            record.get("marketplace_availability").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        self.listings(listings, record.get("primary_cta"), at);
+        self.availability(availability, &pointer(at, "marketplace_availability"));
+        self.first_listing(listings, availability, at);
+        self.sample_and_preview(record.get("sample"), record.get("schema_preview"), slug, at);
+    }
+
+    fn derived_equal(&mut self, value: Option<&Value>, source: Option<&Value>, at: &str, what: &str) {
+        if let (Some(value), Some(source)) = (value, source)
+            && value != source
+        {
+            self.push(at, Rule::Derived, format!("{value} should equal {what} ({source})"));
+        }
+    }
+
+    fn count(&mut self, value: Option<&Value>, expected: usize, at: &str, what: &str) {
+        if let Some(value) = value
+            && value.as_u64() != u64::try_from(expected).ok()
+        {
+            self.push(at, Rule::Derived, format!("{value} should be the length of {what} ({expected})"));
+        }
+    }
+
+    fn listings(&mut self, listings: &[Value], primary_cta: Option<&Value>, at: &str) {
+        let base = pointer(at, "marketplaces");
+        for (i, listing) in listings.iter().enumerate() {
+            let here = format!("{base}/{i}");
+            self.derived_equal(
+                listing.get("ctaLabel"),
+                listing.get("cta_label"),
+                &pointer(&here, "ctaLabel"),
+                "`cta_label`",
+            );
+            self.derived_equal(
+                listing.get("publicSafe"),
+                listing.get("public_safe"),
+                &pointer(&here, "publicSafe"),
+                "`public_safe`",
+            );
+        }
+        let primaries: Vec<usize> = listings
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.get("primary") == Some(&Value::Bool(true)))
+            .map(|(i, _)| i)
+            .collect();
+        let cta_at = pointer(at, "primary_cta");
+        match (listings.is_empty(), primary_cta) {
+            (true, Some(cta)) if !cta.is_null() => {
+                self.push(&cta_at, Rule::PrimaryCta, "primary_cta must be null when there are no marketplaces");
+            }
+            (false, cta) => {
+                if primaries.len() != 1 {
+                    self.push(
+                        &base,
+                        Rule::PrimaryCta,
+                        format!("exactly one listing must be primary, found {}", primaries.len()),
+                    );
+                }
+                if let (Some(&first), Some(cta)) = (primaries.first(), cta)
+                    && listings.get(first) != Some(cta)
+                {
+                    self.push(
+                        &cta_at,
+                        Rule::PrimaryCta,
+                        format!("primary_cta must equal the primary listing (marketplaces/{first})"),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn availability(&mut self, entries: &[Value], base: &str) {
+        for (i, entry) in entries.iter().enumerate() {
+            let here = format!("{base}/{i}");
+            let url = entry.get("url");
+            if let Some(clickable) = entry.get("clickable").and_then(Value::as_bool) {
+                let has_url = url.is_some_and(Value::is_string);
+                if clickable != has_url {
+                    self.push(
+                        &pointer(&here, "clickable"),
+                        Rule::Derived,
+                        format!("clickable is {clickable} but url is {}", if has_url { "set" } else { "null" }),
+                    );
+                }
+            }
+            let Some(status) =
+                entry.get("status").and_then(Value::as_str).and_then(|s| s.parse::<AvailabilityStatus>().ok())
+            else {
+                continue;
+            };
+            if let Some(label) = entry.get("status_label").and_then(Value::as_str)
+                && !status.status_labels().contains(&label)
+            {
+                self.push(
+                    &pointer(&here, "status_label"),
+                    Rule::Availability,
+                    format!(
+                        "{label:?} is not shown with status `{}`; shown: {}",
+                        status.as_str(),
+                        status.status_labels().join(", ")
+                    ),
+                );
+            }
+            if !status.may_have_url() && url.is_some_and(Value::is_string) {
+                self.push(
+                    &pointer(&here, "url"),
+                    Rule::Availability,
+                    format!("an entry with status `{}` has no url", status.as_str()),
+                );
+            }
+            if entry.get("coverage").and_then(Value::as_str) == Some(Coverage::PublishedProduct.as_str()) {
+                if status != AvailabilityStatus::Published {
+                    self.push(
+                        &pointer(&here, "status"),
+                        Rule::Availability,
+                        "a published_product entry must have status `published`",
+                    );
+                }
+                if !url.is_some_and(Value::is_string) || entry.get("clickable") != Some(&Value::Bool(true)) {
+                    self.push(&here, Rule::Availability, "a published_product entry must be clickable with a url");
+                }
+            }
+        }
+    }
+
+    fn first_listing(&mut self, listings: &[Value], availability: &[Value], at: &str) {
+        let Some(key) = listings.first().and_then(|l| l.get("key")).and_then(Value::as_str) else {
+            return;
+        };
+        let covered = availability.iter().any(|e| {
+            e.get("key").and_then(Value::as_str) == Some(key)
+                && e.get("coverage").and_then(Value::as_str) == Some(Coverage::PublishedProduct.as_str())
+        });
+        if !covered {
+            self.push(
+                &pointer(at, "marketplace_availability"),
+                Rule::FirstListing,
+                format!("the first listing `{key}` must appear here with coverage `published_product`"),
+            );
+        }
+    }
+
+    fn sample_and_preview(&mut self, sample: Option<&Value>, preview: Option<&Value>, slug: Option<&str>, at: &str) {
+        let (sample_at, preview_at) = (pointer(at, "sample"), pointer(at, "schema_preview"));
+        let descriptors =
+            preview.and_then(|p| p.get("fields")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        // The preview's fields as descriptors, when every one is well formed.
+        let fields: Option<Vec<FieldDescriptor>> = descriptors.iter().map(descriptor).collect();
+        let label = preview.and_then(|p| p.get("record_label")).and_then(Value::as_str);
+
+        if let Some(preview) = preview {
+            self.count(preview.get("field_count"), descriptors.len(), &pointer(&preview_at, "field_count"), "`fields`");
+            if let (Some(fields), Some(listed)) = (&fields, preview.get("required_fields")) {
+                let required: Vec<&str> = fields.iter().filter(|f| f.required).map(|f| &*f.name).collect();
+                if listed != &serde_json::json!(required) {
+                    self.push(
+                        &pointer(&preview_at, "required_fields"),
+                        Rule::Derived,
+                        format!("should be {required:?}, the required fields in order"),
+                    );
+                }
+            }
+            if let (Some(fields), Some(label), Some(hash)) =
+                (&fields, label, preview.get("schema_hash").and_then(Value::as_str))
+            {
+                let digest = if hash.len() == 40 { DigestLength::Hex40 } else { DigestLength::Hex64 };
+                let expected = crate::hash::schema_hash(label, fields, digest);
+                if hash != expected {
+                    self.push(
+                        &pointer(&preview_at, "schema_hash"),
+                        Rule::SchemaHash,
+                        format!("{hash} should be {expected}, the hash of the fields and label"),
+                    );
+                }
+            }
+            if let (Some(path), Some(slug)) = (preview.get("manifest_path").and_then(Value::as_str), slug)
+                && !is_manifest_path(path, slug)
+            {
+                self.push(
+                    &pointer(&preview_at, "manifest_path"),
+                    Rule::ManifestPath,
+                    format!("{path:?} is neither products/generated/{slug}/product.json nor <scheme>://actors/<publisher>/{slug}"),
+                );
+            }
+        }
+        let Some(sample) = sample else { return };
+        let rows = sample.get("rows").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        self.count(sample.get("row_count"), rows.len(), &pointer(&sample_at, "row_count"), "`rows`");
+        let sample_label = sample.get("record_label").and_then(Value::as_str);
+        if let (Some(sample_label), Some(label)) = (sample_label, label)
+            && sample_label != label
+        {
+            self.push(
+                &pointer(&sample_at, "record_label"),
+                Rule::Sample,
+                format!("`{sample_label}` differs from schema_preview.record_label `{label}`"),
+            );
+        }
+        if let (Some(sample_label), Some(title)) = (sample_label, sample.get("title").and_then(Value::as_str)) {
+            let expected = format!("{sample_label} sample rows");
+            if title != expected {
+                self.push(&pointer(&sample_at, "title"), Rule::Derived, format!("{title:?} should be {expected:?}"));
+            }
+        }
+        if let (Some(sample_type), Some(status)) =
+            (sample.get("sample_type").and_then(Value::as_str), sample.get("sample_status").and_then(Value::as_str))
+            && let Ok(paired) = sample_type.parse::<SampleType>().map(|t| t.sample_status().as_str())
+            && paired != status
+        {
+            self.push(
+                &pointer(&sample_at, "sample_status"),
+                Rule::Sample,
+                format!("`{sample_type}` goes with `{paired}`, not `{status}`"),
+            );
+        }
+        if sample.get("sample_available") == Some(&Value::Bool(true))
+            && sample.get("missing_reason").is_some_and(|r| !r.is_null())
+        {
+            self.push(
+                &pointer(&sample_at, "missing_reason"),
+                Rule::Derived,
+                "must be null when the sample is available",
+            );
+        }
+        let Some(fields) = fields else { return };
+        let names: Vec<&str> = fields.iter().map(|f| &*f.name).collect();
+        if let Some(listed) = sample.get("fields")
+            && listed != &serde_json::json!(names)
+        {
+            self.push(
+                &pointer(&sample_at, "fields"),
+                Rule::Sample,
+                format!("should be the schema's field names in order: {names:?}"),
+            );
+        }
+        self.rows(rows, &fields, &pointer(&sample_at, "rows"));
+    }
+
+    fn rows(&mut self, rows: &[Value], fields: &[FieldDescriptor], base: &str) {
+        for (i, row) in rows.iter().enumerate() {
+            let here = format!("{base}/{i}");
+            let Some(row) = row.as_object() else { continue };
+            for key in row.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())) {
+                self.push(&pointer(&here, key), Rule::Sample, format!("`{key}` is not a field of the record type"));
+            }
+            for field in fields {
+                let at = pointer(&here, &field.name);
+                let Some(value) = row.get(&*field.name) else {
+                    if field.required {
+                        self.push(&here, Rule::Sample, format!("the required field `{}` is missing", field.name));
+                    }
+                    continue;
+                };
+                let fits = match field.field_type {
+                    FieldType::String => value.is_string(),
+                    FieldType::Number => value.is_number(),
+                    FieldType::Object => value.is_object(),
+                };
+                if !fits {
+                    self.push(
+                        &at,
+                        Rule::Sample,
+                        format!("expected a {} (the schema's type), found {}", field.field_type, kind(value)),
+                    );
+                    continue;
+                }
+                // Fixture text: row n repeats row 1's text with the suffix " n".
+                if let (Some(first_text), Some(text)) = (suffixed_text(rows, &field.name), value.as_str()) {
+                    let expected = format!("{first_text}{}", row_suffix(i + 1));
+                    if text != expected {
+                        self.push(
+                            &at,
+                            Rule::Sample,
+                            format!("{text:?} should be {expected:?} (row 1's text with the row suffix)"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Row 1's value of a string field that follows the suffix rule: fixture
+/// text (starting "Deterministic fixture"), or any text that row 2 repeats
+/// with `" 2"` (tokens such as `fixture_validated`).
+fn suffixed_text<'a>(rows: &'a [Value], name: &str) -> Option<&'a str> {
+    let text = |row: usize| rows.get(row).and_then(|r| r.get(name)).and_then(Value::as_str);
+    let first = text(0)?;
+    let follows =
+        first.starts_with(TEXT_PREFIX) || text(1).is_some_and(|second| second == format!("{first}{}", row_suffix(2)));
+    follows.then_some(first)
+}
+
+fn expected(shape: &Shape) -> &'static str {
+    match shape {
+        Shape::Str(_) | Shape::Const(_) | Shape::OneOf(_) => "a string",
+        Shape::Bool => "a boolean",
+        Shape::Integer => "an integer",
+        Shape::Nullable(inner) => match inner {
+            Shape::Object(_) => "an object or null",
+            _ => "a string or null",
+        },
+        Shape::Array(_) => "an array",
+        Shape::Object(_) | Shape::OpenObject => "an object",
+        Shape::Any => "any value",
+    }
+}
+
+/// A well-formed field descriptor from `schema_preview.fields[i]`.
+fn descriptor(value: &Value) -> Option<FieldDescriptor> {
+    let field_type: FieldType = value.get("type")?.as_str()?.parse().ok()?;
+    Some(FieldDescriptor {
+        name: Cow::Owned(value.get("name")?.as_str()?.to_owned()),
+        field_type,
+        required: value.get("required")?.as_bool()?,
+        description: Cow::Borrowed(""),
+        fixture: None,
+    })
+}
+
+/// Whether `path` is one of the two shown manifest-path shapes for `slug`.
+fn is_manifest_path(path: &str, slug: &str) -> bool {
+    if path == format!("products/generated/{slug}/product.json") {
+        return true;
+    }
+    let Some((scheme, rest)) = path.split_once("://actors/") else { return false };
+    let Some((publisher, tail)) = rest.split_once('/') else { return false };
+    tail == slug && ManifestLocation::actor(scheme, publisher).is_ok()
+}

@@ -1,0 +1,50 @@
+//! ISO 4217 currency codes (`pricing_hint.currency`), checked against the
+//! `iso_currency` list.
+
+use std::fmt;
+
+/// A three-letter ISO 4217 currency code, such as `EUR`.
+///
+/// ```
+/// use foundry_catalog::Currency;
+/// assert!(Currency::new("EUR").is_ok());
+/// assert!(Currency::new("XYZ").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Currency(String);
+
+/// A string that is not an ISO 4217 code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not an ISO 4217 currency code; hint: use a code such as \"EUR\"")]
+pub struct InvalidCurrency(pub String);
+
+impl Currency {
+    /// Checks the code against the ISO 4217 list.
+    pub fn new(code: impl Into<String>) -> Result<Currency, InvalidCurrency> {
+        let code = code.into();
+        if iso_currency::Currency::from_code(&code).is_some() { Ok(Currency(code)) } else { Err(InvalidCurrency(code)) }
+    }
+
+    /// The code.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Currency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl serde::Serialize for Currency {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Currency {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Currency::new(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}

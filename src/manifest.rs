@@ -1,0 +1,96 @@
+//! Reading a product manifest and building its record.
+//!
+//! The manifest's keys are declared with the record in [`crate::product`]
+//! ([`ProductManifest`]). Reading types the manifest, and when it does not
+//! fit, reports every structural problem at once
+//! ([`crate::conformance::validate_manifest`]); building derives
+//! everything else and checks the record against every rule of the spec.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::conformance::{Rule, Violation, Violations, validate};
+use crate::preview::{ManifestLocation, ProductContext, Sample, SchemaPreview};
+use crate::product::{ProductManifest, ProductRecord};
+
+/// Why a manifest could not be read.
+#[derive(Debug)]
+pub enum ManifestError {
+    /// The text is not JSON.
+    Syntax(serde_json::Error),
+    /// The JSON breaks the manifest format; every problem, with pointers.
+    Invalid(Violations),
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ManifestError::Syntax(e) => write!(f, "not JSON: {e}"),
+            ManifestError::Invalid(violations) => write!(f, "{violations}"),
+        }
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+impl ProductManifest {
+    /// Reads a manifest from JSON text: syntax first, then every structural
+    /// problem at once.
+    pub fn from_json(text: &str) -> Result<ProductManifest, ManifestError> {
+        let value: Value = serde_json::from_str(text).map_err(ManifestError::Syntax)?;
+        ProductManifest::from_value(&value).map_err(ManifestError::Invalid)
+    }
+
+    /// Reads a manifest from a JSON value. When it does not fit the typed
+    /// model, every structural problem (missing, unknown or derived keys,
+    /// types, formats) is reported at once, with pointers
+    /// ([`crate::conformance::validate_manifest`]). Rules the typed model
+    /// does not enforce (formats of plain strings, cross-field rules) are
+    /// checked by [`ProductManifest::build`], all together.
+    pub fn from_value(value: &Value) -> Result<ProductManifest, Violations> {
+        serde::Deserialize::deserialize(value).map_err(|e: serde_json::Error| {
+            let violations = crate::conformance::validate_manifest(value);
+            if violations.is_empty() {
+                Violations(vec![Violation::new("", Rule::Type, format!("the manifest does not fit the format: {e}"))])
+            } else {
+                Violations(violations)
+            }
+        })
+    }
+
+    /// Builds the product record: builds the sample and schema preview from
+    /// the record type, and checks the result against every rule of the
+    /// spec. All problems are returned together; pointers are relative to
+    /// the record, whose keys mirror the manifest's (`/marketplaces/0/key`).
+    pub fn build(&self) -> Result<ProductRecord, Violations> {
+        let mut problems = Vec::new();
+        let record_type = crate::record_type(&self.record_label);
+        if record_type.is_none() {
+            let known: Vec<&str> = crate::record_types().iter().map(|t| &*t.record_label).collect();
+            problems.push(Violation::new(
+                "/record_label",
+                Rule::RecordType,
+                format!("no record type `{}`; known: {}", self.record_label, known.join(", ")),
+            ));
+        }
+        let location = match &self.actor_manifest {
+            None => Some(ManifestLocation::Generated),
+            Some(actor) => ManifestLocation::actor(&actor.scheme, &actor.publisher)
+                .map_err(|e| problems.push(Violation::new("/actor_manifest", Rule::ManifestPath, e.to_string())))
+                .ok(),
+        };
+        let (Some(record_type), Some(location)) = (record_type, location) else {
+            return Err(Violations(problems));
+        };
+        let ctx = ProductContext::new(self.slug.clone(), self.freshness_label).with_manifest(location);
+        let record = self.to_record(Sample::new(record_type, &ctx), SchemaPreview::new(record_type, &ctx));
+        // Serializing a typed record into a Value cannot fail.
+        let body = serde_json::json!({ "data": serde_json::to_value(&record).unwrap_or_default() });
+        let violations: Vec<Violation> = validate(&body)
+            .into_iter()
+            .map(|v| Violation { pointer: v.pointer.strip_prefix("/data").unwrap_or(&v.pointer).to_owned(), ..v })
+            .collect();
+        if violations.is_empty() { Ok(record) } else { Err(Violations(violations)) }
+    }
+}

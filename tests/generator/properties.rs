@@ -1,0 +1,165 @@
+//! Property tests over random valid definitions: they always generate,
+//! their fixture rows validate against their own schema and follow the
+//! suffix rule, and the hash changes exactly when the contract does.
+
+use std::borrow::Cow;
+
+use foundry_catalog::hash::schema_hash;
+use foundry_catalog::{DigestLength, FieldDescriptor, FieldType, FixtureHint, fixture, json_schema};
+use foundry_catalog_build::{Generator, Source};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+fn field_type() -> impl Strategy<Value = FieldType> {
+    prop_oneof![Just(FieldType::String), Just(FieldType::Number), Just(FieldType::Object)]
+}
+
+/// A hint that fits `ty` (or none), with valid parameters.
+fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
+    let absent = if required { Just(None).boxed() } else { Just(Some(FixtureHint::Absent)).boxed() };
+    let fitting = match ty {
+        FieldType::String => prop_oneof![
+            "[a-z]{1,8}( [a-z]{1,8}){0,2}".prop_map(|p| Some(FixtureHint::Text(Cow::Owned(p)))),
+            "[a-z_]{1,12}".prop_map(|t| Some(FixtureHint::Token(Cow::Owned(t)))),
+            (2000i32..2100, 1u8..13, 1u8..29)
+                .prop_map(|(y, m, d)| Some(FixtureHint::Date(Cow::Owned(format!("{y:04}-{m:02}-{d:02}"))))),
+            "[a-z]{1,10}(/[a-z0-9]{1,6}){0,2}".prop_map(|p| Some(FixtureHint::Url(Cow::Owned(format!("https://{p}"))))),
+        ]
+        .boxed(),
+        FieldType::Number => prop_oneof![
+            (0u16..1000).prop_map(|t| Some(FixtureHint::Fraction(f64::from(t) / 1000.0))),
+            Just(Some(FixtureHint::Sequence)),
+        ]
+        .boxed(),
+        FieldType::Object => "[a-z_]{1,12}".prop_map(|m| Some(FixtureHint::Payload(Cow::Owned(m)))).boxed(),
+    };
+    prop_oneof![Just(None), fitting, absent].boxed()
+}
+
+/// Random fields with distinct wire and Rust names (the index suffix keeps
+/// them apart), any type, required or not, and fitting hints.
+fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
+    prop::collection::vec(("[a-z][a-zA-Z]{0,8}", field_type(), any::<bool>(), "[A-Za-z][A-Za-z ,.]{0,30}"), 1..10)
+        .prop_flat_map(|specs| {
+            let fields: Vec<_> = specs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (base, ty, required, description))| {
+                    hint(ty, required).prop_map(move |fixture| FieldDescriptor {
+                        name: Cow::Owned(format!("{base}{i}")),
+                        field_type: ty,
+                        required,
+                        description: Cow::Owned(description.clone()),
+                        fixture,
+                    })
+                })
+                .collect();
+            fields
+        })
+}
+
+fn label() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9]{0,6}(_[a-z0-9]{1,5}){0,2}".prop_filter("not a keyword", |l| l != "self")
+}
+
+fn definition(label: &str, fields: &[FieldDescriptor], rows: usize, digest: u64) -> String {
+    json!({
+        "record_label": label,
+        "sample_type": "deterministic_executable_fixture",
+        "digest_length": digest,
+        "sample_rows": rows,
+        "fields": fields,
+    })
+    .to_string()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_definitions_generate_and_their_rows_follow_the_rules(
+        label in label(),
+        fields in fields(),
+        rows in 1usize..6,
+        digest in prop_oneof![Just(64u64), Just(40u64)],
+    ) {
+        let text = definition(&label, &fields, rows, digest);
+        let source = Source::new(format!("prop/{label}.json"), text);
+        let generator = Generator::new().threads(1);
+        let code = generator.generate(std::slice::from_ref(&source));
+        prop_assert!(code.is_ok(), "{:?}", code.err().map(|e| e.to_string()));
+        let checked = generator.check(&[source]).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let schema = &checked[0].schema;
+        prop_assert_eq!(schema.schema_hash.len(), digest as usize);
+
+        let validator = jsonschema::draft202012::new(&json_schema::record_type_schema(schema)).expect("schema");
+        let all = fixture::rows(schema, "prop-slug");
+        prop_assert_eq!(all.len(), rows);
+        for (i, row) in all.iter().enumerate() {
+            let n = i + 1;
+            let row_value = Value::Object(row.clone());
+            prop_assert!(validator.is_valid(&row_value), "row {} invalid: {}", n, row_value);
+            for field in schema.fields.iter() {
+                let value = row.get(&*field.name);
+                match &*fixture::effective_hint(field) {
+                    FixtureHint::Absent => prop_assert!(value.is_none()),
+                    FixtureHint::Text(_) | FixtureHint::Token(_) => {
+                        let first = all[0].get(&*field.name).and_then(Value::as_str).unwrap_or_default();
+                        let expected = format!("{first}{}", fixture::row_suffix(n));
+                        prop_assert_eq!(value.and_then(Value::as_str), Some(expected.as_str()));
+                    }
+                    FixtureHint::Fraction(_) => {
+                        let f = value.and_then(Value::as_f64).unwrap_or(-1.0);
+                        prop_assert!((0.0..1.0).contains(&f));
+                    }
+                    FixtureHint::Url(_) => {
+                        let url = value.and_then(Value::as_str).unwrap_or_default();
+                        prop_assert!(foundry_catalog::is_absolute_url(url), "{}", url);
+                    }
+                    _ => prop_assert!(value.is_some()),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_hash_follows_the_contract_and_ignores_prose(
+        label in label(),
+        fields in fields(),
+        pick in any::<prop::sample::Index>(),
+        other in any::<prop::sample::Index>(),
+        description in "[a-z ]{0,20}",
+    ) {
+        let hash = |f: &[FieldDescriptor]| schema_hash(&label, f, DigestLength::Hex64);
+        let base = hash(&fields);
+        let i = pick.index(fields.len());
+
+        let mut prose = fields.clone();
+        prose[i].description = Cow::Owned(description);
+        prose[i].fixture = None;
+        prop_assert_eq!(hash(&prose), base.clone());
+
+        let mut renamed = fields.clone();
+        renamed[i].name = Cow::Owned(format!("{}x", renamed[i].name));
+        prop_assert_ne!(hash(&renamed), base.clone());
+
+        let mut retyped = fields.clone();
+        retyped[i].field_type = match retyped[i].field_type {
+            FieldType::String => FieldType::Number,
+            FieldType::Number => FieldType::Object,
+            FieldType::Object => FieldType::String,
+        };
+        prop_assert_ne!(hash(&retyped), base.clone());
+
+        let mut flipped = fields.clone();
+        flipped[i].required = !flipped[i].required;
+        prop_assert_ne!(hash(&flipped), base.clone());
+
+        let j = other.index(fields.len());
+        if i != j {
+            let mut moved = fields.clone();
+            moved.swap(i, j);
+            prop_assert_ne!(hash(&moved), base);
+        }
+    }
+}
