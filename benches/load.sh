@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load test on loopback: the release `serve` example against nginx serving
+# Load test on loopback: release `foundry-catalog serve` against nginx serving
 # the same response bodies as static files, with the same settings: two
 # workers each (this machine has two cores), keep-alive, no access log, and
 # the same Content-Type and Cache-Control. wrk drives both the same way.
@@ -33,14 +33,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cargo build --release --locked --quiet --example serve
-target/release/examples/serve --addr "$OURS" 2>"$work/serve.log" &
+cargo build --release --locked --quiet --bin foundry-catalog
+target/release/foundry-catalog serve --addr "$OURS" 2>"$work/serve.log" &
 server_pid=$!
 for _ in $(seq 50); do curl -fs "http://$OURS$PRODUCTS/$SLUG" >/dev/null && break; sleep 0.1; done
 
 # The very bytes our server sends, as static files for nginx.
 mkdir -p "$work/static$PRODUCTS"
-for slug in $(sed -n 's/^  //p' "$work/serve.log"); do
+for manifest in examples/catalog/*.json; do
+  slug=$(basename "$manifest" .json)
   curl -fs "http://$OURS$PRODUCTS/$slug" -o "$work/static$PRODUCTS/$slug"
 done
 

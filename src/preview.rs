@@ -1,7 +1,7 @@
 //! The `schema_preview` (spec §2.5) and `sample` (spec §2.4) objects of a
 //! product record, built from a record type and a product context.
 //!
-//! Both are declared once with [`wire_object!`]. Each value is stored once;
+//! Both are declared once with `wire_object!`. Each value is stored once;
 //! everything the spec says equals something else (`field_count`,
 //! `row_count`, `required_fields`, `title`, `sample_status`, …) is derived
 //! when serializing, so the two can never disagree.

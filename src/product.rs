@@ -1,6 +1,6 @@
 //! The product record (spec §2.1–§2.3), declared once.
 //!
-//! Each object of the record is one [`wire_object!`] declaration below:
+//! Each object of the record is one `wire_object!` declaration below:
 //! every key in the spec's table order with its role and shape. From it
 //! follow the struct, its serializer, its deserializer, the product
 //! manifest ([`ProductManifest`]), the table the validator walks

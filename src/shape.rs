@@ -3,7 +3,7 @@
 //! and its role (stored, derived, or built from the record type).
 //!
 //! The tables are not written here. Each object is declared once, with
-//! [`wire_object!`], next to its Rust type (in [`crate::product`] and
+//! `wire_object!`, next to its Rust type (in [`crate::product`] and
 //! [`crate::preview`]); that one declaration gives the struct, its
 //! serializer (derived keys computed, keys in table order), its
 //! deserializer, the product manifest's struct, and the table

@@ -2,7 +2,7 @@
 //! names the file and carries a hint.
 #![no_main]
 
-use foundry_catalog::codegen::{Generator, Source};
+use foundry_catalog_build::{Generator, Source};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! and serializes back to an equal JSON value.
 #![no_main]
 
-use foundry_catalog::ProductResponse;
+use foundry_catalog::response::ProductResponse;
 use foundry_catalog::conformance::validate;
 use libfuzzer_sys::fuzz_target;
 
