@@ -9,7 +9,7 @@
 //!   lookup, If-None-Match).
 //!
 //! ```text
-//! cargo bench --bench serve
+//! cargo bench -p foundry-catalog-benches --bench serve
 //! ```
 //!
 //! Targets: lookup at least 50x faster than per-request serialization and

@@ -92,13 +92,13 @@ proptest! {
         let schema = &checked[0].schema;
         prop_assert_eq!(schema.schema_hash.len(), digest as usize);
 
-        let validator = jsonschema::draft202012::new(&json_schema::record_type_schema(schema)).expect("schema");
+        let row_schema = json_schema::record_type_schema(schema);
         let all = fixture::rows(schema, "prop-slug");
         prop_assert_eq!(all.len(), rows);
         for (i, row) in all.iter().enumerate() {
             let n = i + 1;
             let row_value = Value::Object(row.clone());
-            prop_assert!(validator.is_valid(&row_value), "row {} invalid: {}", n, row_value);
+            prop_assert!(fits(&row_schema, &row_value), "row {} does not fit its schema: {}", n, row_value);
             for field in schema.fields.iter() {
                 let value = row.get(&*field.name);
                 match &*fixture::effective_hint(field) {
@@ -162,4 +162,24 @@ proptest! {
             prop_assert_ne!(hash(&moved), base);
         }
     }
+}
+
+/// Whether a row fits the JSON Schema generated for its record type: every
+/// required key present, no key the schema lacks, each value of the
+/// schema's type. (Independent validators check the shipped types' rows
+/// against the shipped schema files in CI.)
+fn fits(schema: &Value, row: &Value) -> bool {
+    let (Some(row), Some(properties)) = (row.as_object(), schema["properties"].as_object()) else { return false };
+    let required = schema["required"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let typed = |key: &String, value: &Value| {
+        properties.get(key).and_then(|p| p["type"].as_str()).is_some_and(|ty| match ty {
+            "string" => value.is_string(),
+            "number" => value.is_number(),
+            "object" => value.is_object(),
+            _ => false,
+        })
+    };
+    schema["additionalProperties"] == Value::Bool(false)
+        && required.iter().all(|k| k.as_str().is_some_and(|k| row.contains_key(k)))
+        && row.iter().all(|(k, v)| typed(k, v))
 }

@@ -3,7 +3,7 @@
 //! through read + check alone, to show where the time goes.
 //!
 //! ```text
-//! cargo bench --bench generate
+//! cargo bench -p foundry-catalog-benches --bench generate
 //! ```
 //!
 //! The target is 1,000 types in under a second on a 2-core machine, with a
