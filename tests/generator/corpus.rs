@@ -1,9 +1,35 @@
 //! The definition corpus: every good definition's generated Rust and every
 //! bad definition's error message, pinned with insta.
 
-use std::path::Path;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 
 use foundry_catalog_build::{Generator, Source};
+
+/// Runs `check` on every `*.json` file of a corpus folder, sorted, with
+/// insta's snapshot suffix set to the file name (snapshots are named
+/// `<test>@<file>.json`), and reports every failing file at the end.
+fn each_corpus_file(dir: &str, check: impl Fn(&Path)) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+        .expect("corpus folder is readable")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{dir} holds definitions");
+    let mut failed = Vec::new();
+    for path in files {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_suffix(name.clone());
+        settings.set_input_file(&path);
+        if catch_unwind(AssertUnwindSafe(|| settings.bind(|| check(&path)))).is_err() {
+            failed.push(name);
+        }
+    }
+    assert!(failed.is_empty(), "failing corpus files in {dir}: {failed:?}");
+}
 
 /// A corpus file as a source named by its path from the crate root.
 fn source(path: &Path) -> Source {
@@ -14,24 +40,24 @@ fn source(path: &Path) -> Source {
 
 #[test]
 fn good_definitions_generate() {
-    insta::glob!("..", "corpus/good/*.json", |path| {
+    each_corpus_file("tests/corpus/good", |path| {
         let code = Generator::new()
             .generate(&[source(path)])
             .unwrap_or_else(|e| panic!("{} should generate:\n{e}", path.display()));
-        insta::assert_snapshot!(code);
+        insta::assert_snapshot!("good_definitions_generate", code);
     });
 }
 
 #[test]
 fn bad_definitions_fail_with_pinned_messages() {
-    insta::glob!("..", "corpus/bad/*.json", |path| {
+    each_corpus_file("tests/corpus/bad", |path| {
         let errors = Generator::new().generate(&[source(path)]).expect_err("a bad definition must not generate");
         let message = errors.to_string();
         for line in message.lines() {
             assert!(line.starts_with("error: tests/corpus/bad/"), "names the file: {line}");
             assert!(line.contains("; hint: "), "carries a hint: {line}");
         }
-        insta::assert_snapshot!(message);
+        insta::assert_snapshot!("bad_definitions_fail_with_pinned_messages", message);
     });
 }
 
