@@ -34,7 +34,8 @@ cleanup() {
 trap cleanup EXIT
 
 cargo build --release --locked --quiet --bin foundry-catalog
-target/release/foundry-catalog serve --addr "$OURS" 2>"$work/serve.log" &
+# No access log, as nginx runs here without one.
+RUST_LOG=warn target/release/foundry-catalog serve --addr "$OURS" 2>"$work/serve.log" &
 server_pid=$!
 for _ in $(seq 50); do curl -fs "http://$OURS$PRODUCTS/$SLUG" >/dev/null && break; sleep 0.1; done
 

@@ -180,15 +180,22 @@ fn schemas_write_and_check() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `serve` on an ephemeral loopback port, killed on drop.
+/// `serve` on an ephemeral loopback port, killed on drop. Its stderr is
+/// collected by a thread (so logging never blocks on a full pipe).
 struct Server {
     child: Child,
     base: String,
+    addr: std::net::SocketAddr,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(BIN)
+        Server::start_with(Command::new(BIN), args)
+    }
+
+    fn start_with(mut command: Command, args: &[&str]) -> Server {
+        let mut child = command
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args(args)
             .stderr(Stdio::piped())
@@ -196,15 +203,46 @@ impl Server {
             .spawn()
             .expect("serve starts");
         let stderr = child.stderr.take().expect("stderr");
-        let mut line = String::new();
-        BufReader::new(stderr).read_line(&mut line).expect("a start-up line");
-        let base = line
-            .split_whitespace()
-            .find_map(|word| word.strip_prefix("http://"))
-            .and_then(|rest| rest.split('/').next())
-            .map(|addr| format!("http://{addr}"))
-            .unwrap_or_else(|| panic!("no address in {line:?}"));
-        Server { child, base }
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let lines = std::sync::Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(addr) = line
+                    .split_whitespace()
+                    .find_map(|word| word.strip_prefix("http://"))
+                    .and_then(|rest| rest.split('/').next())
+                {
+                    let _ = addr_tx.send(addr.to_owned());
+                }
+                lines.lock().expect("log").push(line);
+            }
+        });
+        let addr: String = addr_rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no address logged; stderr:\n{}", log.lock().expect("log").join("\n")));
+        Server { child, base: format!("http://{addr}"), addr: addr.parse().expect("an address"), log }
+    }
+
+    fn signal(&self, name: &str) {
+        let status = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status();
+        assert!(status.is_ok_and(|s| s.success()), "kill -{name}");
+    }
+
+    fn log_has(&self, text: &str) -> bool {
+        self.log.lock().expect("log").iter().any(|line| line.contains(text))
+    }
+
+    /// Waits for the process to exit (at most `limit`).
+    fn exit_within(&mut self, limit: std::time::Duration) -> Option<std::process::ExitStatus> {
+        let started = std::time::Instant::now();
+        while started.elapsed() < limit {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        None
     }
 }
 
@@ -237,4 +275,150 @@ fn serve_refuses_a_broken_catalog_before_listening() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("broken-product.json:1:"), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+const PRODUCT: &str = "/api/public/foundry/products/eu-regulatory-status-signals";
+
+/// Sends a request on an open connection and reads one whole response
+/// (by Content-Length); `None` if the connection closes before its first byte.
+fn request_on(stream: &mut std::net::TcpStream, path: &str) -> Option<(u16, Vec<u8>)> {
+    use std::io::{Read, Write};
+    stream.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes()).ok()?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ if head.is_empty() => return None,
+            _ => panic!("a response cut short after {} bytes of its head", head.len()),
+        }
+    }
+    let head = String::from_utf8_lossy(&head).to_lowercase();
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let length: usize =
+        head.lines().find_map(|l| l.strip_prefix("content-length: ")).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).expect("a whole body, never a cut one");
+    Some((status, body))
+}
+
+#[test]
+fn sigterm_drains_in_flight_requests_and_exits_0() {
+    use std::io::Write;
+    let mut server = Server::start(&["--drain-timeout", "5s"]);
+    let addr = server.addr;
+    // Load: keep-alive clients requesting in a loop until the server goes.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut answered = 0u32;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let Ok(mut stream) = std::net::TcpStream::connect(addr) else { break };
+                    while let Some((status, body)) = request_on(&mut stream, PRODUCT) {
+                        assert_eq!(status, 200);
+                        assert!(body.ends_with(b"}}"), "a whole body");
+                        answered += 1;
+                    }
+                }
+                answered
+            })
+        })
+        .collect();
+    // A request in flight: its head half sent when the signal arrives.
+    let mut in_flight = std::net::TcpStream::connect(addr).expect("connect");
+    in_flight.write_all(format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n").as_bytes()).expect("send");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+
+    server.signal("TERM");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    in_flight.write_all(b"\r\n").expect("finish the request");
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut in_flight, &mut answer).expect("an answer, then close");
+    assert!(answer.starts_with("HTTP/1.1 200"), "the in-flight request is answered: {answer:.60}");
+    assert!(answer.ends_with("}}"), "with its whole body");
+
+    let status = server.exit_within(std::time::Duration::from_secs(10)).expect("exits within the drain timeout");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let answered: u32 = clients.into_iter().map(|c| c.join().expect("no client saw a cut response")).sum();
+    assert!(answered > 0, "the load was served");
+    assert_eq!(status.code(), Some(0));
+    assert!(server.log_has("SIGTERM"), "logged");
+    assert!(std::net::TcpStream::connect(addr).is_err(), "no longer listening");
+}
+
+#[test]
+fn sighup_reloads_a_good_catalog_and_keeps_serving_on_a_broken_one() {
+    let dir = temp("sighup");
+    for entry in std::fs::read_dir(repo().join("examples/catalog")).expect("catalog") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
+    }
+    let server = Server::start(&["--catalog", dir.to_str().expect("utf-8")]);
+    let url = format!("{}{PRODUCT}", server.base);
+    let body = || text(&run(&["check", &url]).stdout);
+    let fetch = || {
+        let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+        request_on(&mut stream, PRODUCT)
+            .map(|(_, body)| String::from_utf8_lossy(&body).into_owned())
+            .unwrap_or_default()
+    };
+    assert!(body().ends_with(": ok\n"));
+
+    let path = dir.join("eu-regulatory-status-signals.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+    manifest["title"] = serde_json::json!("Reloaded by SIGHUP");
+    std::fs::write(&path, manifest.to_string()).expect("write");
+    server.signal("HUP");
+    let started = std::time::Instant::now();
+    while !fetch().contains("Reloaded by SIGHUP") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the good edit was not served");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+
+    std::fs::write(dir.join("crm-webhook-connector.json"), "{\"slug\": ").expect("break a manifest");
+    server.signal("HUP");
+    let started = std::time::Instant::now();
+    while !server.log_has("reload failed") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the broken reload was not logged");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(server.log_has("crm-webhook-connector.json"), "the error names the file");
+    assert!(fetch().contains("Reloaded by SIGHUP"), "the last good catalog still serves");
+    assert!(body().ends_with(": ok\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn survives_running_out_of_file_descriptors() {
+    // 64 descriptors and a cap set above them on purpose: accept() itself
+    // fails with EMFILE once they are used up.
+    let mut command = Command::new("prlimit");
+    command.args(["--nofile=64:64", BIN]);
+    let server = Server::start_with(command, &["--max-connections", "1000"]);
+    let held: Vec<_> = (0..120).filter_map(|_| std::net::TcpStream::connect(server.addr).ok()).collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(held);
+    let started = std::time::Instant::now();
+    loop {
+        let mut stream = std::net::TcpStream::connect(server.addr).expect("still listening");
+        if let Some((status, _)) = request_on(&mut stream, PRODUCT) {
+            assert_eq!(status, 200);
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "never answered again");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(server.log_has("accept failed"), "the accept errors are logged");
+    let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+    let (_, metrics) = request_on(&mut stream, "/metrics").expect("metrics");
+    let metrics = String::from_utf8_lossy(&metrics).into_owned();
+    let errors: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("foundry_accept_errors_total "))
+        .and_then(|v| v.parse().ok())
+        .expect("the accept error counter");
+    assert!(errors > 0, "{metrics}");
 }

@@ -1,79 +1,90 @@
 //! # foundry-catalog-server
 //!
 //! Serves `GET /api/public/foundry/products/{slug}` from a
-//! [`ResponseCatalog`] of pre-built bodies over HTTP/1.1. All request
-//! handling is [`foundry_catalog::serving::respond`]; this crate only
-//! adapts it to axum and runs the listener. `foundry-catalog serve` is its
-//! command-line front end.
+//! `ResponseCatalog` of pre-built bodies over HTTP/1.1, ready to sit
+//! behind nothing but a TCP load balancer. All product request handling is
+//! `foundry_catalog::serving::respond`; this crate runs the sockets:
 //!
-//! Its public API: [`app`] (the axum router, for embedding in a server of
-//! your own) and [`serve`] (bind, log the address, serve until the
-//! process ends).
+//! - **bounded resources**: a header timeout (from a request's first byte)
+//!   and an idle timeout, a cap on open connections (over it, a new
+//!   connection is closed at once and counted), request heads capped in
+//!   bytes and headers (431), no request body ever read, accept errors
+//!   logged and survived;
+//! - **graceful lifecycle**: SIGTERM or SIGINT stop accepting, turn
+//!   `/readyz` to 503, let in-flight requests finish and close idle
+//!   connections within a drain timeout, then exit 0; SIGHUP (or a change
+//!   in the catalog folder, with `watch`) rebuilds the catalog off the
+//!   request path and swaps it in whole, or keeps the old one and logs
+//!   every problem;
+//! - **observability**: `tracing` logs (text or JSON), one access-log line
+//!   per request (target `access`), `/healthz`, `/readyz` and `/metrics`
+//!   (Prometheus text format).
+//!
+//! Its public API: [`Config`] and [`CatalogSource`], [`Server`] (bind, then
+//! run) with its [`Handle`], [`run`] (the whole process, signals
+//! included, as `foundry-catalog serve` uses it), [`init_logging`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-use std::net::SocketAddr;
-use std::sync::Arc;
+mod config;
+mod deadline;
+mod handler;
+mod log;
+mod metrics;
+mod server;
+mod state;
 
-use axum::Router;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
-use axum::serve::{Listener, ListenerExt};
-use foundry_catalog::catalog::ResponseCatalog;
-use foundry_catalog::serving::respond;
+pub use config::{CatalogSource, Config, default_max_connections};
+pub use log::{LogFormat, init_logging};
+pub use server::{Handle, Server};
 
-/// The server: one fallback handler, so every path and method reaches
-/// `respond` (which owns 404 and 405).
-pub fn app(catalog: Arc<ResponseCatalog>) -> Router {
-    Router::new().fallback(handle).with_state(catalog)
+/// Why the server could not start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The async runtime or the signal handlers could not be set up.
+    #[error("cannot start: {0}")]
+    Start(#[from] std::io::Error),
+    /// The catalog has problems; nothing was served.
+    #[error("{0}")]
+    Catalog(foundry_catalog::catalog::CatalogErrors),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
 }
 
-async fn handle(
-    State(catalog): State<Arc<ResponseCatalog>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response<Body> {
-    let if_none_match = headers.get(header::IF_NONE_MATCH).map(|v| v.as_bytes());
-    let reply = respond(&catalog, method.as_str(), uri.path(), if_none_match);
-    let mut response = Response::new(Body::from(reply.body));
-    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::NOT_FOUND);
-    let headers = response.headers_mut();
-    // Constant values are static and the ETag is shared bytes: no copies per request.
-    if let Some(content_type) = reply.content_type {
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    }
-    if let Some(etag) = reply.etag.and_then(|etag| HeaderValue::from_maybe_shared(etag).ok()) {
-        headers.insert(header::ETAG, etag);
-    }
-    if let Some(cache_control) = reply.cache_control {
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
-    }
-    if let Some(allow) = reply.allow {
-        headers.insert(header::ALLOW, HeaderValue::from_static(allow));
-    }
-    if reply.status != 304 {
-        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reply.content_length));
-    }
-    response
-}
-
-/// Binds `addr` and serves `catalog` until the process ends, on a
-/// multi-threaded tokio runtime. Logs the bound address to stderr.
-///
-/// Errors: the runtime cannot start, the address cannot be bound, or the
-/// server stops with an I/O error.
-pub fn serve(addr: SocketAddr, catalog: Arc<ResponseCatalog>) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_io().build()?;
+/// Runs the server as a process: builds the catalog, binds, serves until
+/// SIGTERM or SIGINT and drains; SIGHUP reloads the catalog. Returns when
+/// the drain is over.
+pub fn run(config: Config) -> Result<(), ServeError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        // Like nginx's tcp_nodelay: small responses leave at once.
-        let listener = tokio::net::TcpListener::bind(addr).await?.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut hangup = signal(SignalKind::hangup())?;
+        let server = Server::bind(config).await?;
+        let handle = server.handle();
+        tokio::spawn(async move {
+            while hangup.recv().await.is_some() {
+                tracing::info!("SIGHUP: reloading the catalog");
+                handle.reload();
+            }
         });
-        let local = listener.local_addr().unwrap_or(addr);
-        eprintln!("serving {} products on http://{local}/api/public/foundry/products/{{slug}}", catalog.len());
-        axum::serve(listener, app(catalog)).await
+        server
+            .run_until(async move {
+                let name = tokio::select! {
+                    _ = terminate.recv() => "SIGTERM",
+                    _ = interrupt.recv() => "SIGINT",
+                };
+                tracing::info!("{name}: shutting down");
+            })
+            .await;
+        Ok(())
     })
 }

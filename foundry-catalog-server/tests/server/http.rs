@@ -1,33 +1,21 @@
-//! The server over real loopback HTTP: every behaviour of
+//! Every behaviour of
 //! `GET /api/public/foundry/products/{slug}`, with a real client (ureq) and
 //! a raw socket for requests a client would not send.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use foundry_catalog::catalog::ResponseCatalog;
 
+use crate::support::TestServer;
+
 const PRODUCTS: &str = "/api/public/foundry/products";
 
-/// One server for the whole file, on an ephemeral loopback port.
+/// One server for the whole module, on an ephemeral loopback port.
 fn base() -> &'static str {
-    static BASE: OnceLock<String> = OnceLock::new();
-    BASE.get_or_init(|| {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let addr = listener.local_addr().expect("address");
-        let catalog = Arc::new(ResponseCatalog::embedded().expect("embedded catalog builds"));
-        std::thread::spawn(move || {
-            let runtime =
-                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_io().build().expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-                axum::serve(listener, foundry_catalog_server::app(catalog)).await.expect("serves");
-            });
-        });
-        format!("http://{addr}")
-    })
+    static SERVER: OnceLock<TestServer> = OnceLock::new();
+    &SERVER.get_or_init(|| TestServer::start(|_| {})).base
 }
 
 fn agent() -> ureq::Agent {

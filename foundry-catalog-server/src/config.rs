@@ -1,0 +1,84 @@
+//! Server settings and their defaults.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where the catalog comes from; reloads rebuild it from the same place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CatalogSource {
+    /// The catalog compiled into the runtime (`ResponseCatalog::embedded`).
+    Embedded,
+    /// A folder of product manifests, read again on every reload.
+    Dir(PathBuf),
+}
+
+impl CatalogSource {
+    /// Builds and validates the catalog (all problems, each naming its file).
+    pub fn build(&self) -> Result<foundry_catalog::catalog::ResponseCatalog, foundry_catalog::catalog::CatalogErrors> {
+        match self {
+            CatalogSource::Embedded => foundry_catalog::catalog::ResponseCatalog::embedded(),
+            CatalogSource::Dir(dir) => foundry_catalog::catalog::ResponseCatalog::from_dir(dir),
+        }
+    }
+}
+
+/// Everything the server can be told. [`Config::new`] gives the defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The address to listen on.
+    pub addr: SocketAddr,
+    /// The catalog to serve.
+    pub source: CatalogSource,
+    /// How long a client has to send a request's headers, from its first
+    /// byte (default 10 s). A dripping client is closed when it runs out.
+    pub header_timeout: Duration,
+    /// How long a connection may sit without traffic between requests or
+    /// while a response is not being read (default 60 s).
+    pub idle_timeout: Duration,
+    /// The most connections open at once; a connection over it is closed
+    /// as soon as it is accepted, and counted (default: from the
+    /// file-descriptor limit, see [`default_max_connections`]).
+    pub max_connections: usize,
+    /// The largest request head (request line and headers) in bytes; over
+    /// it the answer is 431 (default 32 KiB).
+    pub max_header_bytes: usize,
+    /// The most request headers; over it the answer is 431 (default 100).
+    pub max_headers: usize,
+    /// How long in-flight requests may take to finish after SIGTERM or
+    /// SIGINT before the server exits anyway (default 10 s).
+    pub drain_timeout: Duration,
+    /// Reload the catalog when a file in its folder changes (debounced).
+    pub watch: bool,
+    /// How often the folder is looked at when watching (default 500 ms).
+    pub watch_interval: Duration,
+}
+
+impl Config {
+    /// The defaults, serving `source` on `addr`.
+    pub fn new(addr: SocketAddr, source: CatalogSource) -> Self {
+        Config {
+            addr,
+            source,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: default_max_connections(),
+            max_header_bytes: 32 * 1024,
+            max_headers: 100,
+            drain_timeout: Duration::from_secs(10),
+            watch: false,
+            watch_interval: Duration::from_millis(500),
+        }
+    }
+}
+
+/// The default connection cap: the soft file-descriptor limit less a
+/// headroom of a tenth (at least 32) for the listener, catalog files,
+/// logs and the connections accepted only to be closed. 1,024 descriptors
+/// give 922 connections.
+pub fn default_max_connections() -> usize {
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(1 << 20);
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let headroom = (limit / 10).max(32);
+    limit.saturating_sub(headroom).max(1)
+}

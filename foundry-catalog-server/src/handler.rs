@@ -1,0 +1,107 @@
+//! One request in, one response out: the operations endpoints, and the
+//! product path through `foundry_catalog::serving::respond`.
+//!
+//! | path | answer |
+//! |---|---|
+//! | `/healthz` | 200 while the process runs (liveness) |
+//! | `/readyz` | 200 while serving, 503 once draining (readiness) |
+//! | `/metrics` | the counters, Prometheus text format |
+//! | anything else | `respond` (the product path, 404 elsewhere) |
+//!
+//! The operations endpoints sit outside `/api/public/foundry/products/`,
+//! so no product slug can ever reach or shadow them.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use tracing::info;
+
+use crate::state::State;
+
+pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
+    let started = Instant::now();
+    let method = request.method();
+    let path = request.uri().path();
+    let response = match path {
+        "/healthz" => ops(method, StatusCode::OK, "text/plain; charset=utf-8", Bytes::from_static(b"ok\n")),
+        "/readyz" if state.is_ready() => {
+            ops(method, StatusCode::OK, "text/plain; charset=utf-8", Bytes::from_static(b"ready\n"))
+        }
+        "/readyz" => {
+            ops(method, StatusCode::SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", Bytes::from_static(b"draining\n"))
+        }
+        "/metrics" => {
+            ops(method, StatusCode::OK, "text/plain; version=0.0.4; charset=utf-8", state.metrics.render().into())
+        }
+        _ => product(state, request),
+    };
+    let bytes = response.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse().ok()).unwrap_or(0);
+    let bytes = if method == Method::HEAD || response.status() == StatusCode::NOT_MODIFIED { 0 } else { bytes };
+    state.metrics.count_request(response.status().as_u16(), bytes);
+    info!(
+        target: "access",
+        method = %method,
+        path,
+        status = response.status().as_u16(),
+        bytes,
+        micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        encoding = "identity",
+    );
+    response
+}
+
+/// An operations endpoint: GET and HEAD only, never cached.
+fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Full<Bytes>> {
+    if method != Method::GET && method != Method::HEAD {
+        let mut response = Response::new(Full::new(Bytes::new()));
+        *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        response.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(0));
+        return response;
+    }
+    let length = body.len();
+    let mut response = Response::new(Full::new(if method == Method::HEAD { Bytes::new() } else { body }));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    response
+}
+
+/// The product path: every `If-None-Match` line is one list (RFC 9110 §5.3).
+fn product<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
+    let lines: Vec<&[u8]> =
+        request.headers().get_all(header::IF_NONE_MATCH).iter().map(HeaderValue::as_bytes).collect();
+    let if_none_match = (!lines.is_empty()).then(|| lines.join(&b", "[..]));
+    let catalog = state.catalog.load();
+    let reply = foundry_catalog::serving::respond(
+        &catalog,
+        request.method().as_str(),
+        request.uri().path(),
+        if_none_match.as_deref(),
+    );
+    let mut response = Response::new(Full::new(reply.body));
+    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = response.headers_mut();
+    // Constant values are static and the ETag is shared bytes: no copies per request.
+    if let Some(content_type) = reply.content_type {
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    }
+    if let Some(etag) = reply.etag.and_then(|etag| HeaderValue::from_maybe_shared(etag).ok()) {
+        headers.insert(header::ETAG, etag);
+    }
+    if let Some(cache_control) = reply.cache_control {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
+    }
+    if let Some(allow) = reply.allow {
+        headers.insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    if reply.status != 304 {
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reply.content_length));
+    }
+    response
+}

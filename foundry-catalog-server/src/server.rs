@@ -1,0 +1,292 @@
+//! The accept loop, each connection's task, reloads and the drain.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::time::Instant;
+use tracing::{debug, error, info, warn};
+
+use crate::config::{CatalogSource, Config};
+use crate::deadline::{Activity, Phase, Watched};
+use crate::state::State;
+use crate::{ServeError, handler};
+
+/// A bound server, not yet accepting. [`Server::run`] serves until
+/// shutdown is asked for through a [`Handle`] (or the future given).
+#[derive(Debug)]
+pub struct Server {
+    config: Config,
+    state: Arc<State>,
+    listener: TcpListener,
+    handle: Handle,
+    reloads: mpsc::UnboundedReceiver<()>,
+    shutdown: watch::Receiver<bool>,
+}
+
+/// Asks a running server to reload its catalog or to shut down; cheap to
+/// clone and send to other tasks.
+#[derive(Debug, Clone)]
+pub struct Handle {
+    reload: mpsc::UnboundedSender<()>,
+    shutdown: Arc<watch::Sender<bool>>,
+}
+
+impl Handle {
+    /// Rebuilds the catalog from its source off the request path and, if
+    /// it is valid, serves it from the next request on; otherwise logs
+    /// every problem and keeps serving the old one (as SIGHUP does).
+    pub fn reload(&self) {
+        let _ = self.reload.send(());
+    }
+
+    /// Stops accepting, turns readiness to 503 and drains (as SIGTERM does).
+    pub fn shutdown(&self) {
+        self.shutdown.send_replace(true);
+    }
+}
+
+impl Server {
+    /// Builds and validates the catalog, then binds the address. Must be
+    /// called inside a tokio runtime with I/O and time enabled.
+    pub async fn bind(config: Config) -> Result<Server, ServeError> {
+        let catalog = config.source.build().map_err(ServeError::Catalog)?;
+        let listener =
+            TcpListener::bind(config.addr).await.map_err(|source| ServeError::Bind { addr: config.addr, source })?;
+        let (reload, reloads) = mpsc::unbounded_channel();
+        let (shutdown_tx, shutdown) = watch::channel(false);
+        Ok(Server {
+            state: State::new(catalog),
+            listener,
+            handle: Handle { reload, shutdown: Arc::new(shutdown_tx) },
+            reloads,
+            shutdown,
+            config,
+        })
+    }
+
+    /// The bound address (with the real port when 0 was asked for).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// A handle to ask for reloads and shutdown.
+    pub fn handle(&self) -> Handle {
+        self.handle.clone()
+    }
+
+    /// Serves until shutdown is asked for, then stops accepting, turns
+    /// readiness to 503, lets in-flight requests finish and closes idle
+    /// connections, waiting at most the drain timeout.
+    pub async fn run(self) {
+        let Server { config, state, listener, handle: _handle, reloads, mut shutdown } = self;
+        tokio::spawn(reloader(Arc::clone(&state), config.source.clone(), reloads));
+        if config.watch
+            && let CatalogSource::Dir(dir) = &config.source
+        {
+            tokio::spawn(watcher(dir.clone(), config.watch_interval, _handle.clone()));
+        }
+        let local = listener.local_addr().map_or_else(|_| config.addr.to_string(), |a| a.to_string());
+        info!(
+            addr = %local,
+            products = state.catalog.load().len(),
+            max_connections = config.max_connections,
+            "serving http://{local}/api/public/foundry/products/{{slug}}",
+        );
+        let graceful = GracefulShutdown::new();
+        let permits = Arc::new(Semaphore::new(config.max_connections));
+        let mut builder = http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            // Timeouts are the connection task's (see `deadline`): hyper's
+            // header timer would also close idle keep-alive connections.
+            .header_read_timeout(None)
+            .keep_alive(true)
+            .max_headers(config.max_headers)
+            .max_header_size(config.max_header_bytes)
+            .max_buf_size(config.max_header_bytes.max(8192));
+        let builder = Arc::new(builder);
+        let mut last_warning: Option<Instant> = None;
+        loop {
+            let accepted = tokio::select! {
+                biased;
+                _ = shutdown.wait_for(|stop| *stop) => break,
+                accepted = listener.accept() => accepted,
+            };
+            match accepted {
+                Ok((stream, peer)) => {
+                    let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                        state.metrics.refused.fetch_add(1, Relaxed);
+                        debug!(%peer, "connection cap reached; closing the new connection");
+                        drop(stream);
+                        continue;
+                    };
+                    state.metrics.accepted.fetch_add(1, Relaxed);
+                    state.metrics.open_connections.fetch_add(1, Relaxed);
+                    // Like nginx's tcp_nodelay: small responses leave at once.
+                    let _ = stream.set_nodelay(true);
+                    let task = connection(Arc::clone(&state), Arc::clone(&builder), stream, peer, &config, &graceful);
+                    tokio::spawn(async move {
+                        task.await;
+                        drop(permit);
+                    });
+                }
+                Err(error) => {
+                    state.metrics.accept_errors.fetch_add(1, Relaxed);
+                    if last_warning.is_none_or(|at| at.elapsed() > Duration::from_secs(1)) {
+                        warn!(%error, "accept failed; the server keeps running");
+                        last_warning = Some(Instant::now());
+                    }
+                    // Out of descriptors or memory: give connections time to close.
+                    if !matches!(
+                        error.kind(),
+                        std::io::ErrorKind::ConnectionAborted
+                            | std::io::ErrorKind::ConnectionReset
+                            | std::io::ErrorKind::Interrupted
+                    ) {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+            }
+        }
+        drop(listener);
+        state.drain();
+        let open = state.metrics.open_connections.load(Relaxed);
+        info!(open_connections = open, drain_timeout = ?config.drain_timeout, "draining: not accepting, readiness 503");
+        match tokio::time::timeout(config.drain_timeout, graceful.shutdown()).await {
+            Ok(()) => info!("drained; every connection closed"),
+            Err(_) => warn!(
+                open_connections = state.metrics.open_connections.load(Relaxed),
+                "drain timeout reached; closing the remaining connections"
+            ),
+        }
+    }
+
+    /// [`Server::run`] until `signal` resolves.
+    pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) {
+        let handle = self.handle();
+        tokio::spawn(async move {
+            signal.await;
+            handle.shutdown();
+        });
+        self.run().await;
+    }
+}
+
+/// One connection: HTTP/1.1 with keep-alive, closed when its deadline
+/// passes, drained gracefully on shutdown.
+fn connection(
+    state: Arc<State>,
+    builder: Arc<http1::Builder>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    config: &Config,
+    graceful: &GracefulShutdown,
+) -> impl Future<Output = ()> + Send + 'static {
+    let activity = Activity::new(config.header_timeout, config.idle_timeout);
+    let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
+    let service_state = Arc::clone(&state);
+    let service = service_fn(move |request| {
+        let response = handler::handle(&service_state, &request);
+        async move { Ok::<_, Infallible>(response) }
+    });
+    let conn = graceful.watch(builder.serve_connection(io, service));
+    async move {
+        tokio::pin!(conn);
+        loop {
+            tokio::select! {
+                result = &mut conn => {
+                    if let Err(error) = result {
+                        debug!(%peer, %error, "connection ended with an error");
+                    }
+                    break;
+                }
+                () = activity.moved_earlier() => {}
+                () = tokio::time::sleep_until(activity.deadline()) => {
+                    if activity.deadline() <= Instant::now() {
+                        let counter = match activity.phase() {
+                            Phase::Header => &state.metrics.header_timeouts,
+                            Phase::Idle => &state.metrics.idle_timeouts,
+                        };
+                        counter.fetch_add(1, Relaxed);
+                        debug!(%peer, phase = ?activity.phase(), "closing connection: timeout");
+                        break;
+                    }
+                }
+            }
+        }
+        state.metrics.open_connections.fetch_sub(1, Relaxed);
+    }
+}
+
+/// Rebuilds the catalog for each reload request, off the request path.
+async fn reloader(state: Arc<State>, source: CatalogSource, mut requests: mpsc::UnboundedReceiver<()>) {
+    while requests.recv().await.is_some() {
+        // Requests that came in meanwhile are served by this one rebuild.
+        while requests.try_recv().is_ok() {}
+        let build_source = source.clone();
+        match tokio::task::spawn_blocking(move || build_source.build()).await {
+            Ok(Ok(catalog)) => {
+                let products = catalog.len();
+                let generation = state.replace(catalog);
+                state.metrics.reloads_ok.fetch_add(1, Relaxed);
+                info!(products, generation, "catalog reloaded");
+            }
+            Ok(Err(errors)) => {
+                state.metrics.reloads_failed.fetch_add(1, Relaxed);
+                let generation = state.generation();
+                for problem in &errors.0 {
+                    error!(generation, "reload failed, still serving the previous catalog: {problem}");
+                }
+            }
+            Err(panic) => {
+                state.metrics.reloads_failed.fetch_add(1, Relaxed);
+                error!(%panic, "reload failed, still serving the previous catalog");
+            }
+        }
+    }
+}
+
+/// Reloads when the folder's `*.json` files change: looked at every
+/// `interval`, and reloaded once a change has held still for one more
+/// interval (an editor's save, a `git checkout`, an rsync).
+async fn watcher(dir: std::path::PathBuf, interval: Duration, handle: Handle) {
+    let mut seen = fingerprint(&dir);
+    let mut pending = false;
+    loop {
+        tokio::time::sleep(interval).await;
+        let now = fingerprint(&dir);
+        if now != seen {
+            seen = now;
+            pending = true;
+        } else if pending {
+            pending = false;
+            info!(dir = %dir.display(), "catalog folder changed; reloading");
+            handle.reload();
+        }
+    }
+}
+
+/// Name, size and modification time of each `*.json` file, sorted.
+fn fingerprint(dir: &std::path::Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::SystemTime>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .filter_map(|e| e.metadata().ok().map(|m| (e.file_name(), m.len(), m.modified().ok())))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}

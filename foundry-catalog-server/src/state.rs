@@ -1,0 +1,57 @@
+//! What every connection shares: the catalog being served (swapped whole
+//! on reload), readiness, and the metrics.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use arc_swap::ArcSwap;
+use foundry_catalog::catalog::ResponseCatalog;
+
+use crate::metrics::Metrics;
+
+#[derive(Debug)]
+pub(crate) struct State {
+    /// The catalog; a reload stores a new one atomically, so a request
+    /// sees either the old catalog or the new one, never a mix.
+    pub(crate) catalog: ArcSwap<ResponseCatalog>,
+    /// False once draining has begun: `/readyz` answers 503.
+    ready: AtomicBool,
+    pub(crate) metrics: Metrics,
+}
+
+impl State {
+    pub(crate) fn new(catalog: ResponseCatalog) -> Arc<State> {
+        let state = State {
+            catalog: ArcSwap::from_pointee(catalog),
+            ready: AtomicBool::new(true),
+            metrics: Metrics::default(),
+        };
+        state.counted(&state.catalog.load());
+        state.metrics.catalog_generation.store(1, Ordering::Relaxed);
+        Arc::new(state)
+    }
+
+    /// Serves `catalog` from now on; returns the new generation.
+    pub(crate) fn replace(&self, catalog: ResponseCatalog) -> u64 {
+        let catalog = Arc::new(catalog);
+        self.counted(&catalog);
+        self.catalog.store(catalog);
+        self.metrics.catalog_generation.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    fn counted(&self, catalog: &ResponseCatalog) {
+        self.metrics.catalog_products.store(u64::try_from(catalog.len()).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    pub(crate) fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn drain(&self) {
+        self.ready.store(false, Ordering::Relaxed);
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.metrics.catalog_generation.load(Ordering::Relaxed)
+    }
+}

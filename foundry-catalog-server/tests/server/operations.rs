@@ -1,0 +1,241 @@
+//! Bounded resources, health and metrics, reloads and the drain, with
+//! short timeouts so nothing waits on wall-clock minutes.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use foundry_catalog_server::CatalogSource;
+
+use crate::support::{TestServer, closed_after, exchange, status};
+
+const PRODUCT: &str = "/api/public/foundry/products/eu-regulatory-status-signals";
+
+fn get(path: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+}
+
+#[test]
+fn silent_dripping_and_idle_clients_are_closed_by_their_timeouts() {
+    let server = TestServer::start(|c| {
+        c.header_timeout = Duration::from_millis(300);
+        c.idle_timeout = Duration::from_millis(900);
+    });
+
+    // Silent: never sends a byte; closed by the idle timeout.
+    let mut silent = TcpStream::connect(server.addr).expect("connect");
+    let waited = closed_after(&mut silent, Duration::from_secs(5)).expect("a silent client is closed");
+    assert!(waited >= Duration::from_millis(700), "closed too early: {waited:?}");
+
+    // Dripping: a started request, one header line every 100 ms; closed
+    // by the header timeout although it never goes quiet.
+    let mut drip = TcpStream::connect(server.addr).expect("connect");
+    drip.write_all(format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n").as_bytes()).expect("send");
+    let started = Instant::now();
+    let mut closed = None;
+    for i in 0..40 {
+        std::thread::sleep(Duration::from_millis(100));
+        if drip.write_all(format!("X-Drip-{i}: x\r\n").as_bytes()).is_err() {
+            closed = Some(started.elapsed());
+            break;
+        }
+        if let Some(after) = closed_after(&mut drip, Duration::from_millis(1)) {
+            closed = Some(started.elapsed().max(after));
+            break;
+        }
+    }
+    let closed = closed.expect("a dripping client is closed");
+    assert!(closed < Duration::from_millis(900), "the header timeout applies, not the idle one: {closed:?}");
+
+    // Idle between requests: answered, then closed by the idle timeout.
+    let mut keep_alive = TcpStream::connect(server.addr).expect("connect");
+    keep_alive.write_all(format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes()).expect("send");
+    let mut first = [0u8; 12];
+    keep_alive.read_exact(&mut first).expect("an answer");
+    assert_eq!(&first, b"HTTP/1.1 200");
+    assert!(closed_after(&mut keep_alive, Duration::from_secs(5)).is_some(), "an idle keep-alive connection is closed");
+
+    assert!(server.metric("foundry_timeouts_total{phase=\"header\"}") >= 1);
+    assert!(server.metric("foundry_timeouts_total{phase=\"idle\"}") >= 2);
+    // The server still answers.
+    assert_eq!(status(&exchange(server.addr, &get(PRODUCT))), 200);
+}
+
+#[test]
+fn a_slow_but_steady_client_within_the_header_timeout_is_served() {
+    let server = TestServer::start(|c| {
+        c.header_timeout = Duration::from_millis(800);
+        c.idle_timeout = Duration::from_millis(400);
+    });
+    let mut stream = TcpStream::connect(server.addr).expect("connect");
+    std::thread::sleep(Duration::from_millis(200));
+    for part in
+        [format!("GET {PRODUCT} HTTP/1.1\r\n"), "Host: t\r\n".to_owned(), "Connection: close\r\n\r\n".to_owned()]
+    {
+        stream.write_all(part.as_bytes()).expect("send");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("an answer");
+    assert_eq!(status(&answer), 200);
+}
+
+#[test]
+fn connections_over_the_cap_are_closed_at_once_and_counted() {
+    let server = TestServer::start(|c| c.max_connections = 2);
+    let held: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(server.addr).expect("connect")).collect();
+    std::thread::sleep(Duration::from_millis(100));
+    let mut over = TcpStream::connect(server.addr).expect("the kernel accepts the connection");
+    let _ = over.write_all(get(PRODUCT).as_bytes());
+    assert!(closed_after(&mut over, Duration::from_secs(2)).is_some(), "a connection over the cap is closed at once");
+    drop(held);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(status(&exchange(server.addr, &get(PRODUCT))), 200, "served again once below the cap");
+    assert!(server.metric("foundry_connections_refused_total") >= 1);
+}
+
+#[test]
+fn oversized_heads_get_431() {
+    let server = TestServer::start(|c| {
+        c.max_header_bytes = 16 * 1024;
+        c.max_headers = 20;
+    });
+    let big =
+        format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\nX-Big: {}\r\nConnection: close\r\n\r\n", "a".repeat(20_000));
+    assert_eq!(status(&exchange(server.addr, &big)), 431);
+    let many: String = (0..30).map(|i| format!("X-{i}: x\r\n")).collect();
+    let many = format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n{many}Connection: close\r\n\r\n");
+    assert_eq!(status(&exchange(server.addr, &many)), 431);
+    assert_eq!(status(&exchange(server.addr, &get(PRODUCT))), 200);
+}
+
+#[test]
+fn every_if_none_match_line_is_one_list() {
+    let server = TestServer::start(|_| {});
+    let answer = exchange(server.addr, &get(PRODUCT));
+    let etag = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("etag: ").or_else(|| l.strip_prefix("ETag: ")))
+        .expect("an ETag")
+        .trim()
+        .to_owned();
+    let request = format!(
+        "GET {PRODUCT} HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"other\"\r\nIf-None-Match: {etag}\r\nConnection: close\r\n\r\n"
+    );
+    assert_eq!(status(&exchange(server.addr, &request)), 304);
+}
+
+#[test]
+fn health_readiness_and_metrics() {
+    let server = TestServer::start(|_| {});
+    let health = exchange(server.addr, &get("/healthz"));
+    assert_eq!(status(&health), 200);
+    assert!(health.ends_with("ok\n"));
+    assert_eq!(status(&exchange(server.addr, &get("/readyz"))), 200);
+    assert_eq!(
+        status(&exchange(
+            server.addr,
+            "POST /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )),
+        405
+    );
+    assert_eq!(status(&exchange(server.addr, &get(PRODUCT))), 200);
+    assert_eq!(status(&exchange(server.addr, &get("/api/public/foundry/products/no-such-thing"))), 404);
+    let metrics = exchange(server.addr, &get("/metrics"));
+    assert!(metrics.contains("content-type: text/plain; version=0.0.4"), "{metrics}");
+    for family in [
+        "foundry_requests_total",
+        "foundry_response_bytes_total",
+        "foundry_connections_open",
+        "foundry_connections_refused_total",
+        "foundry_timeouts_total",
+        "foundry_catalog_products",
+        "foundry_catalog_generation",
+        "foundry_reloads_total",
+    ] {
+        assert!(metrics.contains(&format!("# TYPE {family} ")), "{family} missing");
+    }
+    assert!(server.metric("foundry_requests_total{status=\"200\"}") >= 2);
+    assert!(server.metric("foundry_requests_total{status=\"404\"}") >= 1);
+    assert_eq!(server.metric("foundry_catalog_products"), 3);
+    assert_eq!(server.metric("foundry_catalog_generation"), 1);
+}
+
+/// A copy of the example catalog in a fresh folder.
+fn catalog_copy(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-server-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog");
+    for entry in std::fs::read_dir(examples).expect("examples") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
+    }
+    dir
+}
+
+fn retitle(dir: &Path, title: &str) {
+    let path = dir.join("eu-regulatory-status-signals.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+    manifest["title"] = serde_json::json!(title);
+    std::fs::write(&path, manifest.to_string()).expect("write");
+}
+
+/// Polls until `condition` holds (at most 5 s).
+fn eventually(what: &str, condition: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(started.elapsed() < Duration::from_secs(5), "{what} did not happen");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+#[test]
+fn reload_swaps_in_a_good_catalog_and_keeps_the_old_one_on_error() {
+    let dir = catalog_copy("reload");
+    let server = TestServer::start(|c| c.source = CatalogSource::Dir(dir.clone()));
+    assert!(exchange(server.addr, &get(PRODUCT)).contains("\"title\":\"EU"));
+
+    retitle(&dir, "Reloaded title");
+    server.handle.reload();
+    eventually("the good edit is served", || exchange(server.addr, &get(PRODUCT)).contains("Reloaded title"));
+    assert_eq!(server.metric("foundry_catalog_generation"), 2);
+    assert_eq!(server.metric("foundry_reloads_total{result=\"ok\"}"), 1);
+
+    std::fs::write(dir.join("crm-webhook-connector.json"), "{").expect("break a manifest");
+    server.handle.reload();
+    eventually("the broken reload is counted", || server.metric("foundry_reloads_total{result=\"failed\"}") == 1);
+    assert!(exchange(server.addr, &get(PRODUCT)).contains("Reloaded title"), "the last good catalog still serves");
+    assert_eq!(status(&exchange(server.addr, &get("/api/public/foundry/products/crm-webhook-connector"))), 200);
+    assert_eq!(server.metric("foundry_catalog_generation"), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn watch_reloads_when_a_manifest_changes() {
+    let dir = catalog_copy("watch");
+    let server = TestServer::start(|c| {
+        c.source = CatalogSource::Dir(dir.clone());
+        c.watch = true;
+        c.watch_interval = Duration::from_millis(50);
+    });
+    std::thread::sleep(Duration::from_millis(120));
+    retitle(&dir, "Watched title");
+    eventually("the edit is served", || exchange(server.addr, &get(PRODUCT)).contains("Watched title"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shutdown_closes_idle_connections_stops_accepting_and_returns() {
+    let server = TestServer::start(|c| c.drain_timeout = Duration::from_secs(5));
+    let mut idle = TcpStream::connect(server.addr).expect("connect");
+    idle.write_all(format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes()).expect("send");
+    let mut first = [0u8; 12];
+    idle.read_exact(&mut first).expect("an answer");
+    server.handle.shutdown();
+    assert!(closed_after(&mut idle, Duration::from_secs(3)).is_some(), "the idle connection is closed");
+    assert!(server.finished_within(Duration::from_secs(3)), "run returns after the drain");
+    assert!(TcpStream::connect(server.addr).is_err(), "no longer accepting");
+}
