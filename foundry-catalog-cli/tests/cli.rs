@@ -224,9 +224,9 @@ impl Server {
         Server { child, base: format!("http://{addr}"), addr: addr.parse().expect("an address"), log }
     }
 
-    fn signal(&self, name: &str) {
-        let status = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status();
-        assert!(status.is_ok_and(|s| s.success()), "kill -{name}");
+    fn signal(&self, signal: rustix::process::Signal) {
+        let pid = rustix::process::Pid::from_raw(i32::try_from(self.child.id()).expect("a pid")).expect("a pid");
+        rustix::process::kill_process(pid, signal).expect("signal sent");
     }
 
     fn log_has(&self, text: &str) -> bool {
@@ -331,7 +331,7 @@ fn sigterm_drains_in_flight_requests_and_exits_0() {
     in_flight.write_all(format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n").as_bytes()).expect("send");
     std::thread::sleep(std::time::Duration::from_millis(300));
 
-    server.signal("TERM");
+    server.signal(rustix::process::Signal::TERM);
     std::thread::sleep(std::time::Duration::from_millis(200));
     in_flight.write_all(b"\r\n").expect("finish the request");
     let mut answer = String::new();
@@ -371,7 +371,7 @@ fn sighup_reloads_a_good_catalog_and_keeps_serving_on_a_broken_one() {
         serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
     manifest["title"] = serde_json::json!("Reloaded by SIGHUP");
     std::fs::write(&path, manifest.to_string()).expect("write");
-    server.signal("HUP");
+    server.signal(rustix::process::Signal::HUP);
     let started = std::time::Instant::now();
     while !fetch().contains("Reloaded by SIGHUP") {
         assert!(started.elapsed() < std::time::Duration::from_secs(10), "the good edit was not served");
@@ -379,7 +379,7 @@ fn sighup_reloads_a_good_catalog_and_keeps_serving_on_a_broken_one() {
     }
 
     std::fs::write(dir.join("crm-webhook-connector.json"), "{\"slug\": ").expect("break a manifest");
-    server.signal("HUP");
+    server.signal(rustix::process::Signal::HUP);
     let started = std::time::Instant::now();
     while !server.log_has("reload failed") {
         assert!(started.elapsed() < std::time::Duration::from_secs(10), "the broken reload was not logged");
