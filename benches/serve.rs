@@ -21,7 +21,7 @@ use bytes::Bytes;
 use foundry_catalog::catalog::ResponseCatalog;
 use foundry_catalog::product::ProductManifest;
 use foundry_catalog::response::ProductResponse;
-use foundry_catalog::serving::respond;
+use foundry_catalog::serving::{Request, respond};
 
 fn main() {
     divan::main();
@@ -62,5 +62,5 @@ fn bare_hashmap(bencher: divan::Bencher) {
 fn respond_full_path(bencher: divan::Bencher) {
     let catalog = catalog();
     let path = format!("/api/public/foundry/products/{SLUG}");
-    bencher.bench(|| respond(&catalog, "GET", divan::black_box(&path), None));
+    bencher.bench(|| respond(&catalog, &Request::new("GET", divan::black_box(&path))));
 }

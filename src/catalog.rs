@@ -10,6 +10,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
+use std::time::{Duration, SystemTime};
+
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
@@ -23,6 +25,8 @@ use crate::response::ProductResponse;
 pub struct CatalogEntry {
     body: Bytes,
     etag: Bytes,
+    last_modified: Bytes,
+    modified: SystemTime,
 }
 
 impl CatalogEntry {
@@ -40,6 +44,17 @@ impl CatalogEntry {
     /// The ETag as shared bytes (a cheap clone, for header values).
     pub fn etag_bytes(&self) -> Bytes {
         self.etag.clone()
+    }
+
+    /// `Last-Modified`: the record's `last_updated_at` as an IMF-fixdate
+    /// (shared bytes, for header values).
+    pub fn last_modified_bytes(&self) -> Bytes {
+        self.last_modified.clone()
+    }
+
+    /// The record's `last_updated_at`, to whole seconds.
+    pub fn modified(&self) -> SystemTime {
+        self.modified
     }
 }
 
@@ -207,6 +222,7 @@ impl ResponseCatalog {
                 errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
                 continue;
             }
+            let modified = system_time(&record.last_updated_at);
             let response = ProductResponse { data: record };
             let value = serde_json::to_value(&response).unwrap_or_default();
             let violations = crate::conformance::validate(&value);
@@ -216,7 +232,11 @@ impl ResponseCatalog {
             }
             let body = serde_json::to_vec(&response).unwrap_or_default();
             let etag = format!("\"{}\"", hex::encode(Sha256::digest(&body).as_slice()));
-            catalog.entries.insert(slug.clone(), CatalogEntry { body: Bytes::from(body), etag: Bytes::from(etag) });
+            let last_modified = Bytes::from(httpdate::fmt_http_date(modified));
+            catalog.entries.insert(
+                slug.clone(),
+                CatalogEntry { body: Bytes::from(body), etag: Bytes::from(etag), last_modified, modified },
+            );
             catalog.sources.insert(slug, file);
         }
         if errors.is_empty() { Ok(catalog) } else { Err(CatalogErrors(errors)) }
@@ -243,4 +263,12 @@ impl ResponseCatalog {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// An instant as a `SystemTime` to whole seconds, clamped to 1970…9999
+/// (what an HTTP date can say).
+fn system_time(timestamp: &crate::OffsetTimestamp) -> SystemTime {
+    const LAST_HTTP_DATE: u64 = 253_402_300_799; // 9999-12-31T23:59:59Z
+    let seconds = u64::try_from(timestamp.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
+    SystemTime::UNIX_EPOCH + Duration::from_secs(seconds)
 }

@@ -1,21 +1,31 @@
 //! Answering `GET /api/public/foundry/products/{slug}` from a
-//! [`ResponseCatalog`], independent of any HTTP framework: a request's
-//! method, raw path and `If-None-Match` header in, a [`Reply`] out. An HTTP
-//! server only copies the reply into its own response type (see the
+//! [`ResponseCatalog`], independent of any HTTP framework: a [`Request`]
+//! (method, raw path, the conditional headers) in, a [`Reply`] out. An
+//! HTTP server only copies the reply into its own response type (see the
 //! `foundry-catalog-server` crate).
 //!
 //! | request | reply |
 //! |---|---|
-//! | `GET` a known slug | 200, `application/json`, body, `ETag`, `Cache-Control` |
+//! | `GET` a known slug | 200, `application/json`, body, `ETag`, `Last-Modified`, `Cache-Control` |
+//! | `If-Match` not matching the ETag (strong comparison, `*`, lists) | 412 `precondition_failed` |
 //! | `If-None-Match` matching the ETag (weak comparison, `*`, lists) | 304, no body |
+//! | no `If-None-Match`, `If-Modified-Since` at or after `Last-Modified` | 304, no body |
 //! | `HEAD` | as `GET`, without the body |
 //! | an unknown slug | 404 `not_found` |
 //! | a malformed slug (uppercase, `..`, `%2F`, `%00`, over 200 bytes, empty) | 400 `invalid_slug` |
 //! | another method on the product path | 405 `method_not_allowed`, `Allow: GET, HEAD` |
 //! | any other path | 404 `not_found` |
 //!
+//! The conditional headers are evaluated in RFC 9110 §13.2.2's order. A
+//! percent-encoded unreserved character (`%73` for `s`) is the same URL as
+//! the character itself (RFC 3986 §6.2.2.2) and is decoded before routing;
+//! any other percent-encoding stays as it is, so `%2F` and `%00` still
+//! make a malformed slug.
+//!
 //! Error bodies are `{"error": {"status": …, "code": …, "message": …}}`
 //! with fixed messages: nothing from the request is echoed.
+
+use std::borrow::Cow;
 
 use bytes::Bytes;
 
@@ -28,6 +38,30 @@ pub const CACHE_CONTROL: &str = "public, max-age=300";
 /// The methods the product path allows.
 pub const ALLOW: &str = "GET, HEAD";
 
+/// The parts of a request the answer depends on. Header values are raw
+/// bytes; a header sent on several lines is one comma-separated list
+/// (join the lines with `", "`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// The method, as sent.
+    pub method: &'a str,
+    /// The request target's path, still percent-encoded, without the query.
+    pub path: &'a str,
+    /// `If-Match`, if sent.
+    pub if_match: Option<&'a [u8]>,
+    /// `If-None-Match`, if sent.
+    pub if_none_match: Option<&'a [u8]>,
+    /// `If-Modified-Since`, if sent.
+    pub if_modified_since: Option<&'a [u8]>,
+}
+
+impl<'a> Request<'a> {
+    /// A request with no conditional headers.
+    pub fn new(method: &'a str, path: &'a str) -> Self {
+        Request { method, path, ..Request::default() }
+    }
+}
+
 /// What to answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
@@ -37,6 +71,8 @@ pub struct Reply {
     pub content_type: Option<&'static str>,
     /// `ETag` of the representation (shared bytes, ASCII).
     pub etag: Option<Bytes>,
+    /// `Last-Modified` of the representation (an IMF-fixdate, ASCII).
+    pub last_modified: Option<Bytes>,
     /// `Cache-Control`.
     pub cache_control: Option<&'static str>,
     /// `Allow`, on 405.
@@ -48,13 +84,15 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn error(status: u16, code: &str, message: &str, head: bool) -> Reply {
+    /// An error reply with the fixed JSON error body.
+    pub fn error(status: u16, code: &str, message: &str, head: bool) -> Reply {
         let body = serde_json::json!({"error": {"status": status, "code": code, "message": message}}).to_string();
         let content_length = body.len();
         Reply {
             status,
             content_type: Some("application/json"),
             etag: None,
+            last_modified: None,
             cache_control: Some("no-store"),
             allow: (status == 405).then_some(ALLOW),
             content_length,
@@ -63,29 +101,32 @@ impl Reply {
     }
 }
 
-/// The reply to one request. `path` is the request target's path as
-/// received (still percent-encoded, without the query); `if_none_match` is
-/// the raw header value, if any.
+/// The reply to one request.
 ///
 /// ```
-/// use foundry_catalog::{catalog::ResponseCatalog, serving::respond};
+/// use foundry_catalog::{catalog::ResponseCatalog, serving::{Request, respond}};
 /// let catalog = ResponseCatalog::embedded().unwrap();
-/// let ok = respond(&catalog, "GET", "/api/public/foundry/products/crm-webhook-connector", None);
+/// let path = "/api/public/foundry/products/crm-webhook-connector";
+/// let ok = respond(&catalog, &Request::new("GET", path));
 /// assert_eq!(ok.status, 200);
 /// let etag = ok.etag.unwrap();
-/// let cached = respond(&catalog, "GET", "/api/public/foundry/products/crm-webhook-connector", Some(&etag));
+/// let cached = respond(&catalog, &Request { if_none_match: Some(&etag), ..Request::new("GET", path) });
 /// assert_eq!((cached.status, cached.body.len()), (304, 0));
-/// assert_eq!(respond(&catalog, "GET", "/api/public/foundry/products/Nope", None).status, 400);
+/// let changed = respond(&catalog, &Request { if_match: Some(b"\"other\""), ..Request::new("GET", path) });
+/// assert_eq!(changed.status, 412);
+/// assert_eq!(respond(&catalog, &Request::new("GET", "/api/public/foundry/products/crm-webhook-connector%2F")).status, 400);
+/// assert_eq!(respond(&catalog, &Request::new("GET", "/api/public/foundry/products/crm-webhook-connec%74or")).status, 200);
 /// ```
-pub fn respond(catalog: &ResponseCatalog, method: &str, path: &str, if_none_match: Option<&[u8]>) -> Reply {
-    let head = method == "HEAD";
+pub fn respond(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
+    let head = request.method == "HEAD";
+    let path = decode_unreserved(request.path);
     let Some(slug) = path.strip_prefix(API_PATH_PREFIX) else {
         return Reply::error(404, "not_found", "no resource at this path", head);
     };
     if slug.contains('/') {
         return Reply::error(404, "not_found", "no resource at this path", head);
     }
-    if method != "GET" && !head {
+    if request.method != "GET" && !head {
         return Reply::error(405, "method_not_allowed", "only GET and HEAD are allowed here", false);
     }
     if crate::Slug::new(slug).is_err() {
@@ -99,29 +140,82 @@ pub fn respond(catalog: &ResponseCatalog, method: &str, path: &str, if_none_matc
     let Some(entry) = catalog.get(slug) else {
         return Reply::error(404, "not_found", "no product with this slug", head);
     };
-    let etag = entry.etag_bytes();
+    // RFC 9110 §13.2.2: If-Match, then If-None-Match, then If-Modified-Since.
+    if request.if_match.is_some_and(|header| !etag_matches_strongly(header, entry.etag())) {
+        return Reply::error(412, "precondition_failed", "the product does not match If-Match", head);
+    }
+    let not_modified = match (request.if_none_match, request.if_modified_since) {
+        (Some(header), _) => etag_matches(header, entry.etag()),
+        (None, Some(since)) => modified_at_or_before(entry.modified(), since),
+        (None, None) => false,
+    };
     let body = entry.body();
     let content_length = body.len();
-    if if_none_match.is_some_and(|header| etag_matches(header, entry.etag())) {
-        return Reply {
-            status: 304,
-            content_type: None,
-            etag: Some(etag),
-            cache_control: Some(CACHE_CONTROL),
-            allow: None,
-            content_length: 0,
-            body: Bytes::new(),
-        };
-    }
     Reply {
-        status: 200,
-        content_type: Some("application/json"),
-        etag: Some(etag),
+        status: if not_modified { 304 } else { 200 },
+        content_type: (!not_modified).then_some("application/json"),
+        etag: Some(entry.etag_bytes()),
+        last_modified: Some(entry.last_modified_bytes()),
         cache_control: Some(CACHE_CONTROL),
         allow: None,
-        content_length,
-        body: if head { Bytes::new() } else { body },
+        content_length: if not_modified { 0 } else { content_length },
+        body: if head || not_modified { Bytes::new() } else { body },
     }
+}
+
+/// The path with every percent-encoded unreserved character (ALPHA, DIGIT,
+/// `-`, `.`, `_`, `~`) decoded, as RFC 3986 §6.2.2.2 normalizes it; every
+/// other percent-encoding is kept as sent.
+fn decode_unreserved(path: &str) -> Cow<'_, str> {
+    if !path.contains('%') {
+        return Cow::Borrowed(path);
+    }
+    let bytes = path.as_bytes();
+    let mut out = String::with_capacity(path.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let decoded = (b == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~'));
+        match decoded {
+            Some(c) => {
+                out.push(char::from(c));
+                i += 3;
+            }
+            None => {
+                out.push(char::from(b));
+                i += 1;
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether an `If-Modified-Since` date is at or after `modified` (whole
+/// seconds); an unparsable date is ignored (RFC 9110 §13.1.3).
+fn modified_at_or_before(modified: std::time::SystemTime, since: &[u8]) -> bool {
+    std::str::from_utf8(since).ok().and_then(|text| httpdate::parse_http_date(text.trim()).ok()).is_some_and(|since| {
+        let whole = |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        whole(modified) <= whole(since)
+    })
+}
+
+/// Whether an `If-Match` header value matches `etag` (RFC 9110 §13.1.1):
+/// `*` matches any current representation; otherwise a list of entity
+/// tags compared strongly (a weak tag never matches).
+///
+/// ```
+/// use foundry_catalog::serving::etag_matches_strongly;
+/// assert!(etag_matches_strongly(b"*", "\"abc\""));
+/// assert!(etag_matches_strongly(b"\"x\", \"abc\"", "\"abc\""));
+/// assert!(!etag_matches_strongly(b"W/\"abc\"", "\"abc\""));
+/// ```
+pub fn etag_matches_strongly(header: &[u8], etag: &str) -> bool {
+    let ours = opaque(etag.as_bytes());
+    trim(header) == b"*" || tags(header).any(|(weak, tag)| !weak && Some(tag) == ours)
 }
 
 /// Whether an `If-None-Match` header value matches `etag` (RFC 9110
@@ -138,27 +232,32 @@ pub fn respond(catalog: &ResponseCatalog, method: &str, path: &str, if_none_matc
 /// ```
 pub fn etag_matches(header: &[u8], etag: &str) -> bool {
     let ours = opaque(etag.as_bytes());
+    trim(header) == b"*" || tags(header).any(|(_, tag)| Some(tag) == ours)
+}
+
+/// The entity tags of a comma-separated list, as (weak, opaque part); the
+/// list ends where it stops being well formed.
+fn tags(header: &[u8]) -> impl Iterator<Item = (bool, &[u8])> {
     let mut rest = trim(header);
-    if rest == b"*" {
-        return true;
-    }
-    while !rest.is_empty() {
+    std::iter::from_fn(move || {
         rest = trim(rest);
+        if rest.is_empty() {
+            return None;
+        }
+        let weak = rest.starts_with(b"W/");
         let tag = rest.strip_prefix(b"W/").unwrap_or(rest);
-        let Some(after_quote) = tag.strip_prefix(b"\"") else { return false };
-        let Some(end) = after_quote.iter().position(|&b| b == b'"') else { return false };
+        let after_quote = tag.strip_prefix(b"\"")?;
+        let end = after_quote.iter().position(|&b| b == b'"')?;
         let (candidate, after) = after_quote.split_at(end);
-        if Some(candidate) == ours {
-            return true;
-        }
-        rest = trim(after.get(1..).unwrap_or_default());
-        match rest.strip_prefix(b",") {
-            Some(next) => rest = next,
-            None if rest.is_empty() => {}
-            None => return false,
-        }
-    }
-    false
+        let after = trim(after.get(1..).unwrap_or_default());
+        rest = match after.strip_prefix(b",") {
+            Some(next) => next,
+            None if after.is_empty() => after,
+            // Malformed after this tag: this one counts, nothing after it.
+            None => &[],
+        };
+        Some((weak, candidate))
+    })
 }
 
 /// The opaque part of an entity tag (inside the quotes, `W/` dropped).

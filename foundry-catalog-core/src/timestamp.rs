@@ -127,6 +127,12 @@ impl OffsetTimestamp {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The instant (checked when the value was made, so it always parses).
+    pub fn as_datetime(&self) -> time::OffsetDateTime {
+        time::OffsetDateTime::parse(&self.0, &time::format_description::well_known::Rfc3339)
+            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+    }
 }
 
 impl fmt::Display for OffsetTimestamp {

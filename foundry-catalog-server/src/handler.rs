@@ -6,7 +6,7 @@
 //! | `/healthz` | 200 while the process runs (liveness) |
 //! | `/readyz` | 200 while serving, 503 once draining (readiness) |
 //! | `/metrics` | the counters, Prometheus text format |
-//! | anything else | `respond` (the product path, 404 elsewhere) |
+//! | anything else | `respond` (the product path, 404 elsewhere); an HTTP/1.1 request without exactly one valid `Host` gets 400 `bad_host` |
 //!
 //! The operations endpoints sit outside `/api/public/foundry/products/`,
 //! so no product slug can ever reach or shadow them.
@@ -72,18 +72,55 @@ fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: By
     response
 }
 
-/// The product path: every `If-None-Match` line is one list (RFC 9110 §5.3).
+/// A header's lines as one comma-separated list (RFC 9110 §5.3).
+fn list(request_headers: &hyper::HeaderMap, name: header::HeaderName) -> Option<Vec<u8>> {
+    let lines: Vec<&[u8]> = request_headers.get_all(name).iter().map(HeaderValue::as_bytes).collect();
+    (!lines.is_empty()).then(|| lines.join(&b", "[..]))
+}
+
+/// Whether an HTTP/1.1 request has exactly one valid `Host` (RFC 9112
+/// §3.2): an authority without user information.
+fn host_is_valid<B>(request: &Request<B>) -> bool {
+    if request.version() != hyper::Version::HTTP_11 {
+        return true;
+    }
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (Some(host), None) => host
+            .to_str()
+            .ok()
+            .and_then(|host| host.parse::<hyper::http::uri::Authority>().ok())
+            .is_some_and(|authority| !authority.as_str().contains('@')),
+        _ => false,
+    }
+}
+
+/// The product path, through `foundry_catalog::serving::respond`.
 fn product<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
-    let lines: Vec<&[u8]> =
-        request.headers().get_all(header::IF_NONE_MATCH).iter().map(HeaderValue::as_bytes).collect();
-    let if_none_match = (!lines.is_empty()).then(|| lines.join(&b", "[..]));
-    let catalog = state.catalog.load();
-    let reply = foundry_catalog::serving::respond(
-        &catalog,
-        request.method().as_str(),
-        request.uri().path(),
-        if_none_match.as_deref(),
-    );
+    let head = request.method() == Method::HEAD;
+    let reply = if host_is_valid(request) {
+        let headers = request.headers();
+        let if_match = list(headers, header::IF_MATCH);
+        let if_none_match = list(headers, header::IF_NONE_MATCH);
+        let catalog = state.catalog.load();
+        foundry_catalog::serving::respond(
+            &catalog,
+            &foundry_catalog::serving::Request {
+                method: request.method().as_str(),
+                path: request.uri().path(),
+                if_match: if_match.as_deref(),
+                if_none_match: if_none_match.as_deref(),
+                if_modified_since: headers.get(header::IF_MODIFIED_SINCE).map(HeaderValue::as_bytes),
+            },
+        )
+    } else {
+        foundry_catalog::serving::Reply::error(
+            400,
+            "bad_host",
+            "an HTTP/1.1 request needs exactly one valid Host",
+            head,
+        )
+    };
     let mut response = Response::new(Full::new(reply.body));
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
@@ -93,6 +130,9 @@ fn product<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
     }
     if let Some(etag) = reply.etag.and_then(|etag| HeaderValue::from_maybe_shared(etag).ok()) {
         headers.insert(header::ETAG, etag);
+    }
+    if let Some(last_modified) = reply.last_modified.and_then(|date| HeaderValue::from_maybe_shared(date).ok()) {
+        headers.insert(header::LAST_MODIFIED, last_modified);
     }
     if let Some(cache_control) = reply.cache_control {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));

@@ -1,4 +1,4 @@
-//! An arbitrary request (method, raw path, If-None-Match) → routing and
+//! An arbitrary request (method, raw path, If-None-Match and If-Match) → routing and
 //! conditional-request handling: never a panic, never a 5xx, never a body
 //! on HEAD or 304, never request input echoed in an error.
 #![no_main]
@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use foundry_catalog::catalog::ResponseCatalog;
-use foundry_catalog::serving::respond;
+use foundry_catalog::serving::{Request, respond};
 use libfuzzer_sys::fuzz_target;
 
 const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "get", ""];
@@ -28,8 +28,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let path = String::from_utf8_lossy(path);
     let path = if selector & 0x80 != 0 { format!("{PREFIX}{path}") } else { path.into_owned() };
-    let reply = respond(catalog(), method, &path, header);
-    assert!(matches!(reply.status, 200 | 304 | 400 | 404 | 405), "{}", reply.status);
+    let reply = respond(catalog(), &Request { if_none_match: header, if_match: header, ..Request::new(method, &path) });
+    assert!(matches!(reply.status, 200 | 304 | 400 | 404 | 405 | 412), "{}", reply.status);
     if method == "HEAD" || reply.status == 304 {
         assert!(reply.body.is_empty());
     }

@@ -171,3 +171,60 @@ fn raw_requests_never_get_a_server_error() {
         assert!(!body.contains('<'), "{request:?} echoed: {body}");
     }
 }
+
+/// A raw request's status and headers (lowercase names).
+fn raw(request: &str) -> (u16, Vec<(String, String)>) {
+    let addr = base().trim_start_matches("http://").parse().expect("an address");
+    let answer = crate::support::exchange(addr, request);
+    let head = answer.split("\r\n\r\n").next().unwrap_or_default();
+    let headers = head
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_lowercase(), v.trim().to_owned()))
+        .collect();
+    (crate::support::status(&answer), headers)
+}
+
+#[test]
+fn http_1_1_needs_exactly_one_valid_host() {
+    let path = format!("{PRODUCTS}/crm-webhook-connector");
+    assert_eq!(raw(&format!("GET {path} HTTP/1.1\r\nConnection: close\r\n\r\n")).0, 400);
+    assert_eq!(raw(&format!("GET {path} HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n")).0, 400);
+    assert_eq!(raw(&format!("GET {path} HTTP/1.1\r\nHost: user@x\r\nConnection: close\r\n\r\n")).0, 400);
+    assert_eq!(raw(&format!("GET {path} HTTP/1.1\r\nHost: catalog.example:8080\r\nConnection: close\r\n\r\n")).0, 200);
+    assert_eq!(raw(&format!("GET {path} HTTP/1.0\r\n\r\n")).0, 200, "HTTP/1.0 needs no Host");
+}
+
+#[test]
+fn if_match_last_modified_and_if_modified_since() {
+    let path = format!("{PRODUCTS}/crm-webhook-connector");
+    let request = |extra: &str| format!("GET {path} HTTP/1.1\r\nHost: t\r\n{extra}Connection: close\r\n\r\n");
+    let (status, headers) = raw(&request(""));
+    assert_eq!(status, 200);
+    let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).expect(name);
+    let etag = header("etag");
+    let last_modified = header("last-modified");
+    assert!(last_modified.ends_with(" GMT"), "an IMF-fixdate: {last_modified}");
+
+    assert_eq!(raw(&request(&format!("If-Match: {etag}\r\n"))).0, 200);
+    assert_eq!(raw(&request("If-Match: *\r\n")).0, 200);
+    assert_eq!(raw(&request("If-Match: \"other\"\r\n")).0, 412);
+    assert_eq!(raw(&request(&format!("If-Match: W/{etag}\r\n"))).0, 412, "If-Match compares strongly");
+    assert_eq!(raw(&request(&format!("If-Match: \"other\"\r\nIf-Match: {etag}\r\n"))).0, 200, "lines form one list");
+
+    assert_eq!(raw(&request(&format!("If-Modified-Since: {last_modified}\r\n"))).0, 304);
+    assert_eq!(raw(&request("If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT\r\n")).0, 200);
+    assert_eq!(raw(&request("If-Modified-Since: not a date\r\n")).0, 200, "an unparsable date is ignored");
+    // If-None-Match wins over If-Modified-Since (RFC 9110 §13.2.2).
+    assert_eq!(raw(&request(&format!("If-None-Match: \"other\"\r\nIf-Modified-Since: {last_modified}\r\n"))).0, 200);
+}
+
+#[test]
+fn percent_encoded_unreserved_characters_are_the_same_url() {
+    assert_eq!(get(&format!("{PRODUCTS}/crm-webhook-connec%74or")).status, 200);
+    assert_eq!(get("/api/public/foundry/product%73/crm-webhook-connector").status, 200);
+    assert_eq!(get(&format!("{PRODUCTS}/crm%2Dwebhook-connector")).status, 200);
+    assert_eq!(get(&format!("{PRODUCTS}/crm-webhook-connector%2F")).status, 400);
+    assert_eq!(get(&format!("{PRODUCTS}/crm-webhook%00-connector")).status, 400);
+}
