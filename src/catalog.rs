@@ -1,8 +1,9 @@
 //! A catalog of pre-built responses, for serving
 //! `GET /api/public/foundry/products/{slug}`.
 //!
-//! Every record is built and validated once, its body serialized once, and
-//! a strong ETag computed from the SHA-256 of the body. A lookup is one
+//! Every record is built and validated once, its body serialized once and
+//! compressed once (gzip and brotli, see [`crate::encoding`]), and each
+//! representation given a strong ETag, the SHA-256 of its bytes. A lookup is one
 //! hash-map probe and returns the pre-built bytes as a [`Bytes`], whose
 //! clone is a reference-count increment: nothing is serialized per request.
 
@@ -16,34 +17,66 @@ use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 use crate::conformance::Violations;
+use crate::encoding::ContentCoding;
 use crate::manifest::ManifestError;
 use crate::product::{ProductManifest, ProductRecord};
 use crate::response::ProductResponse;
 
-/// One pre-built response.
+/// One representation of a body: its bytes and its strong ETag.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CatalogEntry {
+pub struct Representation {
     body: Bytes,
     etag: Bytes,
-    last_modified: Bytes,
-    modified: SystemTime,
 }
 
-impl CatalogEntry {
-    /// The response body, `{"data": …}`: a cheap clone of shared bytes.
+impl Representation {
+    fn new(body: Vec<u8>) -> Self {
+        let etag = format!("\"{}\"", hex::encode(Sha256::digest(&body).as_slice()));
+        Representation { body: Bytes::from(body), etag: Bytes::from(etag) }
+    }
+
+    /// The bytes: a cheap clone of shared bytes.
     pub fn body(&self) -> Bytes {
         self.body.clone()
     }
 
-    /// The strong ETag: the quoted lowercase hex SHA-256 of the body.
+    /// The strong ETag: the quoted lowercase hex SHA-256 of these bytes.
     pub fn etag(&self) -> &str {
-        // Built from ASCII hex in `from_records`.
+        // Built from ASCII hex in `new`.
         std::str::from_utf8(&self.etag).unwrap_or_default()
     }
 
     /// The ETag as shared bytes (a cheap clone, for header values).
     pub fn etag_bytes(&self) -> Bytes {
         self.etag.clone()
+    }
+}
+
+/// One pre-built response: the body in every content coding, and its
+/// modification time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogEntry {
+    /// In the order of [`ContentCoding::ALL`].
+    representations: [Representation; 3],
+    last_modified: Bytes,
+    modified: SystemTime,
+}
+
+impl CatalogEntry {
+    /// The body in `coding`.
+    pub fn representation(&self, coding: ContentCoding) -> &Representation {
+        let slot = ContentCoding::ALL.iter().position(|c| *c == coding).unwrap_or(0);
+        &self.representations[slot.min(2)]
+    }
+
+    /// The response body as is, `{"data": …}`: a cheap clone of shared bytes.
+    pub fn body(&self) -> Bytes {
+        self.representation(ContentCoding::Identity).body()
+    }
+
+    /// The strong ETag of the body as is.
+    pub fn etag(&self) -> &str {
+        self.representation(ContentCoding::Identity).etag()
     }
 
     /// `Last-Modified`: the record's `last_updated_at` as an IMF-fixdate
@@ -231,12 +264,13 @@ impl ResponseCatalog {
                 continue;
             }
             let body = serde_json::to_vec(&response).unwrap_or_default();
-            let etag = format!("\"{}\"", hex::encode(Sha256::digest(&body).as_slice()));
+            let representations = [
+                Representation::new(ContentCoding::Br.encode(&body)),
+                Representation::new(ContentCoding::Gzip.encode(&body)),
+                Representation::new(body),
+            ];
             let last_modified = Bytes::from(httpdate::fmt_http_date(modified));
-            catalog.entries.insert(
-                slug.clone(),
-                CatalogEntry { body: Bytes::from(body), etag: Bytes::from(etag), last_modified, modified },
-            );
+            catalog.entries.insert(slug.clone(), CatalogEntry { representations, last_modified, modified });
             catalog.sources.insert(slug, file);
         }
         if errors.is_empty() { Ok(catalog) } else { Err(CatalogErrors(errors)) }

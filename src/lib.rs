@@ -35,6 +35,7 @@ extern crate self as foundry_catalog;
 pub mod catalog;
 pub mod conformance;
 mod currency;
+pub mod encoding;
 pub mod json_schema;
 pub mod manifest;
 pub mod preview;

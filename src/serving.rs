@@ -6,7 +6,9 @@
 //!
 //! | request | reply |
 //! |---|---|
-//! | `GET` a known slug | 200, `application/json`, body, `ETag`, `Last-Modified`, `Cache-Control` |
+//! | `GET` a known slug | 200, `application/json`, body, `ETag`, `Last-Modified`, `Cache-Control`, `Vary: Accept-Encoding` |
+//! | `Accept-Encoding` allowing br or gzip | the pre-compressed body, `Content-Encoding`, its own ETag |
+//! | `Accept-Encoding` excluding br, gzip and identity | 406 `not_acceptable` |
 //! | `If-Match` not matching the ETag (strong comparison, `*`, lists) | 412 `precondition_failed` |
 //! | `If-None-Match` matching the ETag (weak comparison, `*`, lists) | 304, no body |
 //! | no `If-None-Match`, `If-Modified-Since` at or after `Last-Modified` | 304, no body |
@@ -30,6 +32,7 @@ use std::borrow::Cow;
 use bytes::Bytes;
 
 use crate::catalog::ResponseCatalog;
+use crate::encoding::negotiate;
 use crate::product::API_PATH_PREFIX;
 
 /// `Cache-Control` of product responses.
@@ -37,6 +40,9 @@ pub const CACHE_CONTROL: &str = "public, max-age=300";
 
 /// The methods the product path allows.
 pub const ALLOW: &str = "GET, HEAD";
+
+/// `Vary` of product responses: the representation depends on `Accept-Encoding`.
+pub const VARY: &str = "Accept-Encoding";
 
 /// The parts of a request the answer depends on. Header values are raw
 /// bytes; a header sent on several lines is one comma-separated list
@@ -53,6 +59,8 @@ pub struct Request<'a> {
     pub if_none_match: Option<&'a [u8]>,
     /// `If-Modified-Since`, if sent.
     pub if_modified_since: Option<&'a [u8]>,
+    /// `Accept-Encoding`, if sent.
+    pub accept_encoding: Option<&'a [u8]>,
 }
 
 impl<'a> Request<'a> {
@@ -71,6 +79,10 @@ pub struct Reply {
     pub content_type: Option<&'static str>,
     /// `ETag` of the representation (shared bytes, ASCII).
     pub etag: Option<Bytes>,
+    /// `Content-Encoding` of the representation (none for identity).
+    pub content_encoding: Option<&'static str>,
+    /// `Vary`: product responses depend on `Accept-Encoding`.
+    pub vary: Option<&'static str>,
     /// `Last-Modified` of the representation (an IMF-fixdate, ASCII).
     pub last_modified: Option<Bytes>,
     /// `Cache-Control`.
@@ -92,6 +104,8 @@ impl Reply {
             status,
             content_type: Some("application/json"),
             etag: None,
+            content_encoding: None,
+            vary: None,
             last_modified: None,
             cache_control: Some("no-store"),
             allow: (status == 405).then_some(ALLOW),
@@ -140,21 +154,28 @@ pub fn respond(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     let Some(entry) = catalog.get(slug) else {
         return Reply::error(404, "not_found", "no product with this slug", head);
     };
+    let varying = |reply: Reply| Reply { vary: Some(VARY), ..reply };
+    let Some(coding) = negotiate(request.accept_encoding) else {
+        return varying(Reply::error(406, "not_acceptable", "none of br, gzip or identity is acceptable", head));
+    };
+    let representation = entry.representation(coding);
     // RFC 9110 §13.2.2: If-Match, then If-None-Match, then If-Modified-Since.
-    if request.if_match.is_some_and(|header| !etag_matches_strongly(header, entry.etag())) {
-        return Reply::error(412, "precondition_failed", "the product does not match If-Match", head);
+    if request.if_match.is_some_and(|header| !etag_matches_strongly(header, representation.etag())) {
+        return varying(Reply::error(412, "precondition_failed", "the product does not match If-Match", head));
     }
     let not_modified = match (request.if_none_match, request.if_modified_since) {
-        (Some(header), _) => etag_matches(header, entry.etag()),
+        (Some(header), _) => etag_matches(header, representation.etag()),
         (None, Some(since)) => modified_at_or_before(entry.modified(), since),
         (None, None) => false,
     };
-    let body = entry.body();
+    let body = representation.body();
     let content_length = body.len();
     Reply {
         status: if not_modified { 304 } else { 200 },
         content_type: (!not_modified).then_some("application/json"),
-        etag: Some(entry.etag_bytes()),
+        etag: Some(representation.etag_bytes()),
+        content_encoding: if not_modified { None } else { coding.header() },
+        vary: Some(VARY),
         last_modified: Some(entry.last_modified_bytes()),
         cache_control: Some(CACHE_CONTROL),
         allow: None,

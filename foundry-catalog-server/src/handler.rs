@@ -48,7 +48,7 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
         status = response.status().as_u16(),
         bytes,
         micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-        encoding = "identity",
+        encoding = response.headers().get(header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()).unwrap_or("identity"),
     );
     response
 }
@@ -102,6 +102,7 @@ fn product<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
         let headers = request.headers();
         let if_match = list(headers, header::IF_MATCH);
         let if_none_match = list(headers, header::IF_NONE_MATCH);
+        let accept_encoding = list(headers, header::ACCEPT_ENCODING);
         let catalog = state.catalog.load();
         foundry_catalog::serving::respond(
             &catalog,
@@ -111,6 +112,7 @@ fn product<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
                 if_match: if_match.as_deref(),
                 if_none_match: if_none_match.as_deref(),
                 if_modified_since: headers.get(header::IF_MODIFIED_SINCE).map(HeaderValue::as_bytes),
+                accept_encoding: accept_encoding.as_deref(),
             },
         )
     } else {
@@ -130,6 +132,12 @@ fn product<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
     }
     if let Some(etag) = reply.etag.and_then(|etag| HeaderValue::from_maybe_shared(etag).ok()) {
         headers.insert(header::ETAG, etag);
+    }
+    if let Some(encoding) = reply.content_encoding {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+    }
+    if let Some(vary) = reply.vary {
+        headers.insert(header::VARY, HeaderValue::from_static(vary));
     }
     if let Some(last_modified) = reply.last_modified.and_then(|date| HeaderValue::from_maybe_shared(date).ok()) {
         headers.insert(header::LAST_MODIFIED, last_modified);

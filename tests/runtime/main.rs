@@ -4,6 +4,7 @@
 //! hash and the value types.
 
 mod catalog;
+mod encoding;
 mod hash;
 mod json_schemas;
 mod pipeline;

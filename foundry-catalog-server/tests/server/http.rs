@@ -228,3 +228,25 @@ fn percent_encoded_unreserved_characters_are_the_same_url() {
     assert_eq!(get(&format!("{PRODUCTS}/crm-webhook-connector%2F")).status, 400);
     assert_eq!(get(&format!("{PRODUCTS}/crm-webhook%00-connector")).status, 400);
 }
+
+#[test]
+fn compressed_representations_over_http() {
+    let path = format!("{}{PRODUCTS}/eu-regulatory-status-signals", base());
+    let identity = get(&format!("{PRODUCTS}/eu-regulatory-status-signals"));
+    assert_eq!(identity.header("vary"), Some("Accept-Encoding"));
+    assert_eq!(identity.header("content-encoding"), None);
+    for (accept, coding) in [("br, gzip", "br"), ("gzip", "gzip"), ("gzip;q=0.5, br;q=0.1", "gzip")] {
+        let r = reply(agent().get(&path).header("Accept-Encoding", accept).call());
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("content-encoding"), Some(coding), "{accept}");
+        assert_eq!(r.header("vary"), Some("Accept-Encoding"));
+        assert_eq!(r.header("content-length"), Some(r.body.len().to_string().as_str()));
+        assert_ne!(r.header("etag"), identity.header("etag"), "{coding} has its own ETag");
+        assert!(r.body.len() < identity.body.len() / 2, "{coding}: {} bytes", r.body.len());
+        let etag = r.header("etag").expect("an ETag").to_owned();
+        let again = reply(agent().get(&path).header("Accept-Encoding", accept).header("If-None-Match", &etag).call());
+        assert_eq!((again.status, again.body.len()), (304, 0));
+    }
+    let refused = reply(agent().get(&path).header("Accept-Encoding", "identity;q=0").call());
+    assert_eq!(refused.status, 406);
+}

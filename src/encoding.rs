@@ -1,0 +1,134 @@
+//! Content codings: the pre-compressed representations of each body and
+//! the choice among them by `Accept-Encoding` (RFC 9110 §12.5.3).
+//!
+//! Each body is stored three times, compressed once when the catalog is
+//! built: as is, gzip (level 9, `flate2`) and brotli (quality 11,
+//! `brotli`). Both compressors are deterministic, so the same catalog gives
+//! the same bytes, and each representation has its own strong ETag.
+
+foundry_catalog_core::wire_enum! {
+    /// A content coding a body is stored in.
+    pub enum ContentCoding {
+        /// Brotli.
+        Br = "br",
+        /// Gzip.
+        Gzip = "gzip",
+        /// The body as is.
+        Identity = "identity",
+    }
+}
+
+impl ContentCoding {
+    /// The coding's bytes of `body`.
+    pub fn encode(self, body: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        match self {
+            ContentCoding::Identity => body.to_vec(),
+            ContentCoding::Gzip => {
+                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+                // Writing to a Vec cannot fail.
+                let _ = encoder.write_all(body);
+                encoder.finish().unwrap_or_default()
+            }
+            ContentCoding::Br => {
+                let mut out = Vec::new();
+                {
+                    let mut encoder = brotli::CompressorWriter::new(&mut out, 4096, 11, 22);
+                    let _ = encoder.write_all(body);
+                }
+                out
+            }
+        }
+    }
+
+    /// `Content-Encoding`: none for identity.
+    pub const fn header(self) -> Option<&'static str> {
+        match self {
+            ContentCoding::Identity => None,
+            coding => Some(coding.as_str()),
+        }
+    }
+}
+
+/// The coding to send for an `Accept-Encoding` value (`None`: the header
+/// was not sent), or `None` when no stored coding is acceptable (406).
+///
+/// The highest q-value wins; on a tie the smaller representation (brotli,
+/// then gzip, then identity). A coding the header does not name gets the
+/// q-value of `*` if there is one; identity is acceptable unless
+/// `identity;q=0`, or `*;q=0` without an `identity` entry, excludes it.
+/// Without the header, or with an empty one, the body goes as is.
+///
+/// ```
+/// use foundry_catalog::encoding::{ContentCoding, negotiate};
+/// assert_eq!(negotiate(None), Some(ContentCoding::Identity));
+/// assert_eq!(negotiate(Some(b"gzip, deflate, br")), Some(ContentCoding::Br));
+/// assert_eq!(negotiate(Some(b"br;q=0.5, gzip")), Some(ContentCoding::Gzip));
+/// assert_eq!(negotiate(Some(b"*")), Some(ContentCoding::Br));
+/// assert_eq!(negotiate(Some(b"identity;q=0")), None);
+/// assert_eq!(negotiate(Some(b"identity;q=0, gzip")), Some(ContentCoding::Gzip));
+/// ```
+pub fn negotiate(accept_encoding: Option<&[u8]>) -> Option<ContentCoding> {
+    let Some(header) = accept_encoding.and_then(|h| std::str::from_utf8(h).ok()) else {
+        return Some(ContentCoding::Identity);
+    };
+    let mut star = None;
+    let mut listed = [None; 3];
+    for element in header.split(',') {
+        let mut parts = element.split(';');
+        let coding = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+        if coding.is_empty() {
+            continue;
+        }
+        // A weight that does not parse makes the element void.
+        let Some(q) = parts.try_fold(1000, |q, param| weight(param.trim()).map(|w| w.unwrap_or(q))) else {
+            continue;
+        };
+        match coding.as_str() {
+            "*" => star = Some(q),
+            "x-gzip" => listed[1] = Some(q),
+            name => {
+                if let Ok(coding) = name.parse::<ContentCoding>()
+                    && let Some(slot) = ContentCoding::ALL.iter().position(|c| *c == coding)
+                {
+                    listed[slot] = Some(q);
+                }
+            }
+        }
+    }
+    let q = |slot: usize, coding: ContentCoding| match (listed.get(slot).copied().flatten(), star) {
+        (Some(q), _) | (None, Some(q)) => q,
+        (None, None) if coding == ContentCoding::Identity => 1,
+        (None, None) => 0,
+    };
+    let mut best: Option<(u16, ContentCoding)> = None;
+    for (slot, &coding) in ContentCoding::ALL.iter().enumerate() {
+        let q = q(slot, coding);
+        if q > 0 && best.is_none_or(|(b, _)| q > b) {
+            best = Some((q, coding));
+        }
+    }
+    best.map(|(_, coding)| coding)
+}
+
+/// A parameter's weight in thousandths: `Some(Some(q))` for a valid
+/// `q=…`, `Some(None)` for another parameter (ignored), `None` for a
+/// malformed weight.
+fn weight(param: &str) -> Option<Option<u16>> {
+    let Some(value) = param.strip_prefix("q=").or_else(|| param.strip_prefix("Q=")) else {
+        return Some(None);
+    };
+    let (whole, fraction) = value.split_once('.').unwrap_or((value, ""));
+    let valid = fraction.len() <= 3
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+        && match whole {
+            "0" => true,
+            "1" => fraction.bytes().all(|b| b == b'0'),
+            _ => false,
+        };
+    if !valid {
+        return None;
+    }
+    let digits = format!("{whole}{fraction:0<3}");
+    digits.parse().ok().map(Some)
+}
