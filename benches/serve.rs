@@ -64,3 +64,12 @@ fn respond_full_path(bencher: divan::Bencher) {
     let path = format!("/api/public/foundry/products/{SLUG}");
     bencher.bench(|| respond(&catalog, &Request::new("GET", divan::black_box(&path))));
 }
+
+/// Compressing one body, as the catalog does once per product when it is
+/// built (or reloaded).
+#[divan::bench(args = [foundry_catalog::encoding::ContentCoding::Gzip, foundry_catalog::encoding::ContentCoding::Br])]
+fn encode(bencher: divan::Bencher, coding: foundry_catalog::encoding::ContentCoding) {
+    let catalog = ResponseCatalog::embedded().expect("catalog");
+    let body = catalog.get(SLUG).expect("entry").body();
+    bencher.bench(|| coding.encode(divan::black_box(&body)).len());
+}

@@ -70,6 +70,78 @@ impl<'a> Request<'a> {
     }
 }
 
+/// Every error the product path answers with: its status, its code and
+/// its fixed message (no request input is ever echoed). The OpenAPI
+/// document lists them from here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// 400: the slug is not a slug.
+    InvalidSlug,
+    /// 400: an HTTP/1.1 request without exactly one valid `Host`.
+    BadHost,
+    /// 404: nothing is served at this path.
+    NoResource,
+    /// 404: no product has this slug.
+    NoProduct,
+    /// 405: a method other than GET and HEAD.
+    MethodNotAllowed,
+    /// 406: `Accept-Encoding` excludes every stored coding.
+    NotAcceptable,
+    /// 412: `If-Match` does not match.
+    PreconditionFailed,
+}
+
+impl ErrorKind {
+    /// Every error, in status order.
+    pub const ALL: [ErrorKind; 7] = [
+        ErrorKind::InvalidSlug,
+        ErrorKind::BadHost,
+        ErrorKind::NoResource,
+        ErrorKind::NoProduct,
+        ErrorKind::MethodNotAllowed,
+        ErrorKind::NotAcceptable,
+        ErrorKind::PreconditionFailed,
+    ];
+
+    /// The HTTP status.
+    pub const fn status(self) -> u16 {
+        match self {
+            ErrorKind::InvalidSlug | ErrorKind::BadHost => 400,
+            ErrorKind::NoResource | ErrorKind::NoProduct => 404,
+            ErrorKind::MethodNotAllowed => 405,
+            ErrorKind::NotAcceptable => 406,
+            ErrorKind::PreconditionFailed => 412,
+        }
+    }
+
+    /// The `code` of the error body.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidSlug => "invalid_slug",
+            ErrorKind::BadHost => "bad_host",
+            ErrorKind::NoResource | ErrorKind::NoProduct => "not_found",
+            ErrorKind::MethodNotAllowed => "method_not_allowed",
+            ErrorKind::NotAcceptable => "not_acceptable",
+            ErrorKind::PreconditionFailed => "precondition_failed",
+        }
+    }
+
+    /// The fixed `message` of the error body.
+    pub const fn message(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidSlug => {
+                "a slug is lowercase letters and digits joined by single hyphens, at most 200 bytes"
+            }
+            ErrorKind::BadHost => "an HTTP/1.1 request needs exactly one valid Host",
+            ErrorKind::NoResource => "no resource at this path",
+            ErrorKind::NoProduct => "no product with this slug",
+            ErrorKind::MethodNotAllowed => "only GET and HEAD are allowed here",
+            ErrorKind::NotAcceptable => "none of br, gzip or identity is acceptable",
+            ErrorKind::PreconditionFailed => "the product does not match If-Match",
+        }
+    }
+}
+
 /// What to answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
@@ -96,9 +168,11 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// An error reply with the fixed JSON error body.
-    pub fn error(status: u16, code: &str, message: &str, head: bool) -> Reply {
-        let body = serde_json::json!({"error": {"status": status, "code": code, "message": message}}).to_string();
+    /// An error reply with the fixed JSON error body (no body for `HEAD`).
+    pub fn error(kind: ErrorKind, head: bool) -> Reply {
+        let status = kind.status();
+        let body = serde_json::json!({"error": {"status": status, "code": kind.code(), "message": kind.message()}})
+            .to_string();
         let content_length = body.len();
         Reply {
             status,
@@ -135,33 +209,28 @@ pub fn respond(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     let head = request.method == "HEAD";
     let path = decode_unreserved(request.path);
     let Some(slug) = path.strip_prefix(API_PATH_PREFIX) else {
-        return Reply::error(404, "not_found", "no resource at this path", head);
+        return Reply::error(ErrorKind::NoResource, head);
     };
     if slug.contains('/') {
-        return Reply::error(404, "not_found", "no resource at this path", head);
+        return Reply::error(ErrorKind::NoResource, head);
     }
     if request.method != "GET" && !head {
-        return Reply::error(405, "method_not_allowed", "only GET and HEAD are allowed here", false);
+        return Reply::error(ErrorKind::MethodNotAllowed, false);
     }
     if crate::Slug::new(slug).is_err() {
-        return Reply::error(
-            400,
-            "invalid_slug",
-            "a slug is lowercase letters and digits joined by single hyphens, at most 200 bytes",
-            head,
-        );
+        return Reply::error(ErrorKind::InvalidSlug, head);
     }
     let Some(entry) = catalog.get(slug) else {
-        return Reply::error(404, "not_found", "no product with this slug", head);
+        return Reply::error(ErrorKind::NoProduct, head);
     };
     let varying = |reply: Reply| Reply { vary: Some(VARY), ..reply };
     let Some(coding) = negotiate(request.accept_encoding) else {
-        return varying(Reply::error(406, "not_acceptable", "none of br, gzip or identity is acceptable", head));
+        return varying(Reply::error(ErrorKind::NotAcceptable, head));
     };
     let representation = entry.representation(coding);
     // RFC 9110 §13.2.2: If-Match, then If-None-Match, then If-Modified-Since.
     if request.if_match.is_some_and(|header| !etag_matches_strongly(header, representation.etag())) {
-        return varying(Reply::error(412, "precondition_failed", "the product does not match If-Match", head));
+        return varying(Reply::error(ErrorKind::PreconditionFailed, head));
     }
     let not_modified = match (request.if_none_match, request.if_modified_since) {
         (Some(header), _) => etag_matches(header, representation.etag()),

@@ -6,6 +6,7 @@
 //! | `/healthz` | 200 while the process runs (liveness) |
 //! | `/readyz` | 200 while serving, 503 once draining (readiness) |
 //! | `/metrics` | the counters, Prometheus text format |
+//! | `/openapi.json` | the OpenAPI 3.1 document of the product path |
 //! | anything else | `respond` (the product path, 404 elsewhere); an HTTP/1.1 request without exactly one valid `Host` gets 400 `bad_host` |
 //!
 //! The operations endpoints sit outside `/api/public/foundry/products/`,
@@ -33,6 +34,7 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
         "/readyz" => {
             ops(method, StatusCode::SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", Bytes::from_static(b"draining\n"))
         }
+        "/openapi.json" => ops(method, StatusCode::OK, "application/json", state.openapi.clone()),
         "/metrics" => {
             ops(method, StatusCode::OK, "text/plain; version=0.0.4; charset=utf-8", state.metrics.render().into())
         }
@@ -116,12 +118,7 @@ fn product<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
             },
         )
     } else {
-        foundry_catalog::serving::Reply::error(
-            400,
-            "bad_host",
-            "an HTTP/1.1 request needs exactly one valid Host",
-            head,
-        )
+        foundry_catalog::serving::Reply::error(foundry_catalog::serving::ErrorKind::BadHost, head)
     };
     let mut response = Response::new(Full::new(reply.body));
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

@@ -17,14 +17,18 @@ pub(crate) struct State {
     /// False once draining has begun: `/readyz` answers 503.
     ready: AtomicBool,
     pub(crate) metrics: Metrics,
+    /// The OpenAPI document, served at `/openapi.json`.
+    pub(crate) openapi: bytes::Bytes,
 }
 
 impl State {
     pub(crate) fn new(catalog: ResponseCatalog) -> Arc<State> {
+        let openapi = serde_json::to_vec_pretty(&foundry_catalog::json_schema::openapi()).unwrap_or_default();
         let state = State {
             catalog: ArcSwap::from_pointee(catalog),
             ready: AtomicBool::new(true),
             metrics: Metrics::default(),
+            openapi: openapi.into(),
         };
         state.counted(&state.catalog.load());
         state.metrics.catalog_generation.store(1, Ordering::Relaxed);

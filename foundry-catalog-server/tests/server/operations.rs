@@ -160,6 +160,10 @@ fn health_readiness_and_metrics() {
     assert!(server.metric("foundry_requests_total{status=\"404\"}") >= 1);
     assert_eq!(server.metric("foundry_catalog_products"), 3);
     assert_eq!(server.metric("foundry_catalog_generation"), 1);
+    let openapi = exchange(server.addr, &get("/openapi.json"));
+    let document: serde_json::Value = serde_json::from_str(openapi.split("\r\n\r\n").nth(1).unwrap_or_default())
+        .expect("the OpenAPI document is JSON");
+    assert_eq!(document, foundry_catalog::json_schema::openapi());
 }
 
 /// A copy of the example catalog in a fresh folder.
