@@ -8,9 +8,9 @@ use crate::{BROKEN, USAGE};
 /// Write the JSON Schemas (2020-12) for consumers outside Rust, or check
 /// that the files on disk are current.
 ///
-/// Writes DIR/product-response.schema.json, DIR/product-manifest.schema.json
-/// and DIR/record-types/<record_label>.schema.json, generated from the same
-/// tables as the code. DIR/record-type.schema.json (the definition format)
+/// Writes DIR/product-response.schema.json, DIR/product-manifest.schema.json,
+/// DIR/openapi.json and DIR/record-types/<record_label>.schema.json,
+/// generated from the same tables as the code. DIR/record-type.schema.json (the definition format)
 /// is written by hand and left alone.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
