@@ -5,8 +5,9 @@
 //! closed.
 //!
 //! [`Watched`] wraps the socket and records reads and writes in a shared
-//! [`Activity`]; the connection task sleeps until the activity's deadline
-//! and closes the connection when it has passed. Every response is
+//! [`Activity`] (two relaxed atomic stores); the connection task sleeps
+//! until [`Activity::next_check`] and closes the connection when the
+//! deadline has passed. Every response is
 //! written right after its request's headers are read (the server never
 //! reads a body), so a write marks the end of a request: the connection
 //! is idle again until the next byte arrives.
@@ -19,7 +20,6 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::Notify;
 use tokio::time::Instant;
 
 const IDLE: u8 = 0;
@@ -43,9 +43,6 @@ pub(crate) struct Activity {
     phase: AtomicU8,
     /// Milliseconds after `epoch`.
     deadline: AtomicU64,
-    /// Woken when the deadline moves earlier (a request starts), so the
-    /// connection task sleeps until the new one.
-    earlier: Notify,
 }
 
 impl Activity {
@@ -56,7 +53,6 @@ impl Activity {
             idle_timeout,
             phase: AtomicU8::new(IDLE),
             deadline: AtomicU64::new(0),
-            earlier: Notify::new(),
         };
         activity.set_deadline(idle_timeout);
         Arc::new(activity)
@@ -70,7 +66,6 @@ impl Activity {
     fn read(&self, bytes: usize) {
         if bytes > 0 && self.phase.swap(HEADERS, Relaxed) == IDLE {
             self.set_deadline(self.header_timeout);
-            self.earlier.notify_one();
         }
     }
 
@@ -86,9 +81,12 @@ impl Activity {
         self.epoch + Duration::from_millis(self.deadline.load(Relaxed))
     }
 
-    /// Resolves when the deadline has moved earlier since the last call.
-    pub(crate) async fn moved_earlier(&self) {
-        self.earlier.notified().await;
+    /// When to look at the deadline next: at the deadline, or one header
+    /// timeout from now if that is sooner. A request that starts later can
+    /// only set a deadline at or after that, so no deadline is missed and
+    /// nothing has to wake the connection task when a request starts.
+    pub(crate) fn next_check(&self) -> Instant {
+        self.deadline().min(Instant::now() + self.header_timeout)
     }
 
     /// The phase whose timeout applies now.

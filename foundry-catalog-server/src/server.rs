@@ -210,8 +210,7 @@ fn connection(
                     }
                     break;
                 }
-                () = activity.moved_earlier() => {}
-                () = tokio::time::sleep_until(activity.deadline()) => {
+                () = tokio::time::sleep_until(activity.next_check()) => {
                     if activity.deadline() <= Instant::now() {
                         let counter = match activity.phase() {
                             Phase::Header => &state.metrics.header_timeouts,
