@@ -19,6 +19,7 @@
 //! | name | `naming` | wire names → Rust identifiers |
 //! | emit | `emit` | checked types → formatted Rust |
 //! | files | `files` | folder → sources; output written only on change |
+//! | evolve | [`diff`] | two sets of checked types → changes, hash effects, compatibility |
 //!
 //! The hash and fixture rules live in `foundry-catalog-core`, which the
 //! runtime uses too.
@@ -43,6 +44,7 @@
 
 mod check;
 mod definition;
+pub mod diff;
 mod emit;
 mod error;
 mod files;

@@ -6,6 +6,7 @@
 //! foundry-catalog check <file-or-url>…
 //! foundry-catalog schemas [--dir schema] [--check]
 //! foundry-catalog serve [--addr 127.0.0.1:8080] [--catalog DIR]
+//! foundry-catalog diff <OLD> <NEW> | --base <REV> <NEW> [--mode backward|forward|full] [--format text|json]
 //! ```
 //!
 //! Exit codes: 0 success; 1 the input breaks the spec (or a schema file is
@@ -19,6 +20,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod diff;
 mod preview;
 mod render;
 mod schemas;
@@ -44,6 +46,7 @@ enum Command {
     Check(check::Args),
     Schemas(schemas::Args),
     Serve(serve::Args),
+    Diff(diff::Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Schemas(args) => schemas::run(&args),
         Command::Serve(args) => serve::run(args),
+        Command::Diff(args) => diff::run(&args),
     }
 }
 

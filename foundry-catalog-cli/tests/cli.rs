@@ -41,6 +41,7 @@ fn every_subcommand_has_help() {
         &["check", "--help"],
         &["schemas", "--help"],
         &["serve", "--help"],
+        &["diff", "--help"],
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
@@ -421,4 +422,56 @@ fn survives_running_out_of_file_descriptors() {
         .and_then(|v| v.parse().ok())
         .expect("the accept error counter");
     assert!(errors > 0, "{metrics}");
+}
+
+#[test]
+fn diff_reports_changes_and_gates_on_compatibility() {
+    let same = run(&["diff", "record-types", "record-types"]);
+    assert_eq!(same.status.code(), Some(0));
+    assert_eq!(text(&same.stdout), "no changes\n");
+
+    // A git repository of its own: the old side at HEAD, the new one edited.
+    let dir = temp("diff");
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("git runs");
+        assert!(status.status.success(), "git {args:?}: {}", text(&status.stderr));
+    };
+    std::fs::create_dir_all(dir.join("record-types")).expect("folder");
+    let definition = repo().join("record-types/regulatory_status_signal.json");
+    std::fs::copy(&definition, dir.join("record-types/regulatory_status_signal.json")).expect("copy");
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "base"]);
+    let mut edited: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&definition).expect("readable")).expect("JSON");
+    edited["fields"].as_array_mut().expect("fields").push(serde_json::json!({
+        "name": "authorityName", "type": "string", "required": false, "description": "Publishing authority."
+    }));
+    std::fs::write(dir.join("record-types/regulatory_status_signal.json"), edited.to_string()).expect("write");
+
+    let diff = |extra: &[&str]| {
+        Command::new(BIN)
+            .args(["diff", "--base", "HEAD", "record-types"])
+            .args(extra)
+            .current_dir(&dir)
+            .output()
+            .expect("runs")
+    };
+    let full = diff(&[]);
+    assert_eq!(full.status.code(), Some(1), "{}", text(&full.stderr));
+    assert!(text(&full.stdout).contains("field `authorityName`: optional string field added"));
+    assert!(text(&full.stderr).contains("optional_field_added is backward for strict readers, not full; hint:"));
+    assert_eq!(diff(&["--mode", "backward"]).status.code(), Some(0));
+    assert_eq!(diff(&["--tolerant"]).status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&diff(&["--format", "json"]).stdout).expect("JSON");
+    assert_eq!(json["changes"][0]["kind"], "optional_field_added");
+    assert_eq!(json["changes"][0]["strict"], "backward");
+    assert_eq!(json["violations"].as_array().map(Vec::len), Some(1));
+    assert_eq!(run(&["diff", "record-types"]).status.code(), Some(2), "one side without --base is a usage error");
+    let _ = std::fs::remove_dir_all(&dir);
 }

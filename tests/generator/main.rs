@@ -5,5 +5,6 @@
 //! CI: `tests/json-schema/cases.json`.)
 
 mod corpus;
+mod diff;
 mod properties;
 mod reproducible;

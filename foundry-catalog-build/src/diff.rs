@@ -1,0 +1,402 @@
+//! Schema evolution: what changed between two sets of record-type
+//! definitions, what each change does to `schema_hash`, and whether JSON
+//! readers of either side can still read records of the other.
+//!
+//! The compatibility words are the Confluent Schema Registry's, applied to
+//! JSON records: **backward** — readers built for the new definitions read
+//! records written under the old ones; **forward** — readers built for the
+//! old definitions read records written under the new ones; **full** —
+//! both; **breaking** — neither. Unlike Avro, JSON carries no writer schema
+//! and no defaults, so the answer depends on the reader:
+//!
+//! - a **strict** reader (this crate's validator, the generated JSON
+//!   Schemas with `additionalProperties: false`) rejects a key it does not
+//!   know and a missing required key;
+//! - a **tolerant** reader (serde's default, most JSON clients) ignores a
+//!   key it does not know but still needs its required keys.
+//!
+//! Record types are matched by label, fields by wire name. Field order is
+//! part of `schema_hash` but not of a JSON object, so a move changes the
+//! hash and nothing else.
+
+use std::collections::BTreeMap;
+
+use foundry_catalog_core::{FieldDescriptor, RecordSchema};
+use serde::Serialize;
+
+use crate::CheckedType;
+
+foundry_catalog_core::wire_enum! {
+    /// Who can read across a change.
+    pub enum Compatibility {
+        /// New readers read old records, and old readers read new records.
+        Full = "full",
+        /// New readers read old records.
+        Backward = "backward",
+        /// Old readers read new records.
+        Forward = "forward",
+        /// Neither.
+        Breaking = "breaking",
+    }
+}
+
+impl Compatibility {
+    /// Whether a change of this compatibility is allowed in `mode`.
+    pub const fn allowed_in(self, mode: Compatibility) -> bool {
+        match mode {
+            Compatibility::Full => matches!(self, Compatibility::Full),
+            Compatibility::Backward => matches!(self, Compatibility::Full | Compatibility::Backward),
+            Compatibility::Forward => matches!(self, Compatibility::Full | Compatibility::Forward),
+            Compatibility::Breaking => true,
+        }
+    }
+}
+
+foundry_catalog_core::wire_enum! {
+    /// What kind of change.
+    pub enum ChangeKind {
+        /// A record type that only the new side has.
+        TypeAdded = "type_added",
+        /// A record type that only the old side has.
+        TypeRemoved = "type_removed",
+        /// A new required field.
+        RequiredFieldAdded = "required_field_added",
+        /// A new optional field.
+        OptionalFieldAdded = "optional_field_added",
+        /// A required field that is gone.
+        RequiredFieldRemoved = "required_field_removed",
+        /// An optional field that is gone.
+        OptionalFieldRemoved = "optional_field_removed",
+        /// A field whose JSON type changed.
+        FieldRetyped = "field_retyped",
+        /// A required field that became optional.
+        FieldMadeOptional = "field_made_optional",
+        /// An optional field that became required.
+        FieldMadeRequired = "field_made_required",
+        /// A field at another position.
+        FieldMoved = "field_moved",
+        /// `digest_length` changed: `schema_hash` is cut to another length.
+        DigestLengthChanged = "digest_length_changed",
+        /// `sample_type` changed (and with it `sample_status`).
+        SampleTypeChanged = "sample_type_changed",
+        /// `sample_rows` changed.
+        SampleRowsChanged = "sample_rows_changed",
+        /// A field's fixture hint changed.
+        FixtureChanged = "fixture_changed",
+        /// A description changed (the type's or a field's).
+        DescriptionChanged = "description_changed",
+    }
+}
+
+impl ChangeKind {
+    /// Compatibility for strict readers, then for tolerant readers.
+    pub const fn compatibility(self) -> (Compatibility, Compatibility) {
+        use Compatibility::{Backward, Breaking, Forward, Full};
+        match self {
+            ChangeKind::TypeAdded
+            | ChangeKind::FieldMoved
+            | ChangeKind::DigestLengthChanged
+            | ChangeKind::SampleTypeChanged
+            | ChangeKind::SampleRowsChanged
+            | ChangeKind::FixtureChanged
+            | ChangeKind::DescriptionChanged => (Full, Full),
+            ChangeKind::TypeRemoved | ChangeKind::FieldRetyped => (Breaking, Breaking),
+            ChangeKind::OptionalFieldAdded => (Backward, Full),
+            ChangeKind::RequiredFieldAdded => (Breaking, Forward),
+            ChangeKind::OptionalFieldRemoved => (Forward, Full),
+            ChangeKind::RequiredFieldRemoved => (Breaking, Backward),
+            ChangeKind::FieldMadeOptional => (Backward, Backward),
+            ChangeKind::FieldMadeRequired => (Forward, Forward),
+        }
+    }
+
+    /// Whether the change alters `schema_hash` (its canonical form is the
+    /// record label and each field's name, type and required flag, in
+    /// order; the digest length cuts it).
+    pub const fn changes_hash(self) -> bool {
+        !matches!(
+            self,
+            ChangeKind::SampleTypeChanged
+                | ChangeKind::SampleRowsChanged
+                | ChangeKind::FixtureChanged
+                | ChangeKind::DescriptionChanged
+        )
+    }
+
+    /// Why readers break, and how to get there safely.
+    pub const fn hint(self) -> &'static str {
+        match self {
+            ChangeKind::TypeAdded => "no reader of another type is affected",
+            ChangeKind::TypeRemoved => "stop producing the type and let its readers go before removing the definition",
+            ChangeKind::RequiredFieldAdded => {
+                "new readers reject old records without it: add the field as optional first, make it required once every record carries it"
+            }
+            ChangeKind::OptionalFieldAdded => {
+                "strict old readers reject the unknown key: deploy readers that know the field before writers send it"
+            }
+            ChangeKind::RequiredFieldRemoved => {
+                "old readers reject new records without it: make the field optional first, remove it once readers no longer need it"
+            }
+            ChangeKind::OptionalFieldRemoved => {
+                "strict new readers reject old records that still carry it: remove it from readers after writers stop sending it"
+            }
+            ChangeKind::FieldRetyped => {
+                "no reader accepts both types: add a field with the new type under a new name and retire the old one"
+            }
+            ChangeKind::FieldMadeOptional => "old readers reject new records without the field: update readers first",
+            ChangeKind::FieldMadeRequired => "new readers reject old records without the field: update writers first",
+            ChangeKind::FieldMoved => "JSON objects are unordered; only schema_hash changes",
+            ChangeKind::DigestLengthChanged => {
+                "records are unchanged; consumers comparing schema_hash see another length"
+            }
+            ChangeKind::SampleTypeChanged => "records are unchanged; sample_type and sample_status change in previews",
+            ChangeKind::SampleRowsChanged => "records are unchanged; samples hold another number of rows",
+            ChangeKind::FixtureChanged => "sample values change; records and schema_hash do not",
+            ChangeKind::DescriptionChanged => "documentation only",
+        }
+    }
+}
+
+/// One change between the two sides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// The record type.
+    pub record_label: String,
+    /// The file on the new side (the old side for a removed type).
+    pub file: String,
+    /// The field's wire name, for field changes.
+    pub field: Option<String>,
+    /// What changed.
+    pub kind: ChangeKind,
+    /// The change in words, with the old and new values.
+    pub detail: String,
+    /// Whether `schema_hash` changes because of it.
+    pub changes_hash: bool,
+    /// For readers that reject unknown keys.
+    pub strict: Compatibility,
+    /// For readers that ignore unknown keys.
+    pub tolerant: Compatibility,
+    /// A remark, such as a possible rename.
+    pub note: Option<String>,
+    /// Why readers break, and how to get there safely.
+    pub hint: &'static str,
+}
+
+/// One record type's `schema_hash` on both sides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HashChange {
+    /// The record type.
+    pub record_label: String,
+    /// The old hash (none for an added type).
+    pub old: Option<String>,
+    /// The new hash (none for a removed type).
+    pub new: Option<String>,
+}
+
+/// Every change between two sets of checked definitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The changes, by record label, then in field order.
+    pub changes: Vec<Change>,
+    /// The record types whose `schema_hash` differs.
+    pub hashes: Vec<HashChange>,
+}
+
+impl Report {
+    /// The changes `mode` forbids, for strict or tolerant readers.
+    pub fn violations(&self, mode: Compatibility, strict: bool) -> Vec<&Change> {
+        self.changes.iter().filter(|c| !(if strict { c.strict } else { c.tolerant }).allowed_in(mode)).collect()
+    }
+
+    /// The report as text: one line per change, then the hashes.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        if self.changes.is_empty() {
+            out.push_str("no changes\n");
+        }
+        for c in &self.changes {
+            let field = c.field.as_deref().map(|f| format!(" field `{f}`")).unwrap_or_default();
+            out.push_str(&format!(
+                "{}: `{}`{field}: {} ({}); strict readers: {}, tolerant readers: {}; schema_hash {}\n",
+                c.file,
+                c.record_label,
+                c.detail,
+                c.kind,
+                c.strict,
+                c.tolerant,
+                if c.changes_hash { "changes" } else { "unchanged" },
+            ));
+            if let Some(note) = &c.note {
+                out.push_str(&format!("  note: {note}\n"));
+            }
+        }
+        for h in &self.hashes {
+            out.push_str(&format!(
+                "schema_hash `{}`: {} -> {}\n",
+                h.record_label,
+                h.old.as_deref().unwrap_or("(none)"),
+                h.new.as_deref().unwrap_or("(none)")
+            ));
+        }
+        out
+    }
+}
+
+/// Compares two sets of checked definitions (each as returned by
+/// [`crate::Generator::check`]).
+pub fn diff(old: &[CheckedType], new: &[CheckedType]) -> Report {
+    let by_label = |types: &[CheckedType]| -> BTreeMap<String, CheckedType> {
+        types.iter().map(|t| (t.schema.record_label.to_string(), t.clone())).collect()
+    };
+    let (old, new) = (by_label(old), by_label(new));
+    let mut changes = Vec::new();
+    let mut hashes = Vec::new();
+    let labels: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    for label in labels {
+        match (old.get(label), new.get(label)) {
+            (None, Some(n)) => {
+                changes.push(change(n, None, ChangeKind::TypeAdded, "record type added".to_owned()));
+                hashes.push(HashChange {
+                    record_label: label.clone(),
+                    old: None,
+                    new: Some(n.schema.schema_hash.to_string()),
+                });
+            }
+            (Some(o), None) => {
+                changes.push(change(o, None, ChangeKind::TypeRemoved, "record type removed".to_owned()));
+                hashes.push(HashChange {
+                    record_label: label.clone(),
+                    old: Some(o.schema.schema_hash.to_string()),
+                    new: None,
+                });
+            }
+            (Some(o), Some(n)) => {
+                type_changes(o, n, &mut changes);
+                if o.schema.schema_hash != n.schema.schema_hash {
+                    hashes.push(HashChange {
+                        record_label: label.clone(),
+                        old: Some(o.schema.schema_hash.to_string()),
+                        new: Some(n.schema.schema_hash.to_string()),
+                    });
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    Report { changes, hashes }
+}
+
+fn change(t: &CheckedType, field: Option<&FieldDescriptor>, kind: ChangeKind, detail: String) -> Change {
+    let (strict, tolerant) = kind.compatibility();
+    Change {
+        record_label: t.schema.record_label.to_string(),
+        file: t.file.clone(),
+        field: field.map(|f| f.name.to_string()),
+        kind,
+        detail,
+        changes_hash: kind.changes_hash(),
+        strict,
+        tolerant,
+        note: None,
+        hint: kind.hint(),
+    }
+}
+
+fn type_changes(o: &CheckedType, n: &CheckedType, out: &mut Vec<Change>) {
+    let (os, ns): (&RecordSchema, &RecordSchema) = (&o.schema, &n.schema);
+    if os.description != ns.description {
+        out.push(change(n, None, ChangeKind::DescriptionChanged, "the type's description changed".to_owned()));
+    }
+    if os.digest_length != ns.digest_length {
+        let detail = format!("digest_length {} -> {}", os.digest_length.hex_chars(), ns.digest_length.hex_chars());
+        out.push(change(n, None, ChangeKind::DigestLengthChanged, detail));
+    }
+    if os.sample_type != ns.sample_type {
+        let detail = format!("sample_type {} -> {}", os.sample_type, ns.sample_type);
+        out.push(change(n, None, ChangeKind::SampleTypeChanged, detail));
+    }
+    if os.sample_rows != ns.sample_rows {
+        let detail = format!("sample_rows {} -> {}", os.sample_rows, ns.sample_rows);
+        out.push(change(n, None, ChangeKind::SampleRowsChanged, detail));
+    }
+    let position = |fields: &[FieldDescriptor], name: &str| fields.iter().position(|f| f.name == name);
+    let mut added = Vec::new();
+    let mut removed = Vec::new();
+    for (index, nf) in ns.fields.iter().enumerate() {
+        let Some(old_index) = position(&os.fields, &nf.name) else {
+            added.push(out.len());
+            let (kind, what) = if nf.required {
+                (ChangeKind::RequiredFieldAdded, "required")
+            } else {
+                (ChangeKind::OptionalFieldAdded, "optional")
+            };
+            out.push(change(n, Some(nf), kind, format!("{what} {} field added at position {index}", nf.field_type)));
+            continue;
+        };
+        let of = &os.fields[old_index];
+        if of.field_type != nf.field_type {
+            let detail = format!("type {} -> {}", of.field_type, nf.field_type);
+            out.push(change(n, Some(nf), ChangeKind::FieldRetyped, detail));
+        }
+        if of.required != nf.required {
+            let (kind, detail) = if nf.required {
+                (ChangeKind::FieldMadeRequired, "optional -> required")
+            } else {
+                (ChangeKind::FieldMadeOptional, "required -> optional")
+            };
+            out.push(change(n, Some(nf), kind, detail.to_owned()));
+        }
+        if old_index != index {
+            let detail = format!("position {old_index} -> {index}");
+            out.push(change(n, Some(nf), ChangeKind::FieldMoved, detail));
+        }
+        if of.fixture != nf.fixture {
+            out.push(change(n, Some(nf), ChangeKind::FixtureChanged, "fixture hint changed".to_owned()));
+        }
+        if of.description != nf.description {
+            out.push(change(n, Some(nf), ChangeKind::DescriptionChanged, "description changed".to_owned()));
+        }
+    }
+    for of in os.fields.iter() {
+        if position(&ns.fields, &of.name).is_none() {
+            removed.push((out.len(), of.field_type));
+            let (kind, what) = if of.required {
+                (ChangeKind::RequiredFieldRemoved, "required")
+            } else {
+                (ChangeKind::OptionalFieldRemoved, "optional")
+            };
+            out.push(change(n, Some(of), kind, format!("{what} {} field removed", of.field_type)));
+        }
+    }
+    // A removed and an added field of the same type may be one rename; it
+    // is reported as both, with a note, never guessed.
+    for &(r, field_type) in &removed {
+        for &a in &added {
+            let added_type = ns.fields.iter().find(|f| Some(f.name.to_string()) == out[a].field).map(|f| f.field_type);
+            if added_type == Some(field_type) {
+                let (from, to) = (out[r].field.clone().unwrap_or_default(), out[a].field.clone().unwrap_or_default());
+                let note = format!(
+                    "possible rename `{from}` -> `{to}`: renaming is a removal and an addition for every reader"
+                );
+                out[r].note = Some(note.clone());
+                out[a].note = Some(note);
+            }
+        }
+    }
+}
+
+/// The compatibility policy as a Markdown table, from
+/// [`ChangeKind::compatibility`] (the README shows this table).
+pub fn policy_table() -> String {
+    let mut out =
+        String::from("| change | strict readers | tolerant readers | `schema_hash` | hint |\n|---|---|---|---|---|\n");
+    for kind in ChangeKind::ALL {
+        let (strict, tolerant) = kind.compatibility();
+        out.push_str(&format!(
+            "| `{kind}` | {strict} | {tolerant} | {} | {} |\n",
+            if kind.changes_hash() { "changes" } else { "unchanged" },
+            kind.hint()
+        ));
+    }
+    out
+}

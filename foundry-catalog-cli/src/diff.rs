@@ -1,0 +1,134 @@
+//! `foundry-catalog diff`: what changed between two sets of record-type
+//! definitions, and whether readers still read across it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use foundry_catalog_build::diff::{Compatibility, diff};
+use foundry_catalog_build::{Generator, Source};
+
+use crate::{BROKEN, USAGE, fail};
+
+/// Compare record-type definitions and gate on compatibility.
+///
+/// Each side is a definition file or a folder of them; with --base REV the
+/// old side is the same path at a git revision (read with `git`, nothing
+/// checked out). Record types are matched by label, fields by wire name.
+/// Every change is listed with its effect on schema_hash and on strict and
+/// tolerant readers. Exit code 1 when a change breaks --mode.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// OLD and NEW definitions (each a file or a folder); with --base, NEW only.
+    #[arg(value_name = "OLD NEW", required = true, num_args = 1..=2)]
+    paths: Vec<PathBuf>,
+    /// Read the old side from this git revision, at NEW's path.
+    #[arg(long, value_name = "REV")]
+    base: Option<String>,
+    /// The compatibility a change must keep: backward (new readers read old
+    /// records), forward (old readers read new records) or full (both).
+    #[arg(long, default_value = "full", value_parser = ["backward", "forward", "full"])]
+    mode: String,
+    /// Judge for tolerant readers (they ignore unknown keys) instead of
+    /// strict ones (they reject them, as the validator and the JSON Schemas do).
+    #[arg(long)]
+    tolerant: bool,
+    /// Report as text or JSON.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+}
+
+pub(crate) fn run(args: &Args) -> ExitCode {
+    let (old, new) = match (&args.base, args.paths.as_slice()) {
+        (Some(rev), [path]) => (git_side(rev, path), local_side(path)),
+        (None, [old, new]) => (local_side(old), local_side(new)),
+        _ => return fail(USAGE, "give OLD and NEW, or --base REV and NEW"),
+    };
+    let (old, new) = match (old, new) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(e), _) | (_, Err(e)) => return fail(USAGE, e),
+    };
+    let generator = Generator::new();
+    let checked = |sources: &[Source]| generator.check(sources).map_err(|e| e.to_string());
+    let (old, new) = match (checked(&old), checked(&new)) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("{e}");
+            return ExitCode::from(USAGE);
+        }
+    };
+    let report = diff(&old, &new);
+    let mode: Compatibility = args.mode.parse().unwrap_or(Compatibility::Full);
+    let violations = report.violations(mode, !args.tolerant);
+    if args.format == "json" {
+        let json = serde_json::json!({
+            "mode": mode,
+            "readers": if args.tolerant { "tolerant" } else { "strict" },
+            "changes": report.changes,
+            "hashes": report.hashes,
+            "violations": violations,
+        });
+        println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+    } else {
+        print!("{}", report.to_text());
+    }
+    if violations.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    let readers = if args.tolerant { "tolerant" } else { "strict" };
+    for c in &violations {
+        let field = c.field.as_deref().map(|f| format!(", field `{f}`")).unwrap_or_default();
+        eprintln!(
+            "error: {}: record type `{}`{field}: {} is {} for {readers} readers, not {mode}; hint: {}",
+            c.file,
+            c.record_label,
+            c.kind,
+            if args.tolerant { c.tolerant } else { c.strict },
+            c.hint
+        );
+    }
+    ExitCode::from(BROKEN)
+}
+
+/// A file, or every `*.json` in a folder.
+fn local_side(path: &Path) -> Result<Vec<Source>, String> {
+    if path.is_dir() {
+        let root = path.parent().unwrap_or(Path::new(""));
+        let dir = path.file_name().and_then(|n| n.to_str()).ok_or("the folder name is not UTF-8")?;
+        let root = if root.as_os_str().is_empty() { Path::new(".") } else { root };
+        Source::read_dir(root, dir).map_err(|e| e.to_string())
+    } else {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(vec![Source::new(path.display().to_string(), bytes)])
+    }
+}
+
+/// The same path at a git revision: a file, or every `*.json` directly in
+/// a folder, read with `git ls-tree` and `git show`.
+fn git_side(rev: &str, path: &Path) -> Result<Vec<Source>, String> {
+    let git = |args: &[&str]| -> Result<Vec<u8>, String> {
+        let out = Command::new("git").args(args).output().map_err(|e| format!("cannot run git: {e}"))?;
+        if out.status.success() {
+            Ok(out.stdout)
+        } else {
+            Err(format!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+        }
+    };
+    let shown = path.to_string_lossy().trim_end_matches('/').to_owned();
+    let shown = if shown.starts_with("./") || shown.starts_with('/') { shown } else { format!("./{shown}") };
+    let listing = git(&["ls-tree", "-z", "--name-only", rev, "--", &format!("{shown}/")])?;
+    let names: Vec<String> = listing
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    let files =
+        if names.is_empty() { vec![shown.clone()] } else { names.into_iter().map(|n| format!("./{n}")).collect() };
+    files
+        .into_iter()
+        .map(|file| {
+            let bytes = git(&["show", &format!("{rev}:{file}")])?;
+            Ok(Source::new(format!("{rev}:{}", file.trim_start_matches("./")), bytes))
+        })
+        .collect()
+}

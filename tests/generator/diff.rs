@@ -1,0 +1,177 @@
+//! Schema evolution: one before/after pair per change kind, each report
+//! pinned; and properties: a definition compared with itself reports
+//! nothing, and a change that leaves the canonical form alone never
+//! changes the hash nor counts as breaking.
+
+use foundry_catalog_build::diff::{ChangeKind, Compatibility, diff, policy_table};
+use foundry_catalog_build::{CheckedType, Generator, Source};
+use serde_json::{Value, json};
+
+fn base() -> Value {
+    json!({
+        "record_label": "shipment_event",
+        "description": "A parcel moved.",
+        "sample_type": "deterministic_public_source_fixture",
+        "fields": [
+            {"name": "parcelId", "type": "string", "required": true, "description": "Parcel."},
+            {"name": "weightKg", "type": "number", "required": true, "description": "Weight."},
+            {"name": "note", "type": "string", "required": false, "description": "Free text."},
+            {"name": "route", "type": "object", "required": false, "description": "Legs."}
+        ]
+    })
+}
+
+fn checked(definitions: &[Value], side: &str) -> Vec<CheckedType> {
+    let sources: Vec<Source> = definitions
+        .iter()
+        .map(|d| Source::new(format!("{side}/{}.json", d["record_label"].as_str().unwrap_or_default()), d.to_string()))
+        .collect();
+    Generator::new().check(&sources).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fields(d: &mut Value) -> &mut Vec<Value> {
+    d["fields"].as_array_mut().expect("fields")
+}
+
+/// An edit of the new side's definitions.
+type Edit = Box<dyn Fn(&mut Vec<Value>)>;
+
+/// One edit per change kind, applied to the base definition.
+fn edits() -> Vec<(&'static str, Edit)> {
+    let edit = |f: fn(&mut Value)| -> Edit { Box::new(move |set: &mut Vec<Value>| f(&mut set[0])) };
+    vec![
+        (
+            "type_added",
+            Box::new(|set: &mut Vec<Value>| {
+                let mut other = base();
+                other["record_label"] = json!("depot_event");
+                set.push(other);
+            }),
+        ),
+        ("type_removed", Box::new(|set: &mut Vec<Value>| set.clear())),
+        (
+            "required_field_added",
+            edit(|d| {
+                fields(d).push(json!({"name": "carrier", "type": "string", "required": true, "description": "Who."}))
+            }),
+        ),
+        (
+            "optional_field_added",
+            edit(|d| {
+                fields(d).push(json!({"name": "carrier", "type": "string", "required": false, "description": "Who."}))
+            }),
+        ),
+        (
+            "required_field_removed",
+            edit(|d| {
+                fields(d).remove(1);
+            }),
+        ),
+        (
+            "optional_field_removed",
+            edit(|d| {
+                fields(d).remove(2);
+            }),
+        ),
+        ("field_retyped", edit(|d| fields(d)[1]["type"] = json!("string"))),
+        ("field_made_optional", edit(|d| fields(d)[0]["required"] = json!(false))),
+        ("field_made_required", edit(|d| fields(d)[2]["required"] = json!(true))),
+        ("field_moved", edit(|d| fields(d).swap(0, 1))),
+        ("digest_length_changed", edit(|d| d["digest_length"] = json!(40))),
+        ("sample_type_changed", edit(|d| d["sample_type"] = json!("deterministic_executable_fixture"))),
+        ("sample_rows_changed", edit(|d| d["sample_rows"] = json!(5))),
+        ("fixture_changed", edit(|d| fields(d)[2]["fixture"] = json!({"text": "courier remark"}))),
+        ("description_changed", edit(|d| fields(d)[0]["description"] = json!("Tracking number."))),
+        ("possible_rename", edit(|d| fields(d)[2]["name"] = json!("remark"))),
+    ]
+}
+
+#[test]
+fn every_change_kind_has_a_pinned_report() {
+    let old = checked(&[base()], "old");
+    let mut seen = Vec::new();
+    for (name, edit) in edits() {
+        let mut definitions = vec![base()];
+        edit(&mut definitions);
+        let report = diff(&old, &checked(&definitions, "new"));
+        assert!(!report.changes.is_empty(), "{name}: no change reported");
+        seen.extend(report.changes.iter().map(|c| c.kind));
+        insta::assert_snapshot!(format!("diff_{name}"), report.to_text());
+    }
+    for kind in ChangeKind::ALL {
+        assert!(seen.contains(kind), "no pair for {kind}");
+    }
+}
+
+#[test]
+fn a_rename_is_reported_as_both_with_a_note() {
+    let mut renamed = base();
+    fields(&mut renamed)[2]["name"] = json!("remark");
+    let report = diff(&checked(&[base()], "old"), &checked(&[renamed], "new"));
+    let kinds: Vec<ChangeKind> = report.changes.iter().map(|c| c.kind).collect();
+    assert_eq!(kinds, [ChangeKind::OptionalFieldAdded, ChangeKind::OptionalFieldRemoved]);
+    assert!(report.changes.iter().all(|c| c.note.as_deref().is_some_and(|n| n.contains("possible rename"))));
+}
+
+#[test]
+fn modes_gate_what_they_forbid() {
+    let mut added = base();
+    fields(&mut added).push(json!({"name": "carrier", "type": "string", "required": false, "description": "Who."}));
+    let report = diff(&checked(&[base()], "old"), &checked(&[added], "new"));
+    assert_eq!(report.violations(Compatibility::Full, true).len(), 1, "strict readers reject the new key");
+    assert!(report.violations(Compatibility::Backward, true).is_empty());
+    assert_eq!(report.violations(Compatibility::Forward, true).len(), 1);
+    assert!(report.violations(Compatibility::Full, false).is_empty(), "tolerant readers ignore it");
+}
+
+#[test]
+fn the_readme_shows_the_policy_table() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    assert!(
+        readme.contains(&policy_table()),
+        "README's policy table differs from diff::policy_table():\n{}",
+        policy_table()
+    );
+}
+
+mod properties {
+    use foundry_catalog_build::diff::{Compatibility, diff};
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::{base, checked, fields};
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_definition_compared_with_itself_reports_nothing(pick in 0usize..4, required in any::<bool>()) {
+            let mut d = base();
+            fields(&mut d)[pick]["required"] = json!(required);
+            let side = checked(&[d], "same");
+            let report = diff(&side, &side);
+            prop_assert!(report.changes.is_empty() && report.hashes.is_empty());
+        }
+
+        #[test]
+        fn prose_fixture_and_sample_edits_keep_the_hash_and_break_no_reader(
+            pick in 0usize..4,
+            description in "[A-Za-z][A-Za-z ]{0,20}",
+            rows in 1u64..10,
+            executable in any::<bool>(),
+        ) {
+            let mut new = base();
+            fields(&mut new)[pick]["description"] = json!(description);
+            new["description"] = json!(format!("{description}."));
+            new["sample_rows"] = json!(rows);
+            if executable {
+                new["sample_type"] = json!("deterministic_executable_fixture");
+            }
+            let (old, new) = (checked(&[base()], "old"), checked(&[new], "new"));
+            prop_assert_eq!(&old[0].schema.schema_hash, &new[0].schema.schema_hash);
+            let report = diff(&old, &new);
+            prop_assert!(report.hashes.is_empty());
+            prop_assert!(report.changes.iter().all(|c| !c.changes_hash && c.strict == Compatibility::Full));
+        }
+    }
+}
