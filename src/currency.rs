@@ -31,20 +31,17 @@ impl Currency {
     }
 }
 
+impl std::str::FromStr for Currency {
+    type Err = InvalidCurrency;
+    fn from_str(code: &str) -> Result<Self, Self::Err> {
+        Currency::new(code)
+    }
+}
+
 impl fmt::Display for Currency {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl serde::Serialize for Currency {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Currency {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Currency::new(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
-    }
-}
+foundry_catalog_core::serde_via_str!(Currency);

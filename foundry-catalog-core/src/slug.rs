@@ -68,15 +68,4 @@ impl std::str::FromStr for Slug {
     }
 }
 
-impl serde::Serialize for Slug {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Slug {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        Slug::new(text).map_err(serde::de::Error::custom)
-    }
-}
+crate::serde_via_str!(Slug);

@@ -70,19 +70,6 @@ impl FromStr for UtcTimestamp {
     }
 }
 
-impl serde::Serialize for UtcTimestamp {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for UtcTimestamp {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 /// An ISO 8601 timestamp with a numeric UTC offset (`last_updated_at`),
 /// such as `2026-03-01T08:30:00+00:00`. Kept as written, so a body
 /// round-trips byte for byte.
@@ -148,14 +135,6 @@ impl FromStr for OffsetTimestamp {
     }
 }
 
-impl serde::Serialize for OffsetTimestamp {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
+crate::serde_via_str!(UtcTimestamp);
 
-impl<'de> serde::Deserialize<'de> for OffsetTimestamp {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        OffsetTimestamp::new(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
-    }
-}
+crate::serde_via_str!(OffsetTimestamp);

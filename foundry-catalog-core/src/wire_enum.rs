@@ -98,3 +98,43 @@ macro_rules! wire_enum {
         }
     };
 }
+
+/// Serializes a type as the string its [`Display`](std::fmt::Display)
+/// writes, and deserializes it through its [`FromStr`](std::str::FromStr)
+/// (whose error becomes the serde error): for checked text types such as
+/// [`Slug`](crate::Slug) and the timestamps, so a value that does not
+/// parse never deserializes. The crate that uses it needs `serde`.
+///
+/// ```
+/// #[derive(Debug, PartialEq)]
+/// struct Upper(String);
+/// impl std::fmt::Display for Upper {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str(&self.0) }
+/// }
+/// impl std::str::FromStr for Upper {
+///     type Err = String;
+///     fn from_str(s: &str) -> Result<Self, String> {
+///         if s.chars().all(|c| c.is_ascii_uppercase()) { Ok(Upper(s.to_owned())) } else { Err(format!("{s:?} is not upper case")) }
+///     }
+/// }
+/// foundry_catalog_core::serde_via_str!(Upper);
+/// assert_eq!(serde_json::from_str::<Upper>("\"EUR\"").unwrap(), Upper("EUR".to_owned()));
+/// assert!(serde_json::from_str::<Upper>("\"eur\"").is_err());
+/// ```
+#[macro_export]
+macro_rules! serde_via_str {
+    ($ty:ty) => {
+        impl ::serde::Serialize for $ty {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let text = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
+                text.parse().map_err(::serde::de::Error::custom)
+            }
+        }
+    };
+}
