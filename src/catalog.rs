@@ -20,7 +20,6 @@ use crate::conformance::Violations;
 use crate::encoding::ContentCoding;
 use crate::manifest::ManifestError;
 use crate::product::{ProductManifest, ProductRecord};
-use crate::response::ProductResponse;
 
 /// One representation of a body: its bytes and its strong ETag.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,32 +205,18 @@ impl ResponseCatalog {
         Self::from_manifests(sources)
     }
 
-    /// Builds every manifest `(file, text)`; all problems are reported.
+    /// Builds every manifest `(file, text)`, on all cores; all problems
+    /// are reported, in the order of the sources.
     pub fn from_manifests(sources: impl IntoIterator<Item = (String, String)>) -> Result<Self, CatalogErrors> {
-        let mut records = Vec::new();
+        let sources: Vec<(String, String)> = sources.into_iter().collect();
+        let built =
+            parallel_map(&sources, |(file, text)| build_manifest(file, text).map(|record| (file.clone(), record)));
+        let mut records = Vec::with_capacity(built.len());
         let mut errors = Vec::new();
-        for (file, text) in sources {
-            let manifest = match ProductManifest::from_json(&text) {
-                Ok(manifest) => manifest,
-                Err(ManifestError::Syntax(e)) => {
-                    let message = e.to_string();
-                    let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
-                    errors.push(CatalogError::Manifest { file, line: e.line(), column: e.column().max(1), message });
-                    continue;
-                }
-                Err(ManifestError::Invalid(violations)) => {
-                    errors.push(CatalogError::Invalid { file, violations });
-                    continue;
-                }
-            };
-            let stem = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-            if stem != manifest.slug.as_str() {
-                errors.push(CatalogError::FileName { file, slug: manifest.slug.to_string() });
-                continue;
-            }
-            match manifest.build() {
-                Ok(record) => records.push((file, record)),
-                Err(violations) => errors.push(CatalogError::Invalid { file, violations }),
+        for result in built {
+            match result {
+                Ok(record) => records.push(record),
+                Err(error) => errors.push(error),
             }
         }
         match Self::from_records(records) {
@@ -244,34 +229,27 @@ impl ResponseCatalog {
         }
     }
 
-    /// Serves already-built records `(source name, record)`, each checked
-    /// against the spec once more and serialized once.
+    /// Serves already-built records `(source name, record)`: each is
+    /// checked against the spec once more, serialized once and compressed
+    /// once, on all cores.
     pub fn from_records(records: impl IntoIterator<Item = (String, ProductRecord)>) -> Result<Self, CatalogErrors> {
+        let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
+        let entries = parallel_map(&records, |(file, record)| prepare(file, record));
         let mut catalog = ResponseCatalog::default();
         let mut errors = Vec::new();
-        for (file, record) in records {
+        for ((file, record), entry) in records.into_iter().zip(entries) {
             let slug = record.slug.to_string();
             if let Some(other) = catalog.sources.get(&slug) {
                 errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
                 continue;
             }
-            let modified = system_time(&record.last_updated_at);
-            let response = ProductResponse { data: record };
-            let value = serde_json::to_value(&response).unwrap_or_default();
-            let violations = crate::conformance::validate(&value);
-            if !violations.is_empty() {
-                errors.push(CatalogError::Invalid { file, violations: Violations(violations) });
-                continue;
+            match entry {
+                Ok(entry) => {
+                    catalog.entries.insert(slug.clone(), entry);
+                    catalog.sources.insert(slug, file);
+                }
+                Err(error) => errors.push(error),
             }
-            let body = serde_json::to_vec(&response).unwrap_or_default();
-            let representations = [
-                Representation::new(ContentCoding::Br.encode(&body)),
-                Representation::new(ContentCoding::Gzip.encode(&body)),
-                Representation::new(body),
-            ];
-            let last_modified = Bytes::from(httpdate::fmt_http_date(modified));
-            catalog.entries.insert(slug.clone(), CatalogEntry { representations, last_modified, modified });
-            catalog.sources.insert(slug, file);
         }
         if errors.is_empty() { Ok(catalog) } else { Err(CatalogErrors(errors)) }
     }
@@ -305,4 +283,64 @@ fn system_time(timestamp: &crate::OffsetTimestamp) -> SystemTime {
     const LAST_HTTP_DATE: u64 = 253_402_300_799; // 9999-12-31T23:59:59Z
     let seconds = u64::try_from(timestamp.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
     SystemTime::UNIX_EPOCH + Duration::from_secs(seconds)
+}
+
+/// Reads and builds one manifest.
+fn build_manifest(file: &str, text: &str) -> Result<ProductRecord, CatalogError> {
+    let file = file.to_owned();
+    let manifest = match ProductManifest::from_json(text) {
+        Ok(manifest) => manifest,
+        Err(ManifestError::Syntax(e)) => {
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
+            return Err(CatalogError::Manifest { file, line: e.line(), column: e.column().max(1), message });
+        }
+        Err(ManifestError::Invalid(violations)) => return Err(CatalogError::Invalid { file, violations }),
+    };
+    let stem = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    if stem != manifest.slug.as_str() {
+        return Err(CatalogError::FileName { slug: manifest.slug.to_string(), file });
+    }
+    manifest.build().map_err(|violations| CatalogError::Invalid { file, violations })
+}
+
+/// Validates, serializes and compresses one record.
+fn prepare(file: &str, record: &ProductRecord) -> Result<CatalogEntry, CatalogError> {
+    let modified = system_time(&record.last_updated_at);
+    let body = serde_json::to_vec(&ResponseRef { data: record }).unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let violations = crate::conformance::validate(&value);
+    if !violations.is_empty() {
+        return Err(CatalogError::Invalid { file: file.to_owned(), violations: Violations(violations) });
+    }
+    let representations = [
+        Representation::new(ContentCoding::Br.encode(&body)),
+        Representation::new(ContentCoding::Gzip.encode(&body)),
+        Representation::new(body),
+    ];
+    let last_modified = Bytes::from(httpdate::fmt_http_date(modified));
+    Ok(CatalogEntry { representations, last_modified, modified })
+}
+
+/// The response envelope around a borrowed record, serialized exactly as
+/// `ProductResponse` is.
+#[derive(serde::Serialize)]
+struct ResponseRef<'a> {
+    data: &'a ProductRecord,
+}
+
+/// `f` over every item on the available cores, results in item order (so
+/// the outcome never depends on scheduling).
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> =
+            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>())).collect();
+        // A worker panics only if `f` does; then so does the caller, as it would have serially.
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    })
 }
