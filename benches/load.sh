@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# Load test on loopback: release `foundry-catalog serve` against nginx serving
-# the same response bodies as static files, with the same settings: two
-# workers each (this machine has two cores), keep-alive, no access log, and
-# the same Content-Type and Cache-Control. wrk drives both the same way.
+# Load test on loopback: release `foundry-catalog serve` against nginx
+# serving the very same bodies as static files, side by side, alternating.
 #
-#   bash benches/load.sh                 # 10 s per run, 64 connections
-#   DURATION=30s CONNECTIONS=128 bash benches/load.sh
+# For each catalog size (3 = the example catalog; 10,000 and 100,000 are
+# made by benches/make-catalog.py): start the server and report start-up
+# time (until the first product answers) and RSS at rest per product; copy
+# every body it serves, as is and gzip-compressed, into nginx's folder
+# (`gzip_static on`); then wrk with random slugs (benches/random-slug.lua),
+# once as is and once with `Accept-Encoding: br, gzip`, ours and nginx
+# alternating, ROUNDS times each. nginx-light has no brotli module, so it
+# answers the second case with its gzip file; we answer with brotli.
 #
-# Prints requests/s and p99 latency for each. Installs wrk and nginx from
-# Debian's packages when they are missing. Not run in CI (it takes time and
-# its figures depend on the machine); the figures go in the issue notes.
+#   bash benches/load.sh                               # 10 s runs, 64 connections, sizes 3 10000 100000
+#   SIZES="3 10000" DURATION=5s ROUNDS=1 bash benches/load.sh
+#
+# Both servers run with two workers on this 2-core machine, keep-alive,
+# no access log (`RUST_LOG=warn` for ours). Installs wrk and nginx from
+# Debian's packages when they are missing. Not run in CI: it takes minutes
+# and its figures depend on the machine; they go in the README and notes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+SIZES=${SIZES:-3 10000 100000}
 DURATION=${DURATION:-10s}
+ROUNDS=${ROUNDS:-2}
 CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
 OURS=127.0.0.1:18080
 NGINX=127.0.0.1:18081
-SLUG=${SLUG:-eu-regulatory-status-signals}
 PRODUCTS=/api/public/foundry/products
 
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
@@ -26,27 +35,62 @@ if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
 fi
 
 work=$(mktemp -d)
-cleanup() {
-  [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null || true
+stop_servers() {
+  [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-  rm -rf "$work"
+  server_pid=
+  sleep 0.5
 }
-trap cleanup EXIT
-
+trap 'stop_servers; rm -rf "$work"' EXIT
 cargo build --release --locked --quiet --bin foundry-catalog
-# No access log, as nginx runs here without one.
-RUST_LOG=warn target/release/foundry-catalog serve --addr "$OURS" 2>"$work/serve.log" &
-server_pid=$!
-for _ in $(seq 50); do curl -fs "http://$OURS$PRODUCTS/$SLUG" >/dev/null && break; sleep 0.1; done
 
-# The very bytes our server sends, as static files for nginx.
-mkdir -p "$work/static$PRODUCTS"
-for manifest in examples/catalog/*.json; do
-  slug=$(basename "$manifest" .json)
-  curl -fs "http://$OURS$PRODUCTS/$slug" -o "$work/static$PRODUCTS/$slug"
-done
+wrk_run() { # name, accept-encoding or "", slug file, url base
+  local name=$1 accept=$2 slugs=$3 base=$4 out
+  local header=()
+  [ -n "$accept" ] && header=(-H "Accept-Encoding: $accept")
+  SLUGS=$slugs wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s benches/random-slug.lua "${header[@]}" "$base" >/dev/null
+  out=$(SLUGS=$slugs wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s benches/random-slug.lua "${header[@]}" "$base")
+  printf '| %s | %s | %s | %s | %s |\n' "$name" "${accept:-identity}" \
+    "$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")" \
+    "$(awk '$1 == "50%" {print $2}' <<<"$out")" \
+    "$(awk '$1 == "99%" {print $2}' <<<"$out")"
+}
 
-cat > "$work/nginx.conf" <<CONF
+echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, random slugs, $(nproc) cores"
+for size in $SIZES; do
+  stop_servers
+  if [ "$size" = 3 ]; then catalog=examples/catalog; else catalog="$work/catalog-$size"; python3 benches/make-catalog.py "$size" "$catalog"; fi
+  slugs="$work/slugs-$size"
+  ls "$catalog" | sed -n 's/\.json$//p' > "$slugs"
+  first=$(head -n 1 "$slugs")
+
+  start=$(date +%s.%N)
+  RUST_LOG=warn target/release/foundry-catalog serve --addr "$OURS" --catalog "$catalog" 2>"$work/serve.log" &
+  server_pid=$!
+  until curl -fs -o /dev/null "http://$OURS$PRODUCTS/$first"; do sleep 0.05; kill -0 "$server_pid"; done
+  ready=$(date +%s.%N)
+  sleep 1
+  rss_kb=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
+  echo
+  echo "## $size products: start-up $(printf '%.2f' "$(echo "$ready - $start" | bc)") s, RSS at rest $((rss_kb / 1024)) MiB ($((rss_kb * 1024 / size)) bytes a product)"
+
+  # The very bytes our server sends, as is and gzip-compressed, for nginx.
+  static="$work/static-$size"
+  python3 - "$OURS" "$PRODUCTS" "$slugs" "$static$PRODUCTS" <<'PY'
+import http.client, os, sys
+host, prefix, slugs, out = sys.argv[1:]
+os.makedirs(out, exist_ok=True)
+conn = http.client.HTTPConnection(host)
+for slug in open(slugs).read().split():
+    for name, headers in ((slug, {}), (slug + ".gz", {"Accept-Encoding": "gzip"})):
+        conn.request("GET", f"{prefix}/{slug}", headers=headers)
+        response = conn.getresponse()
+        body = response.read()
+        assert response.status == 200, (slug, response.status)
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(body)
+PY
+  cat > "$work/nginx.conf" <<CONF
 user root;
 worker_processes 2;
 pid $work/nginx.pid;
@@ -56,6 +100,7 @@ events { worker_connections 4096; }
 http {
   access_log off;
   keepalive_requests 1000000;
+  open_file_cache max=200000 inactive=60s;
   client_body_temp_path $work/tmp-body;
   proxy_temp_path $work/tmp-proxy;
   fastcgi_temp_path $work/tmp-fastcgi;
@@ -63,28 +108,28 @@ http {
   scgi_temp_path $work/tmp-scgi;
   server {
     listen $NGINX;
-    root $work/static;
+    root $static;
     location $PRODUCTS/ {
       default_type application/json;
+      gzip_static on;
+      gzip_vary on;
       add_header Cache-Control "public, max-age=300";
       etag on;
     }
   }
 }
 CONF
-nginx -c "$work/nginx.conf"
-for _ in $(seq 50); do curl -fs "http://$NGINX$PRODUCTS/$SLUG" >/dev/null && break; sleep 0.1; done
-cmp <(curl -fs "http://$OURS$PRODUCTS/$SLUG") <(curl -fs "http://$NGINX$PRODUCTS/$SLUG")
+  nginx -c "$work/nginx.conf"
+  until curl -fs -o /dev/null "http://$NGINX$PRODUCTS/$first"; do sleep 0.05; done
+  cmp <(curl -fs "http://$OURS$PRODUCTS/$first") <(curl -fs "http://$NGINX$PRODUCTS/$first")
 
-run() {
-  local name=$1 url=$2 out
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d2s "$url" >/dev/null # warm-up
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$url")
-  printf '%-16s %12s req/s   p50 %8s   p99 %8s\n' "$name" \
-    "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" \
-    "$(awk '$1 == "50%" {print $2}' <<<"$out")" \
-    "$(awk '$1 == "99%" {print $2}' <<<"$out")"
-}
-echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, body $(stat -c %s "$work/static$PRODUCTS/$SLUG") bytes, $(nproc) cores"
-run foundry-serve "http://$OURS$PRODUCTS/$SLUG"
-run nginx "http://$NGINX$PRODUCTS/$SLUG"
+  echo
+  echo "| server | Accept-Encoding | req/s | p50 | p99 |"
+  echo "|---|---|---|---|---|"
+  for accept in "" "br, gzip"; do
+    for _ in $(seq "$ROUNDS"); do
+      wrk_run foundry-catalog "$accept" "$slugs" "http://$OURS"
+      wrk_run nginx "$accept" "$slugs" "http://$NGINX"
+    done
+  done
+done

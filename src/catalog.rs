@@ -29,7 +29,9 @@ pub struct Representation {
 }
 
 impl Representation {
-    fn new(body: Vec<u8>) -> Self {
+    fn new(mut body: Vec<u8>) -> Self {
+        // Kept for the catalog's lifetime: no spare capacity.
+        body.shrink_to_fit();
         let etag = format!("\"{}\"", hex::encode(Sha256::digest(&body).as_slice()));
         Representation { body: Bytes::from(body), etag: Bytes::from(etag) }
     }

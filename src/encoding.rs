@@ -87,7 +87,7 @@ pub fn negotiate(accept_encoding: Option<&[u8]>) -> Option<ContentCoding> {
     let mut listed = [None; 3];
     for element in header.split(',') {
         let mut parts = element.split(';');
-        let coding = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+        let coding = parts.next().unwrap_or_default().trim();
         if coding.is_empty() {
             continue;
         }
@@ -95,16 +95,12 @@ pub fn negotiate(accept_encoding: Option<&[u8]>) -> Option<ContentCoding> {
         let Some(q) = parts.try_fold(1000, |q, param| weight(param.trim()).map(|w| w.unwrap_or(q))) else {
             continue;
         };
-        match coding.as_str() {
-            "*" => star = Some(q),
-            "x-gzip" => listed[1] = Some(q),
-            name => {
-                if let Ok(coding) = name.parse::<ContentCoding>()
-                    && let Some(slot) = ContentCoding::ALL.iter().position(|c| *c == coding)
-                {
-                    listed[slot] = Some(q);
-                }
-            }
+        if coding == "*" {
+            star = Some(q);
+        } else if coding.eq_ignore_ascii_case("x-gzip") {
+            listed[1] = Some(q);
+        } else if let Some(slot) = ContentCoding::ALL.iter().position(|c| c.as_str().eq_ignore_ascii_case(coding)) {
+            listed[slot] = Some(q);
         }
     }
     let q = |slot: usize, coding: ContentCoding| match (listed.get(slot).copied().flatten(), star) {
@@ -130,16 +126,15 @@ fn weight(param: &str) -> Option<Option<u16>> {
         return Some(None);
     };
     let (whole, fraction) = value.split_once('.').unwrap_or((value, ""));
-    let valid = fraction.len() <= 3
-        && fraction.bytes().all(|b| b.is_ascii_digit())
-        && match whole {
-            "0" => true,
-            "1" => fraction.bytes().all(|b| b == b'0'),
-            _ => false,
-        };
-    if !valid {
+    if fraction.len() > 3 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let digits = format!("{whole}{fraction:0<3}");
-    digits.parse().ok().map(Some)
+    // Thousandths: "0.5" is 500, "0.25" is 250.
+    let thousandths =
+        fraction.bytes().chain(std::iter::repeat(b'0')).take(3).fold(0u16, |n, b| n * 10 + u16::from(b - b'0'));
+    match whole {
+        "0" => Some(Some(thousandths)),
+        "1" if thousandths == 0 => Some(Some(1000)),
+        _ => None,
+    }
 }

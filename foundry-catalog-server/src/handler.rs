@@ -74,10 +74,22 @@ fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: By
     response
 }
 
-/// A header's lines as one comma-separated list (RFC 9110 §5.3).
-fn list(request_headers: &hyper::HeaderMap, name: header::HeaderName) -> Option<Vec<u8>> {
-    let lines: Vec<&[u8]> = request_headers.get_all(name).iter().map(HeaderValue::as_bytes).collect();
-    (!lines.is_empty()).then(|| lines.join(&b", "[..]))
+/// A header's lines as one comma-separated list (RFC 9110 §5.3); one
+/// line is borrowed as it is.
+fn list(request_headers: &hyper::HeaderMap, name: header::HeaderName) -> Option<std::borrow::Cow<'_, [u8]>> {
+    let mut lines = request_headers.get_all(name).iter();
+    let first = lines.next()?;
+    match lines.next() {
+        None => Some(std::borrow::Cow::Borrowed(first.as_bytes())),
+        Some(second) => {
+            let mut joined = [first.as_bytes(), second.as_bytes()].join(&b", "[..]);
+            for line in lines {
+                joined.extend_from_slice(b", ");
+                joined.extend_from_slice(line.as_bytes());
+            }
+            Some(std::borrow::Cow::Owned(joined))
+        }
+    }
 }
 
 /// Whether an HTTP/1.1 request has exactly one valid `Host` (RFC 9112
