@@ -93,6 +93,7 @@ PY
   cat > "$work/nginx.conf" <<CONF
 user root;
 worker_processes 2;
+worker_rlimit_nofile 16384;
 pid $work/nginx.pid;
 error_log $work/nginx-error.log;
 daemon on;
@@ -100,7 +101,9 @@ events { worker_connections 4096; }
 http {
   access_log off;
   keepalive_requests 1000000;
-  open_file_cache max=200000 inactive=60s;
+  # A descriptor cache smaller than the descriptor limit: larger, and a
+  # 100,000-file tree runs nginx out of descriptors.
+  open_file_cache max=8192 inactive=60s;
   client_body_temp_path $work/tmp-body;
   proxy_temp_path $work/tmp-proxy;
   fastcgi_temp_path $work/tmp-fastcgi;
