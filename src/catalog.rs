@@ -57,17 +57,19 @@ impl Representation {
 /// modification time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogEntry {
-    /// In the order of [`ContentCoding::ALL`].
-    representations: [Representation; 3],
+    /// The body as is.
+    identity: Representation,
+    /// The compressed codings of [`crate::encoding::available`].
+    compressed: Vec<(ContentCoding, Representation)>,
     last_modified: Bytes,
     modified: SystemTime,
 }
 
 impl CatalogEntry {
-    /// The body in `coding`.
+    /// The body in `coding`, or as is when that coding is not stored
+    /// (the `compression` feature is off).
     pub fn representation(&self, coding: ContentCoding) -> &Representation {
-        let slot = ContentCoding::ALL.iter().position(|c| *c == coding).unwrap_or(0);
-        &self.representations[slot.min(2)]
+        self.compressed.iter().find(|(c, _)| *c == coding).map_or(&self.identity, |(_, r)| r)
     }
 
     /// The response body as is, `{"data": …}`: a cheap clone of shared bytes.
@@ -315,13 +317,13 @@ fn prepare(file: &str, record: &ProductRecord) -> Result<CatalogEntry, CatalogEr
     if !violations.is_empty() {
         return Err(CatalogError::Invalid { file: file.to_owned(), violations: Violations(violations) });
     }
-    let representations = [
-        Representation::new(ContentCoding::Br.encode(&body)),
-        Representation::new(ContentCoding::Gzip.encode(&body)),
-        Representation::new(body),
-    ];
+    let compressed = crate::encoding::available()
+        .iter()
+        .filter(|&&coding| coding != ContentCoding::Identity)
+        .filter_map(|&coding| coding.encode(&body).map(|bytes| (coding, Representation::new(bytes))))
+        .collect();
     let last_modified = Bytes::from(httpdate::fmt_http_date(modified));
-    Ok(CatalogEntry { representations, last_modified, modified })
+    Ok(CatalogEntry { identity: Representation::new(body), compressed, last_modified, modified })
 }
 
 /// The response envelope around a borrowed record, serialized exactly as

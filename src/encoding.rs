@@ -1,7 +1,8 @@
 //! Content codings: the pre-compressed representations of each body and
 //! the choice among them by `Accept-Encoding` (RFC 9110 §12.5.3).
 //!
-//! Each body is stored three times, compressed once when the catalog is
+//! With the `compression` feature (foundry-catalog-server turns it on),
+//! each body is stored three times, compressed once when the catalog is
 //! built: as is, gzip (level 9, `flate2`) and brotli (quality 5, window
 //! 22, `brotli`). Both compressors are deterministic, so the same catalog
 //! gives the same bytes, and each representation has its own strong ETag.
@@ -25,30 +26,28 @@ foundry_catalog_core::wire_enum! {
 }
 
 /// Brotli quality (0–11); see the module documentation for why 5.
+#[cfg(feature = "compression")]
 const BROTLI_QUALITY: u32 = 5;
 /// Brotli window, as a power of two.
+#[cfg(feature = "compression")]
 const BROTLI_WINDOW: u32 = 22;
 
+/// The codings a catalog stores: all three with the `compression`
+/// feature, identity alone without it.
+pub const fn available() -> &'static [ContentCoding] {
+    if cfg!(feature = "compression") { ContentCoding::ALL } else { &[ContentCoding::Identity] }
+}
+
 impl ContentCoding {
-    /// The coding's bytes of `body`.
-    pub fn encode(self, body: &[u8]) -> Vec<u8> {
-        use std::io::Write;
+    /// The coding's bytes of `body`; `None` for a compressed coding when
+    /// the `compression` feature is off.
+    pub fn encode(self, body: &[u8]) -> Option<Vec<u8>> {
         match self {
-            ContentCoding::Identity => body.to_vec(),
-            ContentCoding::Gzip => {
-                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-                // Writing to a Vec cannot fail.
-                let _ = encoder.write_all(body);
-                encoder.finish().unwrap_or_default()
-            }
-            ContentCoding::Br => {
-                let mut out = Vec::new();
-                {
-                    let mut encoder = brotli::CompressorWriter::new(&mut out, 4096, BROTLI_QUALITY, BROTLI_WINDOW);
-                    let _ = encoder.write_all(body);
-                }
-                out
-            }
+            ContentCoding::Identity => Some(body.to_vec()),
+            #[cfg(feature = "compression")]
+            coding => Some(compress(coding, body)),
+            #[cfg(not(feature = "compression"))]
+            _ => None,
         }
     }
 
@@ -61,8 +60,31 @@ impl ContentCoding {
     }
 }
 
+#[cfg(feature = "compression")]
+fn compress(coding: ContentCoding, body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    match coding {
+        ContentCoding::Identity => body.to_vec(),
+        ContentCoding::Gzip => {
+            let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            // Writing to a Vec cannot fail.
+            let _ = encoder.write_all(body);
+            encoder.finish().unwrap_or_default()
+        }
+        ContentCoding::Br => {
+            let mut out = Vec::new();
+            {
+                let mut encoder = brotli::CompressorWriter::new(&mut out, 4096, BROTLI_QUALITY, BROTLI_WINDOW);
+                let _ = encoder.write_all(body);
+            }
+            out
+        }
+    }
+}
+
 /// The coding to send for an `Accept-Encoding` value (`None`: the header
-/// was not sent), or `None` when no stored coding is acceptable (406).
+/// was not sent), or `None` when no stored coding ([`available`]) is
+/// acceptable (406).
 ///
 /// The highest q-value wins; on a tie the smaller representation (brotli,
 /// then gzip, then identity). A coding the header does not name gets the
@@ -71,6 +93,7 @@ impl ContentCoding {
 /// Without the header, or with an empty one, the body goes as is.
 ///
 /// ```
+/// # #[cfg(feature = "compression")] {
 /// use foundry_catalog::encoding::{ContentCoding, negotiate};
 /// assert_eq!(negotiate(None), Some(ContentCoding::Identity));
 /// assert_eq!(negotiate(Some(b"gzip, deflate, br")), Some(ContentCoding::Br));
@@ -78,6 +101,7 @@ impl ContentCoding {
 /// assert_eq!(negotiate(Some(b"*")), Some(ContentCoding::Br));
 /// assert_eq!(negotiate(Some(b"identity;q=0")), None);
 /// assert_eq!(negotiate(Some(b"identity;q=0, gzip")), Some(ContentCoding::Gzip));
+/// # }
 /// ```
 pub fn negotiate(accept_encoding: Option<&[u8]>) -> Option<ContentCoding> {
     let Some(header) = accept_encoding.and_then(|h| std::str::from_utf8(h).ok()) else {
@@ -110,6 +134,9 @@ pub fn negotiate(accept_encoding: Option<&[u8]>) -> Option<ContentCoding> {
     };
     let mut best: Option<(u16, ContentCoding)> = None;
     for (slot, &coding) in ContentCoding::ALL.iter().enumerate() {
+        if !available().contains(&coding) {
+            continue;
+        }
         let q = q(slot, coding);
         if q > 0 && best.is_none_or(|(b, _)| q > b) {
             best = Some((q, coding));

@@ -88,12 +88,12 @@ impl Server {
     /// readiness to 503, lets in-flight requests finish and closes idle
     /// connections, waiting at most the drain timeout.
     pub async fn run(self) {
-        let Server { config, state, listener, handle: _handle, reloads, mut shutdown } = self;
+        let Server { config, state, listener, handle, reloads, mut shutdown } = self;
         tokio::spawn(reloader(Arc::clone(&state), config.source.clone(), reloads));
         if config.watch
             && let CatalogSource::Dir(dir) = &config.source
         {
-            tokio::spawn(watcher(dir.clone(), config.watch_interval, _handle.clone()));
+            tokio::spawn(watcher(dir.clone(), config.watch_interval, handle.clone()));
         }
         let local = listener.local_addr().map_or_else(|_| config.addr.to_string(), |a| a.to_string());
         info!(

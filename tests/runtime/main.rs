@@ -4,6 +4,7 @@
 //! hash and the value types.
 
 mod catalog;
+#[cfg(feature = "compression")]
 mod encoding;
 mod hash;
 mod json_schemas;
