@@ -135,27 +135,23 @@ fn product<B>(state: &State, request: &Request<B>) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(reply.body));
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
-    // Constant values are static and the ETag is shared bytes: no copies per request.
-    if let Some(content_type) = reply.content_type {
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    // Constant values are static, the ETag and date shared bytes: no copies per request.
+    let constant = [
+        (header::CONTENT_TYPE, reply.content_type),
+        (header::CONTENT_ENCODING, reply.content_encoding),
+        (header::VARY, reply.vary),
+        (header::CACHE_CONTROL, reply.cache_control),
+        (header::ALLOW, reply.allow),
+    ];
+    for (name, value) in constant {
+        if let Some(value) = value {
+            headers.insert(name, HeaderValue::from_static(value));
+        }
     }
-    if let Some(etag) = reply.etag.and_then(|etag| HeaderValue::from_maybe_shared(etag).ok()) {
-        headers.insert(header::ETAG, etag);
-    }
-    if let Some(encoding) = reply.content_encoding {
-        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
-    }
-    if let Some(vary) = reply.vary {
-        headers.insert(header::VARY, HeaderValue::from_static(vary));
-    }
-    if let Some(last_modified) = reply.last_modified.and_then(|date| HeaderValue::from_maybe_shared(date).ok()) {
-        headers.insert(header::LAST_MODIFIED, last_modified);
-    }
-    if let Some(cache_control) = reply.cache_control {
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
-    }
-    if let Some(allow) = reply.allow {
-        headers.insert(header::ALLOW, HeaderValue::from_static(allow));
+    for (name, value) in [(header::ETAG, reply.etag), (header::LAST_MODIFIED, reply.last_modified)] {
+        if let Some(value) = value.and_then(|bytes| HeaderValue::from_maybe_shared(bytes).ok()) {
+            headers.insert(name, value);
+        }
     }
     if reply.status != 304 {
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reply.content_length));
