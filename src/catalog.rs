@@ -1,21 +1,27 @@
 //! A catalog of pre-built responses, for serving
 //! `GET /api/public/foundry/products/{slug}`.
 //!
-//! Every record is built and validated once, its body serialized once and
-//! compressed once (gzip and brotli, see [`crate::encoding`]), and each
-//! representation given a strong ETag, the SHA-256 of its bytes. A lookup is one
-//! hash-map probe and returns the pre-built bytes as a [`Bytes`], whose
-//! clone is a reference-count increment: nothing is serialized per request.
+//! Building ([`build_dir`], [`build`], [`build_records`]) turns every
+//! manifest into its record, validates the record once, serializes its
+//! body once, compresses it once per content coding (see
+//! [`crate::encoding`]) and gives each representation a strong ETag, the
+//! SHA-256 of its bytes; the result is an [`Artifact`], which can be
+//! written to a file and loaded later without any of that work. A
+//! [`ResponseCatalog`] is loaded from an artifact, built in memory or read
+//! from a file: its bodies are slices of the artifact's few large buffers
+//! (no allocation per product), and a lookup is one hash-map probe that
+//! returns them as a [`Bytes`], whose clone is a reference-count
+//! increment: nothing is serialized per request.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
-
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
+use crate::artifact::{self, Artifact, ArtifactError, IndexEntry, Metadata, RecordTypeId, Span};
 use crate::conformance::Violations;
 use crate::encoding::ContentCoding;
 use crate::manifest::ManifestError;
@@ -29,13 +35,6 @@ pub struct Representation {
 }
 
 impl Representation {
-    fn new(mut body: Vec<u8>) -> Self {
-        // Kept for the catalog's lifetime: no spare capacity.
-        body.shrink_to_fit();
-        let etag = format!("\"{}\"", hex::encode(Sha256::digest(&body).as_slice()));
-        Representation { body: Bytes::from(body), etag: Bytes::from(etag) }
-    }
-
     /// The bytes: a cheap clone of shared bytes.
     pub fn body(&self) -> Bytes {
         self.body.clone()
@@ -43,7 +42,7 @@ impl Representation {
 
     /// The strong ETag: the quoted lowercase hex SHA-256 of these bytes.
     pub fn etag(&self) -> &str {
-        // Built from ASCII hex in `new`.
+        // Checked to be ASCII when the catalog was loaded.
         std::str::from_utf8(&self.etag).unwrap_or_default()
     }
 
@@ -53,23 +52,22 @@ impl Representation {
     }
 }
 
-/// One pre-built response: the body in every content coding, and its
-/// modification time.
+/// One pre-built response: the body in every stored content coding, and
+/// its modification time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogEntry {
-    /// The body as is.
-    identity: Representation,
-    /// The compressed codings of [`crate::encoding::available`].
-    compressed: Vec<(ContentCoding, Representation)>,
+    /// By the coding's position in [`ContentCoding::ALL`]; identity is always set.
+    representations: [Option<Representation>; ContentCoding::ALL.len()],
     last_modified: Bytes,
     modified: SystemTime,
 }
 
 impl CatalogEntry {
-    /// The body in `coding`, or as is when that coding is not stored
-    /// (the `compression` feature is off).
+    /// The body in `coding`, or as is when that coding is not stored.
     pub fn representation(&self, coding: ContentCoding) -> &Representation {
-        self.compressed.iter().find(|(c, _)| *c == coding).map_or(&self.identity, |(_, r)| r)
+        let stored = |coding: ContentCoding| self.representations[slot(coding)].as_ref();
+        // Identity is set for every entry a catalog holds (checked at load).
+        stored(coding).or_else(|| stored(ContentCoding::Identity)).unwrap_or(&EMPTY)
     }
 
     /// The response body as is, `{"data": …}`: a cheap clone of shared bytes.
@@ -94,15 +92,23 @@ impl CatalogEntry {
     }
 }
 
-/// A problem found while building a catalog; each names its file.
+/// What [`CatalogEntry::representation`] falls back to for an entry
+/// without identity, which a loaded catalog never has.
+static EMPTY: Representation = Representation { body: Bytes::new(), etag: Bytes::new() };
+
+fn slot(coding: ContentCoding) -> usize {
+    ContentCoding::ALL.iter().position(|&c| c == coding).unwrap_or_default()
+}
+
+/// A problem found while building or loading a catalog; each names its file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CatalogError {
-    /// A file or folder could not be read.
+    /// A file or folder could not be read, or a manifest is not UTF-8.
     #[error("{file}: cannot read: {reason}")]
     Read {
         /// The file or folder.
         file: String,
-        /// What the operating system said.
+        /// What the operating system said, or where the text is not UTF-8.
         reason: String,
     },
     /// A manifest is not valid JSON.
@@ -143,20 +149,105 @@ pub enum CatalogError {
         /// The slug.
         slug: String,
     },
+    /// An artifact file cannot be loaded.
+    #[error("{file}: {error}")]
+    Artifact {
+        /// The file.
+        file: String,
+        /// Why.
+        error: ArtifactError,
+    },
 }
 
-/// Every problem found while building a catalog, one per line.
+impl CatalogError {
+    /// The file the problem is in.
+    pub fn file(&self) -> &str {
+        match self {
+            CatalogError::Read { file, .. }
+            | CatalogError::Manifest { file, .. }
+            | CatalogError::FileName { file, .. }
+            | CatalogError::Invalid { file, .. }
+            | CatalogError::DuplicateSlug { file, .. }
+            | CatalogError::Artifact { file, .. } => file,
+        }
+    }
+
+    /// How many problems this error reports (every violation counts).
+    pub fn problems(&self) -> usize {
+        match self {
+            CatalogError::Invalid { violations, .. } => violations.0.len().max(1),
+            _ => 1,
+        }
+    }
+}
+
+/// Every problem found while building a catalog, one per line, and how
+/// many manifests were read: displayed with a closing summary such as
+/// `error: 3 of 10,000 manifests are invalid: 5 problems`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CatalogErrors(pub Vec<CatalogError>);
+pub struct CatalogErrors {
+    /// Every problem, in the order of the files.
+    pub errors: Vec<CatalogError>,
+    /// How many manifests (or artifact files) were read.
+    pub sources: usize,
+}
+
+impl CatalogErrors {
+    fn one(error: CatalogError) -> Self {
+        CatalogErrors { errors: vec![error], sources: 1 }
+    }
+
+    /// How many distinct files have a problem.
+    pub fn invalid_files(&self) -> usize {
+        let mut files: Vec<&str> = self.errors.iter().map(CatalogError::file).collect();
+        files.sort_unstable();
+        files.dedup();
+        files.len()
+    }
+
+    /// How many problems in all (every violation counts).
+    pub fn problems(&self) -> usize {
+        self.errors.iter().map(CatalogError::problems).sum()
+    }
+
+    /// The closing line: `3 of 10,000 manifests are invalid: 5 problems`.
+    pub fn summary(&self) -> String {
+        let (invalid, problems) = (self.invalid_files(), self.problems());
+        format!(
+            "{} of {} {} {}: {} {}",
+            thousands(invalid),
+            thousands(self.sources),
+            if self.sources == 1 { "manifest" } else { "manifests" },
+            if invalid == 1 { "is invalid" } else { "are invalid" },
+            thousands(problems),
+            if problems == 1 { "problem" } else { "problems" },
+        )
+    }
+}
 
 impl fmt::Display for CatalogErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let lines: Vec<String> = self.0.iter().map(|e| format!("error: {e}")).collect();
-        f.write_str(&lines.join("\n"))
+        for error in &self.errors {
+            writeln!(f, "error: {error}")?;
+        }
+        write!(f, "error: {}", self.summary())
     }
 }
 
 impl std::error::Error for CatalogErrors {}
+
+/// `10000` as `10,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
 
 /// Pre-built responses by slug.
 ///
@@ -166,10 +257,10 @@ impl std::error::Error for CatalogErrors {}
 /// assert!(entry.body().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
 /// assert_eq!(entry.etag().len(), 66);
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ResponseCatalog {
-    entries: HashMap<String, CatalogEntry>,
-    sources: HashMap<String, String>,
+    entries: HashMap<Bytes, CatalogEntry>,
+    metadata: Metadata,
 }
 
 mod embedded {
@@ -183,91 +274,99 @@ impl ResponseCatalog {
         Self::from_manifests(embedded::MANIFESTS.iter().map(|(file, text)| ((*file).to_owned(), (*text).to_owned())))
     }
 
-    /// The manifests `*.json` in a folder (sorted by name).
+    /// Builds the manifests `*.json` in a folder in memory ([`build_dir`]).
     pub fn from_dir(dir: &Path) -> Result<Self, CatalogErrors> {
-        let read_error = |e: std::io::Error| {
-            CatalogErrors(vec![CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() }])
-        };
-        let mut paths: Vec<_> = std::fs::read_dir(dir)
-            .map_err(read_error)?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json") && p.is_file())
-            .collect();
-        paths.sort();
-        let mut sources = Vec::with_capacity(paths.len());
-        let mut errors = Vec::new();
-        for path in paths {
-            match std::fs::read_to_string(&path) {
-                Ok(text) => sources.push((path.display().to_string(), text)),
-                Err(e) => errors.push(CatalogError::Read { file: path.display().to_string(), reason: e.to_string() }),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(CatalogErrors(errors));
-        }
-        Self::from_manifests(sources)
+        Self::built(build_dir(dir)?)
     }
 
-    /// Builds every manifest `(file, text)`, on all cores; all problems
-    /// are reported, in the order of the sources.
+    /// Builds manifests `(file, text)` in memory ([`build`]).
     pub fn from_manifests(sources: impl IntoIterator<Item = (String, String)>) -> Result<Self, CatalogErrors> {
-        let sources: Vec<(String, String)> = sources.into_iter().collect();
-        let built =
-            parallel_map(&sources, |(file, text)| build_manifest(file, text).map(|record| (file.clone(), record)));
-        let mut records = Vec::with_capacity(built.len());
-        let mut errors = Vec::new();
-        for result in built {
-            match result {
-                Ok(record) => records.push(record),
-                Err(error) => errors.push(error),
-            }
-        }
-        match Self::from_records(records) {
-            Ok(catalog) if errors.is_empty() => Ok(catalog),
-            Ok(_) => Err(CatalogErrors(errors)),
-            Err(CatalogErrors(more)) => {
-                errors.extend(more);
-                Err(CatalogErrors(errors))
-            }
-        }
+        Self::built(build(sources.into_iter().map(|(file, text)| (file, Ok(text.into_bytes()))))?)
     }
 
-    /// Serves already-built records `(source name, record)`: each is
-    /// checked against the spec once more, serialized once and compressed
-    /// once, on all cores.
+    /// Serves already-built records `(source name, record)` ([`build_records`]).
     pub fn from_records(records: impl IntoIterator<Item = (String, ProductRecord)>) -> Result<Self, CatalogErrors> {
-        let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
-        let entries = parallel_map(&records, |(file, record)| prepare(file, record));
-        let mut catalog = ResponseCatalog::default();
-        let mut errors = Vec::new();
-        for ((file, record), entry) in records.into_iter().zip(entries) {
-            let slug = record.slug.to_string();
-            if let Some(other) = catalog.sources.get(&slug) {
-                errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
-                continue;
+        Self::built(build_records(records)?)
+    }
+
+    /// Reads an artifact file once and loads it ([`ResponseCatalog::load`]).
+    pub fn open(path: &Path) -> Result<Self, CatalogErrors> {
+        let file = path.display().to_string();
+        let bytes = std::fs::read(path)
+            .map_err(|e| CatalogErrors::one(CatalogError::Read { file: file.clone(), reason: e.to_string() }))?;
+        Artifact::parse(Bytes::from(bytes))
+            .and_then(|artifact| Self::load(&artifact))
+            .map_err(|error| CatalogErrors::one(CatalogError::Artifact { file, error }))
+    }
+
+    fn built(artifact: Artifact) -> Result<Self, CatalogErrors> {
+        let products = artifact.len();
+        Self::load(&artifact).map_err(|error| CatalogErrors {
+            errors: vec![CatalogError::Artifact { file: "<built in memory>".to_owned(), error }],
+            sources: products,
+        })
+    }
+
+    /// Loads an artifact: checks every span, slug, ETag and date and the
+    /// content digest, and indexes the products. The bodies are not
+    /// copied: the catalog shares the artifact's buffers.
+    pub fn load(artifact: &Artifact) -> Result<Self, ArtifactError> {
+        artifact.check_content_digest()?;
+        let metadata = artifact.metadata().clone();
+        let malformed = |what: String| ArtifactError::Malformed(what);
+        let mut entries = HashMap::with_capacity(artifact.len());
+        for IndexEntry { modified, slug, last_modified, representations } in artifact.entries() {
+            let slug = artifact.slice(slug)?;
+            let name = std::str::from_utf8(&slug).ok().filter(|s| crate::Slug::check(s).is_ok());
+            let Some(name) = name else {
+                return Err(malformed(format!("{:?} is not a slug", String::from_utf8_lossy(&slug))));
+            };
+            let last_modified = artifact.slice(last_modified)?;
+            if !artifact::is_http_date(&last_modified) || modified > LAST_HTTP_DATE {
+                return Err(malformed(format!("`{name}` has a malformed modification date")));
             }
-            match entry {
-                Ok(entry) => {
-                    catalog.entries.insert(slug.clone(), entry);
-                    catalog.sources.insert(slug, file);
+            let mut stored: [Option<Representation>; ContentCoding::ALL.len()] = Default::default();
+            for (&coding, (body, etag)) in metadata.codings.iter().zip(representations) {
+                let etag = artifact.slice(etag)?;
+                if !artifact::is_strong_etag(&etag) {
+                    return Err(malformed(format!("`{name}` has a malformed {coding} ETag")));
                 }
-                Err(error) => errors.push(error),
+                stored[slot(coding)] = Some(Representation { body: artifact.slice(body)?, etag });
+            }
+            let entry = CatalogEntry {
+                representations: stored,
+                last_modified,
+                modified: SystemTime::UNIX_EPOCH + Duration::from_secs(modified),
+            };
+            if entries.insert(slug.clone(), entry).is_some() {
+                return Err(malformed(format!("slug `{name}` is indexed twice")));
             }
         }
-        if errors.is_empty() { Ok(catalog) } else { Err(CatalogErrors(errors)) }
+        Ok(ResponseCatalog { entries, metadata })
     }
 
     /// The pre-built response for a slug.
     pub fn get(&self, slug: &str) -> Option<&CatalogEntry> {
-        self.entries.get(slug)
+        self.entries.get(slug.as_bytes())
     }
 
     /// Every slug served, sorted.
     pub fn slugs(&self) -> Vec<&str> {
-        let mut slugs: Vec<&str> = self.entries.keys().map(String::as_str).collect();
+        // Keys were checked to be slugs, hence UTF-8, at load.
+        let mut slugs: Vec<&str> = self.entries.keys().filter_map(|k| std::str::from_utf8(k).ok()).collect();
         slugs.sort_unstable();
         slugs
+    }
+
+    /// The content codings every product is stored in (identity first).
+    pub fn codings(&self) -> &[ContentCoding] {
+        &self.metadata.codings
+    }
+
+    /// What the artifact behind this catalog says about itself: the
+    /// generator, the record types and the content digest.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
     }
 
     /// The number of products.
@@ -281,17 +380,142 @@ impl ResponseCatalog {
     }
 }
 
-/// An instant as a `SystemTime` to whole seconds, clamped to 1970…9999
-/// (what an HTTP date can say).
-fn system_time(timestamp: &crate::OffsetTimestamp) -> SystemTime {
-    const LAST_HTTP_DATE: u64 = 253_402_300_799; // 9999-12-31T23:59:59Z
-    let seconds = u64::try_from(timestamp.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
-    SystemTime::UNIX_EPOCH + Duration::from_secs(seconds)
+/// The last instant an HTTP date can say: 9999-12-31T23:59:59Z.
+const LAST_HTTP_DATE: u64 = 253_402_300_799;
+
+/// Builds the manifests `*.json` in a folder (sorted by name). Every file
+/// is read; one that cannot be read or is not UTF-8 is one problem among
+/// the others, never a stop.
+pub fn build_dir(dir: &Path) -> Result<Artifact, CatalogErrors> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| CatalogErrors::one(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() }))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.is_dir())
+        .collect();
+    paths.sort();
+    build(paths.into_iter().map(|path| {
+        let bytes = std::fs::read(&path).map_err(|e| e.to_string());
+        (path.display().to_string(), bytes)
+    }))
+}
+
+/// Builds manifests `(file, bytes or why they could not be read)`, on all
+/// cores: each is read, checked against its file name, built into its
+/// record and prepared ([`build_records`]). Every problem of every file is
+/// reported, in the order of the sources.
+pub fn build(sources: impl IntoIterator<Item = (String, Result<Vec<u8>, String>)>) -> Result<Artifact, CatalogErrors> {
+    let sources: Vec<(String, Result<Vec<u8>, String>)> = sources.into_iter().collect();
+    assemble(&sources, |(file, bytes)| {
+        let bytes =
+            bytes.as_ref().map_err(|reason| CatalogError::Read { file: file.clone(), reason: reason.clone() })?;
+        let record = build_manifest(file, bytes)?;
+        prepare(file, &record)
+    })
+}
+
+/// Serves already-built records `(source name, record)`: each is checked
+/// against the spec, serialized once and compressed once, on all cores.
+pub fn build_records(records: impl IntoIterator<Item = (String, ProductRecord)>) -> Result<Artifact, CatalogErrors> {
+    let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
+    assemble(&records, |(file, record)| prepare(file, record))
+}
+
+/// One product, ready to be written: its slug, dates and representations.
+struct Prepared {
+    file: String,
+    slug: String,
+    modified: u64,
+    last_modified: String,
+    /// Bodies in [`crate::encoding::available`] order.
+    bodies: Vec<Vec<u8>>,
+}
+
+/// What one thread built: its data buffer and its products' entries (or problems).
+type Part = (Vec<u8>, Vec<Result<(String, String, IndexEntry), CatalogError>>);
+
+/// Prepares every item on all cores, each thread writing its products'
+/// bytes into one buffer of its own (so no product is an allocation of
+/// its own), then checks slugs for duplicates and assembles the artifact.
+fn assemble<T: Sync>(
+    items: &[T],
+    prepare: impl Fn(&T) -> Result<Prepared, CatalogError> + Sync,
+) -> Result<Artifact, CatalogErrors> {
+    let parts: Vec<Part> = crate::parallel::chunks(items, |chunk| {
+        let mut buffer = Vec::new();
+        let entries = chunk.iter().map(|item| prepare(item).map(|p| write_product(&mut buffer, p))).collect();
+        (buffer, entries)
+    });
+    let mut errors = Vec::new();
+    let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
+    let mut index = Vec::with_capacity(items.len());
+    let mut buffers = Vec::with_capacity(parts.len());
+    let mut base = 0u64;
+    for (buffer, entries) in parts {
+        for entry in entries {
+            match entry {
+                Ok((file, slug, mut entry)) => {
+                    if let Some(other) = seen.get(&slug) {
+                        errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
+                        continue;
+                    }
+                    for span in std::iter::once(&mut entry.slug)
+                        .chain(std::iter::once(&mut entry.last_modified))
+                        .chain(entry.representations.iter_mut().flat_map(|(body, etag)| [body, etag]))
+                    {
+                        span.offset += base;
+                    }
+                    seen.insert(slug, file);
+                    index.push(entry);
+                }
+                Err(error) => errors.push(error),
+            }
+        }
+        base += buffer.len() as u64;
+        // Kept for the catalog's lifetime: no spare capacity.
+        let mut buffer = buffer;
+        buffer.shrink_to_fit();
+        buffers.push(Bytes::from(buffer));
+    }
+    if !errors.is_empty() {
+        return Err(CatalogErrors { errors, sources: items.len() });
+    }
+    let record_types = crate::record_types()
+        .iter()
+        .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
+        .collect();
+    let generator = format!("foundry-catalog {}", env!("CARGO_PKG_VERSION"));
+    Ok(Artifact::new(generator, crate::encoding::available().to_vec(), record_types, &index, buffers))
+}
+
+/// Appends a product's bytes to `buffer`; returns its file, slug and
+/// index entry (spans relative to the buffer).
+fn write_product(buffer: &mut Vec<u8>, product: Prepared) -> (String, String, IndexEntry) {
+    let mut put = |bytes: &[u8]| {
+        let span = Span { offset: buffer.len() as u64, len: u32::try_from(bytes.len()).unwrap_or(u32::MAX) };
+        buffer.extend_from_slice(bytes);
+        span
+    };
+    let slug = put(product.slug.as_bytes());
+    let last_modified = put(product.last_modified.as_bytes());
+    let representations = product
+        .bodies
+        .iter()
+        .map(|body| {
+            let etag = format!("\"{}\"", hex::encode(Sha256::digest(body).as_slice()));
+            (put(body), put(etag.as_bytes()))
+        })
+        .collect();
+    (product.file, product.slug, IndexEntry { modified: product.modified, slug, last_modified, representations })
 }
 
 /// Reads and builds one manifest.
-fn build_manifest(file: &str, text: &str) -> Result<ProductRecord, CatalogError> {
+fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, CatalogError> {
     let file = file.to_owned();
+    let text = std::str::from_utf8(bytes).map_err(|e| CatalogError::Read {
+        reason: format!("not UTF-8 text: invalid byte at offset {}", e.valid_up_to()),
+        file: file.clone(),
+    })?;
     let manifest = match ProductManifest::from_json(text) {
         Ok(manifest) => manifest,
         Err(ManifestError::Syntax(e)) => {
@@ -305,46 +529,28 @@ fn build_manifest(file: &str, text: &str) -> Result<ProductRecord, CatalogError>
     if stem != manifest.slug.as_str() {
         return Err(CatalogError::FileName { slug: manifest.slug.to_string(), file });
     }
-    manifest.build().map_err(|violations| CatalogError::Invalid { file, violations })
+    manifest.assemble().map_err(|violations| CatalogError::Invalid { file, violations })
 }
 
-/// Validates, serializes and compresses one record.
-fn prepare(file: &str, record: &ProductRecord) -> Result<CatalogEntry, CatalogError> {
-    let modified = system_time(&record.last_updated_at);
-    let body = serde_json::to_vec(&ResponseRef { data: record }).unwrap_or_default();
-    let value: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-    let violations = crate::conformance::validate(&value);
-    if !violations.is_empty() {
-        return Err(CatalogError::Invalid { file: file.to_owned(), violations: Violations(violations) });
+/// Serializes one record, validates it (once) and compresses it.
+fn prepare(file: &str, record: &ProductRecord) -> Result<Prepared, CatalogError> {
+    let body = crate::response::body_bytes(record);
+    let violations = crate::manifest::record_violations(&body);
+    if !violations.0.is_empty() {
+        return Err(CatalogError::Invalid { file: file.to_owned(), violations });
     }
-    let compressed = crate::encoding::available()
+    let seconds = u64::try_from(record.last_updated_at.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
+    let modified = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
+    let bodies = crate::encoding::available()
         .iter()
-        .filter(|&&coding| coding != ContentCoding::Identity)
-        .filter_map(|&coding| coding.encode(&body).map(|bytes| (coding, Representation::new(bytes))))
-        .collect();
-    let last_modified = Bytes::from(httpdate::fmt_http_date(modified));
-    Ok(CatalogEntry { identity: Representation::new(body), compressed, last_modified, modified })
-}
-
-/// The response envelope around a borrowed record, serialized exactly as
-/// `ProductResponse` is.
-#[derive(serde::Serialize)]
-struct ResponseRef<'a> {
-    data: &'a ProductRecord,
-}
-
-/// `f` over every item on the available cores, results in item order (so
-/// the outcome never depends on scheduling).
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    if threads < 2 || items.len() < 64 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>())).collect();
-        // A worker panics only if `f` does; then so does the caller, as it would have serially.
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        .map(|&coding| if coding == ContentCoding::Identity { Some(body.clone()) } else { coding.encode(&body) })
+        .collect::<Option<Vec<Vec<u8>>>>()
+        .unwrap_or_else(|| vec![body]);
+    Ok(Prepared {
+        file: file.to_owned(),
+        slug: record.slug.to_string(),
+        modified: seconds,
+        last_modified: httpdate::fmt_http_date(modified),
+        bodies,
     })
 }

@@ -148,21 +148,25 @@ impl std::error::Error for Violations {}
 pub fn validate(body: &Value) -> Vec<Violation> {
     let mut checker = Checker::default();
     match body.as_object() {
-        None => checker.push("", Rule::Envelope, format!("the body is {}, not an object {{\"data\": …}}", kind(body))),
+        None => checker.push(
+            &Ptr::Root,
+            Rule::Envelope,
+            format!("the body is {}, not an object {{\"data\": …}}", kind(body)),
+        ),
         Some(envelope) => {
             for key in envelope.keys().filter(|k| *k != "data") {
                 checker.push(
-                    &pointer("", key),
+                    &Ptr::Root.key(key),
                     Rule::Envelope,
                     format!("the envelope has a key `{key}` besides `data`"),
                 );
             }
             match envelope.get("data") {
-                None => checker.push("", Rule::Envelope, "the body has no `data` key"),
+                None => checker.push(&Ptr::Root, Rule::Envelope, "the body has no `data` key"),
                 Some(record) => {
-                    checker.shape(record, &Shape::Object(ProductRecord::KEYS), "/data");
+                    checker.shape(record, &Shape::Object(ProductRecord::KEYS), &Ptr::Root.key("data"));
                     if let Some(record) = record.as_object() {
-                        checker.record(record, "/data");
+                        checker.record(record, &Ptr::Root.key("data"));
                     }
                 }
             }
@@ -171,9 +175,36 @@ pub fn validate(body: &Value) -> Vec<Violation> {
     checker.out
 }
 
-/// JSON pointer `base` + `/key`, escaped per RFC 6901.
-fn pointer(base: &str, key: &str) -> String {
-    format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
+/// A JSON pointer (RFC 6901) as a path of keys and indexes, written out
+/// only when a violation is reported: checking a valid body formats none.
+#[derive(Debug, Clone, Copy)]
+enum Ptr<'a> {
+    /// The whole document, `""`.
+    Root,
+    /// A key of an object.
+    Key(&'a Ptr<'a>, &'a str),
+    /// An index of an array.
+    Index(&'a Ptr<'a>, usize),
+}
+
+impl<'a> Ptr<'a> {
+    fn key(&'a self, key: &'a str) -> Ptr<'a> {
+        Ptr::Key(self, key)
+    }
+
+    fn index(&'a self, index: usize) -> Ptr<'a> {
+        Ptr::Index(self, index)
+    }
+}
+
+impl fmt::Display for Ptr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ptr::Root => Ok(()),
+            Ptr::Key(parent, key) => write!(f, "{parent}/{}", key.replace('~', "~0").replace('/', "~1")),
+            Ptr::Index(parent, index) => write!(f, "{parent}/{index}"),
+        }
+    }
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -205,10 +236,10 @@ fn kind(value: &Value) -> &'static str {
 pub fn validate_manifest(manifest: &Value) -> Vec<Violation> {
     let mut checker = Checker { out: Vec::new(), manifest: true };
     match manifest.as_object() {
-        None => checker.push("", Rule::Type, format!("a manifest is a JSON object, not {}", kind(manifest))),
+        None => checker.push(&Ptr::Root, Rule::Type, format!("a manifest is a JSON object, not {}", kind(manifest))),
         Some(object) => {
             let keys: Vec<Field> = ProductManifest::KEYS.iter().chain(ProductRecord::KEYS).copied().collect();
-            checker.object(object, &keys, "");
+            checker.object(object, &keys, &Ptr::Root);
         }
     }
     checker.out
@@ -223,12 +254,12 @@ struct Checker {
 }
 
 impl Checker {
-    fn push(&mut self, at: &str, rule: Rule, message: impl Into<String>) {
-        self.out.push(Violation::new(at, rule, message));
+    fn push(&mut self, at: &Ptr<'_>, rule: Rule, message: impl Into<String>) {
+        self.out.push(Violation::new(at.to_string(), rule, message));
     }
 
     /// The structural half: types, formats, enumerations, missing and unknown keys.
-    fn shape(&mut self, value: &Value, shape: &Shape, at: &str) {
+    fn shape(&mut self, value: &Value, shape: &Shape, at: &Ptr<'_>) {
         match (shape, value) {
             (Shape::Any, _) => {}
             (Shape::Str(format), Value::String(text)) => {
@@ -252,7 +283,7 @@ impl Checker {
             (Shape::Nullable(inner), value) => self.shape(value, inner, at),
             (Shape::Array(item), Value::Array(items)) => {
                 for (i, value) in items.iter().enumerate() {
-                    self.shape(value, item, &format!("{at}/{i}"));
+                    self.shape(value, item, &at.index(i));
                 }
             }
             (Shape::OpenObject, Value::Object(_)) => {}
@@ -261,12 +292,12 @@ impl Checker {
         }
     }
 
-    fn object(&mut self, object: &Map<String, Value>, fields: &[Field], at: &str) {
+    fn object(&mut self, object: &Map<String, Value>, fields: &[Field], at: &Ptr<'_>) {
         let manifest = self.manifest;
         let present = |field: &Field| !manifest || matches!(field.role, Role::Stored | Role::Optional);
         for field in fields.iter().filter(|f| present(f)) {
             match object.get(field.name) {
-                Some(value) => self.shape(value, &field.shape, &pointer(at, field.name)),
+                Some(value) => self.shape(value, &field.shape, &at.key(field.name)),
                 None if manifest && field.role == Role::Optional => {}
                 None => self.push(at, Rule::MissingField, format!("missing key `{}`", field.name)),
             }
@@ -278,12 +309,12 @@ impl Checker {
                 None if manifest => format!("`{key}` is not a key of this object in the manifest format"),
                 None => format!("`{key}` is not a key of this object in the spec"),
             };
-            self.push(&pointer(at, key), Rule::UnknownField, message);
+            self.push(&at.key(key), Rule::UnknownField, message);
         }
     }
 
     /// The cross-field rules of one record.
-    fn record(&mut self, record: &Map<String, Value>, at: &str) {
+    fn record(&mut self, record: &Map<String, Value>, at: &Ptr<'_>) {
         let text = |key: &str| record.get(key).and_then(Value::as_str);
         let slug = text("slug");
         let route = text("route");
@@ -294,7 +325,7 @@ impl Checker {
         {
             let expected = r.category().as_str();
             self.push(
-                &pointer(at, "category"),
+                &at.key("category"),
                 Rule::RouteCategory,
                 format!("route `{route}` goes with category `{expected}`, not `{category}`"),
             );
@@ -303,35 +334,35 @@ impl Checker {
             if let (Some(route), Some(path)) = (route, text("canonical_path")) {
                 let expected = format!("/{route}/{slug}");
                 if path != expected {
-                    self.push(&pointer(at, "canonical_path"), Rule::Path, format!("{path:?} should be {expected:?}"));
+                    self.push(&at.key("canonical_path"), Rule::Path, format!("{path:?} should be {expected:?}"));
                 }
             }
             if let Some(path) = text("api_path") {
                 let expected = format!("{API_PATH_PREFIX}{slug}");
                 if path != expected {
-                    self.push(&pointer(at, "api_path"), Rule::Path, format!("{path:?} should be {expected:?}"));
+                    self.push(&at.key("api_path"), Rule::Path, format!("{path:?} should be {expected:?}"));
                 }
             }
         }
         self.derived_equal(
             record.get("content_score"),
             record.get("quality").and_then(|q| q.get("content_score")),
-            &pointer(at, "content_score"),
+            &at.key("content_score"),
             "`quality.content_score`",
         );
         if let Some(members) = record.get("member_products").and_then(Value::as_array) {
-            self.count(record.get("member_count"), members.len(), &pointer(at, "member_count"), "`member_products`");
+            self.count(record.get("member_count"), members.len(), &at.key("member_count"), "`member_products`");
         }
         let listings = record.get("marketplaces").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         let availability =
             record.get("marketplace_availability").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         self.listings(listings, record.get("primary_cta"), at);
-        self.availability(availability, &pointer(at, "marketplace_availability"));
+        self.availability(availability, &at.key("marketplace_availability"));
         self.first_listing(listings, availability, at);
         self.sample_and_preview(record.get("sample"), record.get("schema_preview"), slug, at);
     }
 
-    fn derived_equal(&mut self, value: Option<&Value>, source: Option<&Value>, at: &str, what: &str) {
+    fn derived_equal(&mut self, value: Option<&Value>, source: Option<&Value>, at: &Ptr<'_>, what: &str) {
         if let (Some(value), Some(source)) = (value, source)
             && value != source
         {
@@ -339,7 +370,7 @@ impl Checker {
         }
     }
 
-    fn count(&mut self, value: Option<&Value>, expected: usize, at: &str, what: &str) {
+    fn count(&mut self, value: Option<&Value>, expected: usize, at: &Ptr<'_>, what: &str) {
         if let Some(value) = value
             && value.as_u64() != u64::try_from(expected).ok()
         {
@@ -347,20 +378,15 @@ impl Checker {
         }
     }
 
-    fn listings(&mut self, listings: &[Value], primary_cta: Option<&Value>, at: &str) {
-        let base = pointer(at, "marketplaces");
+    fn listings(&mut self, listings: &[Value], primary_cta: Option<&Value>, at: &Ptr<'_>) {
+        let base = at.key("marketplaces");
         for (i, listing) in listings.iter().enumerate() {
-            let here = format!("{base}/{i}");
-            self.derived_equal(
-                listing.get("ctaLabel"),
-                listing.get("cta_label"),
-                &pointer(&here, "ctaLabel"),
-                "`cta_label`",
-            );
+            let here = base.index(i);
+            self.derived_equal(listing.get("ctaLabel"), listing.get("cta_label"), &here.key("ctaLabel"), "`cta_label`");
             self.derived_equal(
                 listing.get("publicSafe"),
                 listing.get("public_safe"),
-                &pointer(&here, "publicSafe"),
+                &here.key("publicSafe"),
                 "`public_safe`",
             );
         }
@@ -370,7 +396,7 @@ impl Checker {
             .filter(|(_, l)| l.get("primary") == Some(&Value::Bool(true)))
             .map(|(i, _)| i)
             .collect();
-        let cta_at = pointer(at, "primary_cta");
+        let cta_at = at.key("primary_cta");
         match (listings.is_empty(), primary_cta) {
             (true, Some(cta)) if !cta.is_null() => {
                 self.push(&cta_at, Rule::PrimaryCta, "primary_cta must be null when there are no marketplaces");
@@ -397,15 +423,15 @@ impl Checker {
         }
     }
 
-    fn availability(&mut self, entries: &[Value], base: &str) {
+    fn availability(&mut self, entries: &[Value], base: &Ptr<'_>) {
         for (i, entry) in entries.iter().enumerate() {
-            let here = format!("{base}/{i}");
+            let here = base.index(i);
             let url = entry.get("url");
             if let Some(clickable) = entry.get("clickable").and_then(Value::as_bool) {
                 let has_url = url.is_some_and(Value::is_string);
                 if clickable != has_url {
                     self.push(
-                        &pointer(&here, "clickable"),
+                        &here.key("clickable"),
                         Rule::Derived,
                         format!("clickable is {clickable} but url is {}", if has_url { "set" } else { "null" }),
                     );
@@ -420,7 +446,7 @@ impl Checker {
                 && !status.status_labels().contains(&label)
             {
                 self.push(
-                    &pointer(&here, "status_label"),
+                    &here.key("status_label"),
                     Rule::Availability,
                     format!(
                         "{label:?} is not shown with status `{}`; shown: {}",
@@ -431,7 +457,7 @@ impl Checker {
             }
             if !status.may_have_url() && url.is_some_and(Value::is_string) {
                 self.push(
-                    &pointer(&here, "url"),
+                    &here.key("url"),
                     Rule::Availability,
                     format!("an entry with status `{}` has no url", status.as_str()),
                 );
@@ -439,7 +465,7 @@ impl Checker {
             if entry.get("coverage").and_then(Value::as_str) == Some(Coverage::PublishedProduct.as_str()) {
                 if status != AvailabilityStatus::Published {
                     self.push(
-                        &pointer(&here, "status"),
+                        &here.key("status"),
                         Rule::Availability,
                         "a published_product entry must have status `published`",
                     );
@@ -451,7 +477,7 @@ impl Checker {
         }
     }
 
-    fn first_listing(&mut self, listings: &[Value], availability: &[Value], at: &str) {
+    fn first_listing(&mut self, listings: &[Value], availability: &[Value], at: &Ptr<'_>) {
         let Some(key) = listings.first().and_then(|l| l.get("key")).and_then(Value::as_str) else {
             return;
         };
@@ -461,15 +487,21 @@ impl Checker {
         });
         if !covered {
             self.push(
-                &pointer(at, "marketplace_availability"),
+                &at.key("marketplace_availability"),
                 Rule::FirstListing,
                 format!("the first listing `{key}` must appear here with coverage `published_product`"),
             );
         }
     }
 
-    fn sample_and_preview(&mut self, sample: Option<&Value>, preview: Option<&Value>, slug: Option<&str>, at: &str) {
-        let (sample_at, preview_at) = (pointer(at, "sample"), pointer(at, "schema_preview"));
+    fn sample_and_preview(
+        &mut self,
+        sample: Option<&Value>,
+        preview: Option<&Value>,
+        slug: Option<&str>,
+        at: &Ptr<'_>,
+    ) {
+        let (sample_at, preview_at) = (at.key("sample"), at.key("schema_preview"));
         let descriptors =
             preview.and_then(|p| p.get("fields")).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         // The preview's fields as descriptors, when every one is well formed.
@@ -477,12 +509,12 @@ impl Checker {
         let label = preview.and_then(|p| p.get("record_label")).and_then(Value::as_str);
 
         if let Some(preview) = preview {
-            self.count(preview.get("field_count"), descriptors.len(), &pointer(&preview_at, "field_count"), "`fields`");
+            self.count(preview.get("field_count"), descriptors.len(), &preview_at.key("field_count"), "`fields`");
             if let (Some(fields), Some(listed)) = (&fields, preview.get("required_fields")) {
                 let required: Vec<&str> = fields.iter().filter(|f| f.required).map(|f| &*f.name).collect();
                 if listed != &serde_json::json!(required) {
                     self.push(
-                        &pointer(&preview_at, "required_fields"),
+                        &preview_at.key("required_fields"),
                         Rule::Derived,
                         format!("should be {required:?}, the required fields in order"),
                     );
@@ -495,7 +527,7 @@ impl Checker {
                 let expected = crate::hash::schema_hash(label, fields, digest);
                 if hash != expected {
                     self.push(
-                        &pointer(&preview_at, "schema_hash"),
+                        &preview_at.key("schema_hash"),
                         Rule::SchemaHash,
                         format!("{hash} should be {expected}, the hash of the fields and label"),
                     );
@@ -505,7 +537,7 @@ impl Checker {
                 && !is_manifest_path(path, slug)
             {
                 self.push(
-                    &pointer(&preview_at, "manifest_path"),
+                    &preview_at.key("manifest_path"),
                     Rule::ManifestPath,
                     format!("{path:?} is neither products/generated/{slug}/product.json nor <scheme>://actors/<publisher>/{slug}"),
                 );
@@ -513,13 +545,13 @@ impl Checker {
         }
         let Some(sample) = sample else { return };
         let rows = sample.get("rows").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-        self.count(sample.get("row_count"), rows.len(), &pointer(&sample_at, "row_count"), "`rows`");
+        self.count(sample.get("row_count"), rows.len(), &sample_at.key("row_count"), "`rows`");
         let sample_label = sample.get("record_label").and_then(Value::as_str);
         if let (Some(sample_label), Some(label)) = (sample_label, label)
             && sample_label != label
         {
             self.push(
-                &pointer(&sample_at, "record_label"),
+                &sample_at.key("record_label"),
                 Rule::Sample,
                 format!("`{sample_label}` differs from schema_preview.record_label `{label}`"),
             );
@@ -527,7 +559,7 @@ impl Checker {
         if let (Some(sample_label), Some(title)) = (sample_label, sample.get("title").and_then(Value::as_str)) {
             let expected = format!("{sample_label} sample rows");
             if title != expected {
-                self.push(&pointer(&sample_at, "title"), Rule::Derived, format!("{title:?} should be {expected:?}"));
+                self.push(&sample_at.key("title"), Rule::Derived, format!("{title:?} should be {expected:?}"));
             }
         }
         if let (Some(sample_type), Some(status)) =
@@ -536,7 +568,7 @@ impl Checker {
             && paired != status
         {
             self.push(
-                &pointer(&sample_at, "sample_status"),
+                &sample_at.key("sample_status"),
                 Rule::Sample,
                 format!("`{sample_type}` goes with `{paired}`, not `{status}`"),
             );
@@ -544,11 +576,7 @@ impl Checker {
         if sample.get("sample_available") == Some(&Value::Bool(true))
             && sample.get("missing_reason").is_some_and(|r| !r.is_null())
         {
-            self.push(
-                &pointer(&sample_at, "missing_reason"),
-                Rule::Derived,
-                "must be null when the sample is available",
-            );
+            self.push(&sample_at.key("missing_reason"), Rule::Derived, "must be null when the sample is available");
         }
         let Some(fields) = fields else { return };
         let names: Vec<&str> = fields.iter().map(|f| &*f.name).collect();
@@ -556,23 +584,23 @@ impl Checker {
             && listed != &serde_json::json!(names)
         {
             self.push(
-                &pointer(&sample_at, "fields"),
+                &sample_at.key("fields"),
                 Rule::Sample,
                 format!("should be the schema's field names in order: {names:?}"),
             );
         }
-        self.rows(rows, &fields, &pointer(&sample_at, "rows"));
+        self.rows(rows, &fields, &sample_at.key("rows"));
     }
 
-    fn rows(&mut self, rows: &[Value], fields: &[FieldDescriptor], base: &str) {
+    fn rows(&mut self, rows: &[Value], fields: &[FieldDescriptor], base: &Ptr<'_>) {
         for (i, row) in rows.iter().enumerate() {
-            let here = format!("{base}/{i}");
+            let here = base.index(i);
             let Some(row) = row.as_object() else { continue };
             for key in row.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())) {
-                self.push(&pointer(&here, key), Rule::Sample, format!("`{key}` is not a field of the record type"));
+                self.push(&here.key(key), Rule::Sample, format!("`{key}` is not a field of the record type"));
             }
             for field in fields {
-                let at = pointer(&here, &field.name);
+                let at = here.key(&field.name);
                 let Some(value) = row.get(&*field.name) else {
                     if field.required {
                         self.push(&here, Rule::Sample, format!("the required field `{}` is missing", field.name));

@@ -30,7 +30,10 @@ foundry_catalog_core::wire_enum! {
 const BROTLI_QUALITY: u32 = 5;
 /// Brotli window, as a power of two.
 #[cfg(feature = "compression")]
-const BROTLI_WINDOW: u32 = 22;
+const BROTLI_WINDOW: u32 = 17;
+/// Gzip (zlib) level; see the module documentation for why 6.
+#[cfg(feature = "compression")]
+const GZIP_LEVEL: u32 = 6;
 
 /// The codings a catalog stores: all three with the `compression`
 /// feature, identity alone without it.
@@ -66,7 +69,7 @@ fn compress(coding: ContentCoding, body: &[u8]) -> Vec<u8> {
     match coding {
         ContentCoding::Identity => body.to_vec(),
         ContentCoding::Gzip => {
-            let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(GZIP_LEVEL));
             // Writing to a Vec cannot fail.
             let _ = encoder.write_all(body);
             encoder.finish().unwrap_or_default()
@@ -83,8 +86,9 @@ fn compress(coding: ContentCoding, body: &[u8]) -> Vec<u8> {
 }
 
 /// The coding to send for an `Accept-Encoding` value (`None`: the header
-/// was not sent), or `None` when no stored coding ([`available`]) is
-/// acceptable (406).
+/// was not sent), among the codings `stored` (a catalog's
+/// [`crate::catalog::ResponseCatalog::codings`]), or `None` when none of
+/// them is acceptable (406).
 ///
 /// The highest q-value wins; on a tie the smaller representation (brotli,
 /// then gzip, then identity). A coding the header does not name gets the
@@ -93,17 +97,17 @@ fn compress(coding: ContentCoding, body: &[u8]) -> Vec<u8> {
 /// Without the header, or with an empty one, the body goes as is.
 ///
 /// ```
-/// # #[cfg(feature = "compression")] {
 /// use foundry_catalog::encoding::{ContentCoding, negotiate};
-/// assert_eq!(negotiate(None), Some(ContentCoding::Identity));
-/// assert_eq!(negotiate(Some(b"gzip, deflate, br")), Some(ContentCoding::Br));
-/// assert_eq!(negotiate(Some(b"br;q=0.5, gzip")), Some(ContentCoding::Gzip));
-/// assert_eq!(negotiate(Some(b"*")), Some(ContentCoding::Br));
-/// assert_eq!(negotiate(Some(b"identity;q=0")), None);
-/// assert_eq!(negotiate(Some(b"identity;q=0, gzip")), Some(ContentCoding::Gzip));
-/// # }
+/// let all = ContentCoding::ALL;
+/// assert_eq!(negotiate(None, all), Some(ContentCoding::Identity));
+/// assert_eq!(negotiate(Some(b"gzip, deflate, br"), all), Some(ContentCoding::Br));
+/// assert_eq!(negotiate(Some(b"br;q=0.5, gzip"), all), Some(ContentCoding::Gzip));
+/// assert_eq!(negotiate(Some(b"*"), all), Some(ContentCoding::Br));
+/// assert_eq!(negotiate(Some(b"identity;q=0"), all), None);
+/// assert_eq!(negotiate(Some(b"identity;q=0, gzip"), all), Some(ContentCoding::Gzip));
+/// assert_eq!(negotiate(Some(b"br, gzip"), &[ContentCoding::Identity]), Some(ContentCoding::Identity));
 /// ```
-pub fn negotiate(accept_encoding: Option<&[u8]>) -> Option<ContentCoding> {
+pub fn negotiate(accept_encoding: Option<&[u8]>, stored: &[ContentCoding]) -> Option<ContentCoding> {
     let Some(header) = accept_encoding.and_then(|h| std::str::from_utf8(h).ok()) else {
         return Some(ContentCoding::Identity);
     };
@@ -134,7 +138,7 @@ pub fn negotiate(accept_encoding: Option<&[u8]>) -> Option<ContentCoding> {
     };
     let mut best: Option<(u16, ContentCoding)> = None;
     for (slot, &coding) in ContentCoding::ALL.iter().enumerate() {
-        if !available().contains(&coding) {
+        if !stored.contains(&coding) {
             continue;
         }
         let q = q(slot, coding);

@@ -32,12 +32,14 @@
 // any other.
 extern crate self as foundry_catalog;
 
+pub mod artifact;
 pub mod catalog;
 pub mod conformance;
 mod currency;
 pub mod encoding;
 pub mod json_schema;
 pub mod manifest;
+mod parallel;
 pub mod preview;
 pub mod product;
 mod record_type;

@@ -38,8 +38,16 @@ impl ProductManifest {
     /// Reads a manifest from JSON text: syntax first, then every structural
     /// problem at once.
     pub fn from_json(text: &str) -> Result<ProductManifest, ManifestError> {
-        let value: Value = serde_json::from_str(text).map_err(ManifestError::Syntax)?;
-        ProductManifest::from_value(&value).map_err(ManifestError::Invalid)
+        // The typed model straight from the text; only a manifest that
+        // does not fit it is read again as a tree, to report every problem.
+        match serde_json::from_str(text) {
+            Ok(manifest) => Ok(manifest),
+            Err(e) if e.is_syntax() || e.is_eof() || e.is_io() => Err(ManifestError::Syntax(e)),
+            Err(_) => {
+                let value: Value = serde_json::from_str(text).map_err(ManifestError::Syntax)?;
+                ProductManifest::from_value(&value).map_err(ManifestError::Invalid)
+            }
+        }
     }
 
     /// Reads a manifest from a JSON value. When it does not fit the typed
@@ -64,6 +72,14 @@ impl ProductManifest {
     /// spec. All problems are returned together; pointers are relative to
     /// the record, whose keys mirror the manifest's (`/marketplaces/0/key`).
     pub fn build(&self) -> Result<ProductRecord, Violations> {
+        let record = self.assemble()?;
+        let violations = record_violations(&crate::response::body_bytes(&record));
+        if violations.0.is_empty() { Ok(record) } else { Err(violations) }
+    }
+
+    /// The record with its sample and schema preview, not yet checked
+    /// against the spec (callers validate its serialized body once).
+    pub(crate) fn assemble(&self) -> Result<ProductRecord, Violations> {
         let mut problems = Vec::new();
         let record_type = crate::record_type(&self.record_label);
         if record_type.is_none() {
@@ -84,13 +100,23 @@ impl ProductManifest {
             return Err(Violations(problems));
         };
         let ctx = ProductContext::new(self.slug.clone(), self.freshness_label).with_manifest(location);
-        let record = self.to_record(Sample::new(record_type, &ctx), SchemaPreview::new(record_type, &ctx));
-        // Serializing a typed record into a Value cannot fail.
-        let body = serde_json::json!({ "data": serde_json::to_value(&record).unwrap_or_default() });
-        let violations: Vec<Violation> = validate(&body)
+        Ok(self.to_record(Sample::new(record_type, &ctx), SchemaPreview::new(record_type, &ctx)))
+    }
+}
+
+/// Every violation of a serialized response body `{"data": record}`,
+/// with pointers relative to the record (as the manifest's keys are).
+pub(crate) fn record_violations(body: &[u8]) -> Violations {
+    let body: Value = match serde_json::from_slice(body) {
+        Ok(body) => body,
+        Err(e) => {
+            return Violations(vec![Violation::new("", Rule::Type, format!("the record does not serialize: {e}"))]);
+        }
+    };
+    Violations(
+        validate(&body)
             .into_iter()
             .map(|v| Violation { pointer: v.pointer.strip_prefix("/data").unwrap_or(&v.pointer).to_owned(), ..v })
-            .collect();
-        if violations.is_empty() { Ok(record) } else { Err(Violations(violations)) }
-    }
+            .collect(),
+    )
 }

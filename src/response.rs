@@ -17,6 +17,17 @@ pub struct ProductResponse {
     pub data: ProductRecord,
 }
 
+/// The body `{"data": record}` as bytes, serialized straight from the
+/// typed record, exactly as [`ProductResponse`] serializes.
+pub(crate) fn body_bytes(record: &ProductRecord) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Envelope<'a> {
+        data: &'a ProductRecord,
+    }
+    // Serializing a typed record into a Vec cannot fail.
+    serde_json::to_vec(&Envelope { data: record }).unwrap_or_default()
+}
+
 impl ProductResponse {
     /// The envelope's one key.
     pub const KEYS: &'static [Field] = &[Field {

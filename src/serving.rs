@@ -217,14 +217,14 @@ pub fn respond(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     if request.method != "GET" && !head {
         return Reply::error(ErrorKind::MethodNotAllowed, false);
     }
-    if crate::Slug::new(slug).is_err() {
+    if crate::Slug::check(slug).is_err() {
         return Reply::error(ErrorKind::InvalidSlug, head);
     }
     let Some(entry) = catalog.get(slug) else {
         return Reply::error(ErrorKind::NoProduct, head);
     };
     let varying = |reply: Reply| Reply { vary: Some(VARY), ..reply };
-    let Some(coding) = negotiate(request.accept_encoding) else {
+    let Some(coding) = negotiate(request.accept_encoding, catalog.codings()) else {
         return varying(Reply::error(ErrorKind::NotAcceptable, head));
     };
     let representation = entry.representation(coding);

@@ -5,7 +5,8 @@
 //! foundry-catalog render <manifest.json>… [--out-dir DIR]
 //! foundry-catalog check <file-or-url>…
 //! foundry-catalog schemas [--dir schema] [--check]
-//! foundry-catalog serve [--addr 127.0.0.1:8080] [--catalog DIR]
+//! foundry-catalog build <MANIFEST_DIR> (-o <FILE> | --check)
+//! foundry-catalog serve [--addr 127.0.0.1:8080] [--catalog DIR|FILE]
 //! foundry-catalog diff <OLD> <NEW> | --base <REV> <NEW> [--mode backward|forward|full] [--format text|json]
 //! ```
 //!
@@ -19,6 +20,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+mod build;
 mod check;
 mod diff;
 mod preview;
@@ -44,6 +49,7 @@ enum Command {
     Preview(preview::Args),
     Render(render::Args),
     Check(check::Args),
+    Build(build::Args),
     Schemas(schemas::Args),
     Serve(serve::Args),
     Diff(diff::Args),
@@ -54,6 +60,7 @@ fn main() -> ExitCode {
         Command::Preview(args) => preview::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Build(args) => build::run(&args),
         Command::Schemas(args) => schemas::run(&args),
         Command::Serve(args) => serve::run(args),
         Command::Diff(args) => diff::run(&args),

@@ -11,9 +11,9 @@ use crate::{BROKEN, USAGE};
 
 /// Serve GET /api/public/foundry/products/{slug} from pre-built bodies.
 ///
-/// Every manifest is built and validated at start; a catalog with a bad
-/// manifest stops the server before it listens, naming the file and every
-/// problem. SIGTERM or SIGINT drain and exit 0; SIGHUP reloads the catalog
+/// An artifact (`foundry-catalog build`) is loaded as is; a folder of
+/// manifests is built and validated at start. A bad catalog stops the
+/// server before it listens, naming the file and every problem. SIGTERM or SIGINT drain and exit 0; SIGHUP reloads the catalog
 /// (a broken one is logged and the old one kept). /healthz, /readyz and
 /// /metrics (Prometheus) sit outside the product path. Logs go to stderr;
 /// RUST_LOG takes target=level pairs (for example `info,access=warn`).
@@ -26,10 +26,13 @@ pub(crate) struct Args {
     /// hand out a port set PORT).
     #[arg(long, env = "PORT")]
     port: Option<u16>,
-    /// A folder of product manifests [default: the catalog compiled in].
-    #[arg(long, env = "FOUNDRY_CATALOG_DIR", value_name = "DIR")]
+    /// An artifact file written by `foundry-catalog build` (loaded, no
+    /// building), or a folder of product manifests (built in memory)
+    /// [default: the catalog compiled in].
+    #[arg(long, env = "FOUNDRY_CATALOG", value_name = "FILE|DIR")]
     catalog: Option<PathBuf>,
-    /// Reload when a manifest in --catalog changes (debounced).
+    /// Reload when --catalog (the file, or a manifest in the folder)
+    /// changes (debounced).
     #[arg(long, env = "FOUNDRY_CATALOG_WATCH", requires = "catalog")]
     watch: bool,
     /// Time a client has to send a request's headers, from their first byte.
@@ -69,7 +72,7 @@ pub(crate) fn run(args: Args) -> ExitCode {
     if let Some(port) = args.port {
         addr.set_port(port);
     }
-    let source = args.catalog.map_or(CatalogSource::Embedded, CatalogSource::Dir);
+    let source = args.catalog.map_or(CatalogSource::Embedded, CatalogSource::from_path);
     let mut config = Config::new(addr, source);
     config.watch = args.watch;
     config.header_timeout = args.header_timeout;

@@ -32,20 +32,30 @@ impl Slug {
     /// Checks and wraps a slug.
     pub fn new(text: impl Into<String>) -> Result<Slug, InvalidSlug> {
         let text = text.into();
-        let reason = if text.is_empty() {
-            Some("it is empty")
+        match Slug::check(&text) {
+            Err(reason) => Err(InvalidSlug { text, reason }),
+            Ok(()) => Ok(Slug(text)),
+        }
+    }
+
+    /// Checks text without wrapping (or copying) it: why it is not a slug.
+    ///
+    /// ```
+    /// # use foundry_catalog_core::Slug;
+    /// assert!(Slug::check("eu-signals").is_ok());
+    /// assert_eq!(Slug::check("eu--signals"), Err("it starts or ends with a hyphen or has two in a row"));
+    /// ```
+    pub fn check(text: &str) -> Result<(), &'static str> {
+        if text.is_empty() {
+            Err("it is empty")
         } else if text.len() > MAX_SLUG_LEN {
-            Some("it is longer than 200 bytes")
+            Err("it is longer than 200 bytes")
         } else if !text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
-            Some("it has characters other than a-z, 0-9 and -")
+            Err("it has characters other than a-z, 0-9 and -")
         } else if text.split('-').any(str::is_empty) {
-            Some("it starts or ends with a hyphen or has two in a row")
+            Err("it starts or ends with a hyphen or has two in a row")
         } else {
-            None
-        };
-        match reason {
-            Some(reason) => Err(InvalidSlug { text, reason }),
-            None => Ok(Slug(text)),
+            Ok(())
         }
     }
 

@@ -4,21 +4,45 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Where the catalog comes from; reloads rebuild it from the same place.
+use foundry_catalog::catalog::{CatalogErrors, ResponseCatalog};
+
+/// Where the catalog comes from; reloads rebuild or reread it from the
+/// same place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CatalogSource {
     /// The catalog compiled into the runtime (`ResponseCatalog::embedded`).
     Embedded,
-    /// A folder of product manifests, read again on every reload.
+    /// A folder of product manifests, built in memory at start and on
+    /// every reload.
     Dir(PathBuf),
+    /// An artifact file written by `foundry-catalog build`, read once at
+    /// start and on every reload.
+    Artifact(PathBuf),
 }
 
 impl CatalogSource {
-    /// Builds and validates the catalog (all problems, each naming its file).
-    pub fn build(&self) -> Result<foundry_catalog::catalog::ResponseCatalog, foundry_catalog::catalog::CatalogErrors> {
+    /// A folder of manifests or an artifact file, by what `path` is.
+    pub fn from_path(path: PathBuf) -> Self {
+        if path.is_dir() { CatalogSource::Dir(path) } else { CatalogSource::Artifact(path) }
+    }
+
+    /// Builds or loads and validates the catalog (all problems, each
+    /// naming its file).
+    pub fn build(&self) -> Result<ResponseCatalog, CatalogErrors> {
         match self {
-            CatalogSource::Embedded => foundry_catalog::catalog::ResponseCatalog::embedded(),
-            CatalogSource::Dir(dir) => foundry_catalog::catalog::ResponseCatalog::from_dir(dir),
+            CatalogSource::Embedded => ResponseCatalog::embedded(),
+            CatalogSource::Dir(dir) => ResponseCatalog::from_dir(dir),
+            CatalogSource::Artifact(file) => ResponseCatalog::open(file),
+        }
+    }
+}
+
+impl std::fmt::Display for CatalogSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CatalogSource::Embedded => f.write_str("the embedded catalog"),
+            CatalogSource::Dir(dir) => write!(f, "manifests in {}", dir.display()),
+            CatalogSource::Artifact(file) => write!(f, "artifact {}", file.display()),
         }
     }
 }

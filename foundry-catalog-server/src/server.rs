@@ -91,14 +91,19 @@ impl Server {
         let Server { config, state, listener, handle, reloads, mut shutdown } = self;
         tokio::spawn(reloader(Arc::clone(&state), config.source.clone(), reloads));
         if config.watch
-            && let CatalogSource::Dir(dir) = &config.source
+            && let CatalogSource::Dir(path) | CatalogSource::Artifact(path) = &config.source
         {
-            tokio::spawn(watcher(dir.clone(), config.watch_interval, handle.clone()));
+            tokio::spawn(watcher(path.clone(), config.watch_interval, handle.clone()));
         }
         let local = listener.local_addr().map_or_else(|_| config.addr.to_string(), |a| a.to_string());
+        let catalog = state.catalog.load();
+        let metadata = catalog.metadata();
         info!(
             addr = %local,
-            products = state.catalog.load().len(),
+            source = %config.source,
+            products = catalog.len(),
+            content_sha256 = %metadata.content_sha256,
+            generator = %metadata.generator,
             max_connections = config.max_connections,
             "serving http://{local}/api/public/foundry/products/{{slug}}",
         );
@@ -235,17 +240,18 @@ async fn reloader(state: Arc<State>, source: CatalogSource, mut requests: mpsc::
         let build_source = source.clone();
         match tokio::task::spawn_blocking(move || build_source.build()).await {
             Ok(Ok(catalog)) => {
-                let products = catalog.len();
+                let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let generation = state.replace(catalog);
                 state.metrics.reloads_ok.fetch_add(1, Relaxed);
-                info!(products, generation, "catalog reloaded");
+                info!(products, generation, content_sha256 = %content, "catalog reloaded");
             }
             Ok(Err(errors)) => {
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 let generation = state.generation();
-                for problem in &errors.0 {
+                for problem in &errors.errors {
                     error!(generation, "reload failed, still serving the previous catalog: {problem}");
                 }
+                error!(generation, "reload failed: {}", errors.summary());
             }
             Err(panic) => {
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
@@ -255,29 +261,34 @@ async fn reloader(state: Arc<State>, source: CatalogSource, mut requests: mpsc::
     }
 }
 
-/// Reloads when the folder's `*.json` files change: looked at every
-/// `interval`, and reloaded once a change has held still for one more
-/// interval (an editor's save, a `git checkout`, an rsync).
-async fn watcher(dir: std::path::PathBuf, interval: Duration, handle: Handle) {
-    let mut seen = fingerprint(&dir);
+/// Reloads when the artifact file or the folder's `*.json` files change:
+/// looked at every `interval`, and reloaded once a change has held still
+/// for one more interval (an editor's save, a `git checkout`, an rsync).
+async fn watcher(path: std::path::PathBuf, interval: Duration, handle: Handle) {
+    let mut seen = fingerprint(&path);
     let mut pending = false;
     loop {
         tokio::time::sleep(interval).await;
-        let now = fingerprint(&dir);
+        let now = fingerprint(&path);
         if now != seen {
             seen = now;
             pending = true;
         } else if pending {
             pending = false;
-            info!(dir = %dir.display(), "catalog folder changed; reloading");
+            info!(path = %path.display(), "catalog changed; reloading");
             handle.reload();
         }
     }
 }
 
-/// Name, size and modification time of each `*.json` file, sorted.
-fn fingerprint(dir: &std::path::Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::SystemTime>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
+/// Name, size and modification time of the file, or of each `*.json`
+/// file of the folder, sorted.
+fn fingerprint(path: &std::path::Path) -> Vec<(std::ffi::OsString, u64, Option<std::time::SystemTime>)> {
+    if !path.is_dir() {
+        let file = std::fs::metadata(path).ok().map(|m| (path.as_os_str().to_owned(), m.len(), m.modified().ok()));
+        return file.into_iter().collect();
+    }
+    let mut files: Vec<_> = std::fs::read_dir(path)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)

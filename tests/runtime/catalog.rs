@@ -1,6 +1,151 @@
 //! The pre-built response catalog: building from folders and manifests.
 
-use foundry_catalog::catalog::ResponseCatalog;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use foundry_catalog::artifact::{Artifact, ArtifactError, FORMAT_VERSION};
+use foundry_catalog::catalog::{CatalogError, ResponseCatalog};
+use foundry_catalog::encoding::ContentCoding;
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")
+}
+
+/// A fresh temporary folder for one test.
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// The example catalog as an artifact file's bytes.
+fn example_artifact() -> Vec<u8> {
+    foundry_catalog::catalog::build_dir(&examples()).expect("the examples build").to_vec()
+}
+
+fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
+    Artifact::parse(Bytes::from(bytes)).and_then(|artifact| ResponseCatalog::load(&artifact))
+}
+
+/// Rewrites the header's CRC-32 to match the bytes (a consistent file
+/// whose contents are wrong).
+fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+    let crc = crc32fast::hash(&bytes[16..]);
+    bytes[12..16].copy_from_slice(&crc.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn an_artifact_round_trips_every_body_etag_and_coding() {
+    let in_memory = ResponseCatalog::from_dir(&examples()).expect("builds in memory");
+    let dir = temp("round-trip");
+    let file = dir.join("catalog.fcat");
+    std::fs::write(&file, example_artifact()).expect("write");
+    let loaded = ResponseCatalog::open(&file).expect("loads");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(loaded.slugs(), in_memory.slugs());
+    assert_eq!(loaded.codings(), in_memory.codings());
+    assert_eq!(loaded.metadata(), in_memory.metadata());
+    assert_eq!(loaded.len(), 3);
+    for slug in in_memory.slugs() {
+        let (a, b) = (in_memory.get(slug).expect("entry"), loaded.get(slug).expect("entry"));
+        assert_eq!(a, b, "{slug}");
+        for &coding in ContentCoding::ALL {
+            assert_eq!(a.representation(coding).body(), b.representation(coding).body(), "{slug} {coding}");
+            assert_eq!(a.representation(coding).etag(), b.representation(coding).etag(), "{slug} {coding}");
+        }
+        assert_eq!(a.last_modified_bytes(), b.last_modified_bytes());
+    }
+}
+
+#[test]
+fn building_twice_gives_the_same_bytes() {
+    let (a, b) = (example_artifact(), example_artifact());
+    assert_eq!(a, b);
+    assert_eq!(&a[..8], b"\x89FCA\r\n\x1a\n");
+}
+
+#[test]
+fn truncated_files_are_refused_by_name() {
+    let bytes = example_artifact();
+    for len in [0, 7, 8, 20, 39, 40, 41, bytes.len() / 2, bytes.len() - 1] {
+        let error = load(bytes[..len].to_vec()).expect_err("truncated");
+        match len {
+            0..8 => assert_eq!(error, ArtifactError::NotAnArtifact, "{len}"),
+            _ => assert!(matches!(error, ArtifactError::Length { .. }), "{len}: {error}"),
+        }
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(matches!(load(longer), Err(ArtifactError::Length { .. })));
+}
+
+#[test]
+fn a_corrupted_byte_fails_the_checksum_wherever_it_is() {
+    let bytes = example_artifact();
+    for at in [13, 45, bytes.len() / 2, bytes.len() - 1] {
+        let mut corrupted = bytes.clone();
+        corrupted[at] ^= 0x20;
+        let error = load(corrupted).expect_err("corrupted");
+        assert!(matches!(error, ArtifactError::Checksum { .. }), "{at}: {error}");
+        assert!(error.to_string().contains("corrupted"), "{error}");
+    }
+}
+
+#[test]
+fn another_format_version_is_refused_with_a_hint() {
+    let mut bytes = example_artifact();
+    bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    let error = load(bytes).expect_err("wrong version");
+    assert_eq!(error, ArtifactError::Version { found: FORMAT_VERSION + 1 });
+    assert!(error.to_string().contains("rebuild it"), "{error}");
+}
+
+#[test]
+fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
+    let bytes = example_artifact();
+    let meta_len = usize::try_from(u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"))).expect("small");
+    let index = 40 + meta_len;
+    // The first entry's slug span points past the data region.
+    let mut far = bytes.clone();
+    far[index + 8..index + 16].copy_from_slice(&u64::MAX.to_le_bytes());
+    // The first entry's slug is made uppercase in the data region.
+    let data = index + usize::try_from(u64::from_le_bytes(bytes[24..32].try_into().expect("8 bytes"))).expect("small");
+    let mut upper = bytes.clone();
+    upper[data] = upper[data].to_ascii_uppercase();
+    // Unknown metadata.
+    let mut metadata = bytes.clone();
+    metadata[40] = b'[';
+    for (what, bytes) in [("span", far), ("slug", upper), ("metadata", metadata)] {
+        let error = load(with_checksum(bytes)).expect_err(what);
+        assert!(matches!(error, ArtifactError::Malformed(_)), "{what}: {error}");
+    }
+}
+
+#[test]
+fn every_problem_of_every_file_is_reported_with_a_count() {
+    let dir = temp("errors");
+    for entry in std::fs::read_dir(examples()).expect("examples") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
+    }
+    std::fs::write(dir.join("not-json.json"), "{\"slug\": ").expect("write");
+    std::fs::write(dir.join("latin-1.json"), b"{\"title\": \"caf\xe9\"}").expect("write");
+    std::fs::write(dir.join("two-problems.json"), r#"{"slug": "Two Problems", "title": 3}"#).expect("write");
+    let errors = foundry_catalog::catalog::build_dir(&dir).expect_err("three bad manifests");
+    let _ = std::fs::remove_dir_all(&dir);
+    let files: Vec<&str> =
+        errors.errors.iter().map(|e| Path::new(e.file()).file_name().and_then(|n| n.to_str()).unwrap_or("")).collect();
+    assert_eq!(files, ["latin-1.json", "not-json.json", "two-problems.json"]);
+    assert!(matches!(&errors.errors[0], CatalogError::Read { reason, .. } if reason.contains("not UTF-8")), "{errors}");
+    assert_eq!(errors.sources, 6);
+    assert_eq!(errors.invalid_files(), 3);
+    assert!(errors.problems() >= 4, "{errors}");
+    let text = errors.to_string();
+    let summary = text.lines().last().unwrap_or_default();
+    assert_eq!(summary, format!("error: 3 of 6 manifests are invalid: {} problems", errors.problems()));
+}
 
 #[test]
 fn a_bad_catalog_fails_at_start_naming_the_file() {
@@ -26,6 +171,7 @@ fn duplicate_slugs_name_both_files() {
     .to_string();
     assert_eq!(
         errors,
-        "error: elsewhere/crm-webhook-connector.json: slug `crm-webhook-connector` is also served from examples/catalog/crm-webhook-connector.json; hint: give every product its own slug"
+        "error: elsewhere/crm-webhook-connector.json: slug `crm-webhook-connector` is also served from examples/catalog/crm-webhook-connector.json; hint: give every product its own slug\n\
+         error: 1 of 2 manifests is invalid: 1 problem"
     );
 }

@@ -33,7 +33,7 @@ fn negotiation_follows_rfc_9110() {
         (Some("identity;q=0.5, br;q=0.5"), Some(Br)),
     ];
     for (header, expected) in cases {
-        assert_eq!(negotiate(header.map(str::as_bytes)), *expected, "{header:?}");
+        assert_eq!(negotiate(header.map(str::as_bytes), ContentCoding::ALL), *expected, "{header:?}");
     }
 }
 

@@ -1,0 +1,23 @@
+//! Work spread over the available cores, with results in input order so
+//! that nothing that reaches output depends on scheduling.
+
+/// `f` over contiguous chunks of `items`, one chunk per available core
+/// (one chunk when there is a single core or a single item); the results
+/// in chunk order.
+pub(crate) fn chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    if threads < 2 || items.len() < 2 {
+        return vec![f(items)];
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items.chunks(chunk).map(|part| scope.spawn(|| f(part))).collect();
+        // A worker panics only if `f` does; then so does the caller, as it would have serially.
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    })
+}
+
+/// `f` over every item on the available cores; the results in item order.
+pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    chunks(items, |part| part.iter().map(&f).collect::<Vec<R>>()).into_iter().flatten().collect()
+}
