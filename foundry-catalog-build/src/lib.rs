@@ -48,6 +48,7 @@ pub mod diff;
 mod emit;
 mod error;
 mod files;
+mod layout;
 mod naming;
 
 pub use check::CheckedType;

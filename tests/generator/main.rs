@@ -6,5 +6,6 @@
 
 mod corpus;
 mod diff;
+mod format;
 mod properties;
 mod reproducible;
