@@ -7,5 +7,6 @@
 mod corpus;
 mod diff;
 mod format;
+mod incremental;
 mod properties;
 mod reproducible;
