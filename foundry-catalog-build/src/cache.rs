@@ -34,12 +34,33 @@ const MAGIC: &[u8] = b"foundry-catalog-build cache entry 1\n";
 /// The file name ending of entries.
 const EXTENSION: &str = "entry";
 
-/// What one definition produced, as stored in and read from the cache.
+/// What one definition produced, read from the cache: the entry's text
+/// (every part of an entry is UTF-8) and where the parts lie in it, so the
+/// code is used where it was read, never copied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entry {
-    pub(crate) record_label: String,
-    pub(crate) type_name: String,
-    pub(crate) code: String,
+    text: String,
+    record_label: std::ops::Range<usize>,
+    type_name: std::ops::Range<usize>,
+    code: std::ops::Range<usize>,
+}
+
+impl Entry {
+    fn part(&self, range: &std::ops::Range<usize>) -> &str {
+        self.text.get(range.clone()).unwrap_or_default()
+    }
+
+    pub(crate) fn record_label(&self) -> &str {
+        self.part(&self.record_label)
+    }
+
+    pub(crate) fn type_name(&self) -> &str {
+        self.part(&self.type_name)
+    }
+
+    pub(crate) fn code(&self) -> &str {
+        self.part(&self.code)
+    }
 }
 
 /// An [`Entry`] to store, borrowed.
@@ -85,7 +106,7 @@ impl Cache {
     /// key in every part.
     pub(crate) fn get(&self, path: &str, bytes: &[u8]) -> Option<Entry> {
         let stored = fs::read(self.entry_path(path)).ok()?;
-        decode(&stored, &self.generator, path, bytes)
+        decode(stored, &self.generator, path, bytes)
     }
 
     /// Stores what a definition produced; failures are ignored (the next
@@ -142,41 +163,35 @@ fn encode(generator: &str, path: &str, bytes: &[u8], entry: EntryRef<'_>) -> Vec
 
 /// The entry stored in `stored`, if it is well formed, its key equals
 /// (`generator`, `path`, `bytes`) and its code is a record type's.
-pub(crate) fn decode(stored: &[u8], generator: &str, path: &str, bytes: &[u8]) -> Option<Entry> {
-    let rest = stored.strip_prefix(MAGIC)?;
-    let newline = rest.iter().position(|&b| b == b'\n')?;
-    let lengths = std::str::from_utf8(&rest[..newline]).ok()?;
-    let mut body = &rest[newline + 1..];
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(6);
+pub(crate) fn decode(stored: Vec<u8>, generator: &str, path: &str, bytes: &[u8]) -> Option<Entry> {
+    let text = String::from_utf8(stored).ok()?;
+    let rest = text.strip_prefix(std::str::from_utf8(MAGIC).ok()?)?;
+    let (lengths, body) = rest.split_once('\n')?;
+    let mut start = text.len() - body.len();
+    let mut parts: Vec<std::ops::Range<usize>> = Vec::with_capacity(6);
     for length in lengths.split(' ') {
-        let length: usize = length.parse().ok()?;
-        let (part, tail) = body.split_at_checked(length)?;
-        parts.push(part);
-        body = tail;
+        let end = start.checked_add(length.parse::<usize>().ok()?)?;
+        // `get` also rejects a range that cuts a character in two.
+        text.get(start..end)?;
+        parts.push(start..end);
+        start = end;
     }
-    let [stored_generator, stored_path, stored_bytes, label, type_name, code] = parts[..] else {
-        return None;
-    };
-    if !body.is_empty()
-        || stored_generator != generator.as_bytes()
-        || stored_path != path.as_bytes()
-        || stored_bytes != bytes
+    let [stored_generator, stored_path, stored_bytes, record_label, type_name, code] =
+        <[_; 6]>::try_from(parts).ok()?;
+    let part = |range: &std::ops::Range<usize>| text.get(range.clone()).unwrap_or_default();
+    if start != text.len()
+        || part(&stored_generator) != generator
+        || part(&stored_path) != path
+        || part(&stored_bytes).as_bytes() != bytes
     {
         return None;
     }
-    let entry = Entry {
-        record_label: String::from_utf8(label.to_vec()).ok()?,
-        type_name: String::from_utf8(type_name.to_vec()).ok()?,
-        code: String::from_utf8(code.to_vec()).ok()?,
-    };
-    let looks_generated = crate::naming::is_record_label(&entry.record_label)
-        && crate::naming::is_identifier(&entry.type_name)
-        && entry
-            .code
-            .strip_prefix("/// Record type `")
-            .and_then(|c| c.strip_prefix(entry.record_label.as_str()))
-            .is_some()
-        && entry.code.ends_with("}\n");
+    let entry = Entry { text, record_label, type_name, code };
+    let (label, code) = (entry.record_label(), entry.code());
+    let looks_generated = crate::naming::is_record_label(label)
+        && crate::naming::is_identifier(entry.type_name())
+        && code.strip_prefix("/// Record type `").and_then(|c| c.strip_prefix(label)).is_some()
+        && code.ends_with("}\n");
     looks_generated.then_some(entry)
 }
 
@@ -184,32 +199,32 @@ pub(crate) fn decode(stored: &[u8], generator: &str, path: &str, bytes: &[u8]) -
 mod tests {
     use super::*;
 
-    fn encoded(generator: &str, entry: &Entry) -> Vec<u8> {
-        let entry = EntryRef { record_label: &entry.record_label, type_name: &entry.type_name, code: &entry.code };
+    const CODE: &str = "/// Record type `weather_reading`.\npub struct WeatherReading {}\n";
+
+    fn encoded(generator: &str, code: &str) -> Vec<u8> {
+        let entry = EntryRef { record_label: "weather_reading", type_name: "WeatherReading", code };
         encode(generator, "t/weather_reading.json", b"{}", entry)
     }
 
-    fn entry() -> Entry {
-        Entry {
-            record_label: "weather_reading".to_owned(),
-            type_name: "WeatherReading".to_owned(),
-            code: "/// Record type `weather_reading`.\npub struct WeatherReading {}\n".to_owned(),
-        }
+    fn read(stored: &[u8], generator: &str, path: &str, bytes: &[u8]) -> Option<(String, String, String)> {
+        decode(stored.to_vec(), generator, path, bytes)
+            .map(|e| (e.record_label().to_owned(), e.type_name().to_owned(), e.code().to_owned()))
     }
 
     #[test]
     fn an_entry_reads_back_only_under_its_own_key() {
-        let stored = encoded("gen 1", &entry());
-        assert_eq!(decode(&stored, "gen 1", "t/weather_reading.json", b"{}"), Some(entry()));
-        assert_eq!(decode(&stored, "gen 2", "t/weather_reading.json", b"{}"), None, "another generator");
-        assert_eq!(decode(&stored, "gen 1", "u/weather_reading.json", b"{}"), None, "another file");
-        assert_eq!(decode(&stored, "gen 1", "t/weather_reading.json", b"{ }"), None, "edited definition");
+        let stored = encoded("gen 1", CODE);
+        let expected = Some(("weather_reading".to_owned(), "WeatherReading".to_owned(), CODE.to_owned()));
+        assert_eq!(read(&stored, "gen 1", "t/weather_reading.json", b"{}"), expected);
+        assert_eq!(read(&stored, "gen 2", "t/weather_reading.json", b"{}"), None, "another generator");
+        assert_eq!(read(&stored, "gen 1", "u/weather_reading.json", b"{}"), None, "another file");
+        assert_eq!(read(&stored, "gen 1", "t/weather_reading.json", b"{ }"), None, "edited definition");
     }
 
     #[test]
     fn a_damaged_entry_is_ignored_whatever_the_damage() {
-        let stored = encoded("gen 1", &entry());
-        let read = |bytes: &[u8]| decode(bytes, "gen 1", "t/weather_reading.json", b"{}");
+        let stored = encoded("gen 1", CODE);
+        let read = |bytes: &[u8]| read(bytes, "gen 1", "t/weather_reading.json", b"{}");
         for cut in 0..stored.len() {
             assert_eq!(read(&stored[..cut]), None, "truncated at {cut}");
         }
@@ -219,12 +234,10 @@ mod tests {
         for at in 0..stored.len() {
             let mut flipped = stored.clone();
             flipped[at] ^= 0x80;
-            // A flipped byte in the key, a length, the magic line, a name
-            // or the code's shape is caught; inside the code it would have
-            // to keep the text UTF-8, which a flipped high bit never does.
+            // The entry is ASCII here, so a flipped high bit anywhere
+            // (magic, lengths, key, names, code) leaves text that is not UTF-8.
             assert_eq!(read(&flipped), None, "byte {at} flipped");
         }
-        let foreign = encoded("gen 1", &Entry { code: "fn main() {}\n".to_owned(), ..entry() });
-        assert_eq!(read(&foreign), None, "code that is not a record type's");
+        assert_eq!(read(&encoded("gen 1", "fn main() {}\n")), None, "code that is not a record type's");
     }
 }

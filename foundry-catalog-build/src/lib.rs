@@ -94,14 +94,14 @@ impl Unit<'_> {
     fn label(&self) -> &str {
         match self {
             Unit::Fresh(t, _) => &t.schema.record_label,
-            Unit::Cached(_, entry) => &entry.record_label,
+            Unit::Cached(_, entry) => entry.record_label(),
         }
     }
 
     fn type_name(&self) -> &str {
         match self {
             Unit::Fresh(t, _) => &t.type_name,
-            Unit::Cached(_, entry) => &entry.type_name,
+            Unit::Cached(_, entry) => entry.type_name(),
         }
     }
 }
@@ -169,10 +169,16 @@ impl Generator {
         let cache = self.cache.as_deref().and_then(|dir| cache::Cache::new(dir, &runtime));
         let mut sorted: Vec<&Source> = sources.iter().collect();
         sorted.sort_by(|a, b| a.path.cmp(&b.path));
+        // Reading entries is file system work: spread over the threads too.
+        let cached = match &cache {
+            Some(cache) => emit::in_parallel(&sorted, self.threads, |s| Ok(cache.get(&s.path, &s.bytes)))?,
+            None => Vec::new(),
+        };
+        let mut cached = cached.into_iter();
         let mut units = Vec::with_capacity(sorted.len());
         let mut errors = Vec::new();
         for source in &sorted {
-            if let Some(entry) = cache.as_ref().and_then(|c| c.get(&source.path, &source.bytes)) {
+            if let Some(entry) = cached.next().flatten() {
                 units.push(Unit::Cached(source, entry));
                 continue;
             }
@@ -186,31 +192,32 @@ impl Generator {
         if !errors.is_empty() {
             return Err(Errors(errors));
         }
-        let fresh: Vec<&CheckedType> = units
+        let fresh: Vec<(&CheckedType, &Source)> = units
             .iter()
             .filter_map(|u| match u {
-                Unit::Fresh(t, _) => Some(t),
+                Unit::Fresh(t, source) => Some((t, *source)),
                 Unit::Cached(..) => None,
             })
             .collect();
-        let mut fresh_code = emit::in_parallel(&fresh, self.threads, |t| emit::record_type(t, &runtime))?.into_iter();
+        let fresh_code = emit::in_parallel(&fresh, self.threads, |(t, source)| {
+            let code = emit::record_type(t, &runtime)?;
+            if let Some(cache) = &cache {
+                let entry =
+                    cache::EntryRef { record_label: &t.schema.record_label, type_name: &t.type_name, code: &code };
+                cache.put(&source.path, &source.bytes, entry);
+            }
+            Ok(code)
+        })?;
+        let mut fresh_code = fresh_code.into_iter();
         let mut pieces: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(units.len());
         for unit in &units {
             match unit {
-                Unit::Cached(_, entry) => pieces.push(entry.code.as_str().into()),
-                Unit::Fresh(t, source) => {
+                Unit::Cached(_, entry) => pieces.push(entry.code().into()),
+                Unit::Fresh(t, _) => {
                     let code = fresh_code.next().ok_or_else(|| DefinitionError::Internal {
                         file: t.file.clone(),
                         message: "a record type was not generated".to_owned(),
                     })?;
-                    if let Some(cache) = &cache {
-                        let entry = cache::EntryRef {
-                            record_label: &t.schema.record_label,
-                            type_name: &t.type_name,
-                            code: &code,
-                        };
-                        cache.put(&source.path, &source.bytes, entry);
-                    }
                     pieces.push(code.into());
                 }
             }
