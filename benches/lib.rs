@@ -1,2 +1,255 @@
-//! Benchmarks of foundry-catalog live in `generate.rs` and `serve.rs`
-//! (`cargo bench -p foundry-catalog-benches`); this crate has no library code.
+//! Shared code of the benchmarks (`generate.rs`, `serve.rs`,
+//! `side_by_side.rs`): the synthetic record types, as our definitions and
+//! as equivalent JSON Schemas for typify, and the side-by-side runner.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use foundry_catalog_build::{Generator, Source};
+
+/// Fields per synthetic record type.
+pub const FIELDS_PER_TYPE: usize = 20;
+
+/// One synthetic field: wire name, JSON type, required, description and
+/// our fixture hint (JSON, possibly empty).
+struct Field {
+    name: String,
+    json_type: &'static str,
+    required: bool,
+    description: String,
+    hint: &'static str,
+}
+
+fn label(t: usize) -> String {
+    format!("synthetic_type_{t:04}")
+}
+
+/// The fields of synthetic type `t`: every type, optional fields and every
+/// fixture hint.
+fn fields(t: usize) -> Vec<Field> {
+    (0..FIELDS_PER_TYPE)
+        .map(|f| {
+            let (json_type, hint) = match f % 7 {
+                0 => ("string", r#", "fixture": {"token": "fixture_validated"}"#),
+                1 => ("string", r#", "fixture": {"date": "2026-01-15"}"#),
+                2 => ("string", r#", "fixture": {"url": "https://registry.example.org/records"}"#),
+                3 => ("number", r#", "fixture": {"fraction": 0.91}"#),
+                4 => ("object", r#", "fixture": {"payload": "bench_mode"}"#),
+                5 => ("number", ""),
+                _ => ("string", ""),
+            };
+            Field {
+                name: format!("fieldNumber{f}"),
+                json_type,
+                required: f % 5 != 4,
+                description: format!("Synthetic field {f} of {}.", label(t)),
+                hint,
+            }
+        })
+        .collect()
+}
+
+/// Definition `t` with `description` as its description.
+fn definition(t: usize, description: &str) -> Source {
+    let label = label(t);
+    let fields: Vec<String> = fields(t)
+        .iter()
+        .map(|f| {
+            format!(
+                r#"{{"name": "{}", "type": "{}", "required": {}, "description": "{}"{}}}"#,
+                f.name, f.json_type, f.required, f.description, f.hint
+            )
+        })
+        .collect();
+    let json = format!(
+        r#"{{"record_label": "{label}", "description": "{description}", "sample_type": "deterministic_executable_fixture", "fields": [{}]}}"#,
+        fields.join(",\n")
+    );
+    Source::new(format!("bench/{label}.json"), json)
+}
+
+/// `types` definitions of 20 fields, as files in one folder would be.
+pub fn synthetic(types: usize) -> Vec<Source> {
+    (0..types).map(|t| definition(t, "A synthetic record type.")).collect()
+}
+
+/// The same `types` shapes as one JSON Schema document for typify: each
+/// record type an object schema under `definitions`, with the same
+/// property names, JSON types, required lists and descriptions (fixture
+/// hints have no JSON Schema equivalent and are left out).
+pub fn synthetic_json_schema(types: usize) -> String {
+    let definitions: serde_json::Map<String, serde_json::Value> = (0..types)
+        .map(|t| {
+            let fields = fields(t);
+            let properties: serde_json::Map<String, serde_json::Value> = fields
+                .iter()
+                .map(|f| (f.name.clone(), serde_json::json!({"type": f.json_type, "description": f.description})))
+                .collect();
+            let required: Vec<&str> = fields.iter().filter(|f| f.required).map(|f| f.name.as_str()).collect();
+            let schema = serde_json::json!({
+                "description": "A synthetic record type.",
+                "type": "object",
+                "required": required,
+                "properties": properties,
+            });
+            (heck_upper_camel(&label(t)), schema)
+        })
+        .collect();
+    serde_json::json!({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": definitions}).to_string()
+}
+
+/// `synthetic_type_0001` → `SyntheticType0001`, as our struct names.
+fn heck_upper_camel(label: &str) -> String {
+    label
+        .split('_')
+        .map(|w| {
+            let mut chars = w.chars();
+            chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// typify's build-script recipe: parse the schema text, add it to a type
+/// space, print the tokens with prettyplease. Returns the output length.
+pub fn typify_generate(schema: &str) -> usize {
+    let root: schemars::schema::RootSchema = serde_json::from_str(schema).expect("the schema parses");
+    let mut space = typify::TypeSpace::new(&typify::TypeSpaceSettings::default());
+    space.add_root_schema(root).expect("typify accepts the schema");
+    let file: syn::File = syn::parse2(space.to_stream()).expect("typify's tokens parse");
+    prettyplease::unparse(&file).len()
+}
+
+/// Ours on the same shapes, in memory, on `threads` threads. Returns the output length.
+pub fn ours_generate(sources: &[Source], threads: usize) -> usize {
+    Generator::new().threads(threads).generate(sources).expect("synthetic types generate").len()
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn micros_per_type(total: Duration, types: usize) -> f64 {
+    total.as_secs_f64() * 1e6 / types as f64
+}
+
+fn time(work: impl FnOnce() -> usize) -> Duration {
+    let start = Instant::now();
+    std::hint::black_box(work());
+    start.elapsed()
+}
+
+/// A folder for the incremental run, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs ours (one thread, all cores) and typify on the same shapes,
+/// alternating within each round, then the incremental case; prints
+/// Markdown tables of medians. `rounds(types)` says how many rounds.
+pub fn side_by_side(profile: &str, sizes: &[usize], rounds: impl Fn(usize) -> usize) -> String {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Generation side by side ({profile} profile, {cores} cores), median of alternating rounds, µs per record type:\n"
+    );
+    let _ = writeln!(
+        out,
+        "| types | rounds | ours, 1 thread | ours, {cores} threads | typify 0.8.0 (+ prettyplease), 1 thread | typify ÷ ours, 1 thread | typify ÷ ours, {cores} threads |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for &types in sizes {
+        let sources = synthetic(types);
+        let schema = synthetic_json_schema(types);
+        let (mut one, mut all, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
+        let rounds = rounds(types).max(1);
+        for _ in 0..rounds {
+            one.push(time(|| ours_generate(&sources, 1)));
+            theirs.push(time(|| typify_generate(&schema)));
+            all.push(time(|| ours_generate(&sources, cores)));
+        }
+        let (one, all, theirs) = (median(one), median(all), median(theirs));
+        let _ = writeln!(
+            out,
+            "| {types} | {rounds} | {:.1} | {:.1} | {:.1} | {:.1}× | {:.1}× |",
+            micros_per_type(one, types),
+            micros_per_type(all, types),
+            micros_per_type(theirs, types),
+            theirs.as_secs_f64() / one.as_secs_f64(),
+            theirs.as_secs_f64() / all.as_secs_f64(),
+        );
+        eprintln!("{types} types done");
+    }
+    let types = sizes.iter().copied().max().unwrap_or(1000);
+    out.push_str(&incremental(types, rounds(types).max(3)));
+    out
+}
+
+/// The build script's job on a folder of `types` definitions (read every
+/// file, generate with the cache in `out/records.rs.cache`, write the
+/// output): cold (empty cache) against warm with one definition edited,
+/// alternating.
+fn incremental(types: usize, rounds: usize) -> String {
+    let scratch = Scratch(std::env::temp_dir().join(format!("foundry-catalog-side-by-side-{}", std::process::id())));
+    let root = scratch.0.as_path();
+    let defs = root.join("defs");
+    let out = root.join("out");
+    std::fs::create_dir_all(&defs).expect("scratch folder");
+    std::fs::create_dir_all(&out).expect("scratch folder");
+    for source in synthetic(types) {
+        std::fs::write(defs.join(file_name(&source.path)), &source.bytes).expect("definition written");
+    }
+    let cache = out.join("records.rs.cache");
+    let build = |root: &Path| {
+        let sources = Source::read_dir(root, "defs").expect("definitions read");
+        let code = Generator::new().cache_dir(&cache).generate(&sources).expect("generates");
+        std::fs::write(out.join("records.rs"), &code).expect("output written");
+        code.len()
+    };
+    let edited = types / 2;
+    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    let mut warm_bytes = Vec::new();
+    for round in 0..rounds {
+        let _ = std::fs::remove_dir_all(&cache);
+        cold.push(time(|| build(root)));
+        // One definition edited (its description), another text each round.
+        let source = definition(edited, &format!("Edited in round {round}."));
+        std::fs::write(defs.join(file_name(&source.path)), &source.bytes).expect("definition edited");
+        warm.push(time(|| build(root)));
+        warm_bytes = std::fs::read(out.join("records.rs")).unwrap_or_default();
+    }
+    // The warm output must be what a cold run makes of the same files.
+    let _ = std::fs::remove_dir_all(&cache);
+    build(root);
+    let same = std::fs::read(out.join("records.rs")).unwrap_or_default() == warm_bytes;
+    let (cold, warm) = (median(cold), median(warm));
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "\nIncremental: a folder of {types} definitions read, generated with the cache and written, as `build_script` does (median of {rounds} alternating rounds):\n"
+    );
+    let _ = writeln!(
+        text,
+        "| cold (empty cache) | warm, one definition edited | warm ÷ cold | warm output = cold output |"
+    );
+    let _ = writeln!(text, "|---|---|---|---|");
+    let _ = writeln!(
+        text,
+        "| {:.1} ms | {:.1} ms | {:.1} % | {} |",
+        cold.as_secs_f64() * 1e3,
+        warm.as_secs_f64() * 1e3,
+        100.0 * warm.as_secs_f64() / cold.as_secs_f64(),
+        if same && !warm_bytes.is_empty() { "yes" } else { "NO" }
+    );
+    text
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}

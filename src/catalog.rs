@@ -1,7 +1,7 @@
 //! A catalog of pre-built responses, for serving
 //! `GET /api/public/foundry/products/{slug}`.
 //!
-//! Building ([`build_dir`], [`build`], [`build_records`]) turns every
+//! Building (a [`Builder`]) turns every
 //! manifest into its record, validates the record once, serializes its
 //! body once, compresses it once per content coding (see
 //! [`crate::encoding`]) and gives each representation a strong ETag, the
@@ -274,19 +274,19 @@ impl ResponseCatalog {
         Self::from_manifests(embedded::MANIFESTS.iter().map(|(file, text)| ((*file).to_owned(), (*text).to_owned())))
     }
 
-    /// Builds the manifests `*.json` in a folder in memory ([`build_dir`]).
+    /// Builds the manifests `*.json` in a folder in memory ([`Builder::build_dir`]).
     pub fn from_dir(dir: &Path) -> Result<Self, CatalogErrors> {
-        Self::built(build_dir(dir)?)
+        Self::built(Builder::new().build_dir(dir)?)
     }
 
-    /// Builds manifests `(file, text)` in memory ([`build`]).
+    /// Builds manifests `(file, text)` in memory ([`Builder::build`]).
     pub fn from_manifests(sources: impl IntoIterator<Item = (String, String)>) -> Result<Self, CatalogErrors> {
-        Self::built(build(sources.into_iter().map(|(file, text)| (file, Ok(text.into_bytes()))))?)
+        Self::built(Builder::new().build(sources)?)
     }
 
-    /// Serves already-built records `(source name, record)` ([`build_records`]).
+    /// Serves already-built records `(source name, record)` ([`Builder::build_records`]).
     pub fn from_records(records: impl IntoIterator<Item = (String, ProductRecord)>) -> Result<Self, CatalogErrors> {
-        Self::built(build_records(records)?)
+        Self::built(Builder::new().build_records(records)?)
     }
 
     /// Reads an artifact file once and loads it ([`ResponseCatalog::load`]).
@@ -383,42 +383,92 @@ impl ResponseCatalog {
 /// The last instant an HTTP date can say: 9999-12-31T23:59:59Z.
 const LAST_HTTP_DATE: u64 = 253_402_300_799;
 
-/// Builds the manifests `*.json` in a folder (sorted by name). Every file
-/// is read; one that cannot be read or is not UTF-8 is one problem among
-/// the others, never a stop.
-pub fn build_dir(dir: &Path) -> Result<Artifact, CatalogErrors> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| CatalogErrors::one(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() }))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.is_dir())
-        .collect();
-    paths.sort();
-    build(paths.into_iter().map(|path| {
-        let bytes = std::fs::read(&path).map_err(|e| e.to_string());
-        (path.display().to_string(), bytes)
-    }))
+/// Builds catalogs into [`Artifact`]s, like `prost_build::Config`:
+/// configure, then build from a folder, from manifests or from records.
+///
+/// ```
+/// use foundry_catalog::{catalog::Builder, encoding::ContentCoding};
+/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+/// let artifact = Builder::new().codings(&[ContentCoding::Identity]).unwrap().build_dir(&dir).unwrap();
+/// assert_eq!(artifact.len(), 3);
+/// assert_eq!(artifact.metadata().codings, [ContentCoding::Identity]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Builder {
+    codings: Vec<ContentCoding>,
 }
 
-/// Builds manifests `(file, bytes or why they could not be read)`, on all
-/// cores: each is read, checked against its file name, built into its
-/// record and prepared ([`build_records`]). Every problem of every file is
-/// reported, in the order of the sources.
-pub fn build(sources: impl IntoIterator<Item = (String, Result<Vec<u8>, String>)>) -> Result<Artifact, CatalogErrors> {
-    let sources: Vec<(String, Result<Vec<u8>, String>)> = sources.into_iter().collect();
-    assemble(&sources, |(file, bytes)| {
-        let bytes =
-            bytes.as_ref().map_err(|reason| CatalogError::Read { file: file.clone(), reason: reason.clone() })?;
-        let record = build_manifest(file, bytes)?;
-        prepare(file, &record)
-    })
+impl Default for Builder {
+    fn default() -> Self {
+        Builder { codings: crate::encoding::available().to_vec() }
+    }
 }
 
-/// Serves already-built records `(source name, record)`: each is checked
-/// against the spec, serialized once and compressed once, on all cores.
-pub fn build_records(records: impl IntoIterator<Item = (String, ProductRecord)>) -> Result<Artifact, CatalogErrors> {
-    let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
-    assemble(&records, |(file, record)| prepare(file, record))
+/// A content coding asked of a [`Builder`] that this build cannot make.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot store `{0}` bodies: this build of foundry-catalog makes {available}; hint: turn on the `compression` feature", available = crate::encoding::available().iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "))]
+pub struct UnavailableCoding(pub ContentCoding);
+
+impl Builder {
+    /// A builder storing every coding this build can make
+    /// ([`crate::encoding::available`]).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores these codings of each body (identity is always stored), for
+    /// example identity alone when a CDN in front compresses.
+    pub fn codings(mut self, codings: &[ContentCoding]) -> Result<Self, UnavailableCoding> {
+        let available = crate::encoding::available();
+        if let Some(&missing) = codings.iter().find(|c| !available.contains(c)) {
+            return Err(UnavailableCoding(missing));
+        }
+        self.codings =
+            available.iter().copied().filter(|c| *c == ContentCoding::Identity || codings.contains(c)).collect();
+        Ok(self)
+    }
+
+    /// Builds the manifests `*.json` in a folder (sorted by name), read by
+    /// the threads that build them. Every file is read; one that cannot
+    /// be read or is not UTF-8 is one problem among the others, never a
+    /// stop.
+    pub fn build_dir(&self, dir: &Path) -> Result<Artifact, CatalogErrors> {
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| {
+                CatalogErrors::one(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() })
+            })?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.is_dir())
+            .collect();
+        paths.sort();
+        self.assemble(&paths, |path| {
+            let file = path.display().to_string();
+            match std::fs::read(path) {
+                Ok(bytes) => self.prepare(&file, &build_manifest(&file, &bytes)?),
+                Err(e) => Err(CatalogError::Read { file, reason: e.to_string() }),
+            }
+        })
+    }
+
+    /// Builds manifests `(file name, text)`: each is read, checked against
+    /// its file name, built into its record and prepared as
+    /// [`Builder::build_records`] does. Every problem of every file is
+    /// reported, in the order of the sources.
+    pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<Artifact, CatalogErrors> {
+        let sources: Vec<(String, String)> = sources.into_iter().collect();
+        self.assemble(&sources, |(file, text)| self.prepare(file, &build_manifest(file, text.as_bytes())?))
+    }
+
+    /// Serves already-built records `(source name, record)`: each is
+    /// checked against the spec, serialized once and compressed once.
+    pub fn build_records(
+        &self,
+        records: impl IntoIterator<Item = (String, ProductRecord)>,
+    ) -> Result<Artifact, CatalogErrors> {
+        let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
+        self.assemble(&records, |(file, record)| self.prepare(file, record))
+    }
 }
 
 /// One product, ready to be written: its slug, dates and representations.
@@ -431,71 +481,137 @@ struct Prepared {
     bodies: Vec<Vec<u8>>,
 }
 
-/// What one thread built: its data buffer and its products' entries (or problems).
-type Part = (Vec<u8>, Vec<Result<(String, String, IndexEntry), CatalogError>>);
+/// What one thread built: its data and its products' entries (or problems).
+type Part = (Blocks, Vec<Result<(String, String, IndexEntry), CatalogError>>);
 
-/// Prepares every item on all cores, each thread writing its products'
-/// bytes into one buffer of its own (so no product is an allocation of
-/// its own), then checks slugs for duplicates and assembles the artifact.
-fn assemble<T: Sync>(
-    items: &[T],
-    prepare: impl Fn(&T) -> Result<Prepared, CatalogError> + Sync,
-) -> Result<Artifact, CatalogErrors> {
-    let parts: Vec<Part> = crate::parallel::chunks(items, |chunk| {
-        let mut buffer = Vec::new();
-        let entries = chunk.iter().map(|item| prepare(item).map(|p| write_product(&mut buffer, p))).collect();
-        (buffer, entries)
-    });
-    let mut errors = Vec::new();
-    let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
-    let mut index = Vec::with_capacity(items.len());
-    let mut buffers = Vec::with_capacity(parts.len());
-    let mut base = 0u64;
-    for (buffer, entries) in parts {
-        for entry in entries {
-            match entry {
-                Ok((file, slug, mut entry)) => {
-                    if let Some(other) = seen.get(&slug) {
-                        errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
-                        continue;
-                    }
-                    for span in std::iter::once(&mut entry.slug)
-                        .chain(std::iter::once(&mut entry.last_modified))
-                        .chain(entry.representations.iter_mut().flat_map(|(body, etag)| [body, etag]))
-                    {
-                        span.offset += base;
-                    }
-                    seen.insert(slug, file);
-                    index.push(entry);
-                }
-                Err(error) => errors.push(error),
-            }
-        }
-        base += buffer.len() as u64;
-        // Kept for the catalog's lifetime: no spare capacity.
-        let mut buffer = buffer;
-        buffer.shrink_to_fit();
-        buffers.push(Bytes::from(buffer));
-    }
-    if !errors.is_empty() {
-        return Err(CatalogErrors { errors, sources: items.len() });
-    }
-    let record_types = crate::record_types()
-        .iter()
-        .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
-        .collect();
-    let generator = format!("foundry-catalog {}", env!("CARGO_PKG_VERSION"));
-    Ok(Artifact::new(generator, crate::encoding::available().to_vec(), record_types, &index, buffers))
+/// One thread's data: bytes appended to blocks of [`Blocks::SIZE`], so
+/// that growing never copies what was written (as doubling a `Vec` would)
+/// and no product is an allocation of its own. A block's unused tail is
+/// never written, so it takes address space but no memory.
+#[derive(Default)]
+struct Blocks {
+    full: Vec<Vec<u8>>,
+    current: Vec<u8>,
+    /// Bytes written so far: the offset of the next span.
+    written: u64,
 }
 
-/// Appends a product's bytes to `buffer`; returns its file, slug and
-/// index entry (spans relative to the buffer).
-fn write_product(buffer: &mut Vec<u8>, product: Prepared) -> (String, String, IndexEntry) {
-    let mut put = |bytes: &[u8]| {
-        let span = Span { offset: buffer.len() as u64, len: u32::try_from(bytes.len()).unwrap_or(u32::MAX) };
-        buffer.extend_from_slice(bytes);
+impl Blocks {
+    const SIZE: usize = 4 << 20;
+
+    /// Appends `bytes` within one block; returns their span.
+    fn put(&mut self, bytes: &[u8]) -> Span {
+        if self.current.capacity() - self.current.len() < bytes.len() {
+            let next = Vec::with_capacity(Self::SIZE.max(bytes.len()));
+            let full = std::mem::replace(&mut self.current, next);
+            if !full.is_empty() {
+                self.full.push(full);
+            }
+        }
+        let span = Span { offset: self.written, len: u32::try_from(bytes.len()).unwrap_or(u32::MAX) };
+        self.current.extend_from_slice(bytes);
+        self.written += bytes.len() as u64;
         span
-    };
+    }
+
+    fn finish(mut self) -> impl Iterator<Item = Bytes> {
+        self.full.push(self.current);
+        self.full.into_iter().filter(|block| !block.is_empty()).map(Bytes::from)
+    }
+}
+
+impl Builder {
+    /// Prepares every item on all cores, each thread writing its products'
+    /// bytes into one buffer of its own (so no product is an allocation of
+    /// its own), then checks slugs for duplicates and assembles the artifact.
+    fn assemble<T: Sync>(
+        &self,
+        items: &[T],
+        prepare: impl Fn(&T) -> Result<Prepared, CatalogError> + Sync,
+    ) -> Result<Artifact, CatalogErrors> {
+        let parts: Vec<Part> = crate::parallel::chunks(items, |chunk| {
+            let mut blocks = Blocks::default();
+            let entries = chunk.iter().map(|item| prepare(item).map(|p| write_product(&mut blocks, p))).collect();
+            (blocks, entries)
+        });
+        let mut errors = Vec::new();
+        let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
+        let mut index = Vec::with_capacity(items.len());
+        let mut buffers = Vec::with_capacity(parts.len());
+        let mut base = 0u64;
+        for (blocks, entries) in parts {
+            for entry in entries {
+                match entry {
+                    Ok((file, slug, mut entry)) => {
+                        if let Some(other) = seen.get(&slug) {
+                            errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
+                            continue;
+                        }
+                        for span in std::iter::once(&mut entry.slug)
+                            .chain(std::iter::once(&mut entry.last_modified))
+                            .chain(entry.representations.iter_mut().flat_map(|(body, etag)| [body, etag]))
+                        {
+                            span.offset += base;
+                        }
+                        seen.insert(slug, file);
+                        index.push(entry);
+                    }
+                    Err(error) => errors.push(error),
+                }
+            }
+            base += blocks.written;
+            buffers.extend(blocks.finish());
+        }
+        if !errors.is_empty() {
+            return Err(CatalogErrors { errors, sources: items.len() });
+        }
+        let record_types = crate::record_types()
+            .iter()
+            .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
+            .collect();
+        let generator = format!("foundry-catalog {}", env!("CARGO_PKG_VERSION"));
+        Ok(Artifact::new(generator, self.codings.clone(), record_types, &index, buffers))
+    }
+
+    /// Serializes one record, validates it (once) and compresses it.
+    fn prepare(&self, file: &str, record: &ProductRecord) -> Result<Prepared, CatalogError> {
+        let body = crate::response::body_bytes(record);
+        let violations = crate::manifest::record_violations(&body);
+        if !violations.0.is_empty() {
+            return Err(CatalogError::Invalid { file: file.to_owned(), violations });
+        }
+        let seconds =
+            u64::try_from(record.last_updated_at.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
+        let modified = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
+        // The codings were checked to be available when they were chosen.
+        let compressed: Vec<Vec<u8>> = self
+            .codings
+            .iter()
+            .filter(|&&coding| coding != ContentCoding::Identity)
+            .filter_map(|&coding| coding.encode(&body))
+            .collect();
+        let mut compressed = compressed.into_iter();
+        let bodies =
+            self.codings
+                .iter()
+                .map(|&coding| {
+                    if coding == ContentCoding::Identity { body.clone() } else { compressed.next().unwrap_or_default() }
+                })
+                .collect();
+        Ok(Prepared {
+            file: file.to_owned(),
+            slug: record.slug.to_string(),
+            modified: seconds,
+            last_modified: httpdate::fmt_http_date(modified),
+            bodies,
+        })
+    }
+}
+
+/// Appends a product's bytes to `blocks`; returns its file, slug and
+/// index entry (spans relative to the thread's first block).
+fn write_product(blocks: &mut Blocks, product: Prepared) -> (String, String, IndexEntry) {
+    let mut put = |bytes: &[u8]| blocks.put(bytes);
     let slug = put(product.slug.as_bytes());
     let last_modified = put(product.last_modified.as_bytes());
     let representations = product
@@ -530,27 +646,4 @@ fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, CatalogErro
         return Err(CatalogError::FileName { slug: manifest.slug.to_string(), file });
     }
     manifest.assemble().map_err(|violations| CatalogError::Invalid { file, violations })
-}
-
-/// Serializes one record, validates it (once) and compresses it.
-fn prepare(file: &str, record: &ProductRecord) -> Result<Prepared, CatalogError> {
-    let body = crate::response::body_bytes(record);
-    let violations = crate::manifest::record_violations(&body);
-    if !violations.0.is_empty() {
-        return Err(CatalogError::Invalid { file: file.to_owned(), violations });
-    }
-    let seconds = u64::try_from(record.last_updated_at.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
-    let modified = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
-    let bodies = crate::encoding::available()
-        .iter()
-        .map(|&coding| if coding == ContentCoding::Identity { Some(body.clone()) } else { coding.encode(&body) })
-        .collect::<Option<Vec<Vec<u8>>>>()
-        .unwrap_or_else(|| vec![body]);
-    Ok(Prepared {
-        file: file.to_owned(),
-        slug: record.slug.to_string(),
-        modified: seconds,
-        last_modified: httpdate::fmt_http_date(modified),
-        bodies,
-    })
 }

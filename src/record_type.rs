@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::de::value::MapDeserializer;
 
 use crate::{DigestLength, FieldDescriptor, RecordSchema, SampleType, Slug};
 
@@ -50,8 +51,40 @@ pub trait RecordType: Sized + std::fmt::Debug + Clone + PartialEq + Serialize + 
         schema_hash: Cow::Borrowed(Self::SCHEMA_HASH),
     };
 
-    /// The deterministic fixture rows for a product (see [`crate::fixture`]).
-    fn fixture_rows(slug: &Slug) -> Vec<Self>;
+    /// The deterministic fixture rows for a product: the rows of
+    /// [`crate::fixture::rows`] over [`RecordType::FIELDS`], typed.
+    ///
+    /// One implementation for every record type, driven by the field table,
+    /// so generated code carries no per-field fixture code: each row is
+    /// deserialized from the field values (wire name → value, in field
+    /// order), the same values the untyped rows of a `schema_preview` hold.
+    ///
+    /// # Panics
+    ///
+    /// If `FIELDS` does not describe `Self` (a field's wire name or type
+    /// differs from the struct's), which generated code never does; a
+    /// hand-written implementation that gets its table wrong fails here on
+    /// its first call rather than producing rows that disagree with it.
+    fn fixture_rows(slug: &Slug) -> Vec<Self> {
+        (1..=Self::SAMPLE_ROWS)
+            .map(|row| {
+                fixture_row(Self::FIELDS, slug.as_str(), row)
+                    .unwrap_or_else(|e| panic!("{}::FIELDS does not describe the struct: {e}", Self::LABEL))
+            })
+            .collect()
+    }
+}
+
+/// One typed fixture row: the field values of `row`, fed to `T`'s
+/// `Deserialize` as a map from wire name to value (no intermediate
+/// `serde_json::Map`).
+fn fixture_row<T: DeserializeOwned>(
+    fields: &[FieldDescriptor],
+    slug: &str,
+    row: usize,
+) -> Result<T, serde_json::Error> {
+    let entries = fields.iter().filter_map(|field| Some((&*field.name, crate::fixture::value(field, slug, row)?)));
+    T::deserialize(MapDeserializer::<_, serde_json::Error>::new(entries))
 }
 
 /// Every generated record type, sorted by record label.

@@ -173,27 +173,27 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
 }
 
 /// Checks a set of definitions against each other: no two share a label or
-/// a struct name. `types` is in generation order; the later one is blamed.
-pub(crate) fn check_set(types: &[CheckedType]) -> Vec<DefinitionError> {
+/// a struct name. `types` is (file, record label, struct name) in
+/// generation order; the later one is blamed.
+pub(crate) fn check_set<'a>(types: impl Iterator<Item = (&'a str, &'a str, &'a str)>) -> Vec<DefinitionError> {
     let mut errors = Vec::new();
     let mut labels: BTreeMap<&str, &str> = BTreeMap::new();
     let mut names: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
-    for t in types {
-        let label = &*t.schema.record_label;
-        if let Some(other) = labels.insert(label, &t.file) {
+    for (file, label, type_name) in types {
+        if let Some(other) = labels.insert(label, file) {
             errors.push(DefinitionError::Conflict {
-                file: t.file.clone(),
+                file: file.to_owned(),
                 record_label: label.to_owned(),
                 other_file: other.to_owned(),
                 message: "is also defined in".to_owned(),
                 hint: "keep one definition per record label".to_owned(),
             });
-        } else if let Some((other_file, other_label)) = names.insert(&t.type_name, (&t.file, label)) {
+        } else if let Some((other_file, other_label)) = names.insert(type_name, (file, label)) {
             errors.push(DefinitionError::Conflict {
-                file: t.file.clone(),
+                file: file.to_owned(),
                 record_label: label.to_owned(),
                 other_file: other_file.to_owned(),
-                message: format!("and `{other_label}` both become the struct `{}`; the other is", t.type_name),
+                message: format!("and `{other_label}` both become the struct `{type_name}`; the other is"),
                 hint: "rename one of the two record labels".to_owned(),
             });
         }

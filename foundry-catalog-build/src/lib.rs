@@ -17,7 +17,8 @@
 //! | read | `definition` | bytes → a definition, line:column errors |
 //! | check | `check` | definition → [`CheckedType`] (schema, hash, names) |
 //! | name | `naming` | wire names → Rust identifiers |
-//! | emit | `emit` | checked types → formatted Rust |
+//! | emit | `emit` | checked types → Rust text, formatted as prettyplease formats it (`layout`) |
+//! | reuse | `cache` | each definition's code, kept while its bytes are unchanged |
 //! | files | `files` | folder → sources; output written only on change |
 //! | evolve | [`diff`] | two sets of checked types → changes, hash effects, compatibility |
 //!
@@ -42,12 +43,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod cache;
 mod check;
 mod definition;
 pub mod diff;
 mod emit;
 mod error;
 mod files;
+mod layout;
 mod naming;
 
 pub use check::CheckedType;
@@ -61,6 +64,7 @@ pub use files::Source;
 pub struct Generator {
     runtime: String,
     threads: usize,
+    cache: Option<std::path::PathBuf>,
 }
 
 impl Default for Generator {
@@ -68,6 +72,36 @@ impl Default for Generator {
         Generator {
             runtime: "::foundry_catalog".to_owned(),
             threads: std::thread::available_parallelism().map_or(1, usize::from),
+            cache: None,
+        }
+    }
+}
+
+/// A definition on its way to the output: generated now, or taken from the cache.
+enum Unit<'a> {
+    Fresh(CheckedType, &'a Source),
+    Cached(&'a Source, cache::Entry),
+}
+
+impl Unit<'_> {
+    fn file(&self) -> &str {
+        match self {
+            Unit::Fresh(t, _) => &t.file,
+            Unit::Cached(source, _) => &source.path,
+        }
+    }
+
+    fn label(&self) -> &str {
+        match self {
+            Unit::Fresh(t, _) => &t.schema.record_label,
+            Unit::Cached(_, entry) => entry.record_label(),
+        }
+    }
+
+    fn type_name(&self) -> &str {
+        match self {
+            Unit::Fresh(t, _) => &t.type_name,
+            Unit::Cached(_, entry) => entry.type_name(),
         }
     }
 }
@@ -87,10 +121,23 @@ impl Generator {
         self
     }
 
-    /// Sets how many threads format record types (default: the machine's
+    /// Sets how many threads generate record types (default: the machine's
     /// available parallelism). The output is the same for any count.
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Keeps each definition's generated code in `dir` and reuses it while
+    /// the definition's bytes, its path, the runtime path and the generator
+    /// are unchanged, so editing one definition among many regenerates only
+    /// that one. The output is the same bytes with or without the cache.
+    /// [`Generator::build_script`] uses `$OUT_DIR/<output>.cache` unless
+    /// this is set. An entry that does not match (stale, foreign, damaged)
+    /// is ignored and replaced; entries of definitions that are gone are
+    /// removed; a cache that cannot be written only costs time.
+    pub fn cache_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.cache = Some(dir.into());
         self
     }
 
@@ -102,23 +149,84 @@ impl Generator {
         let mut types = Vec::with_capacity(sorted.len());
         let mut errors = Vec::new();
         for source in sorted {
-            match definition::parse(&source.path, &source.bytes) {
-                Ok(def) => match check::check(&source.path, def) {
-                    Ok(t) => types.push(t),
-                    Err(e) => errors.extend(e),
-                },
-                Err(e) => errors.push(e),
+            match read_and_check(source) {
+                Ok(t) => types.push(t),
+                Err(e) => errors.extend(e),
             }
         }
         types.sort_by(|a, b| a.schema.record_label.cmp(&b.schema.record_label).then_with(|| a.file.cmp(&b.file)));
-        errors.extend(check::check_set(&types));
+        errors.extend(check::check_set(
+            types.iter().map(|t| (t.file.as_str(), &*t.schema.record_label, t.type_name.as_str())),
+        ));
         if errors.is_empty() { Ok(types) } else { Err(Errors(errors)) }
     }
 
-    /// Reads, checks and emits every definition as one Rust file.
+    /// Reads, checks and emits every definition as one Rust file. It
+    /// returns the source and writes nothing, except the entries of the
+    /// cache when [`Generator::cache_dir`] is set.
     pub fn generate(&self, sources: &[Source]) -> Result<String, Errors> {
-        let types = self.check(sources)?;
-        Ok(emit::file(&types, &self.runtime, self.threads)?)
+        let runtime = emit::runtime_path(&self.runtime)?;
+        let cache = self.cache.as_deref().and_then(|dir| cache::Cache::new(dir, &runtime));
+        let mut sorted: Vec<&Source> = sources.iter().collect();
+        sorted.sort_by(|a, b| a.path.cmp(&b.path));
+        // Reading entries is file system work: spread over the threads too.
+        let cached = match &cache {
+            Some(cache) => emit::in_parallel(&sorted, self.threads, |s| Ok(cache.get(&s.path, &s.bytes)))?,
+            None => Vec::new(),
+        };
+        let mut cached = cached.into_iter();
+        let mut units = Vec::with_capacity(sorted.len());
+        let mut errors = Vec::new();
+        for source in &sorted {
+            if let Some(entry) = cached.next().flatten() {
+                units.push(Unit::Cached(source, entry));
+                continue;
+            }
+            match read_and_check(source) {
+                Ok(t) => units.push(Unit::Fresh(t, source)),
+                Err(e) => errors.extend(e),
+            }
+        }
+        units.sort_by(|a, b| a.label().cmp(b.label()).then_with(|| a.file().cmp(b.file())));
+        errors.extend(check::check_set(units.iter().map(|u| (u.file(), u.label(), u.type_name()))));
+        if !errors.is_empty() {
+            return Err(Errors(errors));
+        }
+        let fresh: Vec<(&CheckedType, &Source)> = units
+            .iter()
+            .filter_map(|u| match u {
+                Unit::Fresh(t, source) => Some((t, *source)),
+                Unit::Cached(..) => None,
+            })
+            .collect();
+        let fresh_code = emit::in_parallel(&fresh, self.threads, |(t, source)| {
+            let code = emit::record_type(t, &runtime)?;
+            if let Some(cache) = &cache {
+                let entry =
+                    cache::EntryRef { record_label: &t.schema.record_label, type_name: &t.type_name, code: &code };
+                cache.put(&source.path, &source.bytes, entry);
+            }
+            Ok(code)
+        })?;
+        let mut fresh_code = fresh_code.into_iter();
+        let mut pieces: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(units.len());
+        for unit in &units {
+            match unit {
+                Unit::Cached(_, entry) => pieces.push(entry.code().into()),
+                Unit::Fresh(t, _) => {
+                    let code = fresh_code.next().ok_or_else(|| DefinitionError::Internal {
+                        file: t.file.clone(),
+                        message: "a record type was not generated".to_owned(),
+                    })?;
+                    pieces.push(code.into());
+                }
+            }
+        }
+        if let Some(cache) = &cache {
+            cache.retain(&sorted.iter().map(|s| s.path.as_str()).collect::<Vec<_>>());
+        }
+        let registry = emit::registry(units.iter().map(Unit::type_name), &runtime);
+        Ok(emit::join(units.iter().map(Unit::file), &pieces, &registry))
     }
 
     /// The whole job of a build script, like `prost_build::compile_protos`:
@@ -160,7 +268,11 @@ impl Generator {
         for name in &names {
             println!("cargo:rerun-if-changed={name}");
         }
-        let code = self.generate(&files::read_sources(&root, &names).map_err(Errors)?)?;
+        let generator = match &self.cache {
+            Some(_) => self.clone(),
+            None => self.clone().cache_dir(out_dir.join(format!("{output}.cache"))),
+        };
+        let code = generator.generate(&files::read_sources(&root, &names).map_err(Errors)?)?;
         let path = out_dir.join(output);
         files::write_if_changed(&path, code.as_bytes()).map_err(|e| DefinitionError::Read {
             file: path.display().to_string(),
@@ -168,4 +280,10 @@ impl Generator {
         })?;
         Ok(())
     }
+}
+
+/// Reads and checks one definition.
+fn read_and_check(source: &Source) -> Result<CheckedType, Vec<DefinitionError>> {
+    let definition = definition::parse(&source.path, &source.bytes).map_err(|e| vec![e])?;
+    check::check(&source.path, definition)
 }

@@ -60,3 +60,18 @@ pub(crate) fn field_name(wire: &str) -> Option<String> {
 pub(crate) fn unraw(name: &str) -> &str {
     name.strip_prefix("r#").unwrap_or(name)
 }
+
+/// Whether `name` is a Rust identifier as generated code writes one: ASCII
+/// letters, digits and `_`, not starting with a digit, not `_` alone, and
+/// either not a keyword or a raw identifier (`r#type`) of a keyword that
+/// can be raw.
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let (raw, bare) = match name.strip_prefix("r#") {
+        Some(bare) => (true, bare),
+        None => (false, name),
+    };
+    let well_formed = bare.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && bare != "_";
+    well_formed && if raw { !NOT_RAW.contains(&bare) } else { !KEYWORDS.contains(&bare) }
+}

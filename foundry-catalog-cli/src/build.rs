@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use foundry_catalog::artifact::Artifact;
+use foundry_catalog::catalog::Builder;
+use foundry_catalog::encoding::ContentCoding;
 
 use crate::{BROKEN, USAGE, fail};
 
@@ -30,13 +32,25 @@ pub(crate) struct Args {
     /// Build and check everything, write nothing (for CI).
     #[arg(long)]
     check: bool,
+    /// The content codings to store besides identity, comma-separated
+    /// (`br,gzip`; `identity` alone when something in front compresses).
+    #[arg(long, value_delimiter = ',', default_value = "br,gzip,identity", value_parser = coding)]
+    codings: Vec<ContentCoding>,
+}
+
+fn coding(text: &str) -> Result<ContentCoding, String> {
+    text.parse().map_err(|e: foundry_catalog::UnknownValue| e.to_string())
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
     if !args.dir.is_dir() {
         return fail(USAGE, format!("{}: not a folder of manifests", args.dir.display()));
     }
-    let artifact = match foundry_catalog::catalog::build_dir(&args.dir) {
+    let builder = match Builder::new().codings(&args.codings) {
+        Ok(builder) => builder,
+        Err(e) => return fail(USAGE, e),
+    };
+    let artifact = match builder.build_dir(&args.dir) {
         Ok(artifact) => artifact,
         Err(errors) => {
             eprintln!("{errors}");

@@ -22,10 +22,9 @@
 //! filled like required ones unless their hint is `"absent"`.
 //!
 //! The generator uses [`check_hint`] to reject hints whose values cannot
-//! work; generated code and the runtime call the value functions.
-//!
-//! The value functions all take `(field, slug, row)`, whether or not a
-//! type uses each argument, so generated code calls them uniformly.
+//! work; the runtime makes every value through [`value`] (untyped rows with
+//! [`rows`], typed rows with `RecordType::fixture_rows`, which deserializes
+//! the same values), so generated code holds no fixture code of its own.
 
 use std::borrow::Cow;
 
@@ -73,8 +72,8 @@ pub fn effective_hint(field: &FieldDescriptor) -> Cow<'_, FixtureHint> {
 pub fn value(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Value> {
     match field.field_type {
         FieldType::String => optional_string(field, slug, row).map(Value::String),
-        FieldType::Number => optional_number(field, slug, row).map(number_value),
-        FieldType::Object => optional_object(field, slug, row).map(Value::Object),
+        FieldType::Number => optional_number(field, row).map(number_value),
+        FieldType::Object => optional_object(field, slug).map(Value::Object),
     }
 }
 
@@ -88,43 +87,24 @@ pub fn rows(schema: &RecordSchema, slug: &str) -> Vec<Map<String, Value>> {
     (1..=schema.sample_rows).map(|n| row(&schema.fields, slug, n)).collect()
 }
 
-/// The string value of a string field on `row` (the absent hint is ignored).
-pub fn string(field: &FieldDescriptor, slug: &str, row: usize) -> String {
-    string_from(&effective_hint(field), field, slug, row)
-}
-
 /// The string value of an optional string field, `None` for `"absent"`.
-pub fn optional_string(field: &FieldDescriptor, slug: &str, row: usize) -> Option<String> {
+fn optional_string(field: &FieldDescriptor, slug: &str, row: usize) -> Option<String> {
     match &*effective_hint(field) {
         FixtureHint::Absent => None,
         hint => Some(string_from(hint, field, slug, row)),
     }
 }
 
-/// The numeric value of a number field on `row` (the absent hint is ignored).
-pub fn number(field: &FieldDescriptor, slug: &str, row: usize) -> f64 {
-    let _ = slug;
-    number_from(&effective_hint(field), row)
-}
-
 /// The numeric value of an optional number field, `None` for `"absent"`.
-pub fn optional_number(field: &FieldDescriptor, slug: &str, row: usize) -> Option<f64> {
-    let _ = slug;
+fn optional_number(field: &FieldDescriptor, row: usize) -> Option<f64> {
     match &*effective_hint(field) {
         FixtureHint::Absent => None,
         hint => Some(number_from(hint, row)),
     }
 }
 
-/// The object value of an object field on `row` (the absent hint is ignored).
-pub fn object(field: &FieldDescriptor, slug: &str, row: usize) -> Map<String, Value> {
-    let _ = row;
-    object_from(&effective_hint(field), slug)
-}
-
 /// The object value of an optional object field, `None` for `"absent"`.
-pub fn optional_object(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Map<String, Value>> {
-    let _ = row;
+fn optional_object(field: &FieldDescriptor, slug: &str) -> Option<Map<String, Value>> {
     match &*effective_hint(field) {
         FixtureHint::Absent => None,
         hint => Some(object_from(hint, slug)),

@@ -6,5 +6,7 @@
 
 mod corpus;
 mod diff;
+mod format;
+mod incremental;
 mod properties;
 mod reproducible;

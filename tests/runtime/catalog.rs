@@ -21,7 +21,7 @@ fn temp(name: &str) -> PathBuf {
 
 /// The example catalog as an artifact file's bytes.
 fn example_artifact() -> Vec<u8> {
-    foundry_catalog::catalog::build_dir(&examples()).expect("the examples build").to_vec()
+    foundry_catalog::catalog::Builder::new().build_dir(&examples()).expect("the examples build").to_vec()
 }
 
 fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
@@ -133,7 +133,7 @@ fn every_problem_of_every_file_is_reported_with_a_count() {
     std::fs::write(dir.join("not-json.json"), "{\"slug\": ").expect("write");
     std::fs::write(dir.join("latin-1.json"), b"{\"title\": \"caf\xe9\"}").expect("write");
     std::fs::write(dir.join("two-problems.json"), r#"{"slug": "Two Problems", "title": 3}"#).expect("write");
-    let errors = foundry_catalog::catalog::build_dir(&dir).expect_err("three bad manifests");
+    let errors = foundry_catalog::catalog::Builder::new().build_dir(&dir).expect_err("three bad manifests");
     let _ = std::fs::remove_dir_all(&dir);
     let files: Vec<&str> =
         errors.errors.iter().map(|e| Path::new(e.file()).file_name().and_then(|n| n.to_str()).unwrap_or("")).collect();
