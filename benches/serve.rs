@@ -30,7 +30,8 @@ fn main() {
 const SLUG: &str = "eu-regulatory-status-signals";
 
 fn catalog() -> ResponseCatalog {
-    ResponseCatalog::embedded().expect("catalog builds")
+    ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+        .expect("catalog builds")
 }
 
 /// Nanosecond-scale benches take many iterations per sample, for stable medians.
@@ -69,7 +70,9 @@ fn respond_full_path(bencher: divan::Bencher) {
 /// built (or reloaded).
 #[divan::bench(args = [foundry_catalog::encoding::ContentCoding::Gzip, foundry_catalog::encoding::ContentCoding::Br])]
 fn encode(bencher: divan::Bencher, coding: foundry_catalog::encoding::ContentCoding) {
-    let catalog = ResponseCatalog::embedded().expect("catalog");
+    let catalog =
+        ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+            .expect("catalog");
     let body = catalog.get(SLUG).expect("entry").body();
     bencher.bench(|| coding.encode(divan::black_box(&body)).map_or(0, |bytes| bytes.len()));
 }

@@ -252,7 +252,8 @@ fn thousands(n: usize) -> String {
 /// Pre-built responses by slug.
 ///
 /// ```
-/// let catalog = foundry_catalog::catalog::ResponseCatalog::embedded().unwrap();
+/// # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+/// let catalog = foundry_catalog::catalog::ResponseCatalog::from_dir(&examples).unwrap();
 /// let entry = catalog.get("crm-webhook-connector").unwrap();
 /// assert!(entry.body().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
 /// assert_eq!(entry.etag().len(), 66);
@@ -263,17 +264,7 @@ pub struct ResponseCatalog {
     metadata: Metadata,
 }
 
-mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/default_catalog.rs"));
-}
-
 impl ResponseCatalog {
-    /// The default catalog compiled into the library from
-    /// `examples/catalog/*.json`.
-    pub fn embedded() -> Result<Self, CatalogErrors> {
-        Self::from_manifests(embedded::MANIFESTS.iter().map(|(file, text)| ((*file).to_owned(), (*text).to_owned())))
-    }
-
     /// Builds the manifests `*.json` in a folder in memory ([`Builder::build_dir`]).
     pub fn from_dir(dir: &Path) -> Result<Self, CatalogErrors> {
         Self::built(Builder::new().build_dir(dir)?)

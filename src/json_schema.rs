@@ -199,10 +199,9 @@ pub fn openapi() -> Value {
         Value::Object(responses)
     };
     let request_header = |name: &str, description: &str| json!({"name": name, "in": "header", "required": false, "description": description, "schema": {"type": "string"}});
-    // The embedded catalog's products, as examples a client can try.
-    let examples: Map<String, Value> = crate::catalog::ResponseCatalog::embedded()
-        .map(|catalog| catalog.slugs().iter().map(|s| ((*s).to_owned(), json!({"value": s}))).collect())
-        .unwrap_or_default();
+    // The example catalog's products (served by default), as examples a client can try.
+    let examples: Map<String, Value> =
+        example_slugs::EXAMPLE_SLUGS.iter().map(|s| ((*s).to_owned(), json!({"value": s}))).collect();
     let slug = json!({
         "name": "slug",
         "in": "path",
@@ -239,6 +238,10 @@ pub fn openapi() -> Value {
         },
         "components": {"schemas": schemas},
     })
+}
+
+mod example_slugs {
+    include!(concat!(env!("OUT_DIR"), "/example_slugs.rs"));
 }
 
 /// Every generated JSON Schema file as (path within the schema folder, contents):

@@ -193,7 +193,8 @@ impl Reply {
 ///
 /// ```
 /// use foundry_catalog::{catalog::ResponseCatalog, serving::{Request, respond}};
-/// let catalog = ResponseCatalog::embedded().unwrap();
+/// # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+/// let catalog = ResponseCatalog::from_dir(&examples).unwrap();
 /// let path = "/api/public/foundry/products/crm-webhook-connector";
 /// let ok = respond(&catalog, &Request::new("GET", path));
 /// assert_eq!(ok.status, 200);

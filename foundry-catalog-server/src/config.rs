@@ -10,7 +10,7 @@ use foundry_catalog::catalog::{CatalogErrors, ResponseCatalog};
 /// same place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CatalogSource {
-    /// The catalog compiled into the runtime (`ResponseCatalog::embedded`).
+    /// The default catalog built into this crate ([`crate::default_catalog`]).
     Embedded,
     /// A folder of product manifests, built in memory at start and on
     /// every reload.
@@ -30,7 +30,7 @@ impl CatalogSource {
     /// naming its file).
     pub fn build(&self) -> Result<ResponseCatalog, CatalogErrors> {
         match self {
-            CatalogSource::Embedded => ResponseCatalog::embedded(),
+            CatalogSource::Embedded => crate::default_catalog(),
             CatalogSource::Dir(dir) => ResponseCatalog::from_dir(dir),
             CatalogSource::Artifact(file) => ResponseCatalog::open(file),
         }
@@ -40,7 +40,7 @@ impl CatalogSource {
 impl std::fmt::Display for CatalogSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CatalogSource::Embedded => f.write_str("the embedded catalog"),
+            CatalogSource::Embedded => f.write_str("the default catalog"),
             CatalogSource::Dir(dir) => write!(f, "manifests in {}", dir.display()),
             CatalogSource::Artifact(file) => write!(f, "artifact {}", file.display()),
         }

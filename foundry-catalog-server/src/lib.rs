@@ -20,7 +20,7 @@
 //!   per request (target `access`), `/healthz`, `/readyz` and `/metrics`
 //!   (Prometheus text format).
 //!
-//! Its public API: [`Config`] and [`CatalogSource`], [`Server`] (bind, then
+//! Its public API: [`Config`] and [`CatalogSource`], [`default_catalog`], [`Server`] (bind, then
 //! run) with its [`Handle`], [`run`] (the whole process, signals
 //! included, as `foundry-catalog serve` uses it), [`init_logging`].
 
@@ -29,6 +29,7 @@
 
 mod config;
 mod deadline;
+mod default;
 mod handler;
 mod log;
 mod metrics;
@@ -36,6 +37,7 @@ mod server;
 mod state;
 
 pub use config::{CatalogSource, Config, default_max_connections};
+pub use default::default_catalog;
 pub use log::{LogFormat, init_logging};
 pub use server::{Handle, Server};
 

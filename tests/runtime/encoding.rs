@@ -39,7 +39,8 @@ fn negotiation_follows_rfc_9110() {
 
 #[test]
 fn every_representation_decodes_to_the_identity_bytes_and_has_its_own_etag() {
-    let catalog = ResponseCatalog::embedded().expect("catalog");
+    let catalog = ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog"))
+        .expect("catalog");
     for slug in catalog.slugs() {
         let entry = catalog.get(slug).expect("entry");
         let identity = entry.representation(ContentCoding::Identity).body();
@@ -65,7 +66,8 @@ fn every_representation_decodes_to_the_identity_bytes_and_has_its_own_etag() {
 
 #[test]
 fn conditional_requests_compare_the_selected_representation() {
-    let catalog = ResponseCatalog::embedded().expect("catalog");
+    let catalog = ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog"))
+        .expect("catalog");
     let path = "/api/public/foundry/products/crm-webhook-connector";
     let get = |accept: Option<&'static [u8]>| {
         respond(&catalog, &Request { accept_encoding: accept, ..Request::new("GET", path) })

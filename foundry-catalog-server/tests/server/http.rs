@@ -6,8 +6,6 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::OnceLock;
 
-use foundry_catalog::catalog::ResponseCatalog;
-
 use crate::support::TestServer;
 
 const PRODUCTS: &str = "/api/public/foundry/products";
@@ -57,7 +55,7 @@ fn get_if_none_match(path: &str, tag: &str) -> Reply {
 
 #[test]
 fn get_returns_the_prebuilt_body_with_etag_and_cache_control() {
-    let catalog = ResponseCatalog::embedded().expect("catalog");
+    let catalog = foundry_catalog_server::default_catalog().expect("catalog");
     for slug in catalog.slugs() {
         let r = get(&format!("{PRODUCTS}/{slug}"));
         assert_eq!(r.status, 200);

@@ -1,0 +1,28 @@
+//! The default catalog: `examples/catalog/*.json`, built into an artifact
+//! by this crate's build script (which fails the build on a bad
+//! manifest), embedded in the binary and loaded without building.
+
+use bytes::Bytes;
+use foundry_catalog::artifact::Artifact;
+use foundry_catalog::catalog::{CatalogError, CatalogErrors, ResponseCatalog};
+
+/// The artifact build.rs wrote.
+static ARTIFACT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.fcat"));
+
+/// The default catalog, served when no `--catalog` is given. Its bodies
+/// are the embedded bytes themselves (nothing is copied).
+///
+/// ```
+/// let catalog = foundry_catalog_server::default_catalog().unwrap();
+/// let entry = catalog.get("crm-webhook-connector").unwrap();
+/// assert!(entry.body().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
+/// assert_eq!(catalog.len(), 3);
+/// ```
+pub fn default_catalog() -> Result<ResponseCatalog, CatalogErrors> {
+    Artifact::parse(Bytes::from_static(ARTIFACT)).and_then(|artifact| ResponseCatalog::load(&artifact)).map_err(
+        |error| CatalogErrors {
+            errors: vec![CatalogError::Artifact { file: "<the default catalog>".to_owned(), error }],
+            sources: 1,
+        },
+    )
+}
