@@ -42,6 +42,7 @@ fn every_subcommand_has_help() {
         &["schemas", "--help"],
         &["serve", "--help"],
         &["diff", "--help"],
+        &["build", "--help"],
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
@@ -65,6 +66,10 @@ fn usage_errors_exit_2_on_stderr() {
         &["check"],
         &["schemas", "--bogus"],
         &["serve", "--addr", "not-an-address"],
+        &["build", "examples/catalog"],
+        &["build", "examples/catalog", "--check", "-o", "x.fcat"],
+        &["build", "examples/catalog", "--check", "--codings", "zstd"],
+        &["build", "no-such-folder", "--check"],
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -351,11 +356,7 @@ fn sigterm_drains_in_flight_requests_and_exits_0() {
 
 #[test]
 fn sighup_reloads_a_good_catalog_and_keeps_serving_on_a_broken_one() {
-    let dir = temp("sighup");
-    for entry in std::fs::read_dir(repo().join("examples/catalog")).expect("catalog") {
-        let path = entry.expect("entry").path();
-        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
-    }
+    let dir = catalog_copy("sighup");
     let server = Server::start(&["--catalog", dir.to_str().expect("utf-8")]);
     let url = format!("{}{PRODUCT}", server.base);
     let body = || text(&run(&["check", &url]).stdout);
@@ -474,4 +475,75 @@ fn diff_reports_changes_and_gates_on_compatibility() {
     assert_eq!(json["violations"].as_array().map(Vec::len), Some(1));
     assert_eq!(run(&["diff", "record-types"]).status.code(), Some(2), "one side without --base is a usage error");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A copy of the example catalog in a fresh folder.
+fn catalog_copy(name: &str) -> PathBuf {
+    let dir = temp(name);
+    for entry in std::fs::read_dir(repo().join("examples/catalog")).expect("catalog") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
+    }
+    dir
+}
+
+#[test]
+fn build_writes_an_artifact_that_serve_loads() {
+    let dir = temp("build");
+    let file = dir.join("catalog.fcat");
+    let out = run(&["build", "examples/catalog", "-o", file.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("3 products"), "{}", text(&out.stderr));
+    let bytes = std::fs::read(&file).expect("written");
+    assert_eq!(&bytes[..8], b"\x89FCA\r\n\x1a\n");
+    let leftovers: Vec<_> =
+        std::fs::read_dir(&dir).expect("dir").filter_map(Result::ok).map(|e| e.file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file is left: {leftovers:?}");
+
+    let server = Server::start(&["--catalog", file.to_str().expect("utf-8")]);
+    assert!(server.log_has("artifact"), "start-up names the source");
+    assert!(server.log_has("content_sha256"), "start-up logs the artifact's identity");
+    let url = format!("{}{PRODUCT}", server.base);
+    assert!(text(&run(&["check", &url]).stdout).ends_with(": ok\n"));
+    let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+    let (status, body) = request_on(&mut stream, PRODUCT).expect("answered");
+    assert_eq!(status, 200);
+    let rendered = run(&["render", "examples/catalog/eu-regulatory-status-signals.json"]);
+    let expected: serde_json::Value = serde_json::from_slice(&rendered.stdout).expect("JSON");
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&body).expect("JSON"), expected);
+
+    // A broken artifact on reload: the old catalog keeps serving.
+    std::fs::write(&file, &bytes[..bytes.len() - 1]).expect("truncate");
+    server.signal(rustix::process::Signal::HUP);
+    let started = std::time::Instant::now();
+    while !server.log_has("reload failed") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the broken reload was not logged");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(server.log_has("truncated"), "the error says what is wrong");
+    assert!(text(&run(&["check", &url]).stdout).ends_with(": ok\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn build_reports_every_problem_with_a_summary_and_writes_nothing() {
+    let dir = catalog_copy("build-errors");
+    std::fs::write(dir.join("not-json.json"), "{\"slug\": ").expect("write");
+    std::fs::write(dir.join("latin-1.json"), b"{\"title\": \"caf\xe9\"}").expect("write");
+    let out_file = dir.join("out.fcat");
+    for args in [&["--check"][..], &["-o", out_file.to_str().expect("utf-8")]] {
+        let out = run(&[&["build", dir.to_str().expect("utf-8")][..], args].concat());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("not-json.json:1:"), "{stderr}");
+        assert!(stderr.contains("latin-1.json: cannot read: not UTF-8"), "{stderr}");
+        assert!(stderr.ends_with("error: 2 of 5 manifests are invalid: 2 problems\n"), "{stderr}");
+    }
+    assert!(!out_file.exists(), "nothing is written");
+    let fixed = catalog_copy("build-check");
+    let out = run(&["build", fixed.to_str().expect("utf-8"), "--check", "--codings", "identity"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("codings identity, content sha256"), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&fixed);
 }
