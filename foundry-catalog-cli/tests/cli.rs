@@ -214,14 +214,16 @@ impl Server {
         let lines = std::sync::Arc::clone(&log);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(addr) = line
+                let addr = line
                     .split_whitespace()
                     .find_map(|word| word.strip_prefix("http://"))
                     .and_then(|rest| rest.split('/').next())
-                {
-                    let _ = addr_tx.send(addr.to_owned());
-                }
+                    .map(str::to_owned);
+                // Logged before the address is announced, so the start-up line is there.
                 lines.lock().expect("log").push(line);
+                if let Some(addr) = addr {
+                    let _ = addr_tx.send(addr);
+                }
             }
         });
         let addr: String = addr_rx
