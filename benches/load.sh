@@ -3,7 +3,8 @@
 # serving the very same bodies as static files, side by side, alternating.
 #
 # For each catalog size (3 = the example catalog; 10,000 and 100,000 are
-# made by benches/make-catalog.py): start the server and report start-up
+# made by benches/make-catalog.py): build the catalog artifact
+# (`foundry-catalog build`), start the server on it and report start-up
 # time (until the first product answers) and RSS at rest per product; copy
 # every body it serves, as is and gzip-compressed, into nginx's folder
 # (`gzip_static on`); then wrk with random slugs (benches/random-slug.lua),
@@ -62,10 +63,12 @@ for size in $SIZES; do
   if [ "$size" = 3 ]; then catalog=examples/catalog; else catalog="$work/catalog-$size"; python3 benches/make-catalog.py "$size" "$catalog"; fi
   slugs="$work/slugs-$size"
   ls "$catalog" | sed -n 's/\.json$//p' > "$slugs"
-  first=$(head -n 1 "$slugs")
+  first=$(sed -n 1p "$slugs")
+  artifact="$work/catalog-$size.fcat"
+  target/release/foundry-catalog build "$catalog" -o "$artifact" 2>/dev/null
 
   start=$(date +%s.%N)
-  RUST_LOG=warn target/release/foundry-catalog serve --addr "$OURS" --catalog "$catalog" 2>"$work/serve.log" &
+  RUST_LOG=warn target/release/foundry-catalog serve --addr "$OURS" --catalog "$artifact" 2>"$work/serve.log" &
   server_pid=$!
   until curl -fs -o /dev/null "http://$OURS$PRODUCTS/$first"; do sleep 0.05; kill -0 "$server_pid"; done
   ready=$(date +%s.%N)

@@ -97,6 +97,9 @@ pub struct RecordTypeId {
 /// Why a file is not a loadable artifact.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArtifactError {
+    /// The file could not be read.
+    #[error("cannot read: {0}")]
+    Read(String),
     /// The file does not start with [`MAGIC`].
     #[error(
         "not a foundry-catalog artifact (it does not start with the artifact magic); hint: build one with `foundry-catalog build <manifest-dir> -o <file>`, or pass a folder of manifests"
@@ -159,7 +162,7 @@ pub(crate) struct IndexEntry {
 #[derive(Debug, Clone)]
 pub struct Artifact {
     metadata: Metadata,
-    index: Vec<u8>,
+    index: Bytes,
     /// `(offset of the buffer in the data region, buffer)`, in order.
     data: Vec<(u64, Bytes)>,
 }
@@ -202,7 +205,7 @@ impl Artifact {
                 record_types,
                 content_sha256: String::new(),
             },
-            index,
+            index: Bytes::from(index),
             data,
         };
         artifact.metadata.content_sha256 = artifact.content_digest();
@@ -213,6 +216,26 @@ impl Artifact {
     /// every check). The bodies stay where they are: the returned artifact
     /// and every catalog loaded from it share `bytes`.
     pub fn parse(bytes: Bytes) -> Result<Artifact, ArtifactError> {
+        let crc = crc32(&[bytes.get(16..).unwrap_or_default()]);
+        Self::checked(bytes, crc)
+    }
+
+    /// Reads an artifact file once and parses it. The file is read in
+    /// pieces on all cores, each piece's CRC-32 computed while it is still
+    /// in cache, so reading and checking are one pass.
+    ///
+    /// Why read rather than memory-map: the loaded catalog must not depend
+    /// on the file afterwards. A mapped file that is truncated or rewritten
+    /// in place (`cp new.fcat catalog.fcat` during a deploy) kills the
+    /// process with SIGBUS, or changes bodies under their ETags; a read
+    /// copy cannot. Mapping saves the copy (see the README's figures).
+    pub fn read(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
+        let (bytes, crc) = read_file(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+        Self::checked(Bytes::from(bytes), crc)
+    }
+
+    /// Parses `bytes`, whose bytes after the CRC field have the CRC-32 `crc`.
+    fn checked(bytes: Bytes, crc_of_rest: u32) -> Result<Artifact, ArtifactError> {
         if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
             return Err(ArtifactError::NotAnArtifact);
         }
@@ -235,9 +258,8 @@ impl Artifact {
             return Err(ArtifactError::Length { expected: expected.unwrap_or(u64::MAX), found });
         };
         debug_assert_eq!(expected, found);
-        let actual = crc32(&[&bytes[16..]]);
-        if actual != crc {
-            return Err(ArtifactError::Checksum { expected: crc, found: actual });
+        if crc_of_rest != crc {
+            return Err(ArtifactError::Checksum { expected: crc, found: crc_of_rest });
         }
         if meta_len > MAX_METADATA_LEN {
             return Err(ArtifactError::Malformed(format!("{meta_len} bytes of metadata")));
@@ -247,7 +269,7 @@ impl Artifact {
         let meta_end = HEADER_LEN + meta_len;
         let metadata: Metadata = serde_json::from_slice(&bytes[HEADER_LEN..meta_end])
             .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
-        let index = bytes[meta_end..meta_end + index_len].to_vec();
+        let index = bytes.slice(meta_end..meta_end + index_len);
         let data = bytes.slice(meta_end + index_len..);
         let artifact = Artifact { metadata, index, data: vec![(0, data)] };
         artifact.check_metadata()?;
@@ -408,6 +430,44 @@ fn le_u64(bytes: &[u8]) -> u64 {
     let mut le = [0; 8];
     le.copy_from_slice(&bytes[..8]);
     u64::from_le_bytes(le)
+}
+
+/// Reads a file in one piece per core, each read in blocks that are
+/// checksummed as they arrive; returns the bytes and the CRC-32 of every
+/// byte after the header's CRC field.
+fn read_file(path: &std::path::Path) -> std::io::Result<(Vec<u8>, u32)> {
+    use std::os::unix::fs::FileExt;
+    const BLOCK: usize = 8 << 20;
+    let file = std::fs::File::open(path)?;
+    let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+    let mut bytes = vec![0; len];
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let piece = len.div_ceil(threads).next_multiple_of(BLOCK).max(BLOCK);
+    let file = &file;
+    let crcs: Vec<std::io::Result<crc32fast::Hasher>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = bytes
+            .chunks_mut(piece)
+            .enumerate()
+            .map(|(i, part)| {
+                scope.spawn(move || {
+                    let mut crc = crc32fast::Hasher::new();
+                    for (j, block) in part.chunks_mut(BLOCK).enumerate() {
+                        let at = i * piece + j * BLOCK;
+                        file.read_exact_at(block, at as u64)?;
+                        // The CRC covers the bytes after its own field, at 12..16.
+                        crc.update(block.get(16_usize.saturating_sub(at)..).unwrap_or_default());
+                    }
+                    Ok(crc)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    let mut total = crc32fast::Hasher::new();
+    for crc in crcs {
+        total.combine(&crc?);
+    }
+    Ok((bytes, total.finalize()))
 }
 
 /// CRC-32 of the parts as one stream; on all cores for big inputs.

@@ -280,14 +280,11 @@ impl ResponseCatalog {
         Self::built(Builder::new().build_records(records)?)
     }
 
-    /// Reads an artifact file once and loads it ([`ResponseCatalog::load`]).
+    /// Reads an artifact file once ([`Artifact::read`]) and loads it ([`ResponseCatalog::load`]).
     pub fn open(path: &Path) -> Result<Self, CatalogErrors> {
-        let file = path.display().to_string();
-        let bytes = std::fs::read(path)
-            .map_err(|e| CatalogErrors::one(CatalogError::Read { file: file.clone(), reason: e.to_string() }))?;
-        Artifact::parse(Bytes::from(bytes))
+        Artifact::read(path)
             .and_then(|artifact| Self::load(&artifact))
-            .map_err(|error| CatalogErrors::one(CatalogError::Artifact { file, error }))
+            .map_err(|error| CatalogErrors::one(CatalogError::Artifact { file: path.display().to_string(), error }))
     }
 
     fn built(artifact: Artifact) -> Result<Self, CatalogErrors> {

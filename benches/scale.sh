@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Scale benchmark: catalogs of 1,000 / 10,000 / 100,000 products made from
+# the example manifests (benches/make-catalog.py), and for each:
+#
+#  - `foundry-catalog build` time and the artifact's size;
+#  - start-up to the first 200 and RSS at rest (1 s after), loading the
+#    artifact (`serve --catalog <file>`) and building the folder in memory
+#    (`serve --catalog <dir>`), each against the stored representations
+#    (the artifact's data region: every body in every coding, slugs, dates
+#    and ETags);
+#  - with BEFORE=<an older foundry-catalog binary>, the same folder start-up
+#    with it, side by side.
+#
+#   bash benches/scale.sh
+#   SIZES="1000 10000" BEFORE=/tmp/foundry-catalog-e3d1808 bash benches/scale.sh
+#
+# Release build, loopback, whatever cores the machine has. Not run in CI
+# (minutes, and machine-dependent figures); results go in the README.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZES=${SIZES:-1000 10000 100000}
+BEFORE=${BEFORE:-}
+ADDR=127.0.0.1:18090
+PRODUCTS=/api/public/foundry/products
+
+cargo build --release --locked --quiet --bin foundry-catalog
+bin=target/release/foundry-catalog
+work=$(mktemp -d)
+server_pid=
+stop() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true; server_pid=; }
+trap 'stop; rm -rf "$work"' EXIT
+
+now() { date +%s.%N; }
+seconds() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
+
+# start-up <binary> <catalog> <slug>: prints "<seconds to first 200> <RSS KiB at rest>".
+startup() {
+  local start ready rss
+  start=$(now)
+  RUST_LOG=warn "$1" serve --addr "$ADDR" --catalog "$2" 2>"$work/serve.log" &
+  server_pid=$!
+  until curl -fs -o /dev/null "http://$ADDR$PRODUCTS/$3"; do
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
+    sleep 0.01
+  done
+  ready=$(now)
+  sleep 1
+  rss=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
+  stop
+  echo "$(seconds "$start" "$ready") $rss"
+}
+
+# The data region's length, from the artifact's header.
+data_bytes() { python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read(40), 32)[0])' "$1"; }
+
+echo "foundry-catalog scale benchmark, $(nproc) cores"
+echo
+echo "| products | build | artifact | stored | load: first 200 | load: RSS (× stored) | folder: first 200 | folder: RSS (× stored) |${BEFORE:+ before: folder first 200 | before: RSS |}"
+echo "|---|---|---|---|---|---|---|---|${BEFORE:+---|---|}"
+for size in $SIZES; do
+  catalog="$work/catalog-$size"
+  python3 benches/make-catalog.py "$size" "$catalog"
+  first=$(ls "$catalog" | sed -n '1s/\.json$//p')
+  artifact="$work/catalog-$size.fcat"
+  start=$(now)
+  "$bin" build "$catalog" -o "$artifact" 2>/dev/null
+  built=$(seconds "$start" "$(now)")
+  size_mb=$(( $(stat -c %s "$artifact") / 1000000 ))
+  stored=$(data_bytes "$artifact")
+  read -r load_s load_rss <<<"$(startup "$bin" "$artifact" "$first")"
+  read -r dir_s dir_rss <<<"$(startup "$bin" "$catalog" "$first")"
+  ratio() { echo "scale=2; $1 * 1024 / $stored" | bc; }
+  row="| $size | $built s | $size_mb MB | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $dir_s s | $((dir_rss / 1024)) MiB ($(ratio "$dir_rss")) |"
+  if [ -n "$BEFORE" ]; then
+    read -r before_s before_rss <<<"$(startup "$BEFORE" "$catalog" "$first")"
+    row="$row $before_s s | $((before_rss / 1024)) MiB |"
+  fi
+  echo "$row"
+  rm -rf "$catalog" "$artifact"
+done
