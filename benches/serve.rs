@@ -76,3 +76,37 @@ fn encode(bencher: divan::Bencher, coding: foundry_catalog::encoding::ContentCod
     let body = catalog.get(SLUG).expect("entry").body();
     bencher.bench(|| coding.encode(divan::black_box(&body)).map_or(0, |bytes| bytes.len()));
 }
+
+/// The settings behind `encoding`'s choices, side by side on the same
+/// body: brotli quality 5 (the catalog's) and 11, with a 4 MiB window (22,
+/// the catalog's) and 128 KiB (17); gzip (zlib-rs) at levels 6 (the
+/// catalog's) and 9. Sizes go to stderr once.
+#[divan::bench(args = ["br q5 w22", "br q5 w17", "br q11 w22", "gzip 6", "gzip 9"], sample_count = 20)]
+fn encode_settings(bencher: divan::Bencher, setting: &str) {
+    use std::io::Write;
+    let catalog =
+        ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+            .expect("catalog");
+    let body = catalog.get(SLUG).expect("entry").body();
+    let encode = |body: &[u8]| -> usize {
+        let (quality, window) = match setting {
+            "br q5 w22" => (5, 22),
+            "br q5 w17" => (5, 17),
+            "br q11 w22" => (11, 22),
+            level => {
+                let level = if level == "gzip 6" { 6 } else { 9 };
+                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+                encoder.write_all(body).expect("in memory");
+                return encoder.finish().expect("in memory").len();
+            }
+        };
+        let mut out = Vec::new();
+        {
+            let mut encoder = brotli::CompressorWriter::new(&mut out, 4096, quality, window);
+            encoder.write_all(body).expect("in memory");
+        }
+        out.len()
+    };
+    eprintln!("{setting}: {} bytes from {}", encode(&body), body.len());
+    bencher.bench(|| encode(divan::black_box(&body)));
+}

@@ -3,15 +3,19 @@
 //!
 //! With the `compression` feature (foundry-catalog-server turns it on),
 //! each body is stored three times, compressed once when the catalog is
-//! built: as is, gzip (level 9, `flate2`) and brotli (quality 5, window
-//! 22, `brotli`). Both compressors are deterministic, so the same catalog
-//! gives the same bytes, and each representation has its own strong ETag.
+//! built: as is, gzip (level 6, `flate2` on the `zlib-rs` backend) and
+//! brotli (quality 5, window 22, `brotli`). Both compressors are
+//! deterministic, so the same catalog gives the same bytes, and each
+//! representation has its own strong ETag.
 //!
-//! Why brotli quality 5: on a 6,978-byte body quality 5 gives 1,647 bytes
-//! in 0.19 ms (median, `cargo bench -p foundry-catalog-benches --bench
-//! serve -- encode`), quality 11 gives 1,471 bytes in about 20 ms; at
-//! 100,000 products that is 19 s against 33 min of start-up or reload.
-//! gzip level 9 gives 1,811 bytes in 0.08 ms.
+//! The settings, side by side on a 6,978-byte body (median, `cargo bench
+//! -p foundry-catalog-benches --bench serve -- encode_settings`): brotli
+//! quality 5 gives 1,647 bytes in 0.20 ms, quality 11 gives 1,472 bytes in
+//! 17 ms (at 100,000 products, 10 s of build against 14 min); gzip level
+//! 6 gives 1,805 bytes in 68 µs, level 9 gives 1,811 bytes in 127 µs. An
+//! artifact is built once, offline, so a slower quality would only cost
+//! build time; the same settings serve the in-memory build of a folder,
+//! where start-up time counts.
 
 foundry_catalog_core::wire_enum! {
     /// A content coding a body is stored in.
@@ -30,8 +34,8 @@ foundry_catalog_core::wire_enum! {
 const BROTLI_QUALITY: u32 = 5;
 /// Brotli window, as a power of two.
 #[cfg(feature = "compression")]
-const BROTLI_WINDOW: u32 = 17;
-/// Gzip (zlib) level; see the module documentation for why 6.
+const BROTLI_WINDOW: u32 = 22;
+/// Gzip level; see the module documentation for why 6.
 #[cfg(feature = "compression")]
 const GZIP_LEVEL: u32 = 6;
 

@@ -33,10 +33,10 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         };
         let violations = foundry_catalog::conformance::validate(&body);
         for v in &violations {
-            println!("{source}: {v}");
+            crate::outln!("{source}: {v}");
         }
         if violations.is_empty() {
-            println!("{source}: ok");
+            crate::outln!("{source}: ok");
         } else {
             worst = worst.max(BROKEN);
         }

@@ -67,9 +67,9 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             "hashes": report.hashes,
             "violations": violations,
         });
-        println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
     } else {
-        print!("{}", report.to_text());
+        crate::out!("{}", report.to_text());
     }
     if violations.is_empty() {
         return ExitCode::SUCCESS;

@@ -67,6 +67,36 @@ fn main() -> ExitCode {
     }
 }
 
+/// `println!` for results: a reader that goes away (`| head`) ends the
+/// process quietly, as a closed pipe ends `cat`, instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::write_out(::std::format_args!($($arg)*), "\n")
+    };
+}
+pub(crate) use outln;
+
+/// `print!` for results, as [`outln!`] without the newline.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_out(::std::format_args!($($arg)*), "")
+    };
+}
+pub(crate) use out;
+
+/// Writes to stdout; exits 0 when the reader has gone, 2 on another error.
+fn write_out(text: std::fmt::Arguments<'_>, end: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.write_all(end.as_bytes())) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write the output: {e}");
+            std::process::exit(i32::from(USAGE));
+        }
+        std::process::exit(0);
+    }
+}
+
 /// Prints `error: <message>` to stderr and returns `code`.
 fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");

@@ -60,7 +60,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         .with_manifest(args.actor_manifest.clone().unwrap_or(ManifestLocation::Generated));
     match serde_json::to_string_pretty(&OutputPreview::new(schema, &ctx)) {
         Ok(json) => {
-            println!("{json}");
+            crate::outln!("{json}");
             ExitCode::SUCCESS
         }
         Err(e) => fail(USAGE, e),

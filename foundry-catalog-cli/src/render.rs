@@ -56,7 +56,7 @@ fn render(path: &Path, out_dir: Option<&Path>) -> Result<(), u8> {
     // Serializing the typed model into a String cannot fail.
     let body = serde_json::to_string_pretty(&ProductResponse { data: record }).unwrap_or_default();
     match out_dir {
-        None => println!("{body}"),
+        None => crate::outln!("{body}"),
         Some(dir) => {
             let out = dir.join(format!("{slug}.json"));
             std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&out, body + "\n")).map_err(|e| {

@@ -38,7 +38,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::from(USAGE);
         } else {
-            println!("wrote {}", path.display());
+            crate::outln!("wrote {}", path.display());
         }
     }
     if args.check && stale > 0 {

@@ -549,3 +549,21 @@ fn build_reports_every_problem_with_a_summary_and_writes_nothing() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&fixed);
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_output_quietly() {
+    let manifest = "examples/catalog/eu-regulatory-status-signals.json";
+    // Far more than a pipe holds, so writing meets the closed pipe.
+    let mut child = Command::new(BIN)
+        .arg("render")
+        .args(std::iter::repeat_n(manifest, 40))
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("render starts");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("render ends");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
+}
