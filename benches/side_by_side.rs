@@ -2,7 +2,7 @@
 //! process, alternating (release profile), then the incremental case:
 //!
 //! ```text
-//! flock /tmp/foundry-quiet.lock cargo bench -p foundry-catalog-benches --bench side_by_side
+//! cargo bench -p foundry-catalog-benches --bench side_by_side
 //! ```
 //!
 //! 10, 100 and 1,000 synthetic record types of 20 fields (the definitions

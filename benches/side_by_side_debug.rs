@@ -3,7 +3,7 @@
 //! and its dependencies are built by default.
 //!
 //! ```text
-//! flock /tmp/foundry-quiet.lock cargo run -p foundry-catalog-benches --bin side-by-side-debug
+//! cargo run -p foundry-catalog-benches --bin side-by-side-debug
 //! ```
 
 fn main() {
