@@ -241,6 +241,15 @@ impl Server {
         self.log.lock().expect("log").iter().any(|line| line.contains(text))
     }
 
+    /// Waits (at most 10 s) until a log line contains `text`.
+    fn wait_for_log(&self, text: &str) {
+        let started = std::time::Instant::now();
+        while !self.log_has(text) {
+            assert!(started.elapsed() < std::time::Duration::from_secs(10), "never logged: {text}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     /// Waits for the process to exit (at most `limit`).
     fn exit_within(&mut self, limit: std::time::Duration) -> Option<std::process::ExitStatus> {
         let started = std::time::Instant::now();
@@ -384,11 +393,7 @@ fn sighup_reloads_a_good_catalog_and_keeps_serving_on_a_broken_one() {
 
     std::fs::write(dir.join("crm-webhook-connector.json"), "{\"slug\": ").expect("break a manifest");
     server.signal(rustix::process::Signal::HUP);
-    let started = std::time::Instant::now();
-    while !server.log_has("reload failed") {
-        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the broken reload was not logged");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    server.wait_for_log("reload failed");
     assert!(server.log_has("crm-webhook-connector.json"), "the error names the file");
     assert!(fetch().contains("Reloaded by SIGHUP"), "the last good catalog still serves");
     assert!(body().ends_with(": ok\n"));
@@ -517,11 +522,7 @@ fn build_writes_an_artifact_that_serve_loads() {
     // A broken artifact on reload: the old catalog keeps serving.
     std::fs::write(&file, &bytes[..bytes.len() - 1]).expect("truncate");
     server.signal(rustix::process::Signal::HUP);
-    let started = std::time::Instant::now();
-    while !server.log_has("reload failed") {
-        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the broken reload was not logged");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    server.wait_for_log("reload failed");
     assert!(server.log_has("truncated"), "the error says what is wrong");
     assert!(text(&run(&["check", &url]).stdout).ends_with(": ok\n"));
     let _ = std::fs::remove_dir_all(&dir);
