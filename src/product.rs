@@ -319,7 +319,7 @@ wire_object! {
         /// Values not shown.
         "bundle_version" => optional bundle_version: Option<String> = NULLABLE_TEXT,
         /// Length of `member_products`.
-        "member_count" => derived member_count: usize = Shape::Integer,
+        "member_count" => derived member_count: usize = Shape::Count,
         /// Item shape not shown.
         "member_products" => optional member_products: Vec<Value> = ANYS,
         /// Item shape not shown.
@@ -339,9 +339,9 @@ wire_object! {
         /// Same as `quality.content_score`.
         "content_score" => derived content_score: i64 = Shape::Integer,
         /// /<route>/<slug>.
-        "canonical_path" => derived canonical_path: String = TEXT,
+        "canonical_path" => derived canonical_path: String = Shape::Str(Format::CanonicalPath),
         /// /api/public/foundry/products/<slug>.
-        "api_path" => derived api_path: String = TEXT,
+        "api_path" => derived api_path: String = Shape::Str(Format::ApiPath),
         /// Search-engine metadata.
         "seo" => stored seo: Seo = Shape::Object(Seo::KEYS),
         /// ISO 8601 timestamp with a numeric UTC offset.

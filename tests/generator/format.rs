@@ -63,6 +63,8 @@ fn field(
         required,
         description: Cow::Owned(description.to_owned()),
         fixture,
+        format: None,
+        rust_name: None,
     }
 }
 
@@ -158,13 +160,17 @@ fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
             .into_iter()
             .enumerate()
             .map(|(i, (base, ty, required, description))| {
-                hint(ty, required).prop_map(move |fixture| FieldDescriptor {
-                    name: Cow::Owned(format!("{base}Z{i}")),
-                    field_type: ty,
-                    required,
-                    description: Cow::Owned(description.clone()),
-                    fixture,
-                })
+                crate::properties::format_and_hint(ty, required, hint(ty, required)).prop_map(
+                    move |(format, fixture)| FieldDescriptor {
+                        name: Cow::Owned(format!("{base}Z{i}")),
+                        field_type: ty,
+                        required,
+                        description: Cow::Owned(description.clone()),
+                        fixture,
+                        format,
+                        rust_name: None,
+                    },
+                )
             })
             .collect::<Vec<_>>()
     })
