@@ -76,3 +76,61 @@ fn format_cases_agree_with_the_rust_checks() {
         }
     }
 }
+
+/// The embedded catalog's body for `slug`, as JSON.
+fn body(slug: &str) -> Value {
+    let catalog = foundry_catalog::catalog::ResponseCatalog::embedded().expect("the embedded catalog builds");
+    let entry = catalog.get(slug).unwrap_or_else(|| panic!("no product {slug}"));
+    serde_json::from_slice(&entry.body()).expect("a body is JSON")
+}
+
+/// Every response mutation in `cases.json` (which the three JSON Schema
+/// validators must reject) is rejected by the conformance validator too:
+/// the validator never accepts what the schemas reject.
+#[test]
+fn the_validator_rejects_every_mutation_the_schemas_reject() {
+    let text = std::fs::read_to_string(root().join("tests/json-schema/cases.json")).expect("cases.json");
+    let cases: Value = serde_json::from_str(&text).expect("cases.json is JSON");
+    let mut checked = 0;
+    for case in cases["mutations"].as_array().expect("mutations") {
+        if case["schema"] != "product-response.schema.json" {
+            continue;
+        }
+        for pattern in case["instances"].as_array().expect("instances") {
+            let pattern = pattern.as_str().expect("a string");
+            let slugs: Vec<String> = match pattern.strip_prefix("generated/bodies/") {
+                Some("*.json") => foundry_catalog::catalog::ResponseCatalog::embedded()
+                    .expect("builds")
+                    .slugs()
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect(),
+                Some(file) => vec![file.trim_end_matches(".json").to_owned()],
+                None => panic!("response mutations are made on rendered bodies, not {pattern}"),
+            };
+            for slug in slugs {
+                let original = body(&slug);
+                assert!(foundry_catalog::conformance::validate(&original).is_empty(), "{slug} conforms");
+                for set in case["set"].as_array().expect("set") {
+                    let (pointer, value) = (set[0].as_str().expect("a pointer"), set[1].clone());
+                    let mut mutated = original.clone();
+                    match mutated.pointer_mut(pointer) {
+                        Some(target) => *target = value.clone(),
+                        None => {
+                            let (parent, key) = pointer.rsplit_once('/').expect("a key");
+                            mutated
+                                .pointer_mut(parent)
+                                .and_then(Value::as_object_mut)
+                                .unwrap_or_else(|| panic!("{slug}: no object at {parent}"))
+                                .insert(key.to_owned(), value.clone());
+                        }
+                    }
+                    let violations = foundry_catalog::conformance::validate(&mutated);
+                    assert!(!violations.is_empty(), "{slug} with {pointer} = {value}: the validator accepts it");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} mutations checked");
+}
