@@ -50,7 +50,8 @@ fn definition(label: &str, description: &str, fields: &[FieldDescriptor]) -> Str
     .to_string()
 }
 
-fn field(
+/// A field descriptor without a format or Rust name.
+pub(crate) fn field(
     name: &str,
     field_type: FieldType,
     required: bool,
@@ -162,13 +163,8 @@ fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
             .map(|(i, (base, ty, required, description))| {
                 crate::properties::format_and_hint(ty, required, hint(ty, required)).prop_map(
                     move |(format, fixture)| FieldDescriptor {
-                        name: Cow::Owned(format!("{base}Z{i}")),
-                        field_type: ty,
-                        required,
-                        description: Cow::Owned(description.clone()),
-                        fixture,
                         format,
-                        rust_name: None,
+                        ..field(&format!("{base}Z{i}"), ty, required, &description, fixture)
                     },
                 )
             })

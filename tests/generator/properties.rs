@@ -86,13 +86,8 @@ fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
                 .map(|(i, (base, ty, required, description))| {
                     format_and_hint(ty, required, hint(ty, required)).prop_map(move |(format, fixture)| {
                         FieldDescriptor {
-                            name: Cow::Owned(format!("{base}{i}")),
-                            field_type: ty,
-                            required,
-                            description: Cow::Owned(description.clone()),
-                            fixture,
                             format,
-                            rust_name: None,
+                            ..crate::format::field(&format!("{base}{i}"), ty, required, &description, fixture)
                         }
                     })
                 })
