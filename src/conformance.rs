@@ -596,30 +596,22 @@ impl Checker {
         // A known record type (by label) lists its own fields, whose
         // formats the rows' values must have.
         let known = label.and_then(crate::record_type);
-        let formats: Vec<Option<FieldFormat>> =
-            match known {
-                Some(known)
-                    if known.fields.len() == fields.len()
-                        && known.fields.iter().zip(&fields).all(|(k, f)| {
-                            k.name == f.name && k.field_type == f.field_type && k.required == f.required
-                        }) =>
-                {
-                    known.fields.iter().map(|f| f.format).collect()
-                }
-                Some(known) => {
-                    self.push(
-                        &preview_at.key("fields"),
-                        Rule::Sample,
-                        format!(
-                            "`{}` is a known record type; its fields are {:?} (with their types and required flags)",
-                            known.record_label,
-                            known.fields.iter().map(|f| &*f.name).collect::<Vec<_>>()
-                        ),
-                    );
-                    vec![None; fields.len()]
-                }
-                None => vec![None; fields.len()],
-            };
+        let formats: Vec<Option<FieldFormat>> = match known {
+            Some(known) if known_preview(known, descriptors) => known.fields.iter().map(|f| f.format).collect(),
+            Some(known) => {
+                self.push(
+                    &preview_at.key("fields"),
+                    Rule::Sample,
+                    format!(
+                        "`{}` is a known record type; its fields are its definition's, in order: {:?}",
+                        known.record_label,
+                        known.fields.iter().map(|f| &*f.name).collect::<Vec<_>>()
+                    ),
+                );
+                vec![None; fields.len()]
+            }
+            None => vec![None; fields.len()],
+        };
         self.rows(rows, &fields, &formats, slug, &sample_at.key("rows"));
     }
 
@@ -730,6 +722,16 @@ fn expected(shape: &Shape) -> &'static str {
         Shape::Object(_) | Shape::OpenObject => "an object",
         Shape::Any => "any value",
     }
+}
+
+/// Whether a preview's `fields` are exactly those of the known record type
+/// (name, type, required flag and description, in order), as the JSON
+/// Schema's `const` for that label says.
+fn known_preview(known: &crate::RecordSchema, descriptors: &[Value]) -> bool {
+    known.fields.len() == descriptors.len()
+        && known.fields.iter().zip(descriptors).all(|(field, value)| {
+            serde_json::to_value(crate::preview::FieldPreview::from(field)).is_ok_and(|v| &v == value)
+        })
 }
 
 /// A well-formed field descriptor from `schema_preview.fields[i]`.

@@ -13,7 +13,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::format::pattern_schema;
-use crate::preview::Sample;
+use crate::preview::{FieldPreview, Sample};
 use crate::product::{AvailabilityEntry, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
 use crate::response::ProductResponse;
 use crate::serving::ErrorKind;
@@ -128,26 +128,12 @@ fn cross_field_rules(fields: &[Field]) -> Vec<Value> {
                     json!({"type": "object", "properties": {"rows": {"type": "array", "items": row_schema(schema)}}}),
                 )],
             ));
-            let descriptors: Vec<Value> = schema
-                .fields
-                .iter()
-                .map(|f| {
-                    json!({"type": "object", "properties": {
-                        "name": string(&f.name),
-                        "type": string(f.field_type.as_str()),
-                        "required": {"const": f.required},
-                    }})
-                })
-                .collect();
-            let count = descriptors.len();
+            // A known record type's preview lists exactly its own fields
+            // (a `const`: `prefixItems` is beyond some OpenAPI tools).
+            let descriptors: Vec<FieldPreview> = schema.fields.iter().map(FieldPreview::from).collect();
             rules.push(if_then(
                 &[("schema_preview", labelled)],
-                &[(
-                    "schema_preview",
-                    json!({"type": "object", "properties": {"fields": {
-                        "type": "array", "prefixItems": descriptors, "items": false, "minItems": count,
-                    }}}),
-                )],
+                &[("schema_preview", json!({"type": "object", "properties": {"fields": {"const": descriptors}}}))],
             ));
         }
     } else if fields == AvailabilityEntry::KEYS {
