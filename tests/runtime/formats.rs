@@ -83,6 +83,23 @@ fn integers_written_with_a_decimal_point_are_integers() {
         violations_with("crm-webhook-connector", "/data/sample/row_count", json!(3.5)),
         ["/data/sample/row_count: [type]", "/data/sample/row_count: [derived]"]
     );
+    // The typed model reads what the validator and the schemas accept, and
+    // writes the integer back as an integer.
+    let mut manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/catalog/crm-webhook-connector.json"))
+            .expect("the manifest"),
+    )
+    .expect("JSON");
+    manifest["quality"]["content_score"] = json!(100.0);
+    assert!(foundry_catalog::conformance::validate_manifest(&manifest).is_empty());
+    let record = foundry_catalog::product::ProductManifest::from_value(&manifest)
+        .and_then(|m| m.build())
+        .expect("a manifest with 100.0 builds");
+    assert_eq!(serde_json::to_value(&record).expect("serializes")["quality"]["content_score"], json!(100));
+    let mut body = body("crm-webhook-connector");
+    body["data"]["quality"]["content_score"] = json!(100.0);
+    body["data"]["content_score"] = json!(100.0);
+    assert!(foundry_catalog::response::ProductResponse::from_value(&body).is_ok(), "the typed read accepts 100.0");
     assert_eq!(
         violations_with("crm-webhook-connector", "/data/member_count", json!(-1)),
         ["/data/member_count: [type]", "/data/member_count: [derived]"]
