@@ -36,12 +36,7 @@ fn json_schema(shape: &Shape) -> Value {
         },
         Shape::Any => json!({}),
         Shape::Object(fields) => {
-            let mut schema = object_schema(fields.iter(), |_| true, json_schema);
-            let rules = cross_field_rules(fields);
-            if !rules.is_empty() {
-                schema["allOf"] = Value::Array(rules);
-            }
-            schema
+            with_rules(object_schema(fields.iter(), |_| true, json_schema), cross_field_rules(fields).into_iter())
         }
         Shape::OpenObject => json!({"type": "object"}),
     }
@@ -69,20 +64,50 @@ fn string_schema(format: Format) -> Value {
 /// `{"type": "object", "properties": {key: schema, …}, "required": [keys]}`:
 /// an `if` that holds when every key is present with its schema, or the
 /// `then` that gives each key its schema.
-fn when(entries: &[(&str, Value)]) -> Value {
+fn when(entries: &[(&'static str, Value)]) -> Value {
     let properties: Map<String, Value> = entries.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
     let required: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
     json!({"type": "object", "properties": properties, "required": required})
 }
 
-/// `{"if": …, "then": …}`; the `then` does not require its keys (the
-/// object's own `required` does).
-fn if_then(condition: &[(&str, Value)], consequence: &[(&str, Value)]) -> Value {
-    let mut then = when(consequence);
-    if let Some(object) = then.as_object_mut() {
-        object.remove("required");
+/// One rule between keys of an object: when every key of `condition` has
+/// its schema, each key of `consequence` has its own.
+struct CrossRule {
+    condition: Vec<(&'static str, Value)>,
+    consequence: Vec<(&'static str, Value)>,
+}
+
+impl CrossRule {
+    /// `{"if": …, "then": …}`; the `then` does not require its keys (the
+    /// object's own `required` does).
+    fn to_schema(&self) -> Value {
+        let mut then = when(&self.consequence);
+        if let Some(object) = then.as_object_mut() {
+            object.remove("required");
+        }
+        json!({"if": when(&self.condition), "then": then})
     }
-    json!({"if": when(condition), "then": then})
+
+    /// The rule as it applies where only the keys `keep` accepts exist (a
+    /// manifest, without derived and built keys): none if its condition
+    /// needs another key, else its consequence on the kept keys.
+    fn restricted(mut self, keep: impl Fn(&str) -> bool) -> Option<CrossRule> {
+        self.consequence.retain(|(key, _)| keep(key));
+        (self.condition.iter().all(|(key, _)| keep(key)) && !self.consequence.is_empty()).then_some(self)
+    }
+}
+
+fn if_then(condition: &[(&'static str, Value)], consequence: &[(&'static str, Value)]) -> CrossRule {
+    CrossRule { condition: condition.to_vec(), consequence: consequence.to_vec() }
+}
+
+/// An object's schema with its cross-field rules as `allOf`.
+fn with_rules(mut schema: Value, rules: impl Iterator<Item = CrossRule>) -> Value {
+    let rules: Vec<Value> = rules.map(|r| r.to_schema()).collect();
+    if !rules.is_empty() {
+        schema["allOf"] = Value::Array(rules);
+    }
+    schema
 }
 
 /// The rules between two keys of one object that 2020-12 can state with
@@ -94,7 +119,7 @@ fn if_then(condition: &[(&str, Value)], consequence: &[(&str, Value)]) -> Value 
 /// status, no url for unpublished states, `sample_type` ↔
 /// `sample_status`, `missing_reason` null when available. Rules that
 /// compare two values stay with the validator.
-fn cross_field_rules(fields: &[Field]) -> Vec<Value> {
+fn cross_field_rules(fields: &[Field]) -> Vec<CrossRule> {
     let string = |value: &str| json!({"type": "string", "const": value});
     let mut rules = Vec::new();
     if fields == ProductRecord::KEYS {
@@ -228,7 +253,9 @@ fn with_header(schema: Value, title: &str, description: &str) -> Value {
 pub fn manifest_schema() -> Value {
     fn manifest_shape(shape: &Shape) -> Value {
         match shape {
-            Shape::Object(fields) if fields.iter().any(|f| !stored(f)) => manifest_object(fields.iter()),
+            Shape::Object(fields) if fields.iter().any(|f| !stored(f)) => {
+                with_rules(manifest_object(fields.iter()), manifest_rules(fields))
+            }
             Shape::Array(item) => match json_schema(shape) {
                 Value::Object(mut array) => {
                     array.insert("items".to_owned(), manifest_shape(item));
@@ -246,9 +273,14 @@ pub fn manifest_schema() -> Value {
     fn manifest_object<'a>(fields: impl Iterator<Item = &'a Field>) -> Value {
         object_schema(fields.filter(|f| stored(f)), |f| f.role == Role::Stored, manifest_shape)
     }
+    /// The object's cross-field rules on its stored keys only.
+    fn manifest_rules(fields: &[Field]) -> impl Iterator<Item = CrossRule> {
+        let keep = |key: &str| fields.iter().any(|f| f.name == key && stored(f));
+        cross_field_rules(fields).into_iter().filter_map(move |rule| rule.restricted(keep))
+    }
     let fields = ProductManifest::KEYS.iter().chain(ProductRecord::KEYS);
     with_header(
-        manifest_object(fields),
+        with_rules(manifest_object(fields), manifest_rules(ProductRecord::KEYS)),
         "foundry-catalog product manifest",
         "What a catalog team writes per product; everything else in the record is derived. Generated from foundry_catalog::product::ProductRecord::KEYS and ProductManifest::KEYS.",
     )
