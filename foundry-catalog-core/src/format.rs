@@ -71,9 +71,11 @@ pub const ABSOLUTE_URL_PATTERN: &str = concat!(
     "(#(%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?$",
 );
 
-/// A `YYYY-MM-DD` date with a month 01–12 and a day 01–31; the calendar
-/// (30 February) is `format: date`'s job and the Rust check's.
-const DATE_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+/// A `YYYY-MM-DD` date in years 0001–9999 (Python's `date` has no year 0)
+/// with a month 01–12 and a day 01–31; the calendar (30 February) is
+/// `format: date`'s job and the Rust check's.
+const DATE_PATTERN: &str =
+    "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
 
 /// A token with the optional row suffix.
 const TOKEN_PATTERN: &str = "^[a-z][a-z0-9]*(_[a-z0-9]+)*( [1-9][0-9]*)?$";
@@ -329,14 +331,16 @@ pub mod date {
         (to_text(date)? == text).then_some(date)
     }
 
-    /// The `YYYY-MM-DD` text of a date; `None` outside years 0000–9999.
+    /// The `YYYY-MM-DD` text of a date; `None` outside years 0001–9999
+    /// (year 0 is no year to Python's `date` nor to JSON Schema's `format: date`
+    /// there).
     pub fn to_text(date: time::Date) -> Option<String> {
-        (0..=9999).contains(&date.year()).then(|| date.format(FORMAT).ok()).flatten()
+        (1..=9999).contains(&date.year()).then(|| date.format(FORMAT).ok()).flatten()
     }
 
     /// Serializes a date as `YYYY-MM-DD`.
     pub fn serialize<S: Serializer>(date: &time::Date, serializer: S) -> Result<S::Ok, S::Error> {
-        let text = to_text(*date).ok_or_else(|| serde::ser::Error::custom("a date outside years 0000-9999"))?;
+        let text = to_text(*date).ok_or_else(|| serde::ser::Error::custom("a date outside years 0001-9999"))?;
         serializer.serialize_str(&text)
     }
 

@@ -47,6 +47,7 @@ fn every_declared_format_is_checked_in_rows() {
     let rows = "/data/sample/rows";
     for (slug, pointer, value) in [
         ("eu-regulatory-status-signals", "0/effectiveAt", json!("2026-02-30")),
+        ("eu-regulatory-status-signals", "0/effectiveAt", json!("0000-01-01")),
         ("eu-regulatory-status-signals", "0/sourceUrl", json!("https://[::1/x")),
         ("eu-regulatory-status-signals", "0/status", json!("Fixture Validated")),
         ("eu-regulatory-status-signals", "0/entityName", json!("Entity name")),
@@ -140,7 +141,7 @@ fn typed_rows_round_trip_to_the_same_wire_form() {
 fn every_format_rejects_a_broken_value() {
     for format in FieldFormat::ALL {
         let bad = match format {
-            FieldFormat::Date => json!("2026-02-30"),
+            FieldFormat::Date => json!("0000-01-01"),
             FieldFormat::Url => json!("https://exa mple.org/"),
             FieldFormat::Fraction => json!(1.0),
             FieldFormat::Token => json!("fixture_validated  2"),
