@@ -46,17 +46,15 @@ fn json_schema(shape: &Shape) -> Value {
 /// [`crate::format::pattern_schema`]) and `format` annotation, or the
 /// ISO 4217 list for currencies.
 fn string_schema(format: Format) -> Value {
-    if format == Format::Currency {
-        return json!({"type": "string", "enum": crate::Currency::all_codes()});
+    match format {
+        Format::Currency => return json!({"type": "string", "enum": crate::Currency::all_codes()}),
+        Format::Slug => return crate::format::slug_schema(),
+        _ => {}
     }
     let Some(pattern) = format.pattern() else { return json!({"type": "string"}) };
     let mut schema = crate::format::pattern_schema(&pattern);
     if let Some(annotation) = format.annotation() {
         schema["format"] = json!(annotation);
-    }
-    if format == Format::Slug {
-        schema["minLength"] = json!(1);
-        schema["maxLength"] = json!(crate::MAX_SLUG_LEN);
     }
     schema
 }

@@ -92,6 +92,14 @@ pub fn pattern_schema(pattern: &str) -> Value {
     json!({"type": "string", "pattern": pattern, "not": {"type": "string", "pattern": "\n"}})
 }
 
+/// The schema of a slug ([`crate::Slug`]): its pattern and length.
+pub fn slug_schema() -> Value {
+    let mut schema = pattern_schema(SLUG_PATTERN);
+    schema["minLength"] = json!(1);
+    schema["maxLength"] = json!(crate::MAX_SLUG_LEN);
+    schema
+}
+
 /// Why a value does not have its field's format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormatProblem(pub String);
@@ -201,7 +209,7 @@ impl FieldFormat {
             FieldFormat::Payload => json!({
                 "type": "object",
                 "properties": {
-                    "product": pattern_schema(SLUG_PATTERN),
+                    "product": slug_schema(),
                     "fixture_mode": {"type": "string"},
                 },
                 "required": ["product", "fixture_mode"],
