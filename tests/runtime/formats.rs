@@ -8,10 +8,7 @@ use foundry_catalog::records::{ActorProductRecord, AutomationTriggerActionPayloa
 use foundry_catalog::{AbsoluteUrl, FieldFormat, RecordType, Slug};
 use serde_json::{Value, json};
 
-fn body(slug: &str) -> Value {
-    let catalog = foundry_catalog::catalog::ResponseCatalog::embedded().expect("the embedded catalog builds");
-    serde_json::from_slice(&catalog.get(slug).expect("a product").body()).expect("JSON")
-}
+use crate::json_schemas::body;
 
 /// The violations of `slug`'s body with `pointer` set to `value`, as
 /// `pointer: [rule]` strings.

@@ -77,9 +77,14 @@ fn format_cases_agree_with_the_rust_checks() {
     }
 }
 
-/// The embedded catalog's body for `slug`, as JSON.
-fn body(slug: &str) -> Value {
-    let catalog = foundry_catalog::catalog::ResponseCatalog::embedded().expect("the embedded catalog builds");
+/// The example catalog (`examples/catalog/`), built as `serve --catalog` builds it.
+fn example_catalog() -> foundry_catalog::catalog::ResponseCatalog {
+    foundry_catalog::catalog::ResponseCatalog::from_dir(&root().join("examples/catalog")).expect("the examples build")
+}
+
+/// The example catalog's body for `slug`, as JSON.
+pub(crate) fn body(slug: &str) -> Value {
+    let catalog = example_catalog();
     let entry = catalog.get(slug).unwrap_or_else(|| panic!("no product {slug}"));
     serde_json::from_slice(&entry.body()).expect("a body is JSON")
 }
@@ -121,12 +126,7 @@ fn the_validator_rejects_every_mutation_the_schemas_reject() {
         for pattern in case["instances"].as_array().expect("instances") {
             let pattern = pattern.as_str().expect("a string");
             let slugs: Vec<String> = match pattern.strip_prefix("generated/bodies/") {
-                Some("*.json") => foundry_catalog::catalog::ResponseCatalog::embedded()
-                    .expect("builds")
-                    .slugs()
-                    .iter()
-                    .map(|s| (*s).to_owned())
-                    .collect(),
+                Some("*.json") => example_catalog().slugs().iter().map(|s| (*s).to_owned()).collect(),
                 Some(file) => vec![file.trim_end_matches(".json").to_owned()],
                 None => panic!("response mutations are made on rendered bodies, not {pattern}"),
             };
