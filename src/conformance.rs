@@ -20,9 +20,10 @@
 //! | `primary_cta` | null without listings; otherwise exactly one listing is primary and `primary_cta` equals it |
 //! | `availability` | a status label shown for the status; `published_product` entries published, clickable, with a URL; unpublished states without a URL |
 //! | `first_listing` | the first listing's key is in availability as `published_product` |
-//! | `sample` | `sample_status` paired with `sample_type`; `record_label`s equal; `fields` = the preview's field names; rows carry every required field, only known fields, values of the preview's types, and the `" N"` suffix on later rows' fixture text |
+//! | `sample` | `sample_status` paired with `sample_type`; `record_label`s equal; `fields` = the preview's field names; rows carry every required field, only known fields, values of the preview's types, and the `" N"` suffix on later rows' fixture text; the preview of a generated record type lists exactly its definition's fields |
 //! | `schema_hash` | recomputed from the preview's fields and label |
 //! | `manifest_path` | `products/generated/<slug>/product.json` or `<scheme>://actors/<publisher>/<slug>` |
+//! | `field_format` | in the rows of a known record type (its label and fields equal the preview's), every value has its field's format ([`crate::format`](mod@crate::format)); a payload's `product` is the slug; a `key` differs from row to row |
 
 use std::borrow::Cow;
 use std::fmt;
@@ -30,10 +31,9 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::fixture::{TEXT_PREFIX, row_suffix};
-use crate::preview::ManifestLocation;
 use crate::product::{API_PATH_PREFIX, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
 use crate::shape::{Field, Role, Shape};
-use crate::{DigestLength, FieldDescriptor, FieldType, SampleType};
+use crate::{DigestLength, FieldDescriptor, FieldFormat, FieldType, SampleType};
 
 /// Which rule a violation breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -68,6 +68,8 @@ pub enum Rule {
     ManifestPath,
     /// A manifest names a record type that was not generated.
     RecordType,
+    /// A sample row's value breaks its field's declared format.
+    FieldFormat,
 }
 
 impl Rule {
@@ -89,6 +91,7 @@ impl Rule {
             Rule::SchemaHash => "schema_hash",
             Rule::ManifestPath => "manifest_path",
             Rule::RecordType => "record_type",
+            Rule::FieldFormat => "field_format",
         }
     }
 }
@@ -268,7 +271,8 @@ impl Checker {
                 }
             }
             (Shape::Bool, Value::Bool(_)) => {}
-            (Shape::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => {}
+            (Shape::Integer, Value::Number(n)) if integer(n).is_some() => {}
+            (Shape::Count, Value::Number(n)) if integer(n).is_some_and(|i| i >= 0.0) => {}
             (Shape::Const(expected), Value::String(text)) => {
                 if text != expected {
                     self.push(at, Rule::Type, format!("{text:?} should be {expected:?}"));
@@ -364,7 +368,7 @@ impl Checker {
 
     fn derived_equal(&mut self, value: Option<&Value>, source: Option<&Value>, at: &Ptr<'_>, what: &str) {
         if let (Some(value), Some(source)) = (value, source)
-            && value != source
+            && !same_value(value, source)
         {
             self.push(at, Rule::Derived, format!("{value} should equal {what} ({source})"));
         }
@@ -372,7 +376,7 @@ impl Checker {
 
     fn count(&mut self, value: Option<&Value>, expected: usize, at: &Ptr<'_>, what: &str) {
         if let Some(value) = value
-            && value.as_u64() != u64::try_from(expected).ok()
+            && value.as_number().and_then(integer) != Some(expected as f64)
         {
             self.push(at, Rule::Derived, format!("{value} should be the length of {what} ({expected})"));
         }
@@ -589,17 +593,55 @@ impl Checker {
                 format!("should be the schema's field names in order: {names:?}"),
             );
         }
-        self.rows(rows, &fields, &sample_at.key("rows"));
+        // A known record type (by label) lists its own fields, whose
+        // formats the rows' values must have.
+        let known = label.and_then(crate::record_type);
+        let formats: Vec<Option<FieldFormat>> = match known {
+            Some(known) if known_preview(known, descriptors) => known.fields.iter().map(|f| f.format).collect(),
+            Some(known) => {
+                self.push(
+                    &preview_at.key("fields"),
+                    Rule::Sample,
+                    format!(
+                        "`{}` is a known record type; its fields are its definition's, in order: {:?}",
+                        known.record_label,
+                        known.fields.iter().map(|f| &*f.name).collect::<Vec<_>>()
+                    ),
+                );
+                vec![None; fields.len()]
+            }
+            None => vec![None; fields.len()],
+        };
+        self.rows(rows, &fields, &formats, slug, &sample_at.key("rows"));
     }
 
-    fn rows(&mut self, rows: &[Value], fields: &[FieldDescriptor], base: &Ptr<'_>) {
+    fn rows(
+        &mut self,
+        rows: &[Value],
+        fields: &[FieldDescriptor],
+        formats: &[Option<FieldFormat>],
+        slug: Option<&str>,
+        base: &Ptr<'_>,
+    ) {
+        for (field, format) in fields.iter().zip(formats) {
+            if *format == Some(FieldFormat::Key)
+                && let Some((first, again)) =
+                    crate::format::check_unique(rows.iter().filter_map(|r| r.get(&*field.name)))
+            {
+                self.push(
+                    &base.index(again).key(&field.name),
+                    Rule::FieldFormat,
+                    format!("the key `{}` repeats row {}'s value; a key is unique per row", field.name, first + 1),
+                );
+            }
+        }
         for (i, row) in rows.iter().enumerate() {
             let here = base.index(i);
             let Some(row) = row.as_object() else { continue };
             for key in row.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())) {
                 self.push(&here.key(key), Rule::Sample, format!("`{key}` is not a field of the record type"));
             }
-            for field in fields {
+            for (field, format) in fields.iter().zip(formats) {
                 let at = here.key(&field.name);
                 let Some(value) = row.get(&*field.name) else {
                     if field.required {
@@ -619,6 +661,11 @@ impl Checker {
                         format!("expected a {} (the schema's type), found {}", field.field_type, kind(value)),
                     );
                     continue;
+                }
+                if let Some(format) = format
+                    && let Err(problem) = format.check(value, slug)
+                {
+                    self.push(&at, Rule::FieldFormat, format!("`{}` has format `{format}`: {problem}", field.name));
                 }
                 // Fixture text: row n repeats row 1's text with the suffix " n".
                 if let (Some(first_text), Some(text)) = (suffixed_text(rows, &field.name), value.as_str()) {
@@ -647,11 +694,26 @@ fn suffixed_text<'a>(rows: &'a [Value], name: &str) -> Option<&'a str> {
     follows.then_some(first)
 }
 
+/// The value of an integer, `3` and `3.0` alike (JSON Schema's integer:
+/// a number with no fractional part); `None` for other numbers.
+fn integer(n: &serde_json::Number) -> Option<f64> {
+    n.as_f64().filter(|f| f.fract() == 0.0)
+}
+
+/// Equal JSON values, with numbers compared by value (`100` = `100.0`).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64() && (a.is_f64() || b.is_f64() || a == b),
+        _ => a == b,
+    }
+}
+
 fn expected(shape: &Shape) -> &'static str {
     match shape {
         Shape::Str(_) | Shape::Const(_) | Shape::OneOf(_) => "a string",
         Shape::Bool => "a boolean",
         Shape::Integer => "an integer",
+        Shape::Count => "a non-negative integer",
         Shape::Nullable(inner) => match inner {
             Shape::Object(_) => "an object or null",
             _ => "a string or null",
@@ -660,6 +722,16 @@ fn expected(shape: &Shape) -> &'static str {
         Shape::Object(_) | Shape::OpenObject => "an object",
         Shape::Any => "any value",
     }
+}
+
+/// Whether a preview's `fields` are exactly those of the known record type
+/// (name, type, required flag and description, in order), as the JSON
+/// Schema's `const` for that label says.
+fn known_preview(known: &crate::RecordSchema, descriptors: &[Value]) -> bool {
+    known.fields.len() == descriptors.len()
+        && known.fields.iter().zip(descriptors).all(|(field, value)| {
+            serde_json::to_value(crate::preview::FieldPreview::from(field)).is_ok_and(|v| &v == value)
+        })
 }
 
 /// A well-formed field descriptor from `schema_preview.fields[i]`.
@@ -671,15 +743,12 @@ fn descriptor(value: &Value) -> Option<FieldDescriptor> {
         required: value.get("required")?.as_bool()?,
         description: Cow::Borrowed(""),
         fixture: None,
+        format: None,
+        rust_name: None,
     })
 }
 
 /// Whether `path` is one of the two shown manifest-path shapes for `slug`.
 fn is_manifest_path(path: &str, slug: &str) -> bool {
-    if path == format!("products/generated/{slug}/product.json") {
-        return true;
-    }
-    let Some((scheme, rest)) = path.split_once("://actors/") else { return false };
-    let Some((publisher, tail)) = rest.split_once('/') else { return false };
-    tail == slug && ManifestLocation::actor(scheme, publisher).is_ok()
+    crate::shape::manifest_path_slug(path) == Some(slug)
 }

@@ -25,6 +25,25 @@ impl Currency {
         if iso_currency::Currency::from_code(&code).is_some() { Ok(Currency(code)) } else { Err(InvalidCurrency(code)) }
     }
 
+    /// Every ISO 4217 code `iso_currency` knows, sorted (for the JSON
+    /// Schemas' `enum`): every three-letter uppercase text tried against
+    /// the list, since the list's own iterator needs `strum` (and `syn` 2).
+    pub fn all_codes() -> Vec<String> {
+        let letters = b'A'..=b'Z';
+        let mut codes = Vec::new();
+        for a in letters.clone() {
+            for b in letters.clone() {
+                for c in letters.clone() {
+                    let code = String::from_utf8_lossy(&[a, b, c]).into_owned();
+                    if iso_currency::Currency::from_code(&code).is_some() {
+                        codes.push(code);
+                    }
+                }
+            }
+        }
+        codes
+    }
+
     /// The code.
     pub fn as_str(&self) -> &str {
         &self.0

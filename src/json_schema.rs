@@ -12,21 +12,21 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::RecordSchema;
-use crate::product::{ProductManifest, ProductRecord};
+use crate::format::pattern_schema;
+use crate::preview::{FieldPreview, Sample};
+use crate::product::{AvailabilityEntry, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
 use crate::response::ProductResponse;
 use crate::serving::ErrorKind;
 use crate::shape::{Field, Format, Role, Shape};
+use crate::{RecordSchema, SampleType};
 
 /// JSON Schema (2020-12) of a shape.
 fn json_schema(shape: &Shape) -> Value {
     match shape {
-        Shape::Str(format) => match format.pattern() {
-            Some(pattern) => json!({"type": "string", "pattern": pattern}),
-            None => json!({"type": "string"}),
-        },
+        Shape::Str(format) => string_schema(*format),
         Shape::Bool => json!({"type": "boolean"}),
         Shape::Integer => json!({"type": "integer"}),
+        Shape::Count => json!({"type": "integer", "minimum": 0}),
         Shape::Const(c) => json!({"const": c}),
         Shape::OneOf(values) => json!({"enum": values}),
         Shape::Nullable(inner) => json!({"anyOf": [json_schema(inner), {"type": "null"}]}),
@@ -35,9 +35,161 @@ fn json_schema(shape: &Shape) -> Value {
             item => json!({"type": "array", "items": json_schema(item)}),
         },
         Shape::Any => json!({}),
-        Shape::Object(fields) => object_schema(fields.iter(), |_| true, json_schema),
+        Shape::Object(fields) => {
+            with_rules(object_schema(fields.iter(), |_| true, json_schema), cross_field_rules(fields).into_iter())
+        }
         Shape::OpenObject => json!({"type": "object"}),
     }
+}
+
+/// A string of a format: its pattern (with the line-feed guard of
+/// [`crate::format::pattern_schema`]) and `format` annotation, or the
+/// ISO 4217 list for currencies.
+fn string_schema(format: Format) -> Value {
+    match format {
+        Format::Currency => return json!({"type": "string", "enum": crate::Currency::all_codes()}),
+        Format::Slug => return crate::format::slug_schema(),
+        _ => {}
+    }
+    let Some(pattern) = format.pattern() else { return json!({"type": "string"}) };
+    let mut schema = crate::format::pattern_schema(&pattern);
+    if let Some(annotation) = format.annotation() {
+        schema["format"] = json!(annotation);
+    }
+    schema
+}
+
+/// `{"type": "object", "properties": {key: schema, …}, "required": [keys]}`:
+/// an `if` that holds when every key is present with its schema, or the
+/// `then` that gives each key its schema.
+fn when(entries: &[(&'static str, Value)]) -> Value {
+    let properties: Map<String, Value> = entries.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+    let required: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// One rule between keys of an object: when every key of `condition` has
+/// its schema, each key of `consequence` has its own.
+struct CrossRule {
+    condition: Vec<(&'static str, Value)>,
+    consequence: Vec<(&'static str, Value)>,
+}
+
+impl CrossRule {
+    /// `{"if": …, "then": …}`; the `then` does not require its keys (the
+    /// object's own `required` does).
+    fn to_schema(&self) -> Value {
+        let mut then = when(&self.consequence);
+        if let Some(object) = then.as_object_mut() {
+            object.remove("required");
+        }
+        json!({"if": when(&self.condition), "then": then})
+    }
+
+    /// The rule as it applies where only the keys `keep` accepts exist (a
+    /// manifest, without derived and built keys): none if its condition
+    /// needs another key, else its consequence on the kept keys.
+    fn restricted(mut self, keep: impl Fn(&str) -> bool) -> Option<CrossRule> {
+        self.consequence.retain(|(key, _)| keep(key));
+        (self.condition.iter().all(|(key, _)| keep(key)) && !self.consequence.is_empty()).then_some(self)
+    }
+}
+
+fn if_then(condition: &[(&'static str, Value)], consequence: &[(&'static str, Value)]) -> CrossRule {
+    CrossRule { condition: condition.to_vec(), consequence: consequence.to_vec() }
+}
+
+/// An object's schema with its cross-field rules as `allOf`.
+fn with_rules(mut schema: Value, rules: impl Iterator<Item = CrossRule>) -> Value {
+    let rules: Vec<Value> = rules.map(|r| r.to_schema()).collect();
+    if !rules.is_empty() {
+        schema["allOf"] = Value::Array(rules);
+    }
+    schema
+}
+
+/// The rules between two keys of one object that 2020-12 can state with
+/// `if`/`then`, for the objects that have them: route ↔ category (and the
+/// route in `canonical_path`), `primary_cta` null exactly without
+/// listings, one primary listing, sample rows of a known record type
+/// (chosen by `record_label`), clickable ⇔ url is a string,
+/// `published_product` ⇒ published + clickable + url, `status_label` per
+/// status, no url for unpublished states, `sample_type` ↔
+/// `sample_status`, `missing_reason` null when available. Rules that
+/// compare two values stay with the validator.
+fn cross_field_rules(fields: &[Field]) -> Vec<CrossRule> {
+    let string = |value: &str| json!({"type": "string", "const": value});
+    let mut rules = Vec::new();
+    if fields == ProductRecord::KEYS {
+        for route in Route::ALL {
+            let path = format!("^/{}/[a-z0-9]+(-[a-z0-9]+)*$", route.as_str());
+            rules.push(if_then(
+                &[("route", string(route.as_str()))],
+                &[("category", string(route.category().as_str())), ("canonical_path", pattern_schema(&path))],
+            ));
+        }
+        rules.push(if_then(
+            &[("marketplaces", json!({"type": "array", "maxItems": 0}))],
+            &[("primary_cta", json!({"type": "null"}))],
+        ));
+        let primary = json!({"type": "object", "properties": {"primary": {"const": true}}, "required": ["primary"]});
+        rules.push(if_then(
+            &[("marketplaces", json!({"type": "array", "minItems": 1}))],
+            &[
+                ("primary_cta", json!({"type": "object"})),
+                ("marketplaces", json!({"type": "array", "contains": primary, "minContains": 1, "maxContains": 1})),
+            ],
+        ));
+        for schema in crate::record_types() {
+            let label = &*schema.record_label;
+            let labelled =
+                json!({"type": "object", "properties": {"record_label": string(label)}, "required": ["record_label"]});
+            rules.push(if_then(
+                &[("sample", labelled.clone())],
+                &[(
+                    "sample",
+                    json!({"type": "object", "properties": {"rows": {"type": "array", "items": row_schema(schema)}}}),
+                )],
+            ));
+            // A known record type's preview lists exactly its own fields
+            // (a `const`: `prefixItems` is beyond some OpenAPI tools).
+            let descriptors: Vec<FieldPreview> = schema.fields.iter().map(FieldPreview::from).collect();
+            rules.push(if_then(
+                &[("schema_preview", labelled)],
+                &[("schema_preview", json!({"type": "object", "properties": {"fields": {"const": descriptors}}}))],
+            ));
+        }
+    } else if fields == AvailabilityEntry::KEYS {
+        rules.push(if_then(&[("clickable", json!({"const": true}))], &[("url", json!({"type": "string"}))]));
+        rules.push(if_then(&[("clickable", json!({"const": false}))], &[("url", json!({"type": "null"}))]));
+        rules.push(if_then(
+            &[("coverage", string(Coverage::PublishedProduct.as_str()))],
+            &[
+                ("status", string(AvailabilityStatus::Published.as_str())),
+                ("clickable", json!({"const": true})),
+                ("url", json!({"type": "string"})),
+            ],
+        ));
+        for status in AvailabilityStatus::ALL {
+            let mut then = vec![("status_label", json!({"type": "string", "enum": status.status_labels()}))];
+            if !status.may_have_url() {
+                then.push(("url", json!({"type": "null"})));
+            }
+            rules.push(if_then(&[("status", string(status.as_str()))], &then));
+        }
+    } else if fields == Sample::KEYS {
+        for sample_type in SampleType::ALL {
+            rules.push(if_then(
+                &[("sample_type", string(sample_type.as_str()))],
+                &[("sample_status", string(sample_type.sample_status().as_str()))],
+            ));
+        }
+        rules.push(if_then(
+            &[("sample_available", json!({"const": true}))],
+            &[("missing_reason", json!({"type": "null"}))],
+        ));
+    }
+    rules
 }
 
 /// A closed object's schema: each field's schema (made by `schema_of`)
@@ -64,14 +216,20 @@ fn object_schema<'a>(
 
 /// The JSON Schema of a response body, generated from [`ProductResponse::KEYS`].
 ///
-/// Cross-field rules (derived values, `primary_cta`, the availability
-/// rules, sample rows against the schema preview, the recomputed hash) are
-/// beyond this schema; [`crate::conformance::validate`] checks them.
+/// It states every rule 2020-12 can: formats as patterns, counts from 0,
+/// the ISO 4217 list, path shapes, the rules between keys of one object
+/// with `if`/`then` (route and category, listings and `primary_cta`,
+/// availability entries, sample type and status), and sample rows of each
+/// generated record type. Rules that compare two values (derived values,
+/// `primary_cta` equal to the primary listing, paths from the slug, the
+/// first listing's availability, the suffix rule, a payload's `product`
+/// equal to the slug, keys unique per row, the recomputed hash) are
+/// checked by [`crate::conformance::validate`].
 pub fn response_schema() -> Value {
     with_header(
         json_schema(&Shape::Object(ProductResponse::KEYS)),
         "foundry-catalog product response",
-        "GET /api/public/foundry/products/{slug}: {\"data\": <product record>}. Generated from foundry_catalog::response::ProductResponse::KEYS; cross-field rules are checked by foundry_catalog::conformance::validate.",
+        "GET /api/public/foundry/products/{slug}: {\"data\": <product record>}. Generated from foundry_catalog::response::ProductResponse::KEYS; rules that compare two values are checked by foundry_catalog::conformance::validate.",
     )
 }
 
@@ -93,7 +251,9 @@ fn with_header(schema: Value, title: &str, description: &str) -> Value {
 pub fn manifest_schema() -> Value {
     fn manifest_shape(shape: &Shape) -> Value {
         match shape {
-            Shape::Object(fields) if fields.iter().any(|f| !stored(f)) => manifest_object(fields.iter()),
+            Shape::Object(fields) if fields.iter().any(|f| !stored(f)) => {
+                with_rules(manifest_object(fields.iter()), manifest_rules(fields))
+            }
             Shape::Array(item) => match json_schema(shape) {
                 Value::Object(mut array) => {
                     array.insert("items".to_owned(), manifest_shape(item));
@@ -111,30 +271,43 @@ pub fn manifest_schema() -> Value {
     fn manifest_object<'a>(fields: impl Iterator<Item = &'a Field>) -> Value {
         object_schema(fields.filter(|f| stored(f)), |f| f.role == Role::Stored, manifest_shape)
     }
+    /// The object's cross-field rules on its stored keys only.
+    fn manifest_rules(fields: &[Field]) -> impl Iterator<Item = CrossRule> {
+        let keep = |key: &str| fields.iter().any(|f| f.name == key && stored(f));
+        cross_field_rules(fields).into_iter().filter_map(move |rule| rule.restricted(keep))
+    }
     let fields = ProductManifest::KEYS.iter().chain(ProductRecord::KEYS);
     with_header(
-        manifest_object(fields),
+        with_rules(manifest_object(fields), manifest_rules(ProductRecord::KEYS)),
         "foundry-catalog product manifest",
         "What a catalog team writes per product; everything else in the record is derived. Generated from foundry_catalog::product::ProductRecord::KEYS and ProductManifest::KEYS.",
     )
 }
 
-/// The JSON Schema of one record type's rows, generated from its schema.
-pub fn record_type_schema(schema: &RecordSchema) -> Value {
+/// The schema of one row of a record type: each field's type and, with a
+/// format, the format's schema ([`crate::FieldFormat::json_schema`]).
+fn row_schema(schema: &RecordSchema) -> Value {
     let mut properties = Map::new();
     for field in schema.fields.iter() {
-        properties.insert(
-            field.name.to_string(),
-            json!({"type": field.field_type.as_str(), "description": field.description}),
-        );
+        let mut property = match field.format {
+            Some(format) => format.json_schema(),
+            None => json!({"type": field.field_type.as_str()}),
+        };
+        property["description"] = json!(field.description);
+        properties.insert(field.name.to_string(), property);
     }
-    with_header(
-        json!({
+    json!({
         "type": "object",
         "properties": properties,
         "required": schema.required_fields().collect::<Vec<_>>(),
         "additionalProperties": false,
-        }),
+    })
+}
+
+/// The JSON Schema of one record type's rows, generated from its schema.
+pub fn record_type_schema(schema: &RecordSchema) -> Value {
+    with_header(
+        row_schema(schema),
         &schema.record_label,
         &format!("One `{}` record; schema_hash {}.", schema.record_label, schema.schema_hash),
     )
@@ -207,7 +380,7 @@ pub fn openapi() -> Value {
         "in": "path",
         "required": true,
         "description": "Lowercase letters and digits in words joined by single hyphens.",
-        "schema": {"type": "string", "minLength": 1, "maxLength": crate::MAX_SLUG_LEN, "pattern": Format::Slug.pattern()},
+        "schema": string_schema(Format::Slug),
         "examples": examples,
     });
     let mut schemas = Map::new();
@@ -221,7 +394,7 @@ pub fn openapi() -> Value {
         "info": {
             "title": "Public product catalog",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Read-only product records. Generated from foundry_catalog's key tables and serving::ErrorKind; the cross-field rules are checked by foundry_catalog::conformance::validate.",
+            "description": "Read-only product records. Generated from foundry_catalog's key tables and serving::ErrorKind; the rules that compare two values are checked by foundry_catalog::conformance::validate.",
         },
         "paths": {
             format!("{}{{slug}}", crate::product::API_PATH_PREFIX): {

@@ -156,13 +156,13 @@ wire_object! {
         /// Always `product_output_contract`.
         "source" => derived source: &str = Shape::Const(OUTPUT_CONTRACT_SOURCE),
         /// Length of `fields`.
-        "field_count" => derived field_count: usize = Shape::Integer,
+        "field_count" => derived field_count: usize = Shape::Count,
         /// Lowercase hex digest (64 or 40 characters).
         "schema_hash" => stored schema_hash: String = Shape::Str(Format::HexDigest),
         /// Name of the record type.
         "record_label" => stored record_label: String = Shape::Str(Format::Key),
         /// `products/generated/<slug>/product.json` or `<scheme>://actors/<publisher>/<slug>`.
-        "manifest_path" => stored manifest_path: String = TEXT,
+        "manifest_path" => stored manifest_path: String = Shape::Str(Format::ManifestPath),
         /// Names of the required descriptors, in field order.
         "required_fields" => derived required_fields: Vec<&str> = TEXTS,
     }
@@ -220,7 +220,7 @@ wire_object! {
         /// Always `product_output_contract`.
         "source" => derived source: &str = Shape::Const(OUTPUT_CONTRACT_SOURCE),
         /// Length of `rows`.
-        "row_count" => derived row_count: usize = Shape::Integer,
+        "row_count" => derived row_count: usize = Shape::Count,
         /// How the rows were produced.
         "sample_type" => stored sample_type: SampleType = Shape::OneOf(SampleType::VALUES),
         /// Name of the record type.

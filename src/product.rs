@@ -200,13 +200,35 @@ wire_object! {
     }
 }
 
+/// An integer as JSON Schema counts one (the README's integer policy):
+/// read from `100` or `100.0` alike, always written `100`, so the typed
+/// model accepts what the validator and the schemas accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct WholeNumber(pub i64);
+
+impl<'de> Deserialize<'de> for WholeNumber {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let number = serde_json::Number::deserialize(deserializer)?;
+        let whole = match (number.as_i64(), number.as_f64()) {
+            (Some(i), _) => Some(i),
+            // Within ±2^53 every integral f64 is exact, so the cast loses nothing.
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 => Some(f as i64),
+            _ => None,
+        };
+        whole.map(WholeNumber).ok_or_else(|| {
+            serde::de::Error::invalid_value(serde::de::Unexpected::Other(&number.to_string()), &"an integer")
+        })
+    }
+}
+
 wire_object! {
     /// `quality`.
     #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Quality {
         /// Content score.
-        "content_score" => stored content_score: i64 = Shape::Integer,
+        "content_score" => stored content_score: WholeNumber = Shape::Integer,
         /// Whether an owner must review.
         "requires_owner_review" => stored requires_owner_review: bool = Shape::Bool,
         /// Who scored it.
@@ -319,7 +341,7 @@ wire_object! {
         /// Values not shown.
         "bundle_version" => optional bundle_version: Option<String> = NULLABLE_TEXT,
         /// Length of `member_products`.
-        "member_count" => derived member_count: usize = Shape::Integer,
+        "member_count" => derived member_count: usize = Shape::Count,
         /// Item shape not shown.
         "member_products" => optional member_products: Vec<Value> = ANYS,
         /// Item shape not shown.
@@ -339,9 +361,9 @@ wire_object! {
         /// Same as `quality.content_score`.
         "content_score" => derived content_score: i64 = Shape::Integer,
         /// /<route>/<slug>.
-        "canonical_path" => derived canonical_path: String = TEXT,
+        "canonical_path" => derived canonical_path: String = Shape::Str(Format::CanonicalPath),
         /// /api/public/foundry/products/<slug>.
-        "api_path" => derived api_path: String = TEXT,
+        "api_path" => derived api_path: String = Shape::Str(Format::ApiPath),
         /// Search-engine metadata.
         "seo" => stored seo: Seo = Shape::Object(Seo::KEYS),
         /// ISO 8601 timestamp with a numeric UTC offset.
@@ -394,6 +416,6 @@ impl ProductRecord {
 
     /// `content_score`: the same as `quality.content_score`.
     pub fn content_score(&self) -> i64 {
-        self.quality.content_score
+        self.quality.content_score.0
     }
 }

@@ -30,6 +30,12 @@ pub enum Format {
     Currency,
     /// Lowercase hex, 64 or 40 characters.
     HexDigest,
+    /// A page path `/<route>/<slug>`.
+    CanonicalPath,
+    /// `/api/public/foundry/products/<slug>`.
+    ApiPath,
+    /// `products/generated/<slug>/product.json` or `<scheme>://actors/<publisher>/<slug>`.
+    ManifestPath,
 }
 
 impl Format {
@@ -46,6 +52,15 @@ impl Format {
             Format::HexDigest => {
                 matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
             }
+            Format::CanonicalPath => {
+                text.strip_prefix('/').and_then(|rest| rest.split_once('/')).is_some_and(|(route, slug)| {
+                    route.parse::<crate::product::Route>().is_ok() && crate::Slug::check(slug).is_ok()
+                })
+            }
+            Format::ApiPath => {
+                text.strip_prefix(crate::product::API_PATH_PREFIX).is_some_and(|slug| crate::Slug::check(slug).is_ok())
+            }
+            Format::ManifestPath => manifest_path_slug(text).is_some(),
         };
         if ok { Ok(()) } else { Err(format!("{text:?} is not {}", self.describe())) }
     }
@@ -61,25 +76,63 @@ impl Format {
             Format::AbsoluteUrl => "an absolute http(s) URL",
             Format::Currency => "an ISO 4217 currency code",
             Format::HexDigest => "a lowercase hex digest of 64 or 40 characters",
+            Format::CanonicalPath => "a page path /<route>/<slug>",
+            Format::ApiPath => "a path /api/public/foundry/products/<slug>",
+            Format::ManifestPath => {
+                "a manifest path products/generated/<slug>/product.json or <scheme>://actors/<publisher>/<slug>"
+            }
         }
     }
 
     /// The same rule as a JSON Schema `pattern`, where one can say it (the
-    /// tests check both agree on the catalog and on broken values).
-    pub const fn pattern(self) -> Option<&'static str> {
+    /// tests check both agree on the catalog and on broken values). Every
+    /// pattern means the same in ECMA-262, Python `re` and Rust `regex`.
+    pub fn pattern(self) -> Option<String> {
+        const SLUG_BODY: &str = "[a-z0-9]+(-[a-z0-9]+)*";
+        const DATE: &str = "[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
+        const TIME: &str = "([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]";
+        Some(match self {
+            Format::Text => return None,
+            Format::Slug => crate::format::SLUG_PATTERN.to_owned(),
+            Format::Key => crate::format::LOWERCASE_UNDERSCORE_PATTERN.to_owned(),
+            Format::UtcMicros => format!("^{DATE}T{TIME}\\.[0-9]{{6}}Z$"),
+            Format::OffsetTime => format!("^{DATE}T{TIME}(\\.[0-9]+)?[+-]([01][0-9]|2[0-3]):[0-5][0-9]$"),
+            Format::AbsoluteUrl => crate::format::ABSOLUTE_URL_PATTERN.to_owned(),
+            Format::Currency => "^[A-Z]{3}$".to_owned(),
+            Format::HexDigest => "^([0-9a-f]{40}|[0-9a-f]{64})$".to_owned(),
+            Format::CanonicalPath => format!("^/({})/{SLUG_BODY}$", crate::product::Route::VALUES.join("|")),
+            Format::ApiPath => format!("^{}{SLUG_BODY}$", crate::product::API_PATH_PREFIX),
+            Format::ManifestPath => format!(
+                "^(products/generated/{SLUG_BODY}/product\\.json|[a-z][a-z0-9+.-]*://actors/([A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*|\\.\\.\\.+)/{SLUG_BODY})$"
+            ),
+        })
+    }
+
+    /// The `format` annotation that goes with the pattern, where JSON
+    /// Schema names one.
+    pub const fn annotation(self) -> Option<&'static str> {
         match self {
-            Format::Text => None,
-            Format::Slug => Some("^[a-z0-9]+(-[a-z0-9]+)*$"),
-            Format::Key => Some("^[a-z][a-z0-9]*(_[a-z0-9]+)*$"),
-            Format::UtcMicros => Some("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$"),
-            Format::OffsetTime => {
-                Some("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?[+-][0-9]{2}:[0-9]{2}$")
-            }
-            Format::AbsoluteUrl => Some("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]+([/?#][^\\s]*)?$"),
-            Format::Currency => Some("^[A-Z]{3}$"),
-            Format::HexDigest => Some("^([0-9a-f]{40}|[0-9a-f]{64})$"),
+            Format::UtcMicros | Format::OffsetTime => Some("date-time"),
+            Format::AbsoluteUrl => Some("uri"),
+            _ => None,
         }
     }
+}
+
+/// The slug a manifest path ends in, when the path has one of the two
+/// shown shapes (`products/generated/<slug>/product.json`,
+/// `<scheme>://actors/<publisher>/<slug>`).
+pub(crate) fn manifest_path_slug(path: &str) -> Option<&str> {
+    let slug = match path.strip_prefix("products/generated/").and_then(|rest| rest.strip_suffix("/product.json")) {
+        Some(slug) => slug,
+        None => {
+            let (scheme, rest) = path.split_once("://actors/")?;
+            let (publisher, slug) = rest.split_once('/')?;
+            crate::preview::ManifestLocation::actor(scheme, publisher).ok()?;
+            slug
+        }
+    };
+    crate::Slug::check(slug).is_ok().then_some(slug)
 }
 
 /// The JSON shape of a value.
@@ -89,8 +142,11 @@ pub enum Shape {
     Str(Format),
     /// `true` or `false`.
     Bool,
-    /// An integer.
+    /// An integer: a number with no fractional part, however written
+    /// (`3` and `3.0` alike, as JSON Schema counts them).
     Integer,
+    /// A non-negative integer (a count or length).
+    Count,
     /// This exact string.
     Const(&'static str),
     /// One of these strings.

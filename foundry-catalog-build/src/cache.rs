@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use sha2::Digest;
 
 /// The first line of every entry; the number is the entry format.
-const MAGIC: &[u8] = b"foundry-catalog-build cache entry 1\n";
+const MAGIC: &[u8] = b"foundry-catalog-build cache entry 2\n";
 
 /// The file name ending of entries.
 const EXTENSION: &str = "entry";

@@ -10,7 +10,7 @@ use crate::definition::RecordTypeDefinition;
 use crate::error::{DefinitionError, Location};
 use crate::naming;
 use foundry_catalog_core::fixture;
-use foundry_catalog_core::{FixtureHint, RecordSchema};
+use foundry_catalog_core::{FieldFormat, FixtureHint, RecordSchema};
 
 /// The most sample rows a definition may ask for.
 pub(crate) const MAX_SAMPLE_ROWS: u64 = 1000;
@@ -94,8 +94,18 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
             invalid(at(), format!("the name is already used by fields[{first}]"), "give every field a different name");
         } else {
             wire_seen.insert(&field.name, index);
-            match naming::field_name(&field.name) {
-                Some(rust) => {
+            let rust = match &field.rust_name {
+                Some(explicit) => naming::explicit_field_name(explicit).ok_or_else(|| {
+                    (
+                        format!("`rust_name` {explicit:?} is not a Rust field name"),
+                        "write a snake_case identifier such as `self_type`; a keyword that can be raw is written `r#type`",
+                    )
+                }),
+                None => naming::field_name(&field.name)
+                    .ok_or(("the name leaves no Rust identifier".to_owned(), "use a name with letters")),
+            };
+            match rust {
+                Ok(rust) => {
                     let key = naming::unraw(&rust).to_owned();
                     if let Some(&(first, first_wire)) = rust_seen.get(&key) {
                         invalid(
@@ -104,14 +114,14 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
                                 "`{}` and fields[{first}] `{first_wire}` both become the Rust field `{key}`",
                                 field.name
                             ),
-                            "rename one of the two fields",
+                            "rename one of the two fields, or give one a `rust_name` (such as \"rust_name\": \"other_name\"), which keeps the wire name",
                         );
                     } else {
                         rust_seen.insert(key, (index, &field.name));
                     }
                     field_names.push(rust);
                 }
-                None => invalid(at(), "the name leaves no Rust identifier".to_owned(), "use a name with letters"),
+                Err((message, hint)) => invalid(at(), message, hint),
             }
         }
         if field.description.trim().is_empty() {
@@ -119,6 +129,23 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
                 at(),
                 "the description is empty".to_owned(),
                 "describe what the field means; it becomes the doc comment and the schema_preview description",
+            );
+        }
+        if let Some(format) = field.format
+            && format.field_type() != field.field_type
+        {
+            invalid(
+                at(),
+                format!(
+                    "format `{format}` is for {} fields but the field is a {}",
+                    format.field_type(),
+                    field.field_type
+                ),
+                &format!(
+                    "for a {} field use one of: {}",
+                    field.field_type,
+                    FieldFormat::formats_for(field.field_type).join(", ")
+                ),
             );
         }
         if let Some(hint) = &field.fixture {
@@ -141,9 +168,29 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
                     "fixture hint `absent` on a required field".to_owned(),
                     "every row carries every required field: remove the hint or make the field optional",
                 ),
+                Some(_)
+                    if field.format.is_some_and(|f| f.field_type() == field.field_type)
+                        && !fixture::hint_fits(hint, field) =>
+                {
+                    let format = field.format.map(FieldFormat::as_str).unwrap_or_default();
+                    let kind = field.format.map(FieldFormat::hint_kind).unwrap_or_default();
+                    invalid(
+                        at(),
+                        format!("fixture hint `{}` cannot seed values of format `{format}`", hint.kind()),
+                        &format!("seed a `{format}` field with a `{kind}` hint, or leave the hint out"),
+                    )
+                }
                 _ => {
                     if let Err(problem) = fixture::check_hint(hint) {
                         invalid(at(), problem.message, &problem.hint);
+                    } else if let (Some(FieldFormat::Token), FixtureHint::Token(token)) = (field.format, hint)
+                        && !foundry_catalog_core::is_lowercase_underscore(token)
+                    {
+                        invalid(
+                            at(),
+                            format!("token {token:?} is not lowercase_underscore, as the `token` format needs"),
+                            "use lowercase letters, digits and single underscores, such as \"fixture_validated\"",
+                        );
                     }
                 }
             }

@@ -81,6 +81,14 @@ foundry_catalog_core::wire_enum! {
         SampleTypeChanged = "sample_type_changed",
         /// `sample_rows` changed.
         SampleRowsChanged = "sample_rows_changed",
+        /// A field got a format (its values are now checked).
+        FormatAdded = "format_added",
+        /// A field's format was dropped (any value of its type is allowed).
+        FormatRemoved = "format_removed",
+        /// A field's format became another one.
+        FormatChanged = "format_changed",
+        /// A field's explicit `rust_name` changed (the wire is untouched).
+        RustNameChanged = "rust_name_changed",
         /// A field's fixture hint changed.
         FixtureChanged = "fixture_changed",
         /// A description changed (the type's or a field's).
@@ -99,8 +107,11 @@ impl ChangeKind {
             | ChangeKind::SampleTypeChanged
             | ChangeKind::SampleRowsChanged
             | ChangeKind::FixtureChanged
+            | ChangeKind::RustNameChanged
             | ChangeKind::DescriptionChanged => (Full, Full),
-            ChangeKind::TypeRemoved | ChangeKind::FieldRetyped => (Breaking, Breaking),
+            ChangeKind::TypeRemoved | ChangeKind::FieldRetyped | ChangeKind::FormatChanged => (Breaking, Breaking),
+            ChangeKind::FormatAdded => (Forward, Forward),
+            ChangeKind::FormatRemoved => (Backward, Backward),
             ChangeKind::OptionalFieldAdded => (Backward, Full),
             ChangeKind::RequiredFieldAdded => (Breaking, Forward),
             ChangeKind::OptionalFieldRemoved => (Forward, Full),
@@ -118,6 +129,10 @@ impl ChangeKind {
             self,
             ChangeKind::SampleTypeChanged
                 | ChangeKind::SampleRowsChanged
+                | ChangeKind::FormatAdded
+                | ChangeKind::FormatRemoved
+                | ChangeKind::FormatChanged
+                | ChangeKind::RustNameChanged
                 | ChangeKind::FixtureChanged
                 | ChangeKind::DescriptionChanged
         )
@@ -151,6 +166,16 @@ impl ChangeKind {
             }
             ChangeKind::SampleTypeChanged => "records are unchanged; sample_type and sample_status change in previews",
             ChangeKind::SampleRowsChanged => "records are unchanged; samples hold another number of rows",
+            ChangeKind::FormatAdded => {
+                "new readers (the validator, the schemas, typed Rust) reject old values outside the format: make sure every record already has it before readers check it"
+            }
+            ChangeKind::FormatRemoved => {
+                "old readers reject new values outside the format: update readers before writers send such values"
+            }
+            ChangeKind::FormatChanged => {
+                "no reader accepts both formats: add a field with the new format under a new name and retire the old one"
+            }
+            ChangeKind::RustNameChanged => "records are unchanged; Rust code naming the field must follow the new name",
             ChangeKind::FixtureChanged => "sample values change; records and schema_hash do not",
             ChangeKind::DescriptionChanged => "documentation only",
         }
@@ -349,6 +374,24 @@ fn type_changes(o: &CheckedType, n: &CheckedType, out: &mut Vec<Change>) {
         if old_index != index {
             let detail = format!("position {old_index} -> {index}");
             out.push(change(n, Some(nf), ChangeKind::FieldMoved, detail));
+        }
+        match (of.format, nf.format) {
+            (None, Some(new)) => {
+                out.push(change(n, Some(nf), ChangeKind::FormatAdded, format!("format `{new}` added")))
+            }
+            (Some(old), None) => {
+                out.push(change(n, Some(nf), ChangeKind::FormatRemoved, format!("format `{old}` removed")))
+            }
+            (Some(old), Some(new)) if old != new => {
+                out.push(change(n, Some(nf), ChangeKind::FormatChanged, format!("format `{old}` -> `{new}`")))
+            }
+            _ => {}
+        }
+        if of.rust_name != nf.rust_name {
+            let name =
+                |n: &Option<std::borrow::Cow<'static, str>>| n.as_deref().unwrap_or("(from the wire name)").to_owned();
+            let detail = format!("rust_name {} -> {}", name(&of.rust_name), name(&nf.rust_name));
+            out.push(change(n, Some(nf), ChangeKind::RustNameChanged, detail));
         }
         if of.fixture != nf.fixture {
             out.push(change(n, Some(nf), ChangeKind::FixtureChanged, "fixture hint changed".to_owned()));

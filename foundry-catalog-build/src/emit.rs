@@ -147,7 +147,14 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str) -> Result<String, Defi
         if naming::unraw(rust_name) != wire {
             serde_args.push(Doc::text(format!("rename = {}", string_literal(wire))));
         }
-        let base = field_type(field.field_type);
+        let (base, with) = match field.format.and_then(|f| f.rust_type(runtime)) {
+            Some((ty, with)) => (Doc::text(ty), with),
+            None => (field_type(field.field_type), None),
+        };
+        if let Some(with) = with {
+            let module = if field.required { with } else { format!("{with}::option") };
+            serde_args.push(Doc::text(format!("with = {}", string_literal(&module))));
+        }
         let ty = if field.required {
             base
         } else {
@@ -269,6 +276,13 @@ fn descriptor(field: &FieldDescriptor, runtime: &str, file: &str) -> Result<Doc,
             Doc::text(if field.required { "true" } else { "false" }),
             Doc::text(string_literal(&field.description)),
             hint,
+            match field.format {
+                None => Doc::text("::std::option::Option::None"),
+                Some(format) => Doc::call(
+                    "::std::option::Option::Some",
+                    vec![Doc::text(format!("{runtime}::FieldFormat::{format:?}"))],
+                ),
+            },
         ],
     ))
 }

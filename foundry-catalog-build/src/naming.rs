@@ -56,6 +56,16 @@ pub(crate) fn field_name(wire: &str) -> Option<String> {
     })
 }
 
+/// An explicit `rust_name` from a definition, checked like any generated
+/// name: a snake_case identifier (ASCII lowercase letters, digits and `_`,
+/// not starting with a digit), a keyword only as a raw identifier
+/// (`r#type`). Returned as written in source.
+pub(crate) fn explicit_field_name(name: &str) -> Option<String> {
+    let bare = name.strip_prefix("r#").unwrap_or(name);
+    let snake = bare.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    (snake && is_identifier(name)).then(|| name.to_owned())
+}
+
 /// The name serde sees for a Rust field name (without `r#`).
 pub(crate) fn unraw(name: &str) -> &str {
     name.strip_prefix("r#").unwrap_or(name)

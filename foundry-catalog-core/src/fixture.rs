@@ -15,6 +15,14 @@
 //! | `{"payload": "mode"}` | object | `{"product": <slug>, "fixture_mode": "mode"}` | the same |
 //! | `"absent"` | optional only | left out | left out |
 //!
+//! A field with a format ([`crate::format`](mod@crate::format)) gets its values from the
+//! format's recipe, which the hint of the matching kind seeds (`date` by a
+//! `date` hint, `url` by `url`, `fraction` by `fraction`, `token` and `key`
+//! by `token`, `payload` by `payload`, `text` by `text`). Without a hint:
+//! 2026-01-01, `https://fixtures.example.org/records`, 0.5,
+//! `fixture_<field name>`, `deterministic_fixture` and the field name in
+//! words. A `key` differs on every row: `<token>_<row>` (`fixture_dedupe_key_1`).
+//!
 //! A field without a hint gets its type's default: strings are text whose
 //! phrase is the field name in lowercase words (`entityName` →
 //! `Deterministic fixture entity name`), numbers a sequence, objects a
@@ -30,6 +38,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use crate::format::{FieldFormat, date};
 use crate::model::{FieldDescriptor, FieldType, FixtureHint, RecordSchema};
 
 /// Every text value starts with these words (spec §1.5).
@@ -46,14 +55,42 @@ pub fn row_suffix(row: usize) -> String {
     if row <= 1 { String::new() } else { format!(" {row}") }
 }
 
-/// The hint used when a field has none: text named after the field for
-/// strings, a sequence for numbers, a default payload for objects.
+/// The first URL base of a `url` field without a hint.
+pub const DEFAULT_URL_BASE: &str = "https://fixtures.example.org/records";
+
+/// The first value of a `fraction` field without a hint.
+pub const DEFAULT_FRACTION: f64 = 0.5;
+
+/// The hint used when a field has none: its format's default recipe, or
+/// (without a format) text named after the field for strings, a sequence
+/// for numbers, a default payload for objects.
 pub fn default_hint(field: &FieldDescriptor) -> FixtureHint {
-    match field.field_type {
-        FieldType::String => FixtureHint::Text(Cow::Owned(words(&field.name))),
-        FieldType::Number => FixtureHint::Sequence,
-        FieldType::Object => FixtureHint::payload(DEFAULT_FIXTURE_MODE),
+    match field.format {
+        Some(FieldFormat::Date) => FixtureHint::date(DEFAULT_DATE),
+        Some(FieldFormat::Url) => FixtureHint::url(DEFAULT_URL_BASE),
+        Some(FieldFormat::Fraction) => FixtureHint::Fraction(DEFAULT_FRACTION),
+        Some(FieldFormat::Token | FieldFormat::Key) => FixtureHint::Token(Cow::Owned(default_token(&field.name))),
+        Some(FieldFormat::Payload) => FixtureHint::payload(DEFAULT_FIXTURE_MODE),
+        Some(FieldFormat::Text) => FixtureHint::Text(Cow::Owned(words(&field.name))),
+        None => match field.field_type {
+            FieldType::String => FixtureHint::Text(Cow::Owned(words(&field.name))),
+            FieldType::Number => FixtureHint::Sequence,
+            FieldType::Object => FixtureHint::payload(DEFAULT_FIXTURE_MODE),
+        },
     }
+}
+
+/// `fixture_<field name in snake_case>`, a `lowercase_underscore` token.
+fn default_token(name: &str) -> String {
+    let token = format!("fixture_{}", heck::ToSnakeCase::to_snake_case(name));
+    if crate::is_lowercase_underscore(&token) { token } else { "fixture_value".to_owned() }
+}
+
+/// Whether a hint may make this field's values: it makes values of the
+/// field's type and, when the field has a format, it is the format's seed
+/// kind.
+pub fn hint_fits(hint: &FixtureHint, field: &FieldDescriptor) -> bool {
+    hint.field_type() == Some(field.field_type) && field.format.is_none_or(|f| f.hint_kind() == hint.kind())
 }
 
 /// The hint that makes this field's values: its own if it fits the field,
@@ -62,7 +99,7 @@ pub fn default_hint(field: &FieldDescriptor) -> FixtureHint {
 pub fn effective_hint(field: &FieldDescriptor) -> Cow<'_, FixtureHint> {
     match &field.fixture {
         Some(FixtureHint::Absent) if !field.required => Cow::Owned(FixtureHint::Absent),
-        Some(hint) if hint.field_type() == Some(field.field_type) => Cow::Borrowed(hint),
+        Some(hint) if hint_fits(hint, field) => Cow::Borrowed(hint),
         _ => Cow::Owned(default_hint(field)),
     }
 }
@@ -114,6 +151,8 @@ fn optional_object(field: &FieldDescriptor, slug: &str) -> Option<Map<String, Va
 fn string_from(hint: &FixtureHint, field: &FieldDescriptor, slug: &str, row: usize) -> String {
     match hint {
         FixtureHint::Text(phrase) => format!("{TEXT_PREFIX} {phrase}{}", row_suffix(row)),
+        // A key differs on every row, row 1 included, and has no space.
+        FixtureHint::Token(token) if field.format == Some(FieldFormat::Key) => format!("{token}_{row}"),
         FixtureHint::Token(token) => format!("{token}{}", row_suffix(row)),
         FixtureHint::Date(first) => date_on_row(first, row),
         FixtureHint::Url(base) => format!("{}/{slug}/{row}", base.trim_end_matches('/')),
@@ -148,23 +187,12 @@ fn number_value(n: f64) -> Value {
     serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
 }
 
-/// The `YYYY-MM-DD` form of date values.
-const DATE_FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
-    time::macros::format_description!("[year]-[month]-[day]");
-
 fn date_on_row(first: &str, row: usize) -> String {
     let days = i64::try_from(row.saturating_sub(1)).unwrap_or(0);
-    parse_date(first)
-        .or_else(|| parse_date(DEFAULT_DATE))
-        .map(|d| d.checked_add(time::Duration::days(days)).unwrap_or(d))
-        .and_then(|d| d.format(DATE_FORMAT).ok())
+    date::parse(first)
+        .or_else(|| date::parse(DEFAULT_DATE))
+        .and_then(|d| date::to_text(d.checked_add(time::Duration::days(days)).unwrap_or(d)))
         .unwrap_or_else(|| DEFAULT_DATE.to_owned())
-}
-
-fn parse_date(text: &str) -> Option<time::Date> {
-    let date = time::Date::parse(text, DATE_FORMAT).ok()?;
-    // Only the plain four-digit-year form: the date must print back the same.
-    (date.format(DATE_FORMAT).ok()? == text).then_some(date)
 }
 
 /// A field name as lowercase words: `entityName` → `entity name`.
@@ -186,7 +214,7 @@ fn problem(message: impl Into<String>, hint: impl Into<String>) -> Result<(), Hi
 }
 
 /// Checks that a hint's own value can make valid fixtures (whether it fits
-/// its field's type is checked separately).
+/// its field's type and format is checked separately, with [`hint_fits`]).
 pub fn check_hint(hint: &FixtureHint) -> Result<(), HintProblem> {
     match hint {
         FixtureHint::Text(phrase) => {
@@ -206,7 +234,7 @@ pub fn check_hint(hint: &FixtureHint) -> Result<(), HintProblem> {
             }
         }
         FixtureHint::Date(date) => {
-            if parse_date(date).is_none() {
+            if date::parse(date).is_none() {
                 return problem(
                     format!("date {date:?} is not a calendar date"),
                     "write the first date as YYYY-MM-DD, such as \"2026-01-15\"",

@@ -45,7 +45,7 @@ struct Canonical<'a> {
 ///
 /// ```
 /// use foundry_catalog_core::{FieldDescriptor, FieldType};
-/// let fields = [FieldDescriptor::new("entityName", FieldType::String, true, "Who.", None)];
+/// let fields = [FieldDescriptor::new("entityName", FieldType::String, true, "Who.", None, None)];
 /// assert_eq!(
 ///     foundry_catalog_core::hash::canonical_json("example_record", &fields),
 ///     r#"{"fields":[{"name":"entityName","required":true,"type":"string"}],"record_label":"example_record"}"#,
@@ -68,7 +68,7 @@ pub fn canonical_json(record_label: &str, fields: &[FieldDescriptor]) -> String 
 ///
 /// ```
 /// use foundry_catalog_core::{DigestLength, FieldDescriptor, FieldType};
-/// let fields = [FieldDescriptor::new("entityName", FieldType::String, true, "Who.", None)];
+/// let fields = [FieldDescriptor::new("entityName", FieldType::String, true, "Who.", None, None)];
 /// let full = foundry_catalog_core::hash::schema_hash("example_record", &fields, DigestLength::Hex64);
 /// let short = foundry_catalog_core::hash::schema_hash("example_record", &fields, DigestLength::Hex40);
 /// assert_eq!(full.len(), 64);

@@ -12,7 +12,8 @@
 //! | fixture values | [`fixture`] |
 //! | product slugs | [`Slug`] |
 //! | UTC timestamps with microseconds, timestamps with a numeric offset | [`UtcTimestamp`], [`OffsetTimestamp`] |
-//! | absolute http(s) URLs (RFC 3986) | [`is_absolute_url`] |
+//! | absolute http(s) URLs (RFC 3986) | [`is_absolute_url`], [`AbsoluteUrl`] |
+//! | field formats: one rule each for fixtures, validator, JSON Schemas and Rust types | [`format`](mod@format), [`FieldFormat`] |
 //! | enums with one spelling per variant | [`wire_enum!`] |
 //!
 //! Users normally depend on `foundry-catalog`, which re-exports all of this.
@@ -21,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod fixture;
+pub mod format;
 pub mod hash;
 mod model;
 mod slug;
@@ -28,11 +30,14 @@ mod timestamp;
 mod url;
 mod wire_enum;
 
+pub use format::{AbsoluteUrl, FieldFormat, InvalidUrl};
 pub use model::{
     DigestLength, FieldDescriptor, FieldType, FixtureHint, RecordSchema, SampleStatus, SampleType,
     is_lowercase_underscore,
 };
 pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};
+/// The `time` crate, so generated `date` fields (`time::Date`) name it through the runtime.
+pub use time;
 pub use timestamp::{InvalidOffsetTimestamp, InvalidTimestamp, OffsetTimestamp, UTC_MICROS_FORMAT, UtcTimestamp};
 pub use url::is_absolute_url;
 pub use wire_enum::UnknownValue;

@@ -7,6 +7,8 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use crate::format::FieldFormat;
+
 /// Whether `text` is `lowercase_underscore`: a lowercase letter, then
 /// lowercase letters and digits in words joined by single underscores.
 /// Record labels and marketplace keys follow this rule.
@@ -221,10 +223,20 @@ pub struct FieldDescriptor {
     /// What the field means; becomes the doc comment and the
     /// `schema_preview` description. Not part of the schema hash.
     pub description: Cow<'static, str>,
-    /// How fixture values are made; `None` uses the type's default. Not
-    /// part of the schema hash.
+    /// How fixture values are made; `None` uses the format's or the type's
+    /// default. Not part of the schema hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixture: Option<FixtureHint>,
+    /// What the values look like beyond their JSON type (see
+    /// [`crate::format`](mod@crate::format)); checked by the validator, stated in the JSON
+    /// Schemas and typed in generated Rust. Not part of the schema hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<FieldFormat>,
+    /// The Rust field name to use instead of the one made from the wire
+    /// name (to resolve a collision without touching the wire). Read from
+    /// definitions only; generated constants leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rust_name: Option<Cow<'static, str>>,
 }
 
 impl FieldDescriptor {
@@ -235,6 +247,7 @@ impl FieldDescriptor {
         required: bool,
         description: &'static str,
         fixture: Option<FixtureHint>,
+        format: Option<FieldFormat>,
     ) -> Self {
         FieldDescriptor {
             name: Cow::Borrowed(name),
@@ -242,6 +255,8 @@ impl FieldDescriptor {
             required,
             description: Cow::Borrowed(description),
             fixture,
+            format,
+            rust_name: None,
         }
     }
 }

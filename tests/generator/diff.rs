@@ -13,7 +13,7 @@ fn base() -> Value {
         "description": "A parcel moved.",
         "sample_type": "deterministic_public_source_fixture",
         "fields": [
-            {"name": "parcelId", "type": "string", "required": true, "description": "Parcel."},
+            {"name": "parcelId", "type": "string", "format": "key", "required": true, "description": "Parcel."},
             {"name": "weightKg", "type": "number", "required": true, "description": "Weight."},
             {"name": "note", "type": "string", "required": false, "description": "Free text."},
             {"name": "route", "type": "object", "required": false, "description": "Legs."}
@@ -80,6 +80,10 @@ fn edits() -> Vec<(&'static str, Edit)> {
         ("digest_length_changed", edit(|d| d["digest_length"] = json!(40))),
         ("sample_type_changed", edit(|d| d["sample_type"] = json!("deterministic_executable_fixture"))),
         ("sample_rows_changed", edit(|d| d["sample_rows"] = json!(5))),
+        ("format_added", edit(|d| fields(d)[2]["format"] = json!("text"))),
+        ("format_removed", edit(|d| drop(fields(d)[0].as_object_mut().and_then(|f| f.remove("format"))))),
+        ("format_changed", edit(|d| fields(d)[0]["format"] = json!("token"))),
+        ("rust_name_changed", edit(|d| fields(d)[0]["rust_name"] = json!("tracking_code"))),
         ("fixture_changed", edit(|d| fields(d)[2]["fixture"] = json!({"text": "courier remark"}))),
         ("description_changed", edit(|d| fields(d)[0]["description"] = json!("Tracking number."))),
         ("possible_rename", edit(|d| fields(d)[2]["name"] = json!("remark"))),

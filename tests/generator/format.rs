@@ -50,7 +50,8 @@ fn definition(label: &str, description: &str, fields: &[FieldDescriptor]) -> Str
     .to_string()
 }
 
-fn field(
+/// A field descriptor without a format or Rust name.
+pub(crate) fn field(
     name: &str,
     field_type: FieldType,
     required: bool,
@@ -63,6 +64,8 @@ fn field(
         required,
         description: Cow::Owned(description.to_owned()),
         fixture,
+        format: None,
+        rust_name: None,
     }
 }
 
@@ -158,13 +161,12 @@ fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
             .into_iter()
             .enumerate()
             .map(|(i, (base, ty, required, description))| {
-                hint(ty, required).prop_map(move |fixture| FieldDescriptor {
-                    name: Cow::Owned(format!("{base}Z{i}")),
-                    field_type: ty,
-                    required,
-                    description: Cow::Owned(description.clone()),
-                    fixture,
-                })
+                crate::properties::format_and_hint(ty, required, hint(ty, required)).prop_map(
+                    move |(format, fixture)| FieldDescriptor {
+                        format,
+                        ..field(&format!("{base}Z{i}"), ty, required, &description, fixture)
+                    },
+                )
             })
             .collect::<Vec<_>>()
     })

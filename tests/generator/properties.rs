@@ -1,11 +1,12 @@
 //! Property tests over random valid definitions: they always generate,
-//! their fixture rows validate against their own schema and follow the
-//! suffix rule, and the hash changes exactly when the contract does.
+//! their fixture rows validate against their own schema, have their
+//! fields' formats and follow the suffix rule, and the hash changes
+//! exactly when the contract does (never for prose, hints or formats).
 
 use std::borrow::Cow;
 
 use foundry_catalog::hash::schema_hash;
-use foundry_catalog::{DigestLength, FieldDescriptor, FieldType, FixtureHint, fixture, json_schema};
+use foundry_catalog::{DigestLength, FieldDescriptor, FieldFormat, FieldType, FixtureHint, fixture, json_schema};
 use foundry_catalog_build::{Generator, Source};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -36,6 +37,44 @@ fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
     prop_oneof![Just(None), fitting, absent].boxed()
 }
 
+/// A format that fits `ty` (or none) and a hint that fits both: the
+/// format's seed kind, or none, or `absent` on an optional field.
+pub(crate) fn format_and_hint(
+    ty: FieldType,
+    required: bool,
+    any_hint: BoxedStrategy<Option<FixtureHint>>,
+) -> BoxedStrategy<(Option<FieldFormat>, Option<FixtureHint>)> {
+    let formats: Vec<FieldFormat> = FieldFormat::ALL.iter().copied().filter(|f| f.field_type() == ty).collect();
+    let absent = if required { None } else { Some(FixtureHint::Absent) };
+    let unformatted = any_hint.prop_map(|hint| (None, hint)).boxed();
+    let formatted = prop::sample::select(formats)
+        .prop_flat_map(move |format| {
+            let seed: BoxedStrategy<FixtureHint> = match format {
+                FieldFormat::Date => (2000i32..2100, 1u8..13, 1u8..29)
+                    .prop_map(|(y, m, d)| FixtureHint::Date(Cow::Owned(format!("{y:04}-{m:02}-{d:02}"))))
+                    .boxed(),
+                FieldFormat::Url => "[a-z]{1,10}(/[a-z0-9]{1,6}){0,2}"
+                    .prop_map(|p| FixtureHint::Url(Cow::Owned(format!("https://{p}"))))
+                    .boxed(),
+                FieldFormat::Fraction => {
+                    (0u16..1000).prop_map(|t| FixtureHint::Fraction(f64::from(t) / 1000.0)).boxed()
+                }
+                FieldFormat::Token => {
+                    "[a-z][a-z0-9]{0,6}(_[a-z0-9]{1,4}){0,2}".prop_map(|t| FixtureHint::Token(Cow::Owned(t))).boxed()
+                }
+                FieldFormat::Key => "[A-Za-z0-9_.:-]{1,12}".prop_map(|t| FixtureHint::Token(Cow::Owned(t))).boxed(),
+                FieldFormat::Payload => "[a-z_]{1,12}".prop_map(|m| FixtureHint::Payload(Cow::Owned(m))).boxed(),
+                FieldFormat::Text => {
+                    "[a-z]{1,8}( [a-z]{1,8}){0,2}".prop_map(|p| FixtureHint::Text(Cow::Owned(p))).boxed()
+                }
+            };
+            let absent = absent.clone();
+            prop_oneof![Just(None), seed.prop_map(Some), Just(absent)].prop_map(move |hint| (Some(format), hint))
+        })
+        .boxed();
+    prop_oneof![unformatted, formatted].boxed()
+}
+
 /// Random fields with distinct wire and Rust names (the index suffix keeps
 /// them apart), any type, required or not, and fitting hints.
 fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
@@ -45,12 +84,11 @@ fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
                 .into_iter()
                 .enumerate()
                 .map(|(i, (base, ty, required, description))| {
-                    hint(ty, required).prop_map(move |fixture| FieldDescriptor {
-                        name: Cow::Owned(format!("{base}{i}")),
-                        field_type: ty,
-                        required,
-                        description: Cow::Owned(description.clone()),
-                        fixture,
+                    format_and_hint(ty, required, hint(ty, required)).prop_map(move |(format, fixture)| {
+                        FieldDescriptor {
+                            format,
+                            ..crate::format::field(&format!("{base}{i}"), ty, required, &description, fixture)
+                        }
                     })
                 })
                 .collect();
@@ -101,8 +139,18 @@ proptest! {
             prop_assert!(fits(&row_schema, &row_value), "row {} does not fit its schema: {}", n, row_value);
             for field in schema.fields.iter() {
                 let value = row.get(&*field.name);
+                // One rule, its consumers agreeing: every value the fixture
+                // generator makes has its field's format.
+                if let (Some(format), Some(value)) = (field.format, value) {
+                    let checked = format.check(value, Some("prop-slug"));
+                    prop_assert!(checked.is_ok(), "{}: {:?}", field.name, checked);
+                }
                 match &*fixture::effective_hint(field) {
                     FixtureHint::Absent => prop_assert!(value.is_none()),
+                    FixtureHint::Token(_) if field.format == Some(FieldFormat::Key) => {
+                        let keys = all.iter().filter_map(|r| r.get(&*field.name));
+                        prop_assert_eq!(foundry_catalog::format::check_unique(keys), None);
+                    }
                     FixtureHint::Text(_) | FixtureHint::Token(_) => {
                         let first = all[0].get(&*field.name).and_then(Value::as_str).unwrap_or_default();
                         let expected = format!("{first}{}", fixture::row_suffix(n));
@@ -137,6 +185,7 @@ proptest! {
         let mut prose = fields.clone();
         prose[i].description = Cow::Owned(description);
         prose[i].fixture = None;
+        prose[i].format = if prose[i].format.is_some() { None } else { FieldFormat::ALL.iter().copied().find(|f| f.field_type() == prose[i].field_type) };
         prop_assert_eq!(hash(&prose), base.clone());
 
         let mut renamed = fields.clone();

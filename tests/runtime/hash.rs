@@ -7,9 +7,16 @@ use foundry_catalog::{DigestLength, FieldDescriptor, FieldType, FixtureHint};
 
 fn fields() -> Vec<FieldDescriptor> {
     vec![
-        FieldDescriptor::new("entityName", FieldType::String, true, "Who.", None),
-        FieldDescriptor::new("confidence", FieldType::Number, true, "How sure.", Some(FixtureHint::Fraction(0.5))),
-        FieldDescriptor::new("payload", FieldType::Object, false, "What.", None),
+        FieldDescriptor::new("entityName", FieldType::String, true, "Who.", None, None),
+        FieldDescriptor::new(
+            "confidence",
+            FieldType::Number,
+            true,
+            "How sure.",
+            Some(FixtureHint::Fraction(0.5)),
+            None,
+        ),
+        FieldDescriptor::new("payload", FieldType::Object, false, "What.", None, None),
     ]
 }
 
@@ -60,7 +67,7 @@ fn a_40_character_digest_is_the_prefix_of_the_64_character_one() {
 #[test]
 fn canonical_form_is_jcs_for_awkward_strings() {
     // Control characters escape as lowercase \u00xx, non-ASCII and DEL stay verbatim (RFC 8785 §3.2.2.2).
-    let f = [FieldDescriptor::new("a\"b\\c\u{1f}\u{7f}é\u{2028}", FieldType::String, true, "x", None)];
+    let f = [FieldDescriptor::new("a\"b\\c\u{1f}\u{7f}é\u{2028}", FieldType::String, true, "x", None, None)];
     assert_eq!(
         canonical_json("l", &f),
         "{\"fields\":[{\"name\":\"a\\\"b\\\\c\\u001f\u{7f}é\u{2028}\",\"required\":true,\"type\":\"string\"}],\"record_label\":\"l\"}"

@@ -76,3 +76,97 @@ fn format_cases_agree_with_the_rust_checks() {
         }
     }
 }
+
+/// The example catalog (`examples/catalog/`), built as `serve --catalog` builds it.
+fn example_catalog() -> foundry_catalog::catalog::ResponseCatalog {
+    foundry_catalog::catalog::ResponseCatalog::from_dir(&root().join("examples/catalog")).expect("the examples build")
+}
+
+/// The example catalog's body for `slug`, as JSON.
+pub(crate) fn body(slug: &str) -> Value {
+    let catalog = example_catalog();
+    let entry = catalog.get(slug).unwrap_or_else(|| panic!("no product {slug}"));
+    serde_json::from_slice(&entry.body()).expect("a body is JSON")
+}
+
+fn cases() -> Value {
+    let text = std::fs::read_to_string(root().join("tests/json-schema/cases.json")).expect("cases.json");
+    serde_json::from_str(&text).expect("cases.json is JSON")
+}
+
+/// `document` with the value at `pointer` set (or added, as the last key
+/// of an existing object), as the JSON Schema checkers mutate it.
+fn mutate(document: &Value, pointer: &str, value: Value) -> Value {
+    let mut mutated = document.clone();
+    match mutated.pointer_mut(pointer) {
+        Some(target) => *target = value,
+        None => {
+            let (parent, key) = pointer.rsplit_once('/').expect("a key");
+            mutated
+                .pointer_mut(parent)
+                .and_then(Value::as_object_mut)
+                .unwrap_or_else(|| panic!("no object at {parent}"))
+                .insert(key.to_owned(), value);
+        }
+    }
+    mutated
+}
+
+/// Every response mutation in `cases.json` (which the three JSON Schema
+/// validators must reject) is rejected by the conformance validator too:
+/// the validator never accepts what the schemas reject.
+#[test]
+fn the_validator_rejects_every_mutation_the_schemas_reject() {
+    let cases = cases();
+    let mut checked = 0;
+    for case in cases["mutations"].as_array().expect("mutations") {
+        if case["schema"] != "product-response.schema.json" {
+            continue;
+        }
+        for pattern in case["instances"].as_array().expect("instances") {
+            let pattern = pattern.as_str().expect("a string");
+            let slugs: Vec<String> = match pattern.strip_prefix("generated/bodies/") {
+                Some("*.json") => example_catalog().slugs().iter().map(|s| (*s).to_owned()).collect(),
+                Some(file) => vec![file.trim_end_matches(".json").to_owned()],
+                None => panic!("response mutations are made on rendered bodies, not {pattern}"),
+            };
+            for slug in slugs {
+                let original = body(&slug);
+                assert!(foundry_catalog::conformance::validate(&original).is_empty(), "{slug} conforms");
+                for set in case["set"].as_array().expect("set") {
+                    let (pointer, value) = (set[0].as_str().expect("a pointer"), set[1].clone());
+                    let mutated = mutate(&original, pointer, value.clone());
+                    let violations = foundry_catalog::conformance::validate(&mutated);
+                    assert!(!violations.is_empty(), "{slug} with {pointer} = {value}: the validator accepts it");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} mutations checked");
+}
+
+/// Every manifest mutation the schemas reject fails to build too.
+#[test]
+fn every_manifest_mutation_the_schemas_reject_fails_to_build() {
+    let cases = cases();
+    let mut checked = 0;
+    for case in cases["mutations"].as_array().expect("mutations") {
+        if case["schema"] != "product-manifest.schema.json" {
+            continue;
+        }
+        for file in case["instances"].as_array().expect("instances") {
+            let file = file.as_str().expect("a path");
+            let original: Value =
+                serde_json::from_str(&std::fs::read_to_string(root().join(file)).expect("a manifest")).expect("JSON");
+            for set in case["set"].as_array().expect("set") {
+                let (pointer, value) = (set[0].as_str().expect("a pointer"), set[1].clone());
+                let mutated = mutate(&original, pointer, value.clone());
+                let built = foundry_catalog::product::ProductManifest::from_value(&mutated).and_then(|m| m.build());
+                assert!(built.is_err(), "{file} with {pointer} = {value}: it builds");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} manifest mutations checked");
+}

@@ -6,6 +6,7 @@
 mod catalog;
 #[cfg(feature = "compression")]
 mod encoding;
+mod formats;
 mod hash;
 mod json_schemas;
 mod pipeline;

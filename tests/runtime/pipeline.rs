@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use foundry_catalog::preview::{OutputPreview, ProductContext};
-use foundry_catalog::{FieldType, FixtureHint, RecordSchema, Slug, fixture};
+use foundry_catalog::{FieldFormat, FieldType, FixtureHint, RecordSchema, Slug, fixture};
 use foundry_catalog_build::{Generator, Source};
 use serde_json::Value;
 
@@ -144,6 +144,9 @@ fn fixture_rows_follow_the_rules_for_every_registered_type() {
                     FieldType::Number => assert!(value.is_number(), "{at}: not a number"),
                     FieldType::Object => assert!(value.is_object(), "{at}: not an object"),
                 }
+                if let Some(format) = field.format {
+                    assert_eq!(format.check(value, Some(ctx.slug.as_str())), Ok(()), "{at}: format {format}");
+                }
                 match &*fixture::effective_hint(field) {
                     FixtureHint::Text(_) => {
                         let text = value.as_str().unwrap_or_default();
@@ -152,6 +155,9 @@ fn fixture_rows_follow_the_rules_for_every_registered_type() {
                             text.ends_with(&suffix) && !text[..text.len() - suffix.len()].ends_with(char::is_numeric),
                             "{at}: {text}"
                         );
+                    }
+                    FixtureHint::Token(token) if field.format == Some(FieldFormat::Key) => {
+                        assert_eq!(value, &format!("{token}_{n}"), "{at}: a key differs on every row")
                     }
                     FixtureHint::Token(token) => assert_eq!(value, &format!("{token}{suffix}"), "{at}"),
                     FixtureHint::Url(_) => {

@@ -36,12 +36,13 @@ fn every_shipped_type_round_trips() {
 #[test]
 fn every_corpus_type_round_trips() {
     typed_rows_match_schema::<corpus::AllHints>();
+    typed_rows_match_schema::<corpus::Formats>();
     typed_rows_match_schema::<corpus::Keywords>();
     typed_rows_match_schema::<corpus::MarkdownDocs>();
     typed_rows_match_schema::<corpus::Minimal>();
     typed_rows_match_schema::<corpus::UpperSelf>();
     typed_rows_match_schema::<corpus::WeatherReading>();
-    assert_eq!(corpus::RECORD_TYPES.len(), 6, "a new corpus definition needs a line above");
+    assert_eq!(corpus::RECORD_TYPES.len(), 7, "a new corpus definition needs a line above");
 }
 
 #[test]
@@ -83,4 +84,25 @@ fn the_registry_holds_every_corpus_type_sorted() {
     for schema in corpus::RECORD_TYPES {
         schema.verify_schema_hash().expect("stored hash matches");
     }
+}
+
+#[test]
+fn formats_are_typed_and_rust_names_keep_the_wire() {
+    let rows = corpus::Formats::fixture_rows(&slug());
+    let row = &rows[1];
+    use foundry_catalog::time::{Date, Month};
+    let day: Date = row.on_day;
+    assert_eq!(Ok(day), Date::from_calendar_date(2024, Month::February, 29));
+    assert_eq!(row.maybe_day, Date::from_calendar_date(2026, Month::January, 2).ok());
+    assert_eq!(row.absent_day, None);
+    let link: &foundry_catalog::AbsoluteUrl = &row.link;
+    assert_eq!(link.as_str(), "https://fixtures.example.org/records/compile-check/2");
+    assert_eq!(row.dedupe_key, "fixture_dedupe_key_2");
+    assert_eq!(row.default_state, "fixture_default_state 2");
+    let json = serde_json::to_value(row).expect("serializes");
+    assert_eq!(json["onDay"], "2024-02-29");
+    assert_eq!(json["foo_bar"], row.foo_bar_snake.as_str());
+    assert_eq!(json["fooBar"], row.foo_bar.as_str());
+    assert_eq!(json["Self"], row.r#type.as_str());
+    assert!(json.get("absentDay").is_none());
 }

@@ -1,0 +1,386 @@
+//! Field formats: what a field's values look like beyond their JSON type,
+//! each rule written once and used by all four consumers: the fixture
+//! generator ([`crate::fixture`] makes values that satisfy it), the
+//! conformance validator ([`FieldFormat::check`] on every sample row), the
+//! generated JSON Schemas ([`FieldFormat::json_schema`]) and the generated
+//! Rust types ([`FieldFormat::rust_type`]).
+//!
+//! | format | type | values | Rust |
+//! |---|---|---|---|
+//! | `date` | string | a calendar date `YYYY-MM-DD` | `time::Date` (through [`date`]) |
+//! | `url` | string | an absolute http(s) URL (RFC 3986) | [`AbsoluteUrl`] |
+//! | `fraction` | number | `0 ≤ x < 1` | `f64` |
+//! | `token` | string | a `lowercase_underscore` token, with the optional `" N"` row suffix | `String` |
+//! | `key` | string | a deterministic key of `A-Z a-z 0-9 _ . : -`, no spaces, unique per row | `String` |
+//! | `payload` | object | exactly `product` (the product's slug) and `fixture_mode` (a string) | `serde_json::Map` |
+//! | `text` | string | `Deterministic fixture <phrase>`, with the optional `" N"` row suffix | `String` |
+//!
+//! Patterns are written to mean the same in ECMA-262 (with the `u` flag),
+//! Python's `re` and Rust's `regex`: no lookaround, no `\z`, no class set
+//! operators. Python's `$` also matches before a final line feed, so every
+//! pattern's schema adds `"not": {"pattern": "\n"}` ([`pattern_schema`]):
+//! no accepted value contains one.
+
+use std::fmt;
+
+use serde_json::{Value, json};
+
+use crate::model::FieldType;
+
+crate::wire_enum! {
+    /// The format of a field's values, as written in a definition's
+    /// `format` key.
+    pub enum FieldFormat {
+        /// A calendar date, `YYYY-MM-DD`.
+        Date = "date",
+        /// An absolute http(s) URL (RFC 3986).
+        Url = "url",
+        /// A number in `[0, 1)`.
+        Fraction = "fraction",
+        /// A `lowercase_underscore` token with the optional `" N"` row suffix.
+        Token = "token",
+        /// An object `{"product": <the product's slug>, "fixture_mode": <string>}`.
+        Payload = "payload",
+        /// A `Deterministic fixture …` phrase with the optional `" N"` row suffix.
+        Text = "text",
+        /// A public-safe deterministic key: no spaces, unique per row.
+        Key = "key",
+    }
+}
+
+/// The pattern of a slug (see [`crate::Slug`]).
+pub const SLUG_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
+
+/// The pattern of a `lowercase_underscore` identifier
+/// ([`crate::is_lowercase_underscore`]).
+pub const LOWERCASE_UNDERSCORE_PATTERN: &str = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$";
+
+/// The pattern of an absolute http(s) URL: RFC 3986's `http-URI` grammar
+/// (userinfo, an IP literal or registered name, port, path, query,
+/// fragment, percent-encodings), so `https://[::1/x` and `https://a b/` fail.
+/// [`crate::is_absolute_url`] (`fluent-uri`) is the full rule; this pattern
+/// is never looser on the shapes it lets through except inside an IP
+/// literal's brackets, which `format: uri` checks.
+pub const ABSOLUTE_URL_PATTERN: &str = concat!(
+    "^[Hh][Tt][Tt][Pp][Ss]?://",
+    "((%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:-])*@)?",
+    "(\\[[0-9A-Fa-f:.]+\\]|\\[[vV][0-9A-Fa-f]+\\.[A-Za-z0-9._~!$&'()*+,;=:-]+\\]|(%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=-])+)",
+    "(:[0-9]*)?",
+    "(/(%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@-])*)*",
+    "(\\?(%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?",
+    "(#(%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?$",
+);
+
+/// A `YYYY-MM-DD` date in years 0001–9999 (Python's `date` has no year 0)
+/// with a month 01–12 and a day 01–31; the calendar (30 February) is
+/// `format: date`'s job and the Rust check's.
+const DATE_PATTERN: &str =
+    "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+
+/// A token with the optional row suffix.
+const TOKEN_PATTERN: &str = "^[a-z][a-z0-9]*(_[a-z0-9]+)*( [1-9][0-9]*)?$";
+
+/// A key: one or more of `A-Z a-z 0-9 _ . : -`.
+const KEY_PATTERN: &str = "^[A-Za-z0-9_.:-]+$";
+
+/// Fixture text: the prefix, a space, then a phrase without control characters.
+const TEXT_PATTERN: &str = "^Deterministic fixture [^\\u0000-\\u001f\\u007f]+$";
+
+/// `{"type": "string", "pattern": pattern}` with the line-feed guard that
+/// makes `$` mean the end of the text in Python too.
+pub fn pattern_schema(pattern: &str) -> Value {
+    json!({"type": "string", "pattern": pattern, "not": {"type": "string", "pattern": "\n"}})
+}
+
+/// The schema of a slug ([`crate::Slug`]): its pattern and length.
+pub fn slug_schema() -> Value {
+    let mut schema = pattern_schema(SLUG_PATTERN);
+    schema["minLength"] = json!(1);
+    schema["maxLength"] = json!(crate::MAX_SLUG_LEN);
+    schema
+}
+
+/// Why a value does not have its field's format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatProblem(pub String);
+
+impl fmt::Display for FormatProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl FieldFormat {
+    /// The JSON type of values of this format.
+    pub const fn field_type(self) -> FieldType {
+        match self {
+            FieldFormat::Fraction => FieldType::Number,
+            FieldFormat::Payload => FieldType::Object,
+            FieldFormat::Date | FieldFormat::Url | FieldFormat::Token | FieldFormat::Text | FieldFormat::Key => {
+                FieldType::String
+            }
+        }
+    }
+
+    /// The fixture hint kind that may seed values of this format
+    /// (`absent` fits any optional field besides).
+    pub const fn hint_kind(self) -> &'static str {
+        match self {
+            FieldFormat::Date => "date",
+            FieldFormat::Url => "url",
+            FieldFormat::Fraction => "fraction",
+            FieldFormat::Token | FieldFormat::Key => "token",
+            FieldFormat::Payload => "payload",
+            FieldFormat::Text => "text",
+        }
+    }
+
+    /// The formats of a field type, for error hints.
+    pub fn formats_for(field_type: FieldType) -> Vec<&'static str> {
+        FieldFormat::ALL.iter().filter(|f| f.field_type() == field_type).map(|f| f.as_str()).collect()
+    }
+
+    /// What the format is, in words.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            FieldFormat::Date => "a calendar date YYYY-MM-DD",
+            FieldFormat::Url => "an absolute http(s) URL",
+            FieldFormat::Fraction => "a number in [0, 1)",
+            FieldFormat::Token => "a lowercase_underscore token with an optional \" N\" suffix",
+            FieldFormat::Payload => {
+                "an object with exactly `product` (the product's slug) and `fixture_mode` (a string)"
+            }
+            FieldFormat::Text => "\"Deterministic fixture <phrase>\" with an optional \" N\" suffix",
+            FieldFormat::Key => "a key of letters, digits, `_`, `.`, `:` and `-` (no spaces)",
+        }
+    }
+
+    /// Checks one value. `slug` is the product's slug when it is known
+    /// (a payload's `product` must equal it). Uniqueness of keys across
+    /// rows is [`check_unique`]'s job.
+    pub fn check(self, value: &Value, slug: Option<&str>) -> Result<(), FormatProblem> {
+        let ok = match (self, value) {
+            (FieldFormat::Date, Value::String(text)) => date::parse(text).is_some(),
+            (FieldFormat::Url, Value::String(text)) => crate::is_absolute_url(text),
+            (FieldFormat::Token, Value::String(text)) => is_token_value(text),
+            (FieldFormat::Key, Value::String(text)) => is_key(text),
+            (FieldFormat::Text, Value::String(text)) => text
+                .strip_prefix(crate::fixture::TEXT_PREFIX)
+                .and_then(|rest| rest.strip_prefix(' '))
+                .is_some_and(|phrase| !phrase.is_empty() && !phrase.chars().any(|c| c.is_ascii_control())),
+            (FieldFormat::Fraction, Value::Number(n)) => n.as_f64().is_some_and(|x| (0.0..1.0).contains(&x)),
+            (FieldFormat::Payload, Value::Object(object)) => {
+                let product = object.get("product").and_then(Value::as_str);
+                let mode = object.get("fixture_mode").and_then(Value::as_str);
+                match (product, mode) {
+                    (Some(product), Some(_mode)) if object.len() == 2 => {
+                        if let Some(slug) = slug
+                            && product != slug
+                        {
+                            return Err(FormatProblem(format!(
+                                "`product` is {product:?}, not the product's slug {slug:?}"
+                            )));
+                        }
+                        crate::Slug::check(product).is_ok()
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        if ok { Ok(()) } else { Err(FormatProblem(format!("{value} is not {}", self.describe()))) }
+    }
+
+    /// The JSON Schema (2020-12) of a value of this format: its type, its
+    /// pattern or bounds, and the `format` annotation where one exists.
+    pub fn json_schema(self) -> Value {
+        let with_format = |pattern: &str, format: &str| {
+            let mut schema = pattern_schema(pattern);
+            schema["format"] = json!(format);
+            schema
+        };
+        match self {
+            FieldFormat::Date => with_format(DATE_PATTERN, "date"),
+            FieldFormat::Url => with_format(ABSOLUTE_URL_PATTERN, "uri"),
+            FieldFormat::Fraction => json!({"type": "number", "minimum": 0, "exclusiveMaximum": 1}),
+            FieldFormat::Token => pattern_schema(TOKEN_PATTERN),
+            FieldFormat::Key => pattern_schema(KEY_PATTERN),
+            FieldFormat::Text => pattern_schema(TEXT_PATTERN),
+            FieldFormat::Payload => json!({
+                "type": "object",
+                "properties": {
+                    "product": slug_schema(),
+                    "fixture_mode": {"type": "string"},
+                },
+                "required": ["product", "fixture_mode"],
+                "additionalProperties": false,
+            }),
+        }
+    }
+
+    /// The Rust type of a required field of this format under the runtime
+    /// path `runtime` (`::foundry_catalog`), and the serde `with` module
+    /// the field needs (an optional field uses its `option` submodule);
+    /// `None` when the field type's own Rust type is kept: `f64` for
+    /// fractions, `String` for tokens, keys and text, `serde_json::Map` for
+    /// payloads (no well-kept type states these rules, and a newtype would
+    /// only move the check that the validator and the schemas make).
+    pub fn rust_type(self, runtime: &str) -> Option<(String, Option<String>)> {
+        match self {
+            FieldFormat::Date => Some((format!("{runtime}::time::Date"), Some(format!("{runtime}::format::date")))),
+            FieldFormat::Url => Some((format!("{runtime}::AbsoluteUrl"), None)),
+            FieldFormat::Fraction
+            | FieldFormat::Payload
+            | FieldFormat::Token
+            | FieldFormat::Text
+            | FieldFormat::Key => None,
+        }
+    }
+}
+
+/// Keys must differ from row to row: the first row (from 1) that repeats
+/// an earlier row's value, and that row.
+pub fn check_unique<'a>(values: impl Iterator<Item = &'a Value>) -> Option<(usize, usize)> {
+    let mut seen: Vec<&Value> = Vec::new();
+    for (i, value) in values.enumerate() {
+        if let Some(first) = seen.iter().position(|v| *v == value) {
+            return Some((first, i));
+        }
+        seen.push(value);
+    }
+    None
+}
+
+/// A token value: `lowercase_underscore`, then optionally `" N"` (N ≥ 1,
+/// without leading zeros).
+fn is_token_value(text: &str) -> bool {
+    let (token, suffix) = match text.split_once(' ') {
+        Some((token, suffix)) => (token, Some(suffix)),
+        None => (text, None),
+    };
+    crate::is_lowercase_underscore(token)
+        && suffix.is_none_or(|n| {
+            n.bytes().all(|b| b.is_ascii_digit()) && n.bytes().next().is_some_and(|b| (b'1'..=b'9').contains(&b))
+        })
+}
+
+/// A key: at least one of `A-Z a-z 0-9 _ . : -`.
+pub fn is_key(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
+/// An absolute http(s) URL, checked when made: the Rust type of `url`
+/// fields. It serializes as the text it was made from, so a row's wire
+/// form does not change.
+///
+/// ```
+/// use foundry_catalog_core::AbsoluteUrl;
+/// let url = AbsoluteUrl::new("https://registry.example.org/records/1").unwrap();
+/// assert_eq!(url.as_str(), "https://registry.example.org/records/1");
+/// assert!(AbsoluteUrl::new("https://[::1/x").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AbsoluteUrl(String);
+
+/// A string that is not an absolute http(s) URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not an absolute http(s) URL (RFC 3986); hint: write it like \"https://registry.example.org/records/1\""
+)]
+pub struct InvalidUrl(pub String);
+
+impl AbsoluteUrl {
+    /// Checks and wraps a URL.
+    pub fn new(text: impl Into<String>) -> Result<AbsoluteUrl, InvalidUrl> {
+        let text = text.into();
+        if crate::is_absolute_url(&text) { Ok(AbsoluteUrl(text)) } else { Err(InvalidUrl(text)) }
+    }
+
+    /// The URL as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The URL, parsed (it was checked when made, so it parses).
+    pub fn to_uri(&self) -> Option<fluent_uri::Uri<&str>> {
+        fluent_uri::Uri::parse(self.0.as_str()).ok()
+    }
+}
+
+impl fmt::Display for AbsoluteUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::str::FromStr for AbsoluteUrl {
+    type Err = InvalidUrl;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        AbsoluteUrl::new(text)
+    }
+}
+
+crate::serde_via_str!(AbsoluteUrl);
+
+/// `date` fields: `time::Date` written `YYYY-MM-DD`. Generated code uses
+/// this module with `#[serde(with = "…::format::date")]` (and
+/// `…::format::date::option` for optional fields).
+pub mod date {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// The `YYYY-MM-DD` form.
+    pub const FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
+        time::macros::format_description!("[year]-[month]-[day]");
+
+    /// A calendar date in exactly the `YYYY-MM-DD` form (four-digit year).
+    pub fn parse(text: &str) -> Option<time::Date> {
+        let date = time::Date::parse(text, FORMAT).ok()?;
+        // Only the plain four-digit-year form: the date must print back the same.
+        (to_text(date)? == text).then_some(date)
+    }
+
+    /// The `YYYY-MM-DD` text of a date; `None` outside years 0001–9999
+    /// (year 0 is no year to Python's `date` nor to JSON Schema's `format: date`
+    /// there).
+    pub fn to_text(date: time::Date) -> Option<String> {
+        (1..=9999).contains(&date.year()).then(|| date.format(FORMAT).ok()).flatten()
+    }
+
+    /// Serializes a date as `YYYY-MM-DD`.
+    pub fn serialize<S: Serializer>(date: &time::Date, serializer: S) -> Result<S::Ok, S::Error> {
+        let text = to_text(*date).ok_or_else(|| serde::ser::Error::custom("a date outside years 0001-9999"))?;
+        serializer.serialize_str(&text)
+    }
+
+    /// Deserializes a `YYYY-MM-DD` date.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<time::Date, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a calendar date written YYYY-MM-DD")))
+    }
+
+    /// The same for `Option<time::Date>` (with `default` and
+    /// `skip_serializing_if = "Option::is_none"`).
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        /// Serializes `Some(date)` as `YYYY-MM-DD`, `None` as null.
+        pub fn serialize<S: Serializer>(date: &Option<time::Date>, serializer: S) -> Result<S::Ok, S::Error> {
+            match date {
+                Some(date) => super::serialize(date, serializer),
+                None => serializer.serialize_none(),
+            }
+        }
+
+        /// Deserializes a `YYYY-MM-DD` date or null.
+        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<time::Date>, D::Error> {
+            let text = <Option<std::borrow::Cow<'de, str>>>::deserialize(deserializer)?;
+            text.map(|text| {
+                super::parse(&text).ok_or_else(|| {
+                    serde::de::Error::custom(format!("{text:?} is not a calendar date written YYYY-MM-DD"))
+                })
+            })
+            .transpose()
+        }
+    }
+}
