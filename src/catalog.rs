@@ -192,11 +192,14 @@ pub struct CatalogErrors {
     pub sources: usize,
 }
 
-impl CatalogErrors {
-    fn one(error: CatalogError) -> Self {
+/// One problem with one source (a folder, or an artifact file).
+impl From<CatalogError> for CatalogErrors {
+    fn from(error: CatalogError) -> Self {
         CatalogErrors { errors: vec![error], sources: 1 }
     }
+}
 
+impl CatalogErrors {
     /// How many distinct files have a problem.
     pub fn invalid_files(&self) -> usize {
         let mut files: Vec<&str> = self.errors.iter().map(CatalogError::file).collect();
@@ -284,7 +287,7 @@ impl ResponseCatalog {
     pub fn open(path: &Path) -> Result<Self, CatalogErrors> {
         Artifact::read(path)
             .and_then(|artifact| Self::load(&artifact))
-            .map_err(|error| CatalogErrors::one(CatalogError::Artifact { file: path.display().to_string(), error }))
+            .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: path.display().to_string(), error }))
     }
 
     fn built(artifact: Artifact) -> Result<Self, CatalogErrors> {
@@ -423,7 +426,7 @@ impl Builder {
     pub fn build_dir(&self, dir: &Path) -> Result<Artifact, CatalogErrors> {
         let mut paths: Vec<_> = std::fs::read_dir(dir)
             .map_err(|e| {
-                CatalogErrors::one(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() })
+                CatalogErrors::from(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() })
             })?
             .filter_map(Result::ok)
             .map(|e| e.path())
@@ -572,20 +575,9 @@ impl Builder {
             u64::try_from(record.last_updated_at.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
         let modified = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
         // The codings were checked to be available when they were chosen.
-        let compressed: Vec<Vec<u8>> = self
-            .codings
-            .iter()
-            .filter(|&&coding| coding != ContentCoding::Identity)
-            .filter_map(|&coding| coding.encode(&body))
-            .collect();
-        let mut compressed = compressed.into_iter();
-        let bodies =
-            self.codings
-                .iter()
-                .map(|&coding| {
-                    if coding == ContentCoding::Identity { body.clone() } else { compressed.next().unwrap_or_default() }
-                })
-                .collect();
+        // Each coding's bytes, identity included (`encode` copies it);
+        // the codings were checked to be available when they were chosen.
+        let bodies = self.codings.iter().map(|&coding| coding.encode(&body).unwrap_or_default()).collect();
         Ok(Prepared {
             file: file.to_owned(),
             slug: record.slug.to_string(),

@@ -19,10 +19,7 @@ static ARTIFACT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.fcat"
 /// assert_eq!(catalog.len(), 3);
 /// ```
 pub fn default_catalog() -> Result<ResponseCatalog, CatalogErrors> {
-    Artifact::parse(Bytes::from_static(ARTIFACT)).and_then(|artifact| ResponseCatalog::load(&artifact)).map_err(
-        |error| CatalogErrors {
-            errors: vec![CatalogError::Artifact { file: "<the default catalog>".to_owned(), error }],
-            sources: 1,
-        },
-    )
+    Artifact::parse(Bytes::from_static(ARTIFACT))
+        .and_then(|artifact| ResponseCatalog::load(&artifact))
+        .map_err(|error| CatalogError::Artifact { file: "<the default catalog>".to_owned(), error }.into())
 }
