@@ -1,243 +1,425 @@
-//! The incremental cache: each definition's generated code, kept in a
-//! folder (the build script uses `$OUT_DIR/<output>.cache`) and reused
-//! while nothing it depends on has changed.
+//! The index of a compiled output: which definition produced which part
+//! of which file, so that the next run reuses every definition that is
+//! unchanged.
 //!
-//! One file per definition, named after a digest of its path. An entry
-//! holds its key (the generator's identity, the runtime path, the
-//! definition's path and its exact bytes) and what the definition produced
-//! (record label, struct name, code). It is used only when every part of
-//! the key is equal, the definition's bytes compared byte for byte, so a
-//! stale entry (the definition was edited), a foreign one (another
-//! generator, another runtime path, another file) or a damaged one
-//! (wrong magic, lengths that do not add up to the file, text that is not
-//! UTF-8, code that is not a record type's) is ignored and the definition
-//! generated again, never trusted and never a panic. Entries are written
-//! beside their final name and renamed over it, so one is never seen half
-//! written. Cache problems never fail a build: the cache only saves work.
+//! [`Generator::compile`](crate::Generator::compile) writes the record
+//! types in a few files (shards, see `compile`) and beside the output an
+//! index (`<output>.index`). An entry's key is the generator's identity,
+//! the runtime path, the definition's path and the SHA-256 of its bytes;
+//! its value is the record label and type name the definition produced and
+//! where its code lies: the shard, the span and the span's CRC-32. Each
+//! shard's entry gives its file's length and modification time when it was
+//! written. A definition whose key is unchanged is neither parsed, checked
+//! nor emitted: a shard whose record types are all unchanged is not
+//! touched, as long as its file still has the length and modification time
+//! the index gives (the test cargo applies to its own outputs), and a
+//! rewritten shard copies their code from the old file, each span checked
+//! against its CRC-32; a span that fails is generated again.
 //!
-//! The generator's identity is its crate version and cache format, plus
+//! Nothing is trusted without a check. The index carries a CRC-32 of
+//! itself, so a damaged or truncated index is ignored whole, and it names
+//! the generator that wrote it. A missing, foreign or damaged index only
+//! means every definition is generated again: never a panic and never a
+//! wrong byte. Cache problems never fail a build: the cache only saves work.
+//!
+//! The generator's identity is its crate version and index format, plus
 //! the length and modification time of the running executable: a build
 //! script is relinked whenever the generator (or the hash rules it
 //! compiles in) changes, even without a version bump, as with a path
 //! dependency. That part never reaches the output, which stays the same
 //! bytes whether it came from the cache or not.
+//!
+//! Index format (all numbers decimal ASCII; the CRC covers every byte after
+//! its line; shards and entries in output order):
+//!
+//! ```text
+//! foundry-catalog-build index 2\n
+//! <CRC-32 of the rest>\n
+//! <generator length> <shards> <entries>\n
+//! <generator>
+//! then per shard:
+//! <name length> <file length> <file mtime seconds> <nanoseconds>\n
+//! <name>
+//! then per entry:
+//! <path length> <label length> <type-name length> <shard> <code start> <code length> <code CRC-32> <definition SHA-256, hex>\n
+//! <path><record label><type name>
+//! ```
 
-use std::fs;
-use std::io::Write;
+use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
-use sha2::Digest;
+/// The first line of an index; the number is the index format.
+const MAGIC: &[u8] = b"foundry-catalog-build index 2\n";
 
-/// The first line of every entry; the number is the entry format.
-const MAGIC: &[u8] = b"foundry-catalog-build cache entry 2\n";
+/// The index of the output at `output`.
+pub(crate) fn index_path(output: &Path) -> PathBuf {
+    let mut path = output.to_owned();
+    path.as_mut_os_string().push(".index");
+    path
+}
 
-/// The file name ending of entries.
-const EXTENSION: &str = "entry";
+/// This generator's identity for a runtime path, or `None` when the running
+/// executable cannot be identified (then nothing is reused).
+pub(crate) fn identity(runtime: &str) -> Option<String> {
+    let exe = std::env::current_exe().and_then(std::fs::metadata).ok()?;
+    let modified = exe.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some(format!(
+        "{} {} index 2 exe {} {}.{:09} runtime {runtime}",
+        env!("CARGO_PKG_NAME"),
+        env!("CARGO_PKG_VERSION"),
+        exe.len(),
+        modified.as_secs(),
+        modified.subsec_nanos()
+    ))
+}
 
-/// What one definition produced, read from the cache: the entry's text
-/// (every part of an entry is UTF-8) and where the parts lie in it, so the
-/// code is used where it was read, never copied.
+/// The SHA-256 of a definition's bytes: its part of the key.
+pub(crate) type Digest = [u8; 32];
+
+/// The key of each source, in the same order, hashed on up to `threads`
+/// threads.
+pub(crate) fn digests(sources: &[crate::Source], threads: usize) -> Vec<Digest> {
+    use sha2::Digest as _;
+    let digest = |s: &crate::Source| Ok(sha2::Sha256::digest(&s.bytes).into());
+    crate::emit::in_parallel(sources, threads, digest).unwrap_or_default()
+}
+
+/// The length and modification time of a written file, as the index keeps
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    len: u64,
+    modified: Duration,
+}
+
+impl Stamp {
+    /// The stamp of the file at `path` now.
+    pub(crate) fn of(path: &Path) -> Option<Stamp> {
+        let metadata = std::fs::metadata(path).ok()?;
+        let modified = metadata.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+        Some(Stamp { len: metadata.len(), modified })
+    }
+
+    /// The file's length.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+/// Where a record type's code lies in its shard, and the CRC-32 of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entry {
-    text: String,
-    record_label: std::ops::Range<usize>,
-    type_name: std::ops::Range<usize>,
-    code: std::ops::Range<usize>,
+pub(crate) struct Span {
+    pub(crate) shard: usize,
+    pub(crate) range: Range<usize>,
+    pub(crate) crc: u32,
 }
 
-impl Entry {
-    fn part(&self, range: &std::ops::Range<usize>) -> &str {
-        self.text.get(range.clone()).unwrap_or_default()
-    }
-
-    pub(crate) fn record_label(&self) -> &str {
-        self.part(&self.record_label)
-    }
-
-    pub(crate) fn type_name(&self) -> &str {
-        self.part(&self.type_name)
-    }
-
-    pub(crate) fn code(&self) -> &str {
-        self.part(&self.code)
+impl Span {
+    /// This span's code in `shard` (the shard file's bytes), if it is
+    /// there and its CRC-32 matches.
+    pub(crate) fn code_in<'a>(&self, shard: &'a [u8]) -> Option<&'a [u8]> {
+        shard.get(self.range.clone()).filter(|code| crc32fast::hash(code) == self.crc)
     }
 }
 
-/// An [`Entry`] to store, borrowed.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct EntryRef<'a> {
+/// A shard of the previous output: its name and the stamp of its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Shard {
+    pub(crate) name: String,
+    pub(crate) stamp: Stamp,
+}
+
+/// What one definition produced last time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reused<'a> {
     pub(crate) record_label: &'a str,
     pub(crate) type_name: &'a str,
-    pub(crate) code: &'a str,
+    pub(crate) span: &'a Span,
 }
 
-/// A cache folder and the key parts shared by every entry.
+/// One entry of an index.
+#[derive(Debug, PartialEq, Eq)]
+struct Indexed {
+    path: String,
+    digest: Digest,
+    record_label: String,
+    type_name: String,
+    span: Span,
+}
+
+/// A previous index, made by this generator.
+#[derive(Debug)]
+pub(crate) struct Previous {
+    shards: Vec<Shard>,
+    /// How many record types each shard holds.
+    members: Vec<usize>,
+    entries: Vec<Indexed>,
+    by_path: BTreeMap<String, usize>,
+}
+
+impl Previous {
+    /// The index of the output at `output`, if it can be read, is whole
+    /// and was made by `generator`.
+    pub(crate) fn load(output: &Path, generator: &str) -> Option<Previous> {
+        decode(&std::fs::read(index_path(output)).ok()?, generator)
+    }
+
+    /// What the definition at `path` produced last time, if its bytes had
+    /// the same digest.
+    pub(crate) fn get(&self, path: &str, digest: &Digest) -> Option<Reused<'_>> {
+        let entry = &self.entries[*self.by_path.get(path)?];
+        (entry.digest == *digest).then_some(Reused {
+            record_label: &entry.record_label,
+            type_name: &entry.type_name,
+            span: &entry.span,
+        })
+    }
+
+    /// How many definitions the index holds.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The previous output's shards, in order.
+    pub(crate) fn shards(&self) -> &[Shard] {
+        &self.shards
+    }
+
+    /// How many record types shard `shard` held.
+    pub(crate) fn members(&self, shard: usize) -> usize {
+        self.members.get(shard).copied().unwrap_or(0)
+    }
+}
+
+/// One definition to index: its path and digest, what it produced and
+/// where.
 #[derive(Debug, Clone)]
-pub(crate) struct Cache {
-    dir: PathBuf,
-    generator: String,
+pub(crate) struct Produced<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) digest: &'a Digest,
+    pub(crate) record_label: &'a str,
+    pub(crate) type_name: &'a str,
+    pub(crate) span: &'a Span,
 }
 
-impl Cache {
-    /// The cache in `dir` for a generator whose code names the runtime
-    /// `runtime`. `None` when the running executable cannot be identified
-    /// (then nothing is cached).
-    pub(crate) fn new(dir: &Path, runtime: &str) -> Option<Cache> {
-        let exe = std::env::current_exe().and_then(fs::metadata).ok()?;
-        let modified = exe.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
-        let generator = format!(
-            "{} {} exe {} {}.{:09} runtime {runtime}",
-            env!("CARGO_PKG_NAME"),
-            env!("CARGO_PKG_VERSION"),
-            exe.len(),
-            modified.as_secs(),
-            modified.subsec_nanos()
-        );
-        Some(Cache { dir: dir.to_owned(), generator })
+/// The index, made by `generator`, of `shards` holding `entries`.
+pub(crate) fn encode(generator: &str, shards: &[Shard], entries: &[Produced<'_>]) -> Vec<u8> {
+    let size = entries.iter().map(|e| e.path.len() + e.record_label.len() + e.type_name.len() + 160);
+    let mut body = Vec::with_capacity(generator.len() + 64 * (shards.len() + 1) + size.sum::<usize>());
+    body.extend_from_slice(format!("{} {} {}\n", generator.len(), shards.len(), entries.len()).as_bytes());
+    body.extend_from_slice(generator.as_bytes());
+    for shard in shards {
+        let (secs, nanos) = (shard.stamp.modified.as_secs(), shard.stamp.modified.subsec_nanos());
+        body.extend_from_slice(format!("{} {} {secs} {nanos}\n", shard.name.len(), shard.stamp.len).as_bytes());
+        body.extend_from_slice(shard.name.as_bytes());
     }
-
-    /// The entry file of the definition at `path`.
-    fn entry_path(&self, path: &str) -> PathBuf {
-        let digest = sha2::Sha256::digest(path.as_bytes());
-        self.dir.join(format!("{}.{EXTENSION}", hex::encode(&digest[..16])))
-    }
-
-    /// The stored result for this definition, if the stored key equals its
-    /// key in every part.
-    pub(crate) fn get(&self, path: &str, bytes: &[u8]) -> Option<Entry> {
-        let stored = fs::read(self.entry_path(path)).ok()?;
-        decode(stored, &self.generator, path, bytes)
-    }
-
-    /// Stores what a definition produced; failures are ignored (the next
-    /// run generates the definition again).
-    pub(crate) fn put(&self, path: &str, bytes: &[u8], entry: EntryRef<'_>) {
-        let _ = self.write(&self.entry_path(path), &encode(&self.generator, path, bytes, entry));
-    }
-
-    fn write(&self, path: &Path, contents: &[u8]) -> std::io::Result<()> {
-        fs::create_dir_all(&self.dir)?;
-        let mut temp = path.to_owned();
-        temp.as_mut_os_string().push(".tmp");
-        let mut file = fs::File::create(&temp)?;
-        file.write_all(contents)?;
-        drop(file);
-        fs::rename(&temp, path)
-    }
-
-    /// Removes the entries of definitions that are gone (and any other
-    /// file in the folder), so the folder never grows without bound.
-    pub(crate) fn retain(&self, paths: &[&str]) {
-        let keep: std::collections::BTreeSet<PathBuf> = paths.iter().map(|p| self.entry_path(p)).collect();
-        let Ok(entries) = fs::read_dir(&self.dir) else { return };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if !keep.contains(&path) {
-                let _ = fs::remove_file(path);
-            }
+    for e in entries {
+        let (path, label, name) = (e.path.len(), e.record_label.len(), e.type_name.len());
+        let Span { shard, range, crc } = e.span;
+        let (start, len, digest) = (range.start, range.len(), hex::encode(e.digest));
+        body.extend_from_slice(format!("{path} {label} {name} {shard} {start} {len} {crc} {digest}\n").as_bytes());
+        for part in [e.path, e.record_label, e.type_name] {
+            body.extend_from_slice(part.as_bytes());
         }
     }
-}
-
-/// The parts of an entry, in order, after the magic line and a line of
-/// their lengths in decimal.
-fn encode(generator: &str, path: &str, bytes: &[u8], entry: EntryRef<'_>) -> Vec<u8> {
-    let parts: [&[u8]; 6] = [
-        generator.as_bytes(),
-        path.as_bytes(),
-        bytes,
-        entry.record_label.as_bytes(),
-        entry.type_name.as_bytes(),
-        entry.code.as_bytes(),
-    ];
-    let lengths: Vec<String> = parts.iter().map(|p| p.len().to_string()).collect();
-    let mut out = Vec::with_capacity(MAGIC.len() + 64 + parts.iter().map(|p| p.len()).sum::<usize>());
+    let mut out = Vec::with_capacity(MAGIC.len() + 16 + body.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(lengths.join(" ").as_bytes());
-    out.push(b'\n');
-    for part in parts {
-        out.extend_from_slice(part);
-    }
+    out.extend_from_slice(format!("{}\n", crc32fast::hash(&body)).as_bytes());
+    out.extend_from_slice(&body);
     out
 }
 
-/// The entry stored in `stored`, if it is well formed, its key equals
-/// (`generator`, `path`, `bytes`) and its code is a record type's.
-pub(crate) fn decode(stored: Vec<u8>, generator: &str, path: &str, bytes: &[u8]) -> Option<Entry> {
-    let text = String::from_utf8(stored).ok()?;
-    let rest = text.strip_prefix(std::str::from_utf8(MAGIC).ok()?)?;
-    let (lengths, body) = rest.split_once('\n')?;
-    let mut start = text.len() - body.len();
-    let mut parts: Vec<std::ops::Range<usize>> = Vec::with_capacity(6);
-    for length in lengths.split(' ') {
-        let end = start.checked_add(length.parse::<usize>().ok()?)?;
-        // `get` also rejects a range that cuts a character in two.
-        text.get(start..end)?;
-        parts.push(start..end);
-        start = end;
+/// Reads an index: lines of words and the parts they measure.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// The next line's words, separated by single spaces.
+    fn line(&mut self) -> Option<std::str::Split<'a, char>> {
+        let rest = self.bytes.get(self.at..)?;
+        let end = rest.iter().position(|&b| b == b'\n')?;
+        let line = std::str::from_utf8(&rest[..end]).ok()?;
+        self.at += end + 1;
+        Some(line.split(' '))
     }
-    let [stored_generator, stored_path, stored_bytes, record_label, type_name, code] =
-        <[_; 6]>::try_from(parts).ok()?;
-    let part = |range: &std::ops::Range<usize>| text.get(range.clone()).unwrap_or_default();
-    if start != text.len()
-        || part(&stored_generator) != generator
-        || part(&stored_path) != path
-        || part(&stored_bytes).as_bytes() != bytes
-    {
+
+    /// The next `len` bytes as text.
+    fn text(&mut self, len: u64) -> Option<String> {
+        let end = self.at.checked_add(usize::try_from(len).ok()?)?;
+        let text = String::from_utf8(self.bytes.get(self.at..end)?.to_vec()).ok()?;
+        self.at = end;
+        Some(text)
+    }
+}
+
+/// A plain decimal number: `parse` alone would also take a leading `+`.
+fn number(word: &str) -> Option<u64> {
+    (!word.is_empty() && word.bytes().all(|b| b.is_ascii_digit())).then(|| word.parse().ok()).flatten()
+}
+
+/// A line of exactly `N` numbers and then `rest` more words.
+fn numbers<'a, const N: usize>(
+    mut words: impl Iterator<Item = &'a str>,
+    rest: usize,
+) -> Option<([u64; N], Vec<&'a str>)> {
+    let mut numbers = [0; N];
+    for n in &mut numbers {
+        *n = number(words.next()?)?;
+    }
+    let rest_words: Vec<&str> = words.collect();
+    (rest_words.len() == rest).then_some((numbers, rest_words))
+}
+
+/// A modification time from seconds and nanoseconds.
+fn modified(secs: u64, nanos: u64) -> Option<Duration> {
+    (nanos < 1_000_000_000).then(|| Some(Duration::new(secs, u32::try_from(nanos).ok()?))).flatten()
+}
+
+/// The index in `index`, if it is whole, was made by `generator`, and its
+/// shards and entries are well formed, distinct and name record types.
+fn decode(index: &[u8], generator: &str) -> Option<Previous> {
+    let rest = index.strip_prefix(MAGIC)?;
+    let line = rest.iter().position(|&b| b == b'\n')?;
+    let body = &rest[line + 1..];
+    let stored = number(std::str::from_utf8(&rest[..line]).ok()?)?;
+    if stored != u64::from(crc32fast::hash(body)) {
         return None;
     }
-    let entry = Entry { text, record_label, type_name, code };
-    let (label, code) = (entry.record_label(), entry.code());
-    let looks_generated = crate::naming::is_record_label(label)
-        && crate::naming::is_identifier(entry.type_name())
-        && code.strip_prefix("/// Record type `").and_then(|c| c.strip_prefix(label)).is_some()
-        && code.ends_with("}\n");
-    looks_generated.then_some(entry)
+    let mut reader = Reader { bytes: body, at: 0 };
+    let ([generator_len, shard_count, count], _) = numbers(reader.line()?, 0)?;
+    if reader.text(generator_len)? != generator {
+        return None;
+    }
+    let mut shards = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for _ in 0..shard_count {
+        let ([name, len, secs, nanos], _) = numbers(reader.line()?, 0)?;
+        let name = reader.text(name)?;
+        if !crate::naming::is_record_label(&name) || !names.insert(name.clone()) {
+            return None;
+        }
+        shards.push(Shard { name, stamp: Stamp { len, modified: modified(secs, nanos)? } });
+    }
+    let mut members = vec![0; shards.len()];
+    let mut entries = Vec::new();
+    let mut by_path = BTreeMap::new();
+    let mut labels = std::collections::BTreeSet::new();
+    for at in 0..count {
+        let ([path, label, type_name, shard, start, len, crc], rest) = numbers(reader.line()?, 1)?;
+        let digest: Digest = hex::decode(rest[0]).ok()?.try_into().ok()?;
+        let path = reader.text(path)?;
+        let record_label = reader.text(label)?;
+        let type_name = reader.text(type_name)?;
+        let names_ok = crate::naming::is_record_label(&record_label) && crate::naming::is_identifier(&type_name);
+        let shard = usize::try_from(shard).ok()?;
+        *members.get_mut(shard)? += 1;
+        if !names_ok
+            || by_path.insert(path.clone(), usize::try_from(at).ok()?).is_some()
+            || !labels.insert(record_label.clone())
+        {
+            return None;
+        }
+        let start = usize::try_from(start).ok()?;
+        let range = start..start.checked_add(usize::try_from(len).ok()?)?;
+        let span = Span { shard, range, crc: u32::try_from(crc).ok()? };
+        entries.push(Indexed { path, digest, record_label, type_name, span });
+    }
+    (reader.at == body.len()).then_some(Previous { shards, members, entries, by_path })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const CODE: &str = "/// Record type `weather_reading`.\npub struct WeatherReading {}\n";
+    const DIGEST: Digest = [7; 32];
+    const STAMP: Stamp = Stamp { len: 40, modified: Duration::new(1_700_000_000, 5) };
 
-    fn encoded(generator: &str, code: &str) -> Vec<u8> {
-        let entry = EntryRef { record_label: "weather_reading", type_name: "WeatherReading", code };
-        encode(generator, "t/weather_reading.json", b"{}", entry)
+    fn span() -> Span {
+        Span { shard: 0, range: 3..9, crc: 77 }
     }
 
-    fn read(stored: &[u8], generator: &str, path: &str, bytes: &[u8]) -> Option<(String, String, String)> {
-        decode(stored.to_vec(), generator, path, bytes)
-            .map(|e| (e.record_label().to_owned(), e.type_name().to_owned(), e.code().to_owned()))
+    fn entry<'a>(path: &'a str, record_label: &'a str, type_name: &'a str, span: &'a Span) -> Produced<'a> {
+        Produced { path, digest: &DIGEST, record_label, type_name, span }
+    }
+
+    fn shard(name: &str) -> Shard {
+        Shard { name: name.to_owned(), stamp: STAMP }
+    }
+
+    fn encoded(generator: &str) -> Vec<u8> {
+        encode(
+            generator,
+            &[shard("weather_reading")],
+            &[entry("t/w.json", "weather_reading", "WeatherReading", &span())],
+        )
     }
 
     #[test]
     fn an_entry_reads_back_only_under_its_own_key() {
-        let stored = encoded("gen 1", CODE);
-        let expected = Some(("weather_reading".to_owned(), "WeatherReading".to_owned(), CODE.to_owned()));
-        assert_eq!(read(&stored, "gen 1", "t/weather_reading.json", b"{}"), expected);
-        assert_eq!(read(&stored, "gen 2", "t/weather_reading.json", b"{}"), None, "another generator");
-        assert_eq!(read(&stored, "gen 1", "u/weather_reading.json", b"{}"), None, "another file");
-        assert_eq!(read(&stored, "gen 1", "t/weather_reading.json", b"{ }"), None, "edited definition");
+        let index = encoded("gen 1");
+        let get = |generator: &str, path: &str, digest: &Digest| {
+            let previous = decode(&index, generator)?;
+            let reused = previous.get(path, digest)?;
+            Some((reused.record_label.to_owned(), reused.type_name.to_owned(), reused.span.clone()))
+        };
+        let expected = Some(("weather_reading".to_owned(), "WeatherReading".to_owned(), span()));
+        assert_eq!(get("gen 1", "t/w.json", &DIGEST), expected);
+        assert_eq!(get("gen 2", "t/w.json", &DIGEST), None, "another generator");
+        assert_eq!(get("gen 1", "u/w.json", &DIGEST), None, "another file");
+        assert_eq!(get("gen 1", "t/w.json", &[8; 32]), None, "edited definition");
+        let previous = decode(&index, "gen 1").expect("decodes");
+        assert_eq!(previous.shards(), &[shard("weather_reading")]);
+        assert_eq!((previous.members(0), previous.members(1), previous.len()), (1, 0, 1));
     }
 
     #[test]
-    fn a_damaged_entry_is_ignored_whatever_the_damage() {
-        let stored = encoded("gen 1", CODE);
-        let read = |bytes: &[u8]| read(bytes, "gen 1", "t/weather_reading.json", b"{}");
-        for cut in 0..stored.len() {
-            assert_eq!(read(&stored[..cut]), None, "truncated at {cut}");
+    fn a_damaged_index_is_ignored_whatever_the_damage() {
+        let index = encoded("gen 1");
+        let decodes = |index: &[u8]| decode(index, "gen 1").is_some();
+        assert!(decodes(&index));
+        for cut in 0..index.len() {
+            assert!(!decodes(&index[..cut]), "truncated at {cut}");
         }
-        let mut longer = stored.clone();
-        longer.push(b'\n');
-        assert_eq!(read(&longer), None, "trailing bytes");
-        for at in 0..stored.len() {
-            let mut flipped = stored.clone();
-            flipped[at] ^= 0x80;
-            // The entry is ASCII here, so a flipped high bit anywhere
-            // (magic, lengths, key, names, code) leaves text that is not UTF-8.
-            assert_eq!(read(&flipped), None, "byte {at} flipped");
+        assert!(!decodes(&[index.as_slice(), b"\n"].concat()), "trailing bytes");
+        for at in 0..index.len() {
+            for bit in [0x01, 0x80] {
+                let mut flipped = index.clone();
+                flipped[at] ^= bit;
+                assert!(!decodes(&flipped), "byte {at} bit {bit:#x} flipped");
+            }
         }
-        assert_eq!(read(&encoded("gen 1", "fn main() {}\n")), None, "code that is not a record type's");
+    }
+
+    #[test]
+    fn shards_and_entries_must_be_well_formed_and_distinct() {
+        let (a, b) = (span(), Span { shard: 1, ..span() });
+        let one = [shard("weather_reading")];
+        let good = entry("t/a.json", "weather_reading", "WeatherReading", &a);
+        assert!(decode(&encode("g", &one, std::slice::from_ref(&good)), "g").is_some());
+        let cases: [(&str, &[Shard], Vec<Produced<'_>>); 6] = [
+            ("one path twice", &one, vec![good.clone(), entry("t/a.json", "other_reading", "OtherReading", &a)]),
+            ("one label twice", &one, vec![good.clone(), entry("t/b.json", "weather_reading", "Weather2", &a)]),
+            ("not a label", &one, vec![entry("t/a.json", "Weather Reading", "WeatherReading", &a)]),
+            ("not an identifier", &one, vec![entry("t/a.json", "weather_reading", "Weather Reading", &a)]),
+            ("no such shard", &one, vec![entry("t/a.json", "weather_reading", "WeatherReading", &b)]),
+            ("one shard name twice", &[shard("weather_reading"), shard("weather_reading")], vec![good.clone()]),
+        ];
+        for (name, shards, entries) in cases {
+            assert!(decode(&encode("g", shards, &entries), "g").is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_span_gives_its_code_only_when_its_crc_matches() {
+        let shard = b"abc/// code\n}\nxyz";
+        let range = 3..14;
+        let span = Span { shard: 0, crc: crc32fast::hash(&shard[range.clone()]), range: range.clone() };
+        assert_eq!(span.code_in(shard), Some(&shard[range.clone()]));
+        assert_eq!(span.code_in(b"abc/// Code\n}\nxyz"), None, "changed");
+        assert_eq!(span.code_in(&shard[..10]), None, "too short");
     }
 }

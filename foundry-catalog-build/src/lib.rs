@@ -2,13 +2,15 @@
 //!
 //! The generator of foundry-catalog: record-type definitions (JSON files)
 //! → checked record schemas → Rust source. It is to `foundry-catalog` what
-//! `prost-build` is to `prost`: a build-dependency, and the only crate of
-//! the workspace that depends on `syn`, `quote` and `prettyplease`.
+//! `prost-build` is to `prost`: a build-dependency. It writes
+//! prettyplease-formatted text itself, so it depends on no `syn`, `quote`
+//! or `prettyplease` (its tests hold every byte to prettyplease).
 //!
 //! Its public API is [`Generator`] (configure, then [`Generator::check`],
-//! [`Generator::generate`] or [`Generator::build_script`]), the [`Source`]
-//! it reads, the [`CheckedType`] it returns, and the errors ([`Errors`],
-//! [`DefinitionError`], [`Location`]).
+//! [`Generator::generate`], [`Generator::compile`] or
+//! [`Generator::build_script`]), the [`Source`] it reads, the
+//! [`CheckedType`] and [`Compilation`] it returns, and the errors
+//! ([`Errors`], [`DefinitionError`], [`Location`]).
 //!
 //! Inside, one module per step, in pipeline order:
 //!
@@ -18,7 +20,7 @@
 //! | check | `check` | definition → [`CheckedType`] (schema, hash, names) |
 //! | name | `naming` | wire names → Rust identifiers |
 //! | emit | `emit` | checked types → Rust text, formatted as prettyplease formats it (`layout`) |
-//! | reuse | `cache` | each definition's code, kept while its bytes are unchanged |
+//! | reuse | `cache` | the previous output and its index: each unchanged definition's code |
 //! | files | `files` | folder → sources; output written only on change |
 //! | evolve | [`diff`] | two sets of checked types → changes, hash effects, compatibility |
 //!
@@ -45,6 +47,7 @@
 
 mod cache;
 mod check;
+mod compile;
 mod definition;
 pub mod diff;
 mod emit;
@@ -54,55 +57,23 @@ mod layout;
 mod naming;
 
 pub use check::CheckedType;
+pub use compile::Compilation;
 pub use definition::MAX_DEFINITION_BYTES;
 pub use error::{DefinitionError, Errors, Location};
 pub use files::Source;
 
 /// Generates Rust source from record-type definitions, like
-/// `prost_build::Config`: it returns the source and writes nothing.
+/// `prost_build::Config`: [`Generator::generate`] returns the source,
+/// [`Generator::compile`] writes it to a file, incrementally.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generator {
     runtime: String,
     threads: usize,
-    cache: Option<std::path::PathBuf>,
 }
 
 impl Default for Generator {
     fn default() -> Self {
-        Generator {
-            runtime: "::foundry_catalog".to_owned(),
-            threads: std::thread::available_parallelism().map_or(1, usize::from),
-            cache: None,
-        }
-    }
-}
-
-/// A definition on its way to the output: generated now, or taken from the cache.
-enum Unit<'a> {
-    Fresh(CheckedType, &'a Source),
-    Cached(&'a Source, cache::Entry),
-}
-
-impl Unit<'_> {
-    fn file(&self) -> &str {
-        match self {
-            Unit::Fresh(t, _) => &t.file,
-            Unit::Cached(source, _) => &source.path,
-        }
-    }
-
-    fn label(&self) -> &str {
-        match self {
-            Unit::Fresh(t, _) => &t.schema.record_label,
-            Unit::Cached(_, entry) => entry.record_label(),
-        }
-    }
-
-    fn type_name(&self) -> &str {
-        match self {
-            Unit::Fresh(t, _) => &t.type_name,
-            Unit::Cached(_, entry) => entry.type_name(),
-        }
+        Generator { runtime: "::foundry_catalog".to_owned(), threads: emit::available_threads() }
     }
 }
 
@@ -128,19 +99,6 @@ impl Generator {
         self
     }
 
-    /// Keeps each definition's generated code in `dir` and reuses it while
-    /// the definition's bytes, its path, the runtime path and the generator
-    /// are unchanged, so editing one definition among many regenerates only
-    /// that one. The output is the same bytes with or without the cache.
-    /// [`Generator::build_script`] uses `$OUT_DIR/<output>.cache` unless
-    /// this is set. An entry that does not match (stale, foreign, damaged)
-    /// is ignored and replaced; entries of definitions that are gone are
-    /// removed; a cache that cannot be written only costs time.
-    pub fn cache_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
-        self.cache = Some(dir.into());
-        self
-    }
-
     /// Reads and checks every definition. Sources may come in any order;
     /// they are processed sorted by path. All problems are reported.
     pub fn check(&self, sources: &[Source]) -> Result<Vec<CheckedType>, Errors> {
@@ -162,79 +120,130 @@ impl Generator {
     }
 
     /// Reads, checks and emits every definition as one Rust file. It
-    /// returns the source and writes nothing, except the entries of the
-    /// cache when [`Generator::cache_dir`] is set.
+    /// returns the source and writes nothing.
     pub fn generate(&self, sources: &[Source]) -> Result<String, Errors> {
         let runtime = emit::runtime_path(&self.runtime)?;
-        let cache = self.cache.as_deref().and_then(|dir| cache::Cache::new(dir, &runtime));
-        let mut sorted: Vec<&Source> = sources.iter().collect();
-        sorted.sort_by(|a, b| a.path.cmp(&b.path));
-        // Reading entries is file system work: spread over the threads too.
-        let cached = match &cache {
-            Some(cache) => emit::in_parallel(&sorted, self.threads, |s| Ok(cache.get(&s.path, &s.bytes)))?,
-            None => Vec::new(),
+        let parts = self.assemble(sources, &[], &runtime, None)?;
+        // Without an index every part is generated now.
+        let pieces: Vec<&str> = parts
+            .iter()
+            .filter_map(|p| match &p.code {
+                compile::Code::Fresh(code) => Some(code.as_str()),
+                compile::Code::Reused(_) => None,
+            })
+            .collect();
+        let registry = emit::registry(parts.iter().map(|p| p.type_name.as_str()), &runtime);
+        let capacity = pieces.iter().map(|p| p.len() + 1).sum::<usize>() + registry.len() + 4096;
+        let mut joined = emit::Joined { out: String::with_capacity(capacity), pieces: &pieces };
+        let files = parts.iter().map(|p| p.source.path.as_str());
+        emit::join(files, parts.len(), &registry, &mut joined)
+            .map_err(|e| DefinitionError::Internal { file: "<generator>".to_owned(), message: e.to_string() })?;
+        Ok(joined.out)
+    }
+
+    /// Generates `output` from `sources`, incrementally. The record types
+    /// go in a few files, shards of about 32 consecutive record types, in
+    /// the folder beside `output` named like it with the extension `d`
+    /// (`records.rs` → `records.d/<first record label>.rs`), and `output`
+    /// holds the header, an `include!` of each shard and the registry:
+    /// with the `include!`s replaced by the files, it is what
+    /// [`Generator::generate`] returns, byte for byte.
+    ///
+    /// An index beside the output (`<output>.index`) keeps, for each
+    /// definition, the SHA-256 of its bytes and where its code lies. The
+    /// next run, with the same runtime path and generator, generates only
+    /// the definitions whose path or bytes changed and rewrites only the
+    /// shards that hold them, copying the other record types' code from the
+    /// old files after checking it; an edit to one definition among a
+    /// thousand rewrites one shard. Every file is written only when its
+    /// bytes change, beside its name and renamed over it, so a reader never
+    /// sees half a file, and shards that are gone are removed. A missing,
+    /// stale or damaged index, or a shard changed since, only means more
+    /// generation, and an index that cannot be written only costs time.
+    /// Nothing is written when a definition has a problem.
+    pub fn compile(&self, sources: &[Source], output: &std::path::Path) -> Result<Compilation, Errors> {
+        let runtime = emit::runtime_path(&self.runtime)?;
+        let layout = compile::Layout::new(output)?;
+        let identity = cache::identity(&runtime);
+        let digests = cache::digests(sources, self.threads);
+        let previous = identity.as_deref().and_then(|identity| cache::Previous::load(output, identity));
+        let parts = self.assemble(sources, &digests, &runtime, previous.as_ref())?;
+        let registry = emit::registry(parts.iter().map(|p| p.type_name.as_str()), &runtime);
+        let regenerate = |source: &Source| -> Result<String, Errors> {
+            let t = read_and_check(source).map_err(Errors)?;
+            Ok(emit::record_type(&t, &runtime)?)
         };
-        let mut cached = cached.into_iter();
-        let mut units = Vec::with_capacity(sorted.len());
+        compile::write(&layout, &parts, &registry, identity.as_deref(), previous.as_ref(), &regenerate)
+    }
+
+    /// Every definition in output order (by record label, then path): its
+    /// code generated now, or where it lies in the previous output when
+    /// `previous` has it for its digest. `digests`, when given, are the
+    /// sources' digests in order. All problems are reported.
+    fn assemble<'a>(
+        &self,
+        sources: &'a [Source],
+        digests: &'a [cache::Digest],
+        runtime: &str,
+        previous: Option<&'a cache::Previous>,
+    ) -> Result<Vec<compile::Part<'a>>, Errors> {
+        let mut parts = Vec::with_capacity(sources.len());
+        let mut checked = Vec::new();
         let mut errors = Vec::new();
-        for source in &sorted {
-            if let Some(entry) = cached.next().flatten() {
-                units.push(Unit::Cached(source, entry));
+        for (at, source) in sources.iter().enumerate() {
+            let digest = digests.get(at);
+            if let Some(reused) = previous.zip(digest).and_then(|(previous, digest)| previous.get(&source.path, digest))
+            {
+                parts.push(compile::Part {
+                    source,
+                    digest,
+                    record_label: reused.record_label.to_owned(),
+                    type_name: reused.type_name.to_owned(),
+                    code: compile::Code::Reused(reused.span),
+                });
                 continue;
             }
             match read_and_check(source) {
-                Ok(t) => units.push(Unit::Fresh(t, source)),
+                Ok(t) => {
+                    parts.push(compile::Part {
+                        source,
+                        digest,
+                        record_label: t.schema.record_label.to_string(),
+                        type_name: t.type_name.clone(),
+                        code: compile::Code::Fresh(String::new()),
+                    });
+                    checked.push(t);
+                }
                 Err(e) => errors.extend(e),
             }
         }
-        units.sort_by(|a, b| a.label().cmp(b.label()).then_with(|| a.file().cmp(b.file())));
-        errors.extend(check::check_set(units.iter().map(|u| (u.file(), u.label(), u.type_name()))));
+        parts.sort_by(|a, b| a.record_label.cmp(&b.record_label).then_with(|| a.source.path.cmp(&b.source.path)));
+        errors.extend(check::check_set(
+            parts.iter().map(|p| (p.source.path.as_str(), p.record_label.as_str(), p.type_name.as_str())),
+        ));
         if !errors.is_empty() {
             return Err(Errors(errors));
         }
-        let fresh: Vec<(&CheckedType, &Source)> = units
-            .iter()
-            .filter_map(|u| match u {
-                Unit::Fresh(t, source) => Some((t, *source)),
-                Unit::Cached(..) => None,
-            })
-            .collect();
-        let fresh_code = emit::in_parallel(&fresh, self.threads, |(t, source)| {
-            let code = emit::record_type(t, &runtime)?;
-            if let Some(cache) = &cache {
-                let entry =
-                    cache::EntryRef { record_label: &t.schema.record_label, type_name: &t.type_name, code: &code };
-                cache.put(&source.path, &source.bytes, entry);
-            }
-            Ok(code)
-        })?;
-        let mut fresh_code = fresh_code.into_iter();
-        let mut pieces: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(units.len());
-        for unit in &units {
-            match unit {
-                Unit::Cached(_, entry) => pieces.push(entry.code().into()),
-                Unit::Fresh(t, _) => {
-                    let code = fresh_code.next().ok_or_else(|| DefinitionError::Internal {
-                        file: t.file.clone(),
-                        message: "a record type was not generated".to_owned(),
-                    })?;
-                    pieces.push(code.into());
-                }
+        let code = emit::in_parallel(&checked, self.threads, |t| emit::record_type(t, runtime))?;
+        let mut code: std::collections::BTreeMap<&str, String> =
+            checked.iter().map(|t| t.file.as_str()).zip(code).collect();
+        for part in &mut parts {
+            if let compile::Code::Fresh(fresh) = &mut part.code {
+                *fresh = code.remove(part.source.path.as_str()).ok_or_else(|| DefinitionError::Internal {
+                    file: part.source.path.clone(),
+                    message: "a record type was not generated".to_owned(),
+                })?;
             }
         }
-        if let Some(cache) = &cache {
-            cache.retain(&sorted.iter().map(|s| s.path.as_str()).collect::<Vec<_>>());
-        }
-        let registry = emit::registry(units.iter().map(Unit::type_name), &runtime);
-        Ok(emit::join(units.iter().map(Unit::file), &pieces, &registry))
+        Ok(parts)
     }
 
     /// The whole job of a build script, like `prost_build::compile_protos`:
     /// generates `$OUT_DIR/<output>` from the `*.json` files in
-    /// `definitions_dir` (relative to the crate root), printing
-    /// `cargo:rerun-if-changed` for the folder and each file, and writing
-    /// only when the bytes change. On failure it prints every problem the
-    /// way rustc does (`error: <file>:<line>:<column>: …; hint: …`) and
+    /// `definitions_dir` (relative to the crate root) with
+    /// [`Generator::compile`], printing `cargo:rerun-if-changed` for the
+    /// folder and each file. On failure it prints every problem the way
+    /// rustc does (`error: <file>:<line>:<column>: …; hint: …`) and
     /// returns a failing exit code; it never panics.
     ///
     /// ```no_run
@@ -268,16 +277,8 @@ impl Generator {
         for name in &names {
             println!("cargo:rerun-if-changed={name}");
         }
-        let generator = match &self.cache {
-            Some(_) => self.clone(),
-            None => self.clone().cache_dir(out_dir.join(format!("{output}.cache"))),
-        };
-        let code = generator.generate(&files::read_sources(&root, &names).map_err(Errors)?)?;
-        let path = out_dir.join(output);
-        files::write_if_changed(&path, code.as_bytes()).map_err(|e| DefinitionError::Read {
-            file: path.display().to_string(),
-            reason: format!("cannot write generated code: {e}"),
-        })?;
+        let sources = files::read_sources(&root, &names, self.threads).map_err(Errors)?;
+        self.compile(&sources, &out_dir.join(output))?;
         Ok(())
     }
 }

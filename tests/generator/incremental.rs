@@ -1,14 +1,14 @@
-//! The incremental cache (`Generator::cache_dir`): warm output is the same
-//! bytes as cold output; an edit regenerates only the edited definition;
-//! stale, foreign and damaged entries are ignored, never trusted and never
-//! a panic.
+//! Incremental compilation (`Generator::compile`): the output with its
+//! shards inlined is `generate`'s output; a warm run writes nothing; an
+//! edit regenerates one definition and rewrites one shard; damaged,
+//! stale and foreign state is never trusted and never a panic.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use foundry_catalog_build::{Generator, Source};
+use foundry_catalog_build::{Compilation, Generator, Source};
 
 /// A fresh, empty folder for one test, removed when dropped.
 struct TempDir(PathBuf);
@@ -19,6 +19,14 @@ impl TempDir {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).expect("temp folder");
         TempDir(dir)
+    }
+
+    fn output(&self) -> PathBuf {
+        self.0.join("records.rs")
+    }
+
+    fn shards(&self) -> PathBuf {
+        self.0.join("records.d")
     }
 }
 
@@ -39,129 +47,247 @@ fn definition(label: &str, description: &str) -> Source {
     )
 }
 
+/// The corpus and enough small definitions for several shards.
 fn sources() -> Vec<Source> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut sources = Source::read_dir(root, "tests/corpus/good").expect("corpus reads");
-    sources.extend((0..20).map(|i| definition(&format!("type_{i:02}"), "One of twenty.")));
+    sources.extend((0..150).map(|i| definition(&format!("type_{i:03}"), "One of many.")));
     sources
 }
 
-/// Each entry file with its inode: a rewritten entry gets a new inode
-/// (entries are written beside their name and renamed over it).
-fn entries(dir: &Path) -> BTreeMap<PathBuf, u64> {
-    fs::read_dir(dir)
-        .expect("cache folder exists")
-        .map(|e| e.expect("entry").path())
+fn paths(sources: &[Source]) -> Vec<String> {
+    let mut paths: Vec<String> = sources.iter().map(|s| s.path.clone()).collect();
+    paths.sort();
+    paths
+}
+
+/// The output with each `include!` line replaced by the shard it names.
+fn inlined(dir: &TempDir) -> String {
+    let output = fs::read_to_string(dir.output()).expect("output reads");
+    let mut text = String::with_capacity(output.len() * 40);
+    for line in output.split_inclusive('\n') {
+        match line.strip_prefix("include!(\"records.d/").and_then(|rest| rest.strip_suffix(".rs\");\n")) {
+            Some(name) => text.push_str(&fs::read_to_string(dir.shards().join(format!("{name}.rs"))).expect("shard")),
+            None => text.push_str(line),
+        }
+    }
+    text
+}
+
+/// Every file of the output (not the index) with its inode and
+/// modification time: a rewritten file gets a new inode (files are
+/// written beside their name and renamed over it).
+fn files(dir: &TempDir) -> BTreeMap<PathBuf, (u64, i64, i64)> {
+    let shards = fs::read_dir(dir.shards()).expect("shard folder").map(|e| e.expect("entry").path());
+    shards
+        .chain([dir.output()])
         .map(|p| {
-            let inode = fs::metadata(&p).expect("metadata").ino();
-            (p, inode)
+            let m = fs::metadata(&p).expect("metadata");
+            (p, (m.ino(), m.mtime(), m.mtime_nsec()))
         })
         .collect()
 }
 
-#[test]
-fn warm_output_is_cold_output_and_an_edit_rewrites_one_entry() {
-    let cache = TempDir::new("warm");
-    let mut sources = sources();
-    let uncached = Generator::new().generate(&sources).expect("generates");
-    let generator = Generator::new().cache_dir(&cache.0);
-    assert_eq!(generator.generate(&sources).expect("cold"), uncached, "cold cached run");
-    let cold_entries = entries(&cache.0);
-    assert_eq!(cold_entries.len(), sources.len(), "one entry per definition");
-    assert_eq!(generator.generate(&sources).expect("warm"), uncached, "warm run");
-    assert_eq!(entries(&cache.0), cold_entries, "a warm run rewrites no entry");
-    assert_eq!(generator.clone().threads(1).generate(&sources).expect("warm"), uncached, "one thread");
-
-    // Edit one definition: only its entry is rewritten, and the output is
-    // what an uncached run makes of the new sources (the stale entry is not used).
-    let edited = sources.iter().position(|s| s.path == "types/type_07.json").expect("present");
-    sources[edited] = definition("type_07", "Edited.");
-    let expected = Generator::new().generate(&sources).expect("generates");
-    assert_ne!(expected, uncached);
-    assert!(expected.contains("Edited."));
-    assert_eq!(generator.generate(&sources).expect("after edit"), expected);
-    let after = entries(&cache.0);
-    let rewritten: Vec<_> = after.iter().filter(|(path, inode)| cold_entries.get(*path) != Some(inode)).collect();
-    assert_eq!(rewritten.len(), 1, "only the edited definition's entry is rewritten: {rewritten:?}");
-
-    // A removed definition's entry is removed.
-    sources.remove(edited);
-    assert_eq!(generator.generate(&sources).expect("after removal"), Generator::new().generate(&sources).expect("ok"));
-    assert_eq!(entries(&cache.0).len(), sources.len());
+fn compile(generator: &Generator, sources: &[Source], dir: &TempDir) -> Compilation {
+    let compilation = generator.compile(sources, &dir.output()).expect("compiles");
+    let expected = generator.generate(sources).expect("generates");
+    assert_eq!(inlined(dir), expected, "the output with its shards inlined is generate's output");
+    compilation
 }
 
-/// What a damage makes of the entry at an index.
-type Damage<'a> = Box<dyn Fn(usize) -> Vec<u8> + 'a>;
-
 #[test]
-fn damaged_and_foreign_entries_are_ignored_and_replaced() {
-    let cache = TempDir::new("damaged");
-    let sources = sources();
-    let expected = Generator::new().generate(&sources).expect("generates");
-    let generator = Generator::new().cache_dir(&cache.0);
-    generator.generate(&sources).expect("cold");
-    let paths: Vec<PathBuf> = entries(&cache.0).into_keys().collect();
-    let contents: Vec<Vec<u8>> = paths.iter().map(|p| fs::read(p).expect("entry reads")).collect();
-    let damages: Vec<(&str, Damage)> = vec![
-        ("empty", Box::new(|_| Vec::new())),
-        ("garbage", Box::new(|_| b"\xff\xfe not an entry \x00".repeat(50))),
-        ("truncated", Box::new(|i| contents[i][..contents[i].len() / 2].to_vec())),
-        ("one byte longer", Box::new(|i| [contents[i].as_slice(), b" "].concat())),
-        // Another definition's entry under this one's name: its key names
-        // another file and other bytes.
-        ("foreign", Box::new(|i| contents[(i + 1) % contents.len()].clone())),
-        // A length field pointing past the end.
-        (
-            "bad length",
-            Box::new(|i| String::from_utf8_lossy(&contents[i]).replacen('\n', "\n999999999 ", 1).into_bytes()),
-        ),
-    ];
-    for (name, damage) in &damages {
-        for (i, path) in paths.iter().enumerate() {
-            fs::write(path, damage(i)).expect("damage");
-        }
-        assert_eq!(generator.generate(&sources).expect(name), expected, "{name}");
-        // The damaged entries were replaced by good ones, which the next run uses.
-        let repaired = entries(&cache.0);
-        assert_eq!(generator.generate(&sources).expect(name), expected, "{name}, then warm");
-        assert_eq!(entries(&cache.0), repaired, "{name}: the repaired entries are used");
+fn a_warm_run_writes_nothing_and_an_edit_rewrites_one_shard() {
+    let dir = TempDir::new("warm");
+    let mut sources = sources();
+    let generator = Generator::new();
+    let cold = compile(&generator, &sources, &dir);
+    assert!(cold.written);
+    assert_eq!((cold.generated.clone(), cold.reused), (paths(&sources), 0), "a cold run generates everything");
+    let cold_files = files(&dir);
+    let shard_count = cold_files.len() - 1;
+    assert!(shard_count >= 2, "several shards: {shard_count}");
+    assert!(fs::read_to_string(dir.output()).expect("output").contains("include!(\"records.d/"));
+
+    let warm = compile(&generator, &sources, &dir);
+    assert_eq!((warm.written, warm.generated.len(), warm.reused), (false, 0, sources.len()), "{warm:?}");
+    assert_eq!(files(&dir), cold_files, "a warm run touches no file");
+    let one_thread = compile(&generator.clone().threads(1), &sources, &dir);
+    assert!(one_thread.generated.is_empty());
+
+    // An edit: one definition generated, one shard rewritten, the rest kept.
+    let edited = sources.iter().position(|s| s.path == "types/type_077.json").expect("present");
+    sources[edited] = definition("type_077", "Edited.");
+    let after_edit = compile(&generator, &sources, &dir);
+    assert_eq!(after_edit.generated, ["types/type_077.json"]);
+    assert_eq!(after_edit.reused, sources.len() - 1);
+    let changed: Vec<_> = files(&dir).into_iter().filter(|(p, stamp)| cold_files.get(p) != Some(stamp)).collect();
+    assert_eq!(changed.len(), 1, "only the edited definition's shard is rewritten: {changed:?}");
+    assert!(fs::read_to_string(&changed[0].0).expect("shard").contains("Edited."));
+
+    // A definition's bytes changed but not its code: nothing is written, and
+    // the index learns the new bytes, so the next run generates nothing.
+    sources[edited].bytes.extend_from_slice(b"\n");
+    let whitespace = compile(&generator, &sources, &dir);
+    assert_eq!((whitespace.written, whitespace.generated.len()), (false, 1));
+    assert!(compile(&generator, &sources, &dir).generated.is_empty());
+
+    // Removing and adding definitions keeps the output right and removes
+    // the shards that are gone.
+    for removed in [0, 3, 40, 41, 42] {
+        sources.remove(removed);
     }
+    let after_removal = compile(&generator, &sources, &dir);
+    assert!(after_removal.generated.is_empty(), "removing generates nothing: {after_removal:?}");
+    sources.push(definition("type_999", "Added."));
+    assert_eq!(compile(&generator, &sources, &dir).generated, ["types/type_999.json"]);
+    let expected_shards: std::collections::BTreeSet<String> =
+        inlined_names(&fs::read_to_string(dir.output()).expect("output"));
+    let actual_shards: std::collections::BTreeSet<String> = fs::read_dir(dir.shards())
+        .expect("folder")
+        .map(|e| e.expect("entry").file_name().into_string().expect("UTF-8"))
+        .collect();
+    assert_eq!(actual_shards, expected_shards, "no shard file left over");
 }
 
+/// The shard file names the output includes.
+fn inlined_names(output: &str) -> std::collections::BTreeSet<String> {
+    output
+        .lines()
+        .filter_map(|l| l.strip_prefix("include!(\"records.d/").and_then(|r| r.strip_suffix("\");")))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What a damage makes of a file's bytes.
+type Damage = fn(&[u8]) -> Vec<u8>;
+
 #[test]
-fn entries_of_another_runtime_path_are_not_used() {
-    let cache = TempDir::new("runtime");
+fn a_damaged_index_means_a_full_generation_then_reuse_again() {
+    let dir = TempDir::new("index");
     let sources = sources();
-    let generator = Generator::new().cache_dir(&cache.0);
-    generator.generate(&sources).expect("cold");
-    let other = generator.clone().runtime_path("crate::runtime");
-    assert_eq!(
-        other.generate(&sources).expect("other runtime"),
-        Generator::new().runtime_path("crate::runtime").generate(&sources).expect("uncached")
-    );
+    let generator = Generator::new();
+    compile(&generator, &sources, &dir);
+    let index = dir.0.join("records.rs.index");
+    let good = fs::read(&index).expect("index written");
+    let damages: [(&str, Damage); 5] = [
+        ("empty", |_| Vec::new()),
+        ("garbage", |_| b"\xff\xfe not an index \x00".repeat(50)),
+        ("truncated", |b| b[..b.len() / 2].to_vec()),
+        ("one byte longer", |b| [b, b" "].concat()),
+        ("a bit flipped", |b| {
+            let mut b = b.to_vec();
+            let at = b.len() * 2 / 3;
+            b[at] ^= 0x04;
+            b
+        }),
+    ];
+    for (name, damage) in damages {
+        fs::write(&index, damage(&good)).expect("damage");
+        let run = compile(&generator, &sources, &dir);
+        assert_eq!(run.generated.len(), sources.len(), "{name}: everything generated again");
+        assert!(!run.written, "{name}: the same bytes, so no file is rewritten");
+        assert!(compile(&generator, &sources, &dir).generated.is_empty(), "{name}: the new index is used");
+    }
+    fs::remove_file(&index).expect("remove");
+    assert_eq!(compile(&generator, &sources, &dir).generated.len(), sources.len(), "no index");
 }
 
 #[test]
-fn a_cache_that_cannot_be_written_only_costs_time() {
-    let cache = TempDir::new("unwritable");
-    let file = cache.0.join("not-a-folder");
-    fs::write(&file, "a file where the cache folder would go").expect("write");
+fn a_damaged_shard_is_repaired_and_only_its_damaged_code_generated() {
+    let dir = TempDir::new("shard");
     let sources = sources();
-    let expected = Generator::new().generate(&sources).expect("generates");
-    assert_eq!(Generator::new().cache_dir(&file).generate(&sources).expect("generates"), expected);
+    let generator = Generator::new();
+    compile(&generator, &sources, &dir);
+    let shard = fs::read_dir(dir.shards()).expect("folder").map(|e| e.expect("entry").path()).max().expect("a shard");
+    let good = fs::read(&shard).expect("shard reads");
+    // What each damage leaves to generate: one record type, some, all of
+    // the shard's (never all definitions).
+    let damages: [(&str, Option<usize>, Damage); 3] = [
+        // The same length, one byte of the first record type changed.
+        ("a byte changed", Some(1), |b| {
+            let mut b = b.to_vec();
+            let at = b.iter().position(|&c| c == b'{').expect("a brace");
+            b[at] = b'(';
+            b
+        }),
+        ("truncated", None, |b| b[..b.len() / 2].to_vec()),
+        ("emptied", None, |_| Vec::new()),
+    ];
+    for (name, generated, damage) in damages {
+        fs::write(&shard, damage(&good)).expect("damage");
+        // A later modification time, so the damage is seen however fast
+        // the clock ticks.
+        let later =
+            fs::metadata(&shard).expect("metadata").modified().expect("mtime") + std::time::Duration::from_secs(2);
+        fs::File::options().write(true).open(&shard).expect("open").set_modified(later).expect("set mtime");
+        let run = compile(&generator, &sources, &dir);
+        assert!(run.written, "{name}: the shard is rewritten");
+        assert!(!run.generated.is_empty(), "{name}: the damaged code is generated again");
+        assert!(run.generated.len() < sources.len(), "{name}: not everything: {run:?}");
+        if let Some(count) = generated {
+            assert_eq!(run.generated.len(), count, "{name}: {run:?}");
+        }
+        assert_eq!(fs::read(&shard).expect("shard"), good, "{name}: repaired");
+        assert!(compile(&generator, &sources, &dir).generated.is_empty(), "{name}: then reused");
+    }
+    fs::remove_file(&shard).expect("remove");
+    let run = compile(&generator, &sources, &dir);
+    assert!(!run.generated.is_empty() && run.generated.len() < sources.len(), "a removed shard: {run:?}");
 }
 
 #[test]
-fn errors_are_reported_whether_or_not_entries_exist() {
-    let cache = TempDir::new("errors");
+fn another_runtime_path_or_a_foreign_index_is_not_used() {
+    let dir = TempDir::new("runtime");
+    let sources = sources();
+    compile(&Generator::new(), &sources, &dir);
+    let other = Generator::new().runtime_path("crate::runtime");
+    assert_eq!(compile(&other, &sources, &dir).generated.len(), sources.len());
+    assert_eq!(compile(&Generator::new(), &sources, &dir).generated.len(), sources.len());
+}
+
+#[test]
+fn an_index_that_cannot_be_written_only_costs_time() {
+    let dir = TempDir::new("unwritable");
+    fs::create_dir_all(dir.0.join("records.rs.index")).expect("a folder where the index would go");
+    let sources = sources();
+    compile(&Generator::new(), &sources, &dir);
+    assert_eq!(compile(&Generator::new(), &sources, &dir).generated.len(), sources.len(), "nothing reused");
+}
+
+#[test]
+fn a_cold_run_removes_stray_files_and_keeps_others() {
+    let dir = TempDir::new("stray");
+    fs::create_dir_all(dir.shards()).expect("folder");
+    for stray in ["old_shard.rs", "half_written.rs.tmp"] {
+        fs::write(dir.shards().join(stray), "stray").expect("stray");
+    }
+    fs::write(dir.shards().join("notes.txt"), "kept").expect("other file");
+    compile(&Generator::new(), &sources(), &dir);
+    assert!(!dir.shards().join("old_shard.rs").exists());
+    assert!(!dir.shards().join("half_written.rs.tmp").exists());
+    assert!(dir.shards().join("notes.txt").exists(), "files that are not ours are left alone");
+}
+
+#[test]
+fn errors_are_reported_whether_or_not_an_index_exists_and_nothing_is_written() {
+    let dir = TempDir::new("errors");
     let mut sources = sources();
-    let generator = Generator::new().cache_dir(&cache.0);
-    generator.generate(&sources).expect("cold");
-    // A second file with a label already defined (and cached) is an error
-    // naming both, as without a cache.
-    sources.push(Source::new("other/type_03.json", definition("type_03", "Twin.").bytes));
-    let cached = generator.generate(&sources).expect_err("duplicate label").to_string();
-    let uncached = Generator::new().generate(&sources).expect_err("duplicate label").to_string();
-    assert_eq!(cached, uncached);
-    assert!(cached.contains("is also defined in"), "{cached}");
+    let generator = Generator::new();
+    compile(&generator, &sources, &dir);
+    let before = files(&dir);
+    // A second file with a label already defined (and indexed) is an error
+    // naming both, as without an index.
+    sources.push(Source::new("other/type_003.json", definition("type_003", "Twin.").bytes));
+    let incremental = generator.compile(&sources, &dir.output()).expect_err("duplicate label").to_string();
+    let full = generator.generate(&sources).expect_err("duplicate label").to_string();
+    assert_eq!(incremental, full);
+    assert!(incremental.contains("is also defined in"), "{incremental}");
+    assert_eq!(files(&dir), before, "nothing written");
+}
+
+#[test]
+fn an_output_named_like_its_shard_folder_is_refused() {
+    let dir = TempDir::new("named");
+    let error = Generator::new().compile(&sources(), &dir.0.join("records.d")).expect_err("refused").to_string();
+    assert!(error.contains("may not be `d`"), "{error}");
 }
