@@ -41,11 +41,10 @@
 //! <name length> <file length> <file mtime seconds> <nanoseconds>\n
 //! <name>
 //! then per entry:
-//! <path length> <label length> <type-name length> <shard> <code start> <code length> <code CRC-32> <definition SHA-256, hex>\n
-//! <path><record label><type name>
+//! <path length> <label length> <type-name length> <shard> <code start> <code length> <code CRC-32>\n
+//! <definition SHA-256, 32 bytes><path><record label><type name>
 //! ```
 
-use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -139,40 +138,51 @@ pub(crate) struct Reused<'a> {
     pub(crate) span: &'a Span,
 }
 
-/// One entry of an index.
+/// One entry of an index; its texts are ranges of the index (UTF-8,
+/// checked when it was read).
 #[derive(Debug, PartialEq, Eq)]
 struct Indexed {
-    path: String,
+    path: Range<usize>,
     digest: Digest,
-    record_label: String,
-    type_name: String,
+    record_label: Range<usize>,
+    type_name: Range<usize>,
     span: Span,
 }
 
 /// A previous index, made by this generator.
 #[derive(Debug)]
 pub(crate) struct Previous {
+    index: Vec<u8>,
     shards: Vec<Shard>,
     /// How many record types each shard holds.
     members: Vec<usize>,
     entries: Vec<Indexed>,
-    by_path: BTreeMap<String, usize>,
+    /// Entry numbers sorted by path.
+    by_path: Vec<usize>,
 }
 
 impl Previous {
     /// The index of the output at `output`, if it can be read, is whole
     /// and was made by `generator`.
     pub(crate) fn load(output: &Path, generator: &str) -> Option<Previous> {
-        decode(&std::fs::read(index_path(output)).ok()?, generator)
+        decode(std::fs::read(index_path(output)).ok()?, generator)
+    }
+
+    /// A text of the index.
+    fn text(&self, range: &Range<usize>) -> &str {
+        self.index.get(range.clone()).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or_default()
     }
 
     /// What the definition at `path` produced last time, if its bytes had
     /// the same digest.
     pub(crate) fn get(&self, path: &str, digest: &Digest) -> Option<Reused<'_>> {
-        let entry = &self.entries[*self.by_path.get(path)?];
+        // Bytes compare as the UTF-8 texts they are.
+        let at =
+            self.by_path.binary_search_by(|&i| self.index[self.entries[i].path.clone()].cmp(path.as_bytes())).ok()?;
+        let entry = &self.entries[self.by_path[at]];
         (entry.digest == *digest).then_some(Reused {
-            record_label: &entry.record_label,
-            type_name: &entry.type_name,
+            record_label: self.text(&entry.record_label),
+            type_name: self.text(&entry.type_name),
             span: &entry.span,
         })
     }
@@ -218,8 +228,9 @@ pub(crate) fn encode(generator: &str, shards: &[Shard], entries: &[Produced<'_>]
     for e in entries {
         let (path, label, name) = (e.path.len(), e.record_label.len(), e.type_name.len());
         let Span { shard, range, crc } = e.span;
-        let (start, len, digest) = (range.start, range.len(), hex::encode(e.digest));
-        body.extend_from_slice(format!("{path} {label} {name} {shard} {start} {len} {crc} {digest}\n").as_bytes());
+        let (start, len) = (range.start, range.len());
+        body.extend_from_slice(format!("{path} {label} {name} {shard} {start} {len} {crc}\n").as_bytes());
+        body.extend_from_slice(e.digest);
         for part in [e.path, e.record_label, e.type_name] {
             body.extend_from_slice(part.as_bytes());
         }
@@ -247,12 +258,17 @@ impl<'a> Reader<'a> {
         Some(line.split(' '))
     }
 
-    /// The next `len` bytes as text.
-    fn text(&mut self, len: u64) -> Option<String> {
-        let end = self.at.checked_add(usize::try_from(len).ok()?)?;
-        let text = String::from_utf8(self.bytes.get(self.at..end)?.to_vec()).ok()?;
-        self.at = end;
-        Some(text)
+    /// The next `len` bytes, as a range of the bytes read.
+    fn part(&mut self, len: usize) -> Option<Range<usize>> {
+        let end = self.at.checked_add(len)?;
+        (end <= self.bytes.len()).then(|| std::mem::replace(&mut self.at, end)..end)
+    }
+
+    /// The next `len` bytes, text, as a range of the bytes read.
+    fn text(&mut self, len: u64) -> Option<Range<usize>> {
+        let range = self.part(usize::try_from(len).ok()?)?;
+        std::str::from_utf8(&self.bytes[range.clone()]).ok()?;
+        Some(range)
     }
 }
 
@@ -261,17 +277,13 @@ fn number(word: &str) -> Option<u64> {
     (!word.is_empty() && word.bytes().all(|b| b.is_ascii_digit())).then(|| word.parse().ok()).flatten()
 }
 
-/// A line of exactly `N` numbers and then `rest` more words.
-fn numbers<'a, const N: usize>(
-    mut words: impl Iterator<Item = &'a str>,
-    rest: usize,
-) -> Option<([u64; N], Vec<&'a str>)> {
+/// The first `N` words of a line, as numbers.
+fn numbers<'a, const N: usize>(words: &mut impl Iterator<Item = &'a str>) -> Option<[u64; N]> {
     let mut numbers = [0; N];
     for n in &mut numbers {
         *n = number(words.next()?)?;
     }
-    let rest_words: Vec<&str> = words.collect();
-    (rest_words.len() == rest).then_some((numbers, rest_words))
+    Some(numbers)
 }
 
 /// A modification time from seconds and nanoseconds.
@@ -279,9 +291,15 @@ fn modified(secs: u64, nanos: u64) -> Option<Duration> {
     (nanos < 1_000_000_000).then(|| Some(Duration::new(secs, u32::try_from(nanos).ok()?))).flatten()
 }
 
+/// Whether `texts` (ranges of `bytes`) are all different.
+fn distinct(bytes: &[u8], mut texts: Vec<&Range<usize>>) -> bool {
+    texts.sort_by(|a, b| bytes[(*a).clone()].cmp(&bytes[(*b).clone()]));
+    texts.windows(2).all(|w| bytes[w[0].clone()] != bytes[w[1].clone()])
+}
+
 /// The index in `index`, if it is whole, was made by `generator`, and its
 /// shards and entries are well formed, distinct and name record types.
-fn decode(index: &[u8], generator: &str) -> Option<Previous> {
+fn decode(index: Vec<u8>, generator: &str) -> Option<Previous> {
     let rest = index.strip_prefix(MAGIC)?;
     let line = rest.iter().position(|&b| b == b'\n')?;
     let body = &rest[line + 1..];
@@ -289,38 +307,37 @@ fn decode(index: &[u8], generator: &str) -> Option<Previous> {
     if stored != u64::from(crc32fast::hash(body)) {
         return None;
     }
-    let mut reader = Reader { bytes: body, at: 0 };
-    let ([generator_len, shard_count, count], _) = numbers(reader.line()?, 0)?;
-    if reader.text(generator_len)? != generator {
+    let mut reader = Reader { bytes: &index, at: index.len() - body.len() };
+    let mut words = reader.line()?;
+    let [generator_len, shard_count, count] = numbers(&mut words)?;
+    if words.next().is_some() || index.get(reader.text(generator_len)?)? != generator.as_bytes() {
         return None;
     }
+    let text = |range: &Range<usize>| std::str::from_utf8(&index[range.clone()]).unwrap_or_default();
     let mut shards = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for _ in 0..shard_count {
-        let ([name, len, secs, nanos], _) = numbers(reader.line()?, 0)?;
-        let name = reader.text(name)?;
-        if !crate::naming::is_record_label(&name) || !names.insert(name.clone()) {
+        let mut words = reader.line()?;
+        let [name, len, secs, nanos] = numbers(&mut words)?;
+        let name = text(&reader.text(name)?).to_owned();
+        if words.next().is_some() || !crate::naming::is_record_label(&name) || !names.insert(name.clone()) {
             return None;
         }
         shards.push(Shard { name, stamp: Stamp { len, modified: modified(secs, nanos)? } });
     }
     let mut members = vec![0; shards.len()];
     let mut entries = Vec::new();
-    let mut by_path = BTreeMap::new();
-    let mut labels = std::collections::BTreeSet::new();
-    for at in 0..count {
-        let ([path, label, type_name, shard, start, len, crc], rest) = numbers(reader.line()?, 1)?;
-        let digest: Digest = hex::decode(rest[0]).ok()?.try_into().ok()?;
-        let path = reader.text(path)?;
-        let record_label = reader.text(label)?;
-        let type_name = reader.text(type_name)?;
-        let names_ok = crate::naming::is_record_label(&record_label) && crate::naming::is_identifier(&type_name);
+    for _ in 0..count {
+        let mut words = reader.line()?;
+        let [path, label, type_name, shard, start, len, crc] = numbers(&mut words)?;
+        if words.next().is_some() {
+            return None;
+        }
+        let digest: Digest = index.get(reader.part(32)?)?.try_into().ok()?;
+        let (path, record_label, type_name) = (reader.text(path)?, reader.text(label)?, reader.text(type_name)?);
         let shard = usize::try_from(shard).ok()?;
         *members.get_mut(shard)? += 1;
-        if !names_ok
-            || by_path.insert(path.clone(), usize::try_from(at).ok()?).is_some()
-            || !labels.insert(record_label.clone())
-        {
+        if !crate::naming::is_record_label(text(&record_label)) || !crate::naming::is_identifier(text(&type_name)) {
             return None;
         }
         let start = usize::try_from(start).ok()?;
@@ -328,7 +345,15 @@ fn decode(index: &[u8], generator: &str) -> Option<Previous> {
         let span = Span { shard, range, crc: u32::try_from(crc).ok()? };
         entries.push(Indexed { path, digest, record_label, type_name, span });
     }
-    (reader.at == body.len()).then_some(Previous { shards, members, entries, by_path })
+    let whole = reader.at == index.len()
+        && distinct(&index, entries.iter().map(|e| &e.path).collect())
+        && distinct(&index, entries.iter().map(|e| &e.record_label).collect());
+    if !whole {
+        return None;
+    }
+    let mut by_path: Vec<usize> = (0..entries.len()).collect();
+    by_path.sort_by(|&a, &b| index[entries[a].path.clone()].cmp(&index[entries[b].path.clone()]));
+    Some(Previous { index, shards, members, entries, by_path })
 }
 
 #[cfg(test)]
@@ -362,7 +387,7 @@ mod tests {
     fn an_entry_reads_back_only_under_its_own_key() {
         let index = encoded("gen 1");
         let get = |generator: &str, path: &str, digest: &Digest| {
-            let previous = decode(&index, generator)?;
+            let previous = decode(index.clone(), generator)?;
             let reused = previous.get(path, digest)?;
             Some((reused.record_label.to_owned(), reused.type_name.to_owned(), reused.span.clone()))
         };
@@ -371,7 +396,7 @@ mod tests {
         assert_eq!(get("gen 2", "t/w.json", &DIGEST), None, "another generator");
         assert_eq!(get("gen 1", "u/w.json", &DIGEST), None, "another file");
         assert_eq!(get("gen 1", "t/w.json", &[8; 32]), None, "edited definition");
-        let previous = decode(&index, "gen 1").expect("decodes");
+        let previous = decode(index, "gen 1").expect("decodes");
         assert_eq!(previous.shards(), &[shard("weather_reading")]);
         assert_eq!((previous.members(0), previous.members(1), previous.len()), (1, 0, 1));
     }
@@ -379,7 +404,7 @@ mod tests {
     #[test]
     fn a_damaged_index_is_ignored_whatever_the_damage() {
         let index = encoded("gen 1");
-        let decodes = |index: &[u8]| decode(index, "gen 1").is_some();
+        let decodes = |index: &[u8]| decode(index.to_vec(), "gen 1").is_some();
         assert!(decodes(&index));
         for cut in 0..index.len() {
             assert!(!decodes(&index[..cut]), "truncated at {cut}");
@@ -399,7 +424,7 @@ mod tests {
         let (a, b) = (span(), Span { shard: 1, ..span() });
         let one = [shard("weather_reading")];
         let good = entry("t/a.json", "weather_reading", "WeatherReading", &a);
-        assert!(decode(&encode("g", &one, std::slice::from_ref(&good)), "g").is_some());
+        assert!(decode(encode("g", &one, std::slice::from_ref(&good)), "g").is_some());
         let cases: [(&str, &[Shard], Vec<Produced<'_>>); 6] = [
             ("one path twice", &one, vec![good.clone(), entry("t/a.json", "other_reading", "OtherReading", &a)]),
             ("one label twice", &one, vec![good.clone(), entry("t/b.json", "weather_reading", "Weather2", &a)]),
@@ -409,7 +434,7 @@ mod tests {
             ("one shard name twice", &[shard("weather_reading"), shard("weather_reading")], vec![good.clone()]),
         ];
         for (name, shards, entries) in cases {
-            assert!(decode(&encode("g", shards, &entries), "g").is_none(), "{name}");
+            assert!(decode(encode("g", shards, &entries), "g").is_none(), "{name}");
         }
     }
 

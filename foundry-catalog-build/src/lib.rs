@@ -20,8 +20,9 @@
 //! | check | `check` | definition → [`CheckedType`] (schema, hash, names) |
 //! | name | `naming` | wire names → Rust identifiers |
 //! | emit | `emit` | checked types → Rust text, formatted as prettyplease formats it (`layout`) |
-//! | reuse | `cache` | the previous output and its index: each unchanged definition's code |
-//! | files | `files` | folder → sources; output written only on change |
+//! | reuse | `cache` | the index of a compiled output: each definition's digest and where its code lies |
+//! | write | `compile` | the output and its shards, each written only on change |
+//! | files | `files` | folder → sources; files replaced whole |
 //! | evolve | [`diff`] | two sets of checked types → changes, hash effects, compatibility |
 //!
 //! The hash and fixture rules live in `foundry-catalog-core`, which the
@@ -239,7 +240,8 @@ impl Generator {
     }
 
     /// The whole job of a build script, like `prost_build::compile_protos`:
-    /// generates `$OUT_DIR/<output>` from the `*.json` files in
+    /// generates `$OUT_DIR/<output>` (and its shards in
+    /// `$OUT_DIR/<output stem>.d/`) from the `*.json` files in
     /// `definitions_dir` (relative to the crate root) with
     /// [`Generator::compile`], printing `cargo:rerun-if-changed` for the
     /// folder and each file. On failure it prints every problem the way
