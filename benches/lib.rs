@@ -235,7 +235,7 @@ fn incremental(types: usize, rounds: usize) -> String {
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "\nIncremental: a folder of {types} definitions read and compiled to one file, as `build_script` does (median of {rounds} alternating rounds):\n"
+        "\nIncremental: a folder of {types} definitions read and compiled (output, shards, index), as `build_script` does (median of {rounds} alternating rounds):\n"
     );
     let _ = writeln!(
         text,

@@ -5,8 +5,9 @@
 //! [`Generator::compile`](crate::Generator::compile) writes the record
 //! types in a few files (shards, see `compile`) and beside the output an
 //! index (`<output>.index`). An entry's key is the generator's identity,
-//! the runtime path, the definition's path and the SHA-256 of its bytes;
-//! its value is the record label and type name the definition produced and
+//! the runtime path, the definition's path and its exact bytes (compared
+//! byte for byte: a hash would cost more than the comparison in a build
+//! script, which runs unoptimized); its value is the record label and type name the definition produced and
 //! where its code lies: the shard, the span and the span's CRC-32. Each
 //! shard's entry gives its file's length and modification time when it was
 //! written. A definition whose key is unchanged is neither parsed, checked
@@ -41,8 +42,8 @@
 //! <name length> <file length> <file mtime seconds> <nanoseconds>\n
 //! <name>
 //! then per entry:
-//! <path length> <label length> <type-name length> <shard> <code start> <code length> <code CRC-32>\n
-//! <definition SHA-256, 32 bytes><path><record label><type name>
+//! <path length> <bytes length> <label length> <type-name length> <shard> <code start> <code length> <code CRC-32>\n
+//! <path><definition bytes><record label><type name>
 //! ```
 
 use std::ops::Range;
@@ -72,17 +73,6 @@ pub(crate) fn identity(runtime: &str) -> Option<String> {
         modified.as_secs(),
         modified.subsec_nanos()
     ))
-}
-
-/// The SHA-256 of a definition's bytes: its part of the key.
-pub(crate) type Digest = [u8; 32];
-
-/// The key of each source, in the same order, hashed on up to `threads`
-/// threads.
-pub(crate) fn digests(sources: &[crate::Source], threads: usize) -> Vec<Digest> {
-    use sha2::Digest as _;
-    let digest = |s: &crate::Source| Ok(sha2::Sha256::digest(&s.bytes).into());
-    crate::emit::in_parallel(sources, threads, digest).unwrap_or_default()
 }
 
 /// The length and modification time of a written file, as the index keeps
@@ -143,7 +133,7 @@ pub(crate) struct Reused<'a> {
 #[derive(Debug, PartialEq, Eq)]
 struct Indexed {
     path: Range<usize>,
-    digest: Digest,
+    bytes: Range<usize>,
     record_label: Range<usize>,
     type_name: Range<usize>,
     span: Span,
@@ -173,14 +163,14 @@ impl Previous {
         self.index.get(range.clone()).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or_default()
     }
 
-    /// What the definition at `path` produced last time, if its bytes had
-    /// the same digest.
-    pub(crate) fn get(&self, path: &str, digest: &Digest) -> Option<Reused<'_>> {
+    /// What the definition at `path` produced last time, if its bytes were
+    /// `bytes`.
+    pub(crate) fn get(&self, path: &str, bytes: &[u8]) -> Option<Reused<'_>> {
         // Bytes compare as the UTF-8 texts they are.
         let at =
             self.by_path.binary_search_by(|&i| self.index[self.entries[i].path.clone()].cmp(path.as_bytes())).ok()?;
         let entry = &self.entries[self.by_path[at]];
-        (entry.digest == *digest).then_some(Reused {
+        (self.index.get(entry.bytes.clone())? == bytes).then_some(Reused {
             record_label: self.text(&entry.record_label),
             type_name: self.text(&entry.type_name),
             span: &entry.span,
@@ -203,12 +193,12 @@ impl Previous {
     }
 }
 
-/// One definition to index: its path and digest, what it produced and
+/// One definition to index: its path and bytes, what it produced and
 /// where.
 #[derive(Debug, Clone)]
 pub(crate) struct Produced<'a> {
     pub(crate) path: &'a str,
-    pub(crate) digest: &'a Digest,
+    pub(crate) bytes: &'a [u8],
     pub(crate) record_label: &'a str,
     pub(crate) type_name: &'a str,
     pub(crate) span: &'a Span,
@@ -216,7 +206,7 @@ pub(crate) struct Produced<'a> {
 
 /// The index, made by `generator`, of `shards` holding `entries`.
 pub(crate) fn encode(generator: &str, shards: &[Shard], entries: &[Produced<'_>]) -> Vec<u8> {
-    let size = entries.iter().map(|e| e.path.len() + e.record_label.len() + e.type_name.len() + 160);
+    let size = entries.iter().map(|e| e.path.len() + e.bytes.len() + e.record_label.len() + e.type_name.len() + 64);
     let mut body = Vec::with_capacity(generator.len() + 64 * (shards.len() + 1) + size.sum::<usize>());
     body.extend_from_slice(format!("{} {} {}\n", generator.len(), shards.len(), entries.len()).as_bytes());
     body.extend_from_slice(generator.as_bytes());
@@ -226,13 +216,12 @@ pub(crate) fn encode(generator: &str, shards: &[Shard], entries: &[Produced<'_>]
         body.extend_from_slice(shard.name.as_bytes());
     }
     for e in entries {
-        let (path, label, name) = (e.path.len(), e.record_label.len(), e.type_name.len());
+        let (path, bytes, label, name) = (e.path.len(), e.bytes.len(), e.record_label.len(), e.type_name.len());
         let Span { shard, range, crc } = e.span;
         let (start, len) = (range.start, range.len());
-        body.extend_from_slice(format!("{path} {label} {name} {shard} {start} {len} {crc}\n").as_bytes());
-        body.extend_from_slice(e.digest);
-        for part in [e.path, e.record_label, e.type_name] {
-            body.extend_from_slice(part.as_bytes());
+        body.extend_from_slice(format!("{path} {bytes} {label} {name} {shard} {start} {len} {crc}\n").as_bytes());
+        for part in [e.path.as_bytes(), e.bytes, e.record_label.as_bytes(), e.type_name.as_bytes()] {
+            body.extend_from_slice(part);
         }
     }
     let mut out = Vec::with_capacity(MAGIC.len() + 16 + body.len());
@@ -329,12 +318,13 @@ fn decode(index: Vec<u8>, generator: &str) -> Option<Previous> {
     let mut entries = Vec::new();
     for _ in 0..count {
         let mut words = reader.line()?;
-        let [path, label, type_name, shard, start, len, crc] = numbers(&mut words)?;
+        let [path, bytes, label, type_name, shard, start, len, crc] = numbers(&mut words)?;
         if words.next().is_some() {
             return None;
         }
-        let digest: Digest = index.get(reader.part(32)?)?.try_into().ok()?;
-        let (path, record_label, type_name) = (reader.text(path)?, reader.text(label)?, reader.text(type_name)?);
+        let path = reader.text(path)?;
+        let bytes = reader.part(usize::try_from(bytes).ok()?)?;
+        let (record_label, type_name) = (reader.text(label)?, reader.text(type_name)?);
         let shard = usize::try_from(shard).ok()?;
         *members.get_mut(shard)? += 1;
         if !crate::naming::is_record_label(text(&record_label)) || !crate::naming::is_identifier(text(&type_name)) {
@@ -343,7 +333,7 @@ fn decode(index: Vec<u8>, generator: &str) -> Option<Previous> {
         let start = usize::try_from(start).ok()?;
         let range = start..start.checked_add(usize::try_from(len).ok()?)?;
         let span = Span { shard, range, crc: u32::try_from(crc).ok()? };
-        entries.push(Indexed { path, digest, record_label, type_name, span });
+        entries.push(Indexed { path, bytes, record_label, type_name, span });
     }
     let whole = reader.at == index.len()
         && distinct(&index, entries.iter().map(|e| &e.path).collect())
@@ -360,7 +350,7 @@ fn decode(index: Vec<u8>, generator: &str) -> Option<Previous> {
 mod tests {
     use super::*;
 
-    const DIGEST: Digest = [7; 32];
+    const BYTES: &[u8] = b"{}";
     const STAMP: Stamp = Stamp { len: 40, modified: Duration::new(1_700_000_000, 5) };
 
     fn span() -> Span {
@@ -368,7 +358,7 @@ mod tests {
     }
 
     fn entry<'a>(path: &'a str, record_label: &'a str, type_name: &'a str, span: &'a Span) -> Produced<'a> {
-        Produced { path, digest: &DIGEST, record_label, type_name, span }
+        Produced { path, bytes: BYTES, record_label, type_name, span }
     }
 
     fn shard(name: &str) -> Shard {
@@ -386,16 +376,16 @@ mod tests {
     #[test]
     fn an_entry_reads_back_only_under_its_own_key() {
         let index = encoded("gen 1");
-        let get = |generator: &str, path: &str, digest: &Digest| {
+        let get = |generator: &str, path: &str, bytes: &[u8]| {
             let previous = decode(index.clone(), generator)?;
-            let reused = previous.get(path, digest)?;
+            let reused = previous.get(path, bytes)?;
             Some((reused.record_label.to_owned(), reused.type_name.to_owned(), reused.span.clone()))
         };
         let expected = Some(("weather_reading".to_owned(), "WeatherReading".to_owned(), span()));
-        assert_eq!(get("gen 1", "t/w.json", &DIGEST), expected);
-        assert_eq!(get("gen 2", "t/w.json", &DIGEST), None, "another generator");
-        assert_eq!(get("gen 1", "u/w.json", &DIGEST), None, "another file");
-        assert_eq!(get("gen 1", "t/w.json", &[8; 32]), None, "edited definition");
+        assert_eq!(get("gen 1", "t/w.json", BYTES), expected);
+        assert_eq!(get("gen 2", "t/w.json", BYTES), None, "another generator");
+        assert_eq!(get("gen 1", "u/w.json", BYTES), None, "another file");
+        assert_eq!(get("gen 1", "t/w.json", b"{ }"), None, "edited definition");
         let previous = decode(index, "gen 1").expect("decodes");
         assert_eq!(previous.shards(), &[shard("weather_reading")]);
         assert_eq!((previous.members(0), previous.members(1), previous.len()), (1, 0, 1));

@@ -77,8 +77,6 @@ impl Layout {
 /// One record type of the output, in output order.
 pub(crate) struct Part<'a> {
     pub(crate) source: &'a Source,
-    /// The digest of the source's bytes, when it is to be indexed.
-    pub(crate) digest: Option<&'a cache::Digest>,
     pub(crate) record_label: String,
     pub(crate) type_name: String,
     pub(crate) code: Code<'a>,
@@ -225,26 +223,24 @@ fn kept_shard(previous: &Previous, layout: &Layout, parts: &[Part<'_>]) -> Optio
 }
 
 /// Writes the index of this output; one that cannot be complete (a shard
-/// that could not be stamped, a part without a digest) is removed instead,
+/// that could not be stamped) is removed instead,
 /// since it would not match. Failures only cost time on the next run.
 fn write_index(layout: &Layout, identity: &str, parts: &[Part<'_>], spans: &[Span], shards: &[Option<Shard>]) {
     let shards: Option<Vec<Shard>> = shards.iter().cloned().collect();
-    let produced: Option<Vec<cache::Produced<'_>>> = parts
+    let produced: Vec<cache::Produced<'_>> = parts
         .iter()
         .zip(spans)
-        .map(|(part, span)| {
-            Some(cache::Produced {
-                path: &part.source.path,
-                digest: part.digest?,
-                record_label: &part.record_label,
-                type_name: &part.type_name,
-                span,
-            })
+        .map(|(part, span)| cache::Produced {
+            path: &part.source.path,
+            bytes: &part.source.bytes,
+            record_label: &part.record_label,
+            type_name: &part.type_name,
+            span,
         })
         .collect();
     let path = cache::index_path(&layout.output);
-    match shards.zip(produced) {
-        Some((shards, produced)) => {
+    match shards {
+        Some(shards) => {
             let _ = files::replace(&path, &cache::encode(identity, &shards, &produced));
         }
         None => {

@@ -20,7 +20,7 @@
 //! | check | `check` | definition → [`CheckedType`] (schema, hash, names) |
 //! | name | `naming` | wire names → Rust identifiers |
 //! | emit | `emit` | checked types → Rust text, formatted as prettyplease formats it (`layout`) |
-//! | reuse | `cache` | the index of a compiled output: each definition's digest and where its code lies |
+//! | reuse | `cache` | the index of a compiled output: each definition's bytes and where its code lies |
 //! | write | `compile` | the output and its shards, each written only on change |
 //! | files | `files` | folder → sources; files replaced whole |
 //! | evolve | [`diff`] | two sets of checked types → changes, hash effects, compatibility |
@@ -124,7 +124,7 @@ impl Generator {
     /// returns the source and writes nothing.
     pub fn generate(&self, sources: &[Source]) -> Result<String, Errors> {
         let runtime = emit::runtime_path(&self.runtime)?;
-        let parts = self.assemble(sources, &[], &runtime, None)?;
+        let parts = self.assemble(sources, &runtime, None)?;
         // Without an index every part is generated now.
         let pieces: Vec<&str> = parts
             .iter()
@@ -151,7 +151,7 @@ impl Generator {
     /// [`Generator::generate`] returns, byte for byte.
     ///
     /// An index beside the output (`<output>.index`) keeps, for each
-    /// definition, the SHA-256 of its bytes and where its code lies. The
+    /// definition, its bytes and where its code lies. The
     /// next run, with the same runtime path and generator, generates only
     /// the definitions whose path or bytes changed and rewrites only the
     /// shards that hold them, copying the other record types' code from the
@@ -166,9 +166,8 @@ impl Generator {
         let runtime = emit::runtime_path(&self.runtime)?;
         let layout = compile::Layout::new(output)?;
         let identity = cache::identity(&runtime);
-        let digests = cache::digests(sources, self.threads);
         let previous = identity.as_deref().and_then(|identity| cache::Previous::load(output, identity));
-        let parts = self.assemble(sources, &digests, &runtime, previous.as_ref())?;
+        let parts = self.assemble(sources, &runtime, previous.as_ref())?;
         let registry = emit::registry(parts.iter().map(|p| p.type_name.as_str()), &runtime);
         let regenerate = |source: &Source| -> Result<String, Errors> {
             let t = read_and_check(source).map_err(Errors)?;
@@ -179,25 +178,20 @@ impl Generator {
 
     /// Every definition in output order (by record label, then path): its
     /// code generated now, or where it lies in the previous output when
-    /// `previous` has it for its digest. `digests`, when given, are the
-    /// sources' digests in order. All problems are reported.
+    /// `previous` has it for its exact bytes. All problems are reported.
     fn assemble<'a>(
         &self,
         sources: &'a [Source],
-        digests: &'a [cache::Digest],
         runtime: &str,
         previous: Option<&'a cache::Previous>,
     ) -> Result<Vec<compile::Part<'a>>, Errors> {
         let mut parts = Vec::with_capacity(sources.len());
         let mut checked = Vec::new();
         let mut errors = Vec::new();
-        for (at, source) in sources.iter().enumerate() {
-            let digest = digests.get(at);
-            if let Some(reused) = previous.zip(digest).and_then(|(previous, digest)| previous.get(&source.path, digest))
-            {
+        for source in sources {
+            if let Some(reused) = previous.and_then(|previous| previous.get(&source.path, &source.bytes)) {
                 parts.push(compile::Part {
                     source,
-                    digest,
                     record_label: reused.record_label.to_owned(),
                     type_name: reused.type_name.to_owned(),
                     code: compile::Code::Reused(reused.span),
@@ -208,7 +202,6 @@ impl Generator {
                 Ok(t) => {
                     parts.push(compile::Part {
                         source,
-                        digest,
                         record_label: t.schema.record_label.to_string(),
                         type_name: t.type_name.clone(),
                         code: compile::Code::Fresh(String::new()),
