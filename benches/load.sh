@@ -9,7 +9,9 @@
 # every body it serves, as is and gzip-compressed, into nginx's folder
 # (`gzip_static on`); then wrk with random slugs (benches/random-slug.lua),
 # once as is and once with `Accept-Encoding: br, gzip`, ours and nginx
-# alternating, ROUNDS times each. nginx-light has no brotli module, so it
+# alternating, ROUNDS times each; each run's figures go to stderr, and the
+# table gives per server and encoding the median of the rounds and the
+# range (the two servers share the cores with wrk, so single runs vary). nginx-light has no brotli module, so it
 # answers the second case with its gzip file; we answer with brotli.
 #
 #   bash benches/load.sh                               # 10 s runs, 64 connections, sizes 3 10000 100000
@@ -24,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 SIZES=${SIZES:-3 10000 100000}
 DURATION=${DURATION:-10s}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-5}
 CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
 OURS=127.0.0.1:18080
@@ -45,16 +47,36 @@ stop_servers() {
 trap 'stop_servers; rm -rf "$work"' EXIT
 cargo build --release --locked --quiet --bin foundry-catalog
 
+# One wrk run; appends "<server> <accept> <req/s> <p50 ms> <p99 ms>" to $results.
 wrk_run() { # name, accept-encoding or "", slug file, url base
   local name=$1 accept=$2 slugs=$3 base=$4 out
   local header=()
   [ -n "$accept" ] && header=(-H "Accept-Encoding: $accept")
   SLUGS=$slugs wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s benches/random-slug.lua "${header[@]}" "$base" >/dev/null
   out=$(SLUGS=$slugs wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s benches/random-slug.lua "${header[@]}" "$base")
-  printf '| %s | %s | %s | %s | %s |\n' "$name" "${accept:-identity}" \
-    "$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<<"$out")" \
-    "$(awk '$1 == "50%" {print $2}' <<<"$out")" \
-    "$(awk '$1 == "99%" {print $2}' <<<"$out")"
+  # wrk prints latencies as 512.00us, 1.02ms or 1.20s: in milliseconds.
+  awk -v name="$name" -v accept="${accept:-identity}" '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) }
+    END { printf "%s|%s|%.0f|%.3f|%.3f\n", name, accept, rps, p50, p99 }' <<<"$out" | tee -a "$results" >&2
+}
+
+# The table of one catalog size: per server and encoding, the median of
+# the rounds (and the range of req/s and p99).
+summary() {
+  echo
+  echo "| server | Accept-Encoding | req/s (median) | req/s (range) | p50 (median) | p99 (median) | p99 (range) |"
+  echo "|---|---|---|---|---|---|---|"
+  for accept in identity "br, gzip"; do
+    for name in foundry-catalog nginx; do
+      awk -F'|' -v name="$name" -v accept="$accept" '
+        function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+          return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        $1 == name && $2 == accept { n++; rps[n] = $3; p50[n] = $4; p99[n] = $5 }
+        END { printf "| %s | %s | %.0f | %.0f–%.0f | %.2f ms | %.2f ms | %.2f–%.2f ms |\n", name, accept,
+          median(rps, n), rps[1], rps[n], median(p50, n), median(p99, n), p99[1], p99[n] }' "$results"
+    done
+  done
 }
 
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, random slugs, $(nproc) cores"
@@ -129,13 +151,13 @@ CONF
   until curl -fs -o /dev/null "http://$NGINX$PRODUCTS/$first"; do sleep 0.05; done
   cmp <(curl -fs "http://$OURS$PRODUCTS/$first") <(curl -fs "http://$NGINX$PRODUCTS/$first")
 
-  echo
-  echo "| server | Accept-Encoding | req/s | p50 | p99 |"
-  echo "|---|---|---|---|---|"
+  results="$work/results-$size"
+  : > "$results"
   for accept in "" "br, gzip"; do
     for _ in $(seq "$ROUNDS"); do
       wrk_run foundry-catalog "$accept" "$slugs" "http://$OURS"
       wrk_run nginx "$accept" "$slugs" "http://$NGINX"
     done
   done
+  summary
 done

@@ -44,6 +44,9 @@ pub(crate) struct Args {
     /// Time in-flight requests get to finish on SIGTERM/SIGINT.
     #[arg(long, env = "FOUNDRY_CATALOG_DRAIN_TIMEOUT", default_value = "10s", value_parser = duration)]
     drain_timeout: Duration,
+    /// Threads that accept and serve connections [default: the number of CPUs].
+    #[arg(long, env = "FOUNDRY_CATALOG_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
+    workers: Option<u16>,
     /// Most connections open at once [default: the file-descriptor limit
     /// less a tenth, at least 32].
     #[arg(long, env = "FOUNDRY_CATALOG_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
@@ -80,6 +83,9 @@ pub(crate) fn run(args: Args) -> ExitCode {
     config.drain_timeout = args.drain_timeout;
     config.max_header_bytes = usize::try_from(args.max_header_bytes).unwrap_or(usize::MAX);
     config.max_headers = usize::try_from(args.max_headers).unwrap_or(usize::MAX);
+    if let Some(workers) = args.workers {
+        config.workers = usize::from(workers);
+    }
     if let Some(max) = args.max_connections {
         config.max_connections = usize::try_from(max).unwrap_or(usize::MAX);
     }

@@ -322,7 +322,9 @@ fn request_on(stream: &mut std::net::TcpStream, path: &str) -> Option<(u16, Vec<
 #[test]
 fn sigterm_drains_in_flight_requests_and_exits_0() {
     use std::io::Write;
-    let mut server = Server::start(&["--drain-timeout", "5s"]);
+    // Four workers: the connections, the in-flight one included, land on
+    // several, and each drains its own.
+    let mut server = Server::start(&["--drain-timeout", "5s", "--workers", "4"]);
     let addr = server.addr;
     // Load: keep-alive clients requesting in a loop until the server goes.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

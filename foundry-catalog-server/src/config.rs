@@ -60,6 +60,10 @@ pub struct Config {
     /// How long a connection may sit without traffic between requests or
     /// while a response is not being read (default 60 s).
     pub idle_timeout: Duration,
+    /// How many threads accept and serve connections, each with a
+    /// single-threaded runtime of its own; a connection stays on the
+    /// thread that accepted it (default: the available parallelism).
+    pub workers: usize,
     /// The most connections open at once; a connection over it is closed
     /// as soon as it is accepted, and counted (default: from the
     /// file-descriptor limit, see [`default_max_connections`]).
@@ -86,6 +90,7 @@ impl Config {
             source,
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
+            workers: std::thread::available_parallelism().map_or(1, usize::from),
             max_connections: default_max_connections(),
             max_header_bytes: 32 * 1024,
             max_headers: 100,

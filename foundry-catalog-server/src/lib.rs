@@ -5,6 +5,9 @@
 //! behind nothing but a TCP load balancer. All product request handling is
 //! `foundry_catalog::serving::respond`; this crate runs the sockets:
 //!
+//! - **a thread per core**: `Config::workers` workers, the server's own
+//!   runtime and threads with a single-threaded runtime each; the accept
+//!   loop hands each connection to the least busy one, where it stays;
 //! - **bounded resources**: a header timeout (from a request's first byte)
 //!   and an idle timeout, a cap on open connections (over it, a new
 //!   connection is closed at once and counted), request heads capped in
@@ -35,6 +38,7 @@ mod log;
 mod metrics;
 mod server;
 mod state;
+mod workers;
 
 pub use config::{CatalogSource, Config, default_max_connections};
 pub use default::default_catalog;
@@ -65,7 +69,9 @@ pub enum ServeError {
 /// the drain is over.
 pub fn run(config: Config) -> Result<(), ServeError> {
     use tokio::signal::unix::{SignalKind, signal};
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // The accept loop, the first worker, the signals and the reloads run on
+    // this thread; every other worker on a thread of its own.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async move {
         let mut terminate = signal(SignalKind::terminate())?;
         let mut interrupt = signal(SignalKind::interrupt())?;

@@ -19,6 +19,7 @@ use tracing::{debug, error, info, warn};
 use crate::config::{CatalogSource, Config};
 use crate::deadline::{Activity, Phase, Watched};
 use crate::state::State;
+use crate::workers::{Serving, Workers};
 use crate::{ServeError, handler};
 
 /// A bound server, not yet accepting. [`Server::run`] serves until
@@ -88,7 +89,7 @@ impl Server {
     /// readiness to 503, lets in-flight requests finish and closes idle
     /// connections, waiting at most the drain timeout.
     pub async fn run(self) {
-        let Server { config, state, listener, handle, reloads, mut shutdown } = self;
+        let Server { config, state, listener, handle, reloads, shutdown } = self;
         tokio::spawn(reloader(Arc::clone(&state), config.source.clone(), reloads));
         if config.watch
             && let CatalogSource::Dir(path) | CatalogSource::Artifact(path) = &config.source
@@ -107,8 +108,6 @@ impl Server {
             max_connections = config.max_connections,
             "serving http://{local}/api/public/foundry/products/{{slug}}",
         );
-        let graceful = GracefulShutdown::new();
-        let permits = Arc::new(Semaphore::new(config.max_connections));
         let mut builder = http1::Builder::new();
         builder
             .timer(TokioTimer::new())
@@ -119,60 +118,16 @@ impl Server {
             .max_headers(config.max_headers)
             .max_header_size(config.max_header_bytes)
             .max_buf_size(config.max_header_bytes.max(8192));
-        let builder = Arc::new(builder);
-        let mut last_warning: Option<Instant> = None;
-        loop {
-            let accepted = tokio::select! {
-                biased;
-                _ = shutdown.wait_for(|stop| *stop) => break,
-                accepted = listener.accept() => accepted,
-            };
-            match accepted {
-                Ok((stream, peer)) => {
-                    let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-                        state.metrics.refused.fetch_add(1, Relaxed);
-                        debug!(%peer, "connection cap reached; closing the new connection");
-                        drop(stream);
-                        continue;
-                    };
-                    state.metrics.accepted.fetch_add(1, Relaxed);
-                    state.metrics.open_connections.fetch_add(1, Relaxed);
-                    // Like nginx's tcp_nodelay: small responses leave at once.
-                    let _ = stream.set_nodelay(true);
-                    let task = connection(Arc::clone(&state), Arc::clone(&builder), stream, peer, &config, &graceful);
-                    tokio::spawn(async move {
-                        task.await;
-                        drop(permit);
-                    });
-                }
-                Err(error) => {
-                    state.metrics.accept_errors.fetch_add(1, Relaxed);
-                    if last_warning.is_none_or(|at| at.elapsed() > Duration::from_secs(1)) {
-                        warn!(%error, "accept failed; the server keeps running");
-                        last_warning = Some(Instant::now());
-                    }
-                    // Out of descriptors or memory: give connections time to close.
-                    if !matches!(
-                        error.kind(),
-                        std::io::ErrorKind::ConnectionAborted
-                            | std::io::ErrorKind::ConnectionReset
-                            | std::io::ErrorKind::Interrupted
-                    ) {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                }
-            }
-        }
-        drop(listener);
-        state.drain();
-        let open = state.metrics.open_connections.load(Relaxed);
-        info!(open_connections = open, drain_timeout = ?config.drain_timeout, "draining: not accepting, readiness 503");
-        match tokio::time::timeout(config.drain_timeout, graceful.shutdown()).await {
-            Ok(()) => info!("drained; every connection closed"),
-            Err(_) => warn!(
+        let serving = Serving { state: Arc::clone(&state), builder: Arc::new(builder), config: Arc::new(config) };
+        let workers = Workers::start(serving.config.workers, serving.clone());
+        let drained = accept(listener, &serving, workers, shutdown).await;
+        if drained {
+            info!("drained; every connection closed");
+        } else {
+            warn!(
                 open_connections = state.metrics.open_connections.load(Relaxed),
                 "drain timeout reached; closing the remaining connections"
-            ),
+            );
         }
     }
 
@@ -187,9 +142,66 @@ impl Server {
     }
 }
 
+/// Accepts connections and hands them to the workers until shutdown; then
+/// stops accepting, turns readiness to 503 and waits for the workers to
+/// drain. Returns whether every connection finished in time.
+async fn accept(
+    listener: TcpListener,
+    serving: &Serving,
+    mut workers: Workers,
+    mut shutdown: watch::Receiver<bool>,
+) -> bool {
+    let state = &serving.state;
+    let permits = Arc::new(Semaphore::new(serving.config.max_connections));
+    let mut last_warning: Option<Instant> = None;
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            _ = shutdown.wait_for(|stop| *stop) => break,
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
+            Ok((stream, peer)) => {
+                let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                    state.metrics.refused.fetch_add(1, Relaxed);
+                    debug!(%peer, "connection cap reached; closing the new connection");
+                    drop(stream);
+                    continue;
+                };
+                state.metrics.accepted.fetch_add(1, Relaxed);
+                state.metrics.open_connections.fetch_add(1, Relaxed);
+                let _ = stream.set_nodelay(true);
+                workers.assign(stream, peer, permit);
+            }
+            Err(error) => {
+                state.metrics.accept_errors.fetch_add(1, Relaxed);
+                if last_warning.is_none_or(|at| at.elapsed() > Duration::from_secs(1)) {
+                    warn!(%error, "accept failed; the server keeps running");
+                    last_warning = Some(Instant::now());
+                }
+                // Out of descriptors or memory: give connections time to close.
+                if !matches!(
+                    error.kind(),
+                    std::io::ErrorKind::ConnectionAborted
+                        | std::io::ErrorKind::ConnectionReset
+                        | std::io::ErrorKind::Interrupted
+                ) {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+    }
+    drop(listener);
+    state.drain();
+    let open = state.metrics.open_connections.load(Relaxed);
+    let timeout = serving.config.drain_timeout;
+    info!(open_connections = open, drain_timeout = ?timeout, "draining: not accepting, readiness 503");
+    workers.drain().await
+}
+
 /// One connection: HTTP/1.1 with keep-alive, closed when its deadline
 /// passes, drained gracefully on shutdown.
-fn connection(
+pub(crate) fn connection(
     state: Arc<State>,
     builder: Arc<http1::Builder>,
     stream: TcpStream,

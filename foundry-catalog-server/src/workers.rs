@@ -1,0 +1,174 @@
+//! The workers that serve connections: the runtime the server runs on,
+//! and one thread per other worker with a single-threaded runtime of its
+//! own. The accept loop hands each new connection to the worker with the
+//! fewest open connections (in turn among equals), and the connection
+//! stays there: its requests never cross threads. Handing connections out
+//! keeps the workers even; letting each worker accept for itself on a
+//! shared socket let one of them win most of a burst of connections, and
+//! half the cores sat idle.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::Relaxed;
+
+use hyper::server::conn::http1;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpStream;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tracing::{debug, error};
+
+use crate::config::Config;
+use crate::server::connection;
+use crate::state::State;
+
+/// What serving a connection needs, shared by every worker.
+#[derive(Clone)]
+pub(crate) struct Serving {
+    pub(crate) state: Arc<State>,
+    pub(crate) builder: Arc<http1::Builder>,
+    pub(crate) config: Arc<Config>,
+}
+
+/// A connection handed to a worker, with its place under the cap.
+struct Assigned {
+    stream: std::net::TcpStream,
+    peer: SocketAddr,
+    permit: OwnedSemaphorePermit,
+}
+
+/// Where a worker runs.
+enum Place {
+    /// The runtime the accept loop runs on.
+    Here(GracefulShutdown),
+    /// A thread of its own, fed through a channel; the thread returns
+    /// whether its connections drained in time.
+    Thread(mpsc::UnboundedSender<Assigned>, std::thread::JoinHandle<bool>),
+}
+
+struct Worker {
+    place: Place,
+    open: Arc<AtomicUsize>,
+}
+
+/// The workers, as the accept loop sees them.
+pub(crate) struct Workers {
+    serving: Serving,
+    workers: Vec<Worker>,
+    next: usize,
+}
+
+impl Workers {
+    /// `count` workers: this runtime and `count - 1` threads (fewer if a
+    /// thread cannot be started; this runtime always serves).
+    pub(crate) fn start(count: usize, serving: Serving) -> Workers {
+        let here = Worker { place: Place::Here(GracefulShutdown::new()), open: Arc::default() };
+        let mut workers = vec![here];
+        for index in 1..count.max(1) {
+            match thread(index, serving.clone()) {
+                Ok(worker) => workers.push(worker),
+                Err(error) => error!(%error, worker = index, "cannot start a worker thread; the others serve"),
+            }
+        }
+        Workers { serving, workers, next: 0 }
+    }
+
+    /// Serves `stream` on the worker with the fewest open connections.
+    pub(crate) fn assign(&mut self, stream: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
+        let count = self.workers.len();
+        let start = self.next;
+        let chosen = (0..count).map(|i| (start + i) % count).min_by_key(|&i| self.workers[i].open.load(Relaxed));
+        let chosen = chosen.unwrap_or(0);
+        self.next = (chosen + 1) % count;
+        let worker = &self.workers[chosen];
+        // Counted now, not when the worker picks it up, so that a burst of
+        // connections spreads at once.
+        worker.open.fetch_add(1, Relaxed);
+        match &worker.place {
+            Place::Here(graceful) => spawn(&self.serving, graceful, &worker.open, stream, peer, permit),
+            Place::Thread(sender, _) => {
+                // A socket moves between runtimes as a standard socket.
+                let handed = match stream.into_std() {
+                    Ok(stream) => {
+                        sender.send(Assigned { stream, peer, permit }).map_err(|_| "the worker has stopped".to_owned())
+                    }
+                    Err(error) => Err(error.to_string()),
+                };
+                if let Err(error) = handed {
+                    worker.open.fetch_sub(1, Relaxed);
+                    debug!(%peer, %error, worker = chosen, "cannot hand the connection to its worker; closing it");
+                }
+            }
+        }
+    }
+
+    /// Stops handing out connections and waits for every worker's
+    /// connections to finish, each up to the drain timeout. Returns whether
+    /// they all did.
+    pub(crate) async fn drain(self) -> bool {
+        let timeout = self.serving.config.drain_timeout;
+        let mut threads = Vec::new();
+        let mut here = None;
+        for worker in self.workers {
+            match worker.place {
+                Place::Here(graceful) => here = Some(graceful),
+                // Closing the channel tells the thread to drain.
+                Place::Thread(sender, thread) => {
+                    drop(sender);
+                    threads.push(thread);
+                }
+            }
+        }
+        let here_drained = match here {
+            Some(graceful) => tokio::time::timeout(timeout, graceful.shutdown()).await.is_ok(),
+            None => true,
+        };
+        let joined = tokio::task::spawn_blocking(move || threads.into_iter().all(|t| t.join().unwrap_or(false)));
+        here_drained && joined.await.unwrap_or(false)
+    }
+}
+
+/// Serves one connection on the current runtime; `open` (its worker's
+/// count, which the connection was counted in) goes down when it ends.
+fn spawn(
+    serving: &Serving,
+    graceful: &GracefulShutdown,
+    open: &Arc<AtomicUsize>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    permit: OwnedSemaphorePermit,
+) {
+    let open = Arc::clone(open);
+    let task =
+        connection(Arc::clone(&serving.state), Arc::clone(&serving.builder), stream, peer, &serving.config, graceful);
+    tokio::spawn(async move {
+        task.await;
+        open.fetch_sub(1, Relaxed);
+        drop(permit);
+    });
+}
+
+/// Worker `index` on a thread of its own with a single-threaded runtime:
+/// it serves what it is handed until the channel closes, then drains.
+fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let (sender, mut receiver) = mpsc::unbounded_channel::<Assigned>();
+    let open = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&open);
+    let thread = std::thread::Builder::new().name(format!("foundry-worker-{index}")).spawn(move || {
+        runtime.block_on(async move {
+            let graceful = GracefulShutdown::new();
+            while let Some(Assigned { stream, peer, permit }) = receiver.recv().await {
+                match TcpStream::from_std(stream) {
+                    Ok(stream) => spawn(&serving, &graceful, &counted, stream, peer, permit),
+                    Err(error) => {
+                        counted.fetch_sub(1, Relaxed);
+                        debug!(%peer, %error, worker = index, "cannot serve the connection; closing it");
+                    }
+                }
+            }
+            tokio::time::timeout(serving.config.drain_timeout, graceful.shutdown()).await.is_ok()
+        })
+    })?;
+    Ok(Worker { place: Place::Thread(sender, thread), open })
+}
