@@ -11,7 +11,9 @@
 # once as is and once with `Accept-Encoding: br, gzip`, ours and nginx
 # alternating, ROUNDS times each; each run's figures go to stderr, and the
 # table gives per server and encoding the median of the rounds and the
-# range (the two servers share the cores with wrk, so single runs vary). nginx-light has no brotli module, so it
+# range (the two servers share the cores with wrk, so single runs vary),
+# and the share of CPU time the virtual machine's host took away during
+# the runs (steal): figures taken with much of it are noise. nginx-light has no brotli module, so it
 # answers the second case with its gzip file; we answer with brotli.
 #
 #   bash benches/load.sh                               # 10 s runs, 64 connections, sizes 3 10000 100000
@@ -47,34 +49,45 @@ stop_servers() {
 trap 'stop_servers; rm -rf "$work"' EXIT
 cargo build --release --locked --quiet --bin foundry-catalog
 
-# One wrk run; appends "<server> <accept> <req/s> <p50 ms> <p99 ms>" to $results.
+# One wrk run; appends "<server>|<accept>|<req/s>|<p50 ms>|<p99 ms>|<CPU stolen %>"
+# to $results (and shows it on stderr).
 wrk_run() { # name, accept-encoding or "", slug file, url base
   local name=$1 accept=$2 slugs=$3 base=$4 out
   local header=()
   [ -n "$accept" ] && header=(-H "Accept-Encoding: $accept")
   SLUGS=$slugs wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s benches/random-slug.lua "${header[@]}" "$base" >/dev/null
+  local before after
+  before=$(cpu_times)
   out=$(SLUGS=$slugs wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s benches/random-slug.lua "${header[@]}" "$base")
+  after=$(cpu_times)
   # wrk prints latencies as 512.00us, 1.02ms or 1.20s: in milliseconds.
-  awk -v name="$name" -v accept="${accept:-identity}" '
+  awk -v name="$name" -v accept="${accept:-identity}" -v before="$before" -v after="$after" '
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
     /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) }
-    END { printf "%s|%s|%.0f|%.3f|%.3f\n", name, accept, rps, p50, p99 }' <<<"$out" | tee -a "$results" >&2
+    END { split(before, b, " "); split(after, a, " "); total = a[2] - b[2]
+      printf "%s|%s|%.0f|%.3f|%.3f|%.0f\n", name, accept, rps, p50, p99, total > 0 ? 100 * (a[1] - b[1]) / total : 0 }' <<<"$out" | tee -a "$results" >&2
+}
+
+# The machine's stolen CPU time (a virtual machine's host running
+# something else) and all CPU time so far, in ticks: "<steal> <total>".
+cpu_times() {
+  awk '$1 == "cpu" { print $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat
 }
 
 # The table of one catalog size: per server and encoding, the median of
 # the rounds (and the range of req/s and p99).
 summary() {
   echo
-  echo "| server | Accept-Encoding | req/s (median) | req/s (range) | p50 (median) | p99 (median) | p99 (range) |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| server | Accept-Encoding | req/s (median) | req/s (range) | p50 (median) | p99 (median) | p99 (range) | CPU stolen (median) |"
+  echo "|---|---|---|---|---|---|---|---|"
   for accept in identity "br, gzip"; do
     for name in foundry-catalog nginx; do
       awk -F'|' -v name="$name" -v accept="$accept" '
         function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
           return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-        $1 == name && $2 == accept { n++; rps[n] = $3; p50[n] = $4; p99[n] = $5 }
-        END { printf "| %s | %s | %.0f | %.0f–%.0f | %.2f ms | %.2f ms | %.2f–%.2f ms |\n", name, accept,
-          median(rps, n), rps[1], rps[n], median(p50, n), median(p99, n), p99[1], p99[n] }' "$results"
+        $1 == name && $2 == accept { n++; rps[n] = $3; p50[n] = $4; p99[n] = $5; steal[n] = $6 }
+        END { printf "| %s | %s | %.0f | %.0f–%.0f | %.2f ms | %.2f ms | %.2f–%.2f ms | %.0f %% |\n", name, accept,
+          median(rps, n), rps[1], rps[n], median(p50, n), median(p99, n), p99[1], p99[n], median(steal, n) }' "$results"
     done
   done
 }
