@@ -65,7 +65,8 @@ wrk_run() { # name, accept-encoding or "", slug file, url base
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
     /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) }
     END { split(before, b, " "); split(after, a, " "); total = a[2] - b[2]
-      printf "%s|%s|%.0f|%.3f|%.3f|%.0f\n", name, accept, rps, p50, p99, total > 0 ? 100 * (a[1] - b[1]) / total : 0 }' <<<"$out" | tee -a "$results" >&2
+      stolen = total > 0 ? 100 * (a[1] - b[1]) / total : 0
+      printf "%s|%s|%.0f|%.3f|%.3f|%.0f\n", name, accept, rps, p50, p99, stolen }' <<<"$out" | tee -a "$results" >&2
 }
 
 # The machine's stolen CPU time (a virtual machine's host running
