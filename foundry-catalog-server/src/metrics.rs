@@ -6,12 +6,33 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// The status codes counted one by one; anything else counts as `other`.
 const STATUSES: [u16; 7] = [200, 304, 400, 404, 405, 412, 503];
 
+/// How many copies of the per-request counters there are: each thread
+/// counts in its own (threads beyond this share), so that workers on
+/// different cores never write the same cache line per request.
+const SHARDS: usize = 16;
+
+/// The counters every request writes, on a cache line pair of their own.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct RequestCounters {
+    by_status: [AtomicU64; STATUSES.len() + 1],
+    bytes_sent: AtomicU64,
+}
+
+/// The shard of the counters this thread writes.
+fn shard() -> usize {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Relaxed) % SHARDS;
+    }
+    SHARD.with(|shard| *shard)
+}
+
 /// Every counter of the server. All are monotonic except the gauges
 /// (`open_connections`, `catalog_products`, `catalog_generation`).
 #[derive(Debug, Default)]
 pub(crate) struct Metrics {
-    requests: [AtomicU64; STATUSES.len() + 1],
-    pub(crate) bytes_sent: AtomicU64,
+    requests: [RequestCounters; SHARDS],
     pub(crate) open_connections: AtomicU64,
     pub(crate) accepted: AtomicU64,
     pub(crate) refused: AtomicU64,
@@ -27,10 +48,16 @@ pub(crate) struct Metrics {
 impl Metrics {
     pub(crate) fn count_request(&self, status: u16, bytes: usize) {
         let slot = STATUSES.iter().position(|&s| s == status).unwrap_or(STATUSES.len());
-        if let Some(counter) = self.requests.get(slot) {
+        let counters = &self.requests[shard()];
+        if let Some(counter) = counters.by_status.get(slot) {
             counter.fetch_add(1, Relaxed);
         }
-        self.bytes_sent.fetch_add(u64::try_from(bytes).unwrap_or(u64::MAX), Relaxed);
+        counters.bytes_sent.fetch_add(u64::try_from(bytes).unwrap_or(u64::MAX), Relaxed);
+    }
+
+    /// Requests answered with the `slot`-th status (or `other`), over every shard.
+    fn requests(&self, slot: usize) -> u64 {
+        self.requests.iter().filter_map(|c| c.by_status.get(slot)).map(|c| c.load(Relaxed)).sum()
     }
 
     /// The Prometheus text exposition (version 0.0.4).
@@ -45,10 +72,11 @@ impl Metrics {
         let get = |counter: &AtomicU64| counter.load(Relaxed);
         let statuses: Vec<String> = STATUSES.iter().map(|s| format!("{{status=\"{s}\"}}")).collect();
         let mut by_status: Vec<(&str, u64)> =
-            statuses.iter().zip(&self.requests).map(|(label, counter)| (label.as_str(), get(counter))).collect();
-        by_status.push(("{status=\"other\"}", self.requests.last().map_or(0, get)));
+            statuses.iter().enumerate().map(|(slot, label)| (label.as_str(), self.requests(slot))).collect();
+        by_status.push(("{status=\"other\"}", self.requests(STATUSES.len())));
         family("foundry_requests_total", "counter", "Requests answered, by status code.", &by_status);
-        family("foundry_response_bytes_total", "counter", "Body bytes sent.", &[("", get(&self.bytes_sent))]);
+        let bytes = self.requests.iter().map(|c| c.bytes_sent.load(Relaxed)).sum();
+        family("foundry_response_bytes_total", "counter", "Body bytes sent.", &[("", bytes)]);
         family("foundry_connections_open", "gauge", "Connections open now.", &[("", get(&self.open_connections))]);
         family(
             "foundry_connections_accepted_total",
@@ -93,5 +121,30 @@ impl Metrics {
             &[("{result=\"ok\"}", get(&self.reloads_ok)), ("{result=\"failed\"}", get(&self.reloads_failed))],
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_from_many_threads_add_up() {
+        let metrics = Metrics::default();
+        std::thread::scope(|scope| {
+            for _ in 0..(SHARDS + 3) {
+                scope.spawn(|| {
+                    for _ in 0..1000 {
+                        metrics.count_request(200, 10);
+                    }
+                    metrics.count_request(418, 1);
+                });
+            }
+        });
+        let text = metrics.render();
+        let threads = (SHARDS + 3) as u64;
+        assert!(text.contains(&format!("foundry_requests_total{{status=\"200\"}} {}\n", threads * 1000)), "{text}");
+        assert!(text.contains(&format!("foundry_requests_total{{status=\"other\"}} {threads}\n")), "{text}");
+        assert!(text.contains(&format!("foundry_response_bytes_total {}\n", threads * 10_001)), "{text}");
     }
 }
