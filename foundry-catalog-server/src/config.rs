@@ -47,6 +47,10 @@ impl std::fmt::Display for CatalogSource {
     }
 }
 
+/// The default cap on request headers, which is also hyper's own default
+/// (`server::run` leaves hyper's setting alone when they agree).
+pub(crate) const DEFAULT_MAX_HEADERS: usize = 100;
+
 /// Everything the server can be told. [`Config::new`] gives the defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -93,7 +97,7 @@ impl Config {
             workers: std::thread::available_parallelism().map_or(1, usize::from),
             max_connections: default_max_connections(),
             max_header_bytes: 32 * 1024,
-            max_headers: 100,
+            max_headers: DEFAULT_MAX_HEADERS,
             drain_timeout: Duration::from_secs(10),
             watch: false,
             watch_interval: Duration::from_millis(500),

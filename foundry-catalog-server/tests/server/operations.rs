@@ -111,6 +111,18 @@ fn oversized_heads_get_431() {
 }
 
 #[test]
+fn the_default_header_cap_is_100() {
+    let server = TestServer::start(|_| {});
+    // `Host` and `Connection` count: 98 more make 100, 99 more make 101.
+    let head = |extra: usize| {
+        let lines: String = (0..extra).map(|i| format!("X-{i}: x\r\n")).collect();
+        format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n{lines}Connection: close\r\n\r\n")
+    };
+    assert_eq!(status(&exchange(server.addr, &head(98))), 200);
+    assert_eq!(status(&exchange(server.addr, &head(99))), 431);
+}
+
+#[test]
 fn every_if_none_match_line_is_one_list() {
     let server = TestServer::start(|_| {});
     let answer = exchange(server.addr, &get(PRODUCT));
