@@ -61,13 +61,18 @@ fn paths(sources: &[Source]) -> Vec<String> {
     paths
 }
 
+/// The shard file an output line includes, if it is an `include!` line.
+fn included(line: &str) -> Option<&str> {
+    line.trim_end().strip_prefix("include!(\"records.d/").and_then(|rest| rest.strip_suffix("\");"))
+}
+
 /// The output with each `include!` line replaced by the shard it names.
 fn inlined(dir: &TempDir) -> String {
     let output = fs::read_to_string(dir.output()).expect("output reads");
     let mut text = String::with_capacity(output.len() * 40);
     for line in output.split_inclusive('\n') {
-        match line.strip_prefix("include!(\"records.d/").and_then(|rest| rest.strip_suffix(".rs\");\n")) {
-            Some(name) => text.push_str(&fs::read_to_string(dir.shards().join(format!("{name}.rs"))).expect("shard")),
+        match included(line) {
+            Some(file) => text.push_str(&fs::read_to_string(dir.shards().join(file)).expect("shard")),
             None => text.push_str(line),
         }
     }
@@ -140,22 +145,14 @@ fn a_warm_run_writes_nothing_and_an_edit_rewrites_one_shard() {
     assert!(after_removal.generated.is_empty(), "removing generates nothing: {after_removal:?}");
     sources.push(definition("type_999", "Added."));
     assert_eq!(compile(&generator, &sources, &dir).generated, ["types/type_999.json"]);
+    let output = fs::read_to_string(dir.output()).expect("output");
     let expected_shards: std::collections::BTreeSet<String> =
-        inlined_names(&fs::read_to_string(dir.output()).expect("output"));
+        output.lines().filter_map(included).map(str::to_owned).collect();
     let actual_shards: std::collections::BTreeSet<String> = fs::read_dir(dir.shards())
         .expect("folder")
         .map(|e| e.expect("entry").file_name().into_string().expect("UTF-8"))
         .collect();
     assert_eq!(actual_shards, expected_shards, "no shard file left over");
-}
-
-/// The shard file names the output includes.
-fn inlined_names(output: &str) -> std::collections::BTreeSet<String> {
-    output
-        .lines()
-        .filter_map(|l| l.strip_prefix("include!(\"records.d/").and_then(|r| r.strip_suffix("\");")))
-        .map(str::to_owned)
-        .collect()
 }
 
 /// What a damage makes of a file's bytes.

@@ -94,6 +94,29 @@ fn cases() -> Value {
     serde_json::from_str(&text).expect("cases.json is JSON")
 }
 
+/// A mutation case of `cases.json`: the instances it is made on (paths or
+/// patterns) and its (pointer, value) settings.
+struct Mutation {
+    instances: Vec<String>,
+    sets: Vec<(String, Value)>,
+}
+
+/// The mutations of `cases.json` made on instances of `schema`.
+fn mutations(schema: &str) -> Vec<Mutation> {
+    let cases = cases();
+    let strings = |list: &Value| -> Vec<String> {
+        list.as_array().expect("a list").iter().map(|v| v.as_str().expect("a string").to_owned()).collect()
+    };
+    let sets = |list: &Value| -> Vec<(String, Value)> {
+        let sets = list.as_array().expect("set").iter();
+        sets.map(|set| (set[0].as_str().expect("a pointer").to_owned(), set[1].clone())).collect()
+    };
+    let all = cases["mutations"].as_array().expect("mutations").iter();
+    all.filter(|case| case["schema"] == schema)
+        .map(|case| Mutation { instances: strings(&case["instances"]), sets: sets(&case["set"]) })
+        .collect()
+}
+
 /// `document` with the value at `pointer` set (or added, as the last key
 /// of an existing object), as the JSON Schema checkers mutate it.
 fn mutate(document: &Value, pointer: &str, value: Value) -> Value {
@@ -117,14 +140,9 @@ fn mutate(document: &Value, pointer: &str, value: Value) -> Value {
 /// the validator never accepts what the schemas reject.
 #[test]
 fn the_validator_rejects_every_mutation_the_schemas_reject() {
-    let cases = cases();
     let mut checked = 0;
-    for case in cases["mutations"].as_array().expect("mutations") {
-        if case["schema"] != "product-response.schema.json" {
-            continue;
-        }
-        for pattern in case["instances"].as_array().expect("instances") {
-            let pattern = pattern.as_str().expect("a string");
+    for Mutation { instances, sets } in mutations("product-response.schema.json") {
+        for pattern in &instances {
             let slugs: Vec<String> = match pattern.strip_prefix("generated/bodies/") {
                 Some("*.json") => example_catalog().slugs().iter().map(|s| (*s).to_owned()).collect(),
                 Some(file) => vec![file.trim_end_matches(".json").to_owned()],
@@ -133,8 +151,7 @@ fn the_validator_rejects_every_mutation_the_schemas_reject() {
             for slug in slugs {
                 let original = body(&slug);
                 assert!(foundry_catalog::conformance::validate(&original).is_empty(), "{slug} conforms");
-                for set in case["set"].as_array().expect("set") {
-                    let (pointer, value) = (set[0].as_str().expect("a pointer"), set[1].clone());
+                for (pointer, value) in &sets {
                     let mutated = mutate(&original, pointer, value.clone());
                     let violations = foundry_catalog::conformance::validate(&mutated);
                     assert!(!violations.is_empty(), "{slug} with {pointer} = {value}: the validator accepts it");
@@ -149,18 +166,12 @@ fn the_validator_rejects_every_mutation_the_schemas_reject() {
 /// Every manifest mutation the schemas reject fails to build too.
 #[test]
 fn every_manifest_mutation_the_schemas_reject_fails_to_build() {
-    let cases = cases();
     let mut checked = 0;
-    for case in cases["mutations"].as_array().expect("mutations") {
-        if case["schema"] != "product-manifest.schema.json" {
-            continue;
-        }
-        for file in case["instances"].as_array().expect("instances") {
-            let file = file.as_str().expect("a path");
+    for Mutation { instances, sets } in mutations("product-manifest.schema.json") {
+        for file in &instances {
             let original: Value =
                 serde_json::from_str(&std::fs::read_to_string(root().join(file)).expect("a manifest")).expect("JSON");
-            for set in case["set"].as_array().expect("set") {
-                let (pointer, value) = (set[0].as_str().expect("a pointer"), set[1].clone());
+            for (pointer, value) in &sets {
                 let mutated = mutate(&original, pointer, value.clone());
                 let built = foundry_catalog::product::ProductManifest::from_value(&mutated).and_then(|m| m.build());
                 assert!(built.is_err(), "{file} with {pointer} = {value}: it builds");
