@@ -18,11 +18,26 @@
 #
 #   bash benches/load.sh                               # 10 s runs, 64 connections, sizes 3 10000 100000
 #   SIZES="3 10000" DURATION=5s ROUNDS=1 bash benches/load.sh
+#   PIN=1 bash benches/load.sh                         # wrk and the servers on CPUs of their own
 #
-# Both servers run with two workers on this 2-core machine, keep-alive,
-# no access log (`RUST_LOG=warn` for ours). Installs wrk and nginx from
-# Debian's packages when they are missing. Not run in CI: it takes minutes
-# and its figures depend on the machine; they go in the README and notes.
+# By default wrk and both servers share every CPU (wrk with THREADS=2
+# threads, each server with a worker per CPU: `--workers` for ours,
+# `worker_processes` for nginx). Each server runs in a session of its
+# own: nginx daemonizes, and ours runs under setsid, because the kernel
+# shares CPU time between sessions (autogroups) before threads, and a
+# server in wrk's session would be scheduled differently from nginx.
+# Sharing 2 CPUs measures the kernel as much as the servers: four busy
+# threads take turns at the scheduler's tick (4 ms at HZ=250), each server
+# thread waits for a CPU for about 45 % of a run, and whether one nginx
+# worker happens to accept all 64 connections decides nginx's p99 (about
+# 1.2 ms if it does, 5 ms if not). PIN=1 gives wrk and the servers CPUs of
+# their own instead: the first half of the CPUs runs wrk, with a thread
+# per CPU, the second half the server being measured, with a worker per
+# CPU; this measures what a request costs each server on a core. Keep-
+# alive, no access log (`RUST_LOG=warn` for ours). Installs wrk and nginx
+# from Debian's packages when they are missing. Not run in CI: it takes
+# minutes and its figures depend on the machine; they go in the README
+# and notes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,7 +45,21 @@ SIZES=${SIZES:-3 10000 100000}
 DURATION=${DURATION:-10s}
 ROUNDS=${ROUNDS:-5}
 CONNECTIONS=${CONNECTIONS:-64}
-THREADS=${THREADS:-2}
+PIN=${PIN:-0}
+cpus=$(nproc)
+if [ "$PIN" = 1 ] && [ "$cpus" -ge 2 ]; then
+  # CPUs 0..half-1 for wrk, half..cpus-1 for the server being measured.
+  half=$((cpus / 2))
+  CLIENT=(taskset -c "0-$((half - 1))")
+  SERVER=(taskset -c "$half-$((cpus - 1))")
+  THREADS=${THREADS:-$half}
+  WORKERS=$((cpus - half))
+else
+  CLIENT=()
+  SERVER=()
+  THREADS=${THREADS:-2}
+  WORKERS=$cpus
+fi
 OURS=127.0.0.1:18080
 NGINX=127.0.0.1:18081
 PRODUCTS=/api/public/foundry/products
@@ -55,10 +84,10 @@ wrk_run() { # name, accept-encoding or "", slug file, url base
   local name=$1 accept=$2 slugs=$3 base=$4 out
   local header=()
   [ -n "$accept" ] && header=(-H "Accept-Encoding: $accept")
-  SLUGS=$slugs wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s benches/random-slug.lua "${header[@]}" "$base" >/dev/null
+  SLUGS=$slugs "${CLIENT[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s benches/random-slug.lua "${header[@]}" "$base" >/dev/null
   local before after
   before=$(cpu_times)
-  out=$(SLUGS=$slugs wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s benches/random-slug.lua "${header[@]}" "$base")
+  out=$(SLUGS=$slugs "${CLIENT[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s benches/random-slug.lua "${header[@]}" "$base")
   after=$(cpu_times)
   # wrk prints latencies as 512.00us, 1.02ms or 1.20s: in milliseconds.
   awk -v name="$name" -v accept="${accept:-identity}" -v before="$before" -v after="$after" '
@@ -93,7 +122,11 @@ summary() {
   done
 }
 
-echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, random slugs, $(nproc) cores"
+if [ ${#SERVER[@]} -gt 0 ]; then
+  echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION on CPUs ${CLIENT[2]}, random slugs; each server on CPUs ${SERVER[2]} with $WORKERS worker(s); $cpus CPUs"
+else
+  echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, random slugs; each server with $WORKERS workers; $cpus CPUs, shared"
+fi
 for size in $SIZES; do
   stop_servers
   if [ "$size" = 3 ]; then catalog=examples/catalog; else catalog="$work/catalog-$size"; python3 benches/make-catalog.py "$size" "$catalog"; fi
@@ -104,7 +137,8 @@ for size in $SIZES; do
   target/release/foundry-catalog build "$catalog" -o "$artifact" 2>/dev/null
 
   start=$(date +%s.%N)
-  RUST_LOG=warn target/release/foundry-catalog serve --addr "$OURS" --catalog "$artifact" 2>"$work/serve.log" &
+  RUST_LOG=warn "${SERVER[@]}" setsid target/release/foundry-catalog serve --addr "$OURS" --catalog "$artifact" \
+    --workers "$WORKERS" 2>"$work/serve.log" &
   server_pid=$!
   until curl -fs -o /dev/null "http://$OURS$PRODUCTS/$first"; do sleep 0.05; kill -0 "$server_pid"; done
   ready=$(date +%s.%N)
@@ -131,7 +165,7 @@ for slug in open(slugs).read().split():
 PY
   cat > "$work/nginx.conf" <<CONF
 user root;
-worker_processes 2;
+worker_processes $WORKERS;
 worker_rlimit_nofile 16384;
 pid $work/nginx.pid;
 error_log $work/nginx-error.log;
@@ -161,7 +195,7 @@ http {
   }
 }
 CONF
-  nginx -c "$work/nginx.conf"
+  "${SERVER[@]}" nginx -c "$work/nginx.conf"
   until curl -fs -o /dev/null "http://$NGINX$PRODUCTS/$first"; do sleep 0.05; done
   cmp <(curl -fs "http://$OURS$PRODUCTS/$first") <(curl -fs "http://$NGINX$PRODUCTS/$first")
 
