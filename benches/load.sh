@@ -50,8 +50,10 @@ cpus=$(nproc)
 if [ "$PIN" = 1 ] && [ "$cpus" -ge 2 ]; then
   # CPUs 0..half-1 for wrk, half..cpus-1 for the server being measured.
   half=$((cpus / 2))
-  CLIENT=(taskset -c "0-$((half - 1))")
-  SERVER=(taskset -c "$half-$((cpus - 1))")
+  client_cpus=0-$((half - 1))
+  server_cpus=$half-$((cpus - 1))
+  CLIENT=(taskset -c "$client_cpus")
+  SERVER=(taskset -c "$server_cpus")
   THREADS=${THREADS:-$half}
   WORKERS=$((cpus - half))
 else
@@ -123,7 +125,7 @@ summary() {
 }
 
 if [ ${#SERVER[@]} -gt 0 ]; then
-  echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION on CPUs ${CLIENT[2]}, random slugs; each server on CPUs ${SERVER[2]} with $WORKERS worker(s); $cpus CPUs"
+  echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION on CPUs $client_cpus, random slugs; each server on CPUs $server_cpus with $WORKERS worker(s); $cpus CPUs"
 else
   echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, random slugs; each server with $WORKERS workers; $cpus CPUs, shared"
 fi
