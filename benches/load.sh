@@ -11,7 +11,7 @@
 # once as is and once with `Accept-Encoding: br, gzip`, ours and nginx
 # alternating, ROUNDS times each; each run's figures go to stderr, and the
 # table gives per server and encoding the median of the rounds and the
-# range (the two servers share the cores with wrk, so single runs vary),
+# range (single runs vary, most when wrk and the servers share CPUs),
 # and the share of CPU time the virtual machine's host took away during
 # the runs (steal): figures taken with much of it are noise. nginx-light has no brotli module, so it
 # answers the second case with its gzip file; we answer with brotli.
