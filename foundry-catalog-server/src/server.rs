@@ -5,19 +5,19 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
+use std::task::Poll;
 use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::Instant;
 use tracing::{debug, error, info, warn};
 
 use crate::config::{CatalogSource, Config, DEFAULT_MAX_HEADERS};
-use crate::deadline::{Activity, Phase, Watched};
+use crate::deadline::{Phase, Signal, Tracker, Watched};
 use crate::state::State;
 use crate::workers::{Serving, Workers};
 use crate::{ServeError, handler};
@@ -204,45 +204,49 @@ async fn accept(
     workers.drain().await
 }
 
-/// One connection: HTTP/1.1 with keep-alive, closed when its deadline
-/// passes, drained gracefully on shutdown.
+/// One connection: HTTP/1.1 with keep-alive, closed when its worker's
+/// tracker says its time is up, drained gracefully on shutdown.
 pub(crate) fn connection(
     state: Arc<State>,
-    builder: Arc<http1::Builder>,
+    builder: &http1::Builder,
     stream: TcpStream,
     peer: SocketAddr,
-    config: &Config,
-    graceful: &GracefulShutdown,
+    tracker: &Arc<Tracker>,
 ) -> impl Future<Output = ()> + Send + 'static {
-    let activity = Activity::new(config.header_timeout, config.idle_timeout);
+    let activity = tracker.track();
     let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
     let service_state = Arc::clone(&state);
     let service = service_fn(move |request| {
         let response = handler::handle(&service_state, &request);
         async move { Ok::<_, Infallible>(response) }
     });
-    let conn = graceful.watch(builder.serve_connection(io, service));
+    let conn = builder.serve_connection(io, service);
     async move {
         tokio::pin!(conn);
-        loop {
-            tokio::select! {
-                result = &mut conn => {
-                    if let Err(error) = result {
-                        debug!(%peer, %error, "connection ended with an error");
-                    }
-                    break;
+        let mut draining = false;
+        let ended = std::future::poll_fn(|cx| {
+            match activity.signal(cx) {
+                Signal::Run => {}
+                Signal::Drain if !draining => {
+                    draining = true;
+                    conn.as_mut().graceful_shutdown();
                 }
-                () = tokio::time::sleep_until(activity.next_check()) => {
-                    if activity.deadline() <= Instant::now() {
-                        let counter = match activity.phase() {
-                            Phase::Header => &state.metrics.header_timeouts,
-                            Phase::Idle => &state.metrics.idle_timeouts,
-                        };
-                        counter.fetch_add(1, Relaxed);
-                        debug!(%peer, phase = ?activity.phase(), "closing connection: timeout");
-                        break;
-                    }
-                }
+                Signal::Drain => {}
+                Signal::Close(phase) => return Poll::Ready(Err(phase)),
+            }
+            conn.as_mut().poll(cx).map(Ok)
+        })
+        .await;
+        match ended {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => debug!(%peer, %error, "connection ended with an error"),
+            Err(phase) => {
+                let counter = match phase {
+                    Phase::Header => &state.metrics.header_timeouts,
+                    Phase::Idle => &state.metrics.idle_timeouts,
+                };
+                counter.fetch_add(1, Relaxed);
+                debug!(%peer, ?phase, "closing connection: timeout");
             }
         }
         state.metrics.open_connections.fetch_sub(1, Relaxed);

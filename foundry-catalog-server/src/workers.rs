@@ -9,16 +9,14 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
-use std::sync::atomic::Ordering::Relaxed;
 
 use hyper::server::conn::http1;
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tracing::{debug, error};
 
 use crate::config::Config;
+use crate::deadline::Tracker;
 use crate::server::connection;
 use crate::state::State;
 
@@ -40,7 +38,7 @@ struct Assigned {
 /// Where a worker runs.
 enum Place {
     /// The runtime the accept loop runs on.
-    Here(GracefulShutdown),
+    Here,
     /// A thread of its own, fed through a channel; the thread returns
     /// whether its connections drained in time.
     Thread(mpsc::UnboundedSender<Assigned>, std::thread::JoinHandle<bool>),
@@ -48,7 +46,8 @@ enum Place {
 
 struct Worker {
     place: Place,
-    open: Arc<AtomicUsize>,
+    /// Its connections: their count, timeouts and drain.
+    tracker: Arc<Tracker>,
 }
 
 /// The workers, as the accept loop sees them.
@@ -62,8 +61,9 @@ impl Workers {
     /// `count` workers: this runtime and `count - 1` threads (fewer if a
     /// thread cannot be started; this runtime always serves).
     pub(crate) fn start(count: usize, serving: Serving) -> Workers {
-        let here = Worker { place: Place::Here(GracefulShutdown::new()), open: Arc::default() };
-        let mut workers = vec![here];
+        let tracker = tracker(&serving.config);
+        tokio::spawn(Arc::clone(&tracker).run());
+        let mut workers = vec![Worker { place: Place::Here, tracker }];
         for index in 1..count.max(1) {
             match thread(index, serving.clone()) {
                 Ok(worker) => workers.push(worker),
@@ -77,15 +77,15 @@ impl Workers {
     pub(crate) fn assign(&mut self, stream: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
         let count = self.workers.len();
         let start = self.next;
-        let chosen = (0..count).map(|i| (start + i) % count).min_by_key(|&i| self.workers[i].open.load(Relaxed));
+        let chosen = (0..count).map(|i| (start + i) % count).min_by_key(|&i| self.workers[i].tracker.open());
         let chosen = chosen.unwrap_or(0);
         self.next = (chosen + 1) % count;
         let worker = &self.workers[chosen];
         // Counted now, not when the worker picks it up, so that a burst of
         // connections spreads at once.
-        worker.open.fetch_add(1, Relaxed);
+        worker.tracker.assigned();
         match &worker.place {
-            Place::Here(graceful) => spawn(&self.serving, graceful, &worker.open, stream, peer, permit),
+            Place::Here => spawn(&self.serving, &worker.tracker, stream, peer, permit),
             Place::Thread(sender, _) => {
                 // A socket moves between runtimes as a standard socket.
                 let handed = match stream.into_std() {
@@ -95,7 +95,7 @@ impl Workers {
                     Err(error) => Err(error.to_string()),
                 };
                 if let Err(error) = handed {
-                    worker.open.fetch_sub(1, Relaxed);
+                    worker.tracker.finished();
                     debug!(%peer, %error, worker = chosen, "cannot hand the connection to its worker; closing it");
                 }
             }
@@ -111,7 +111,7 @@ impl Workers {
         let mut here = None;
         for worker in self.workers {
             match worker.place {
-                Place::Here(graceful) => here = Some(graceful),
+                Place::Here => here = Some(worker.tracker),
                 // Closing the channel tells the thread to drain.
                 Place::Thread(sender, thread) => {
                     drop(sender);
@@ -120,7 +120,7 @@ impl Workers {
             }
         }
         let here_drained = match here {
-            Some(graceful) => tokio::time::timeout(timeout, graceful.shutdown()).await.is_ok(),
+            Some(tracker) => tracker.drain(timeout).await,
             None => true,
         };
         let joined = tokio::task::spawn_blocking(move || threads.into_iter().all(|t| t.join().unwrap_or(false)));
@@ -128,23 +128,20 @@ impl Workers {
     }
 }
 
-/// Serves one connection on the current runtime; `open` (its worker's
-/// count, which the connection was counted in) goes down when it ends.
-fn spawn(
-    serving: &Serving,
-    graceful: &GracefulShutdown,
-    open: &Arc<AtomicUsize>,
-    stream: TcpStream,
-    peer: SocketAddr,
-    permit: OwnedSemaphorePermit,
-) {
-    let open = Arc::clone(open);
-    let task =
-        connection(Arc::clone(&serving.state), Arc::clone(&serving.builder), stream, peer, &serving.config, graceful);
+fn tracker(config: &Config) -> Arc<Tracker> {
+    Tracker::new(config.header_timeout, config.idle_timeout)
+}
+
+/// Serves one connection on the current runtime; `tracker` (its
+/// worker's, which the connection was counted in) counts it finished when
+/// it ends.
+fn spawn(serving: &Serving, tracker: &Arc<Tracker>, stream: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
+    let task = connection(Arc::clone(&serving.state), &serving.builder, stream, peer, tracker);
+    let tracker = Arc::clone(tracker);
     tokio::spawn(async move {
         task.await;
-        open.fetch_sub(1, Relaxed);
         drop(permit);
+        tracker.finished();
     });
 }
 
@@ -153,22 +150,22 @@ fn spawn(
 fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let (sender, mut receiver) = mpsc::unbounded_channel::<Assigned>();
-    let open = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&open);
+    let tracker = tracker(&serving.config);
+    let own = Arc::clone(&tracker);
     let thread = std::thread::Builder::new().name(format!("foundry-worker-{index}")).spawn(move || {
         runtime.block_on(async move {
-            let graceful = GracefulShutdown::new();
+            tokio::spawn(Arc::clone(&own).run());
             while let Some(Assigned { stream, peer, permit }) = receiver.recv().await {
                 match TcpStream::from_std(stream) {
-                    Ok(stream) => spawn(&serving, &graceful, &counted, stream, peer, permit),
+                    Ok(stream) => spawn(&serving, &own, stream, peer, permit),
                     Err(error) => {
-                        counted.fetch_sub(1, Relaxed);
+                        own.finished();
                         debug!(%peer, %error, worker = index, "cannot serve the connection; closing it");
                     }
                 }
             }
-            tokio::time::timeout(serving.config.drain_timeout, graceful.shutdown()).await.is_ok()
+            own.drain(serving.config.drain_timeout).await
         })
     })?;
-    Ok(Worker { place: Place::Thread(sender, thread), open })
+    Ok(Worker { place: Place::Thread(sender, thread), tracker })
 }
