@@ -110,28 +110,34 @@ fn compress(coding: ContentCoding, body: &[u8]) -> Vec<u8> {
 /// assert_eq!(negotiate(Some(b"identity;q=0"), all), None);
 /// assert_eq!(negotiate(Some(b"identity;q=0, gzip"), all), Some(ContentCoding::Gzip));
 /// assert_eq!(negotiate(Some(b"br, gzip"), &[ContentCoding::Identity]), Some(ContentCoding::Identity));
+/// // Bytes that are not a token name no coding; the rest still counts.
+/// assert_eq!(negotiate(Some(b"\xff\xfe;q=1, gzip;q=0.5"), all), Some(ContentCoding::Gzip));
 /// ```
 pub fn negotiate(accept_encoding: Option<&[u8]>, stored: &[ContentCoding]) -> Option<ContentCoding> {
-    let Some(header) = accept_encoding.and_then(|h| std::str::from_utf8(h).ok()) else {
+    let Some(header) = accept_encoding else {
         return Some(ContentCoding::Identity);
     };
     let mut star = None;
     let mut listed = [None; 3];
-    for element in header.split(',') {
-        let mut parts = element.split(';');
-        let coding = parts.next().unwrap_or_default().trim();
+    // Bytes, not text: a coding name is a token (ASCII); anything else
+    // names no coding we have.
+    for element in header.split(|&b| b == b',') {
+        let mut parts = element.split(|&b| b == b';');
+        let coding = trim_ows(parts.next().unwrap_or_default());
         if coding.is_empty() {
             continue;
         }
         // A weight that does not parse makes the element void.
-        let Some(q) = parts.try_fold(1000, |q, param| weight(param.trim()).map(|w| w.unwrap_or(q))) else {
+        let Some(q) = parts.try_fold(1000, |q, param| weight(trim_ows(param)).map(|w| w.unwrap_or(q))) else {
             continue;
         };
-        if coding == "*" {
+        if coding == b"*" {
             star = Some(q);
-        } else if coding.eq_ignore_ascii_case("x-gzip") {
+        } else if coding.eq_ignore_ascii_case(b"x-gzip") {
             listed[1] = Some(q);
-        } else if let Some(slot) = ContentCoding::ALL.iter().position(|c| c.as_str().eq_ignore_ascii_case(coding)) {
+        } else if let Some(slot) =
+            ContentCoding::ALL.iter().position(|c| c.as_str().as_bytes().eq_ignore_ascii_case(coding))
+        {
             listed[slot] = Some(q);
         }
     }
@@ -156,20 +162,31 @@ pub fn negotiate(accept_encoding: Option<&[u8]>, stored: &[ContentCoding]) -> Op
 /// A parameter's weight in thousandths: `Some(Some(q))` for a valid
 /// `q=…`, `Some(None)` for another parameter (ignored), `None` for a
 /// malformed weight.
-fn weight(param: &str) -> Option<Option<u16>> {
-    let Some(value) = param.strip_prefix("q=").or_else(|| param.strip_prefix("Q=")) else {
+fn weight(param: &[u8]) -> Option<Option<u16>> {
+    let Some(value) = param.strip_prefix(b"q=").or_else(|| param.strip_prefix(b"Q=")) else {
         return Some(None);
     };
-    let (whole, fraction) = value.split_once('.').unwrap_or((value, ""));
-    if fraction.len() > 3 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+    let (whole, fraction) = match value.iter().position(|&b| b == b'.') {
+        Some(dot) => (&value[..dot], &value[dot + 1..]),
+        None => (value, &[][..]),
+    };
+    if fraction.len() > 3 || !fraction.iter().all(u8::is_ascii_digit) {
         return None;
     }
     // Thousandths: "0.5" is 500, "0.25" is 250.
     let thousandths =
-        fraction.bytes().chain(std::iter::repeat(b'0')).take(3).fold(0u16, |n, b| n * 10 + u16::from(b - b'0'));
+        fraction.iter().copied().chain(std::iter::repeat(b'0')).take(3).fold(0u16, |n, b| n * 10 + u16::from(b - b'0'));
     match whole {
-        "0" => Some(Some(thousandths)),
-        "1" if thousandths == 0 => Some(Some(1000)),
+        b"0" => Some(Some(thousandths)),
+        b"1" if thousandths == 0 => Some(Some(1000)),
         _ => None,
     }
+}
+
+/// `value` without the optional whitespace (spaces and tabs, RFC 9110
+/// §5.6.3) around it.
+pub(crate) fn trim_ows(value: &[u8]) -> &[u8] {
+    let start = value.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(value.len());
+    let end = value.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |i| i + 1);
+    value.get(start..end).unwrap_or_default()
 }

@@ -32,7 +32,7 @@ use std::borrow::Cow;
 use bytes::Bytes;
 
 use crate::catalog::ResponseCatalog;
-use crate::encoding::negotiate;
+use crate::encoding::{negotiate, trim_ows};
 use crate::product::API_PATH_PREFIX;
 
 /// `Cache-Control` of product responses.
@@ -288,10 +288,12 @@ fn decode_unreserved(path: &str) -> Cow<'_, str> {
 /// Whether an `If-Modified-Since` date is at or after `modified` (whole
 /// seconds); an unparsable date is ignored (RFC 9110 §13.1.3).
 fn modified_at_or_before(modified: std::time::SystemTime, since: &[u8]) -> bool {
-    std::str::from_utf8(since).ok().and_then(|text| httpdate::parse_http_date(text.trim()).ok()).is_some_and(|since| {
-        let whole = |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        whole(modified) <= whole(since)
-    })
+    std::str::from_utf8(trim_ows(since)).ok().and_then(|text| httpdate::parse_http_date(text).ok()).is_some_and(
+        |since| {
+            let whole = |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            whole(modified) <= whole(since)
+        },
+    )
 }
 
 /// Whether an `If-Match` header value matches `etag` (RFC 9110 §13.1.1):
@@ -306,7 +308,7 @@ fn modified_at_or_before(modified: std::time::SystemTime, since: &[u8]) -> bool 
 /// ```
 pub fn etag_matches_strongly(header: &[u8], etag: &str) -> bool {
     let ours = opaque(etag.as_bytes());
-    trim(header) == b"*" || tags(header).any(|(weak, tag)| !weak && Some(tag) == ours)
+    trim_ows(header) == b"*" || tags(header).any(|(weak, tag)| !weak && Some(tag) == ours)
 }
 
 /// Whether an `If-None-Match` header value matches `etag` (RFC 9110
@@ -323,15 +325,15 @@ pub fn etag_matches_strongly(header: &[u8], etag: &str) -> bool {
 /// ```
 pub fn etag_matches(header: &[u8], etag: &str) -> bool {
     let ours = opaque(etag.as_bytes());
-    trim(header) == b"*" || tags(header).any(|(_, tag)| Some(tag) == ours)
+    trim_ows(header) == b"*" || tags(header).any(|(_, tag)| Some(tag) == ours)
 }
 
 /// The entity tags of a comma-separated list, as (weak, opaque part); the
 /// list ends where it stops being well formed.
 fn tags(header: &[u8]) -> impl Iterator<Item = (bool, &[u8])> {
-    let mut rest = trim(header);
+    let mut rest = trim_ows(header);
     std::iter::from_fn(move || {
-        rest = trim(rest);
+        rest = trim_ows(rest);
         if rest.is_empty() {
             return None;
         }
@@ -340,7 +342,7 @@ fn tags(header: &[u8]) -> impl Iterator<Item = (bool, &[u8])> {
         let after_quote = tag.strip_prefix(b"\"")?;
         let end = after_quote.iter().position(|&b| b == b'"')?;
         let (candidate, after) = after_quote.split_at(end);
-        let after = trim(after.get(1..).unwrap_or_default());
+        let after = trim_ows(after.get(1..).unwrap_or_default());
         rest = match after.strip_prefix(b",") {
             Some(next) => next,
             None if after.is_empty() => after,
@@ -355,10 +357,4 @@ fn tags(header: &[u8]) -> impl Iterator<Item = (bool, &[u8])> {
 fn opaque(tag: &[u8]) -> Option<&[u8]> {
     let tag = tag.strip_prefix(b"W/").unwrap_or(tag);
     tag.strip_prefix(b"\"")?.strip_suffix(b"\"")
-}
-
-fn trim(bytes: &[u8]) -> &[u8] {
-    let start = bytes.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(bytes.len());
-    let end = bytes.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |i| i + 1);
-    bytes.get(start..end).unwrap_or_default()
 }

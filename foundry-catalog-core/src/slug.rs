@@ -52,7 +52,7 @@ impl Slug {
             Err("it is longer than 200 bytes")
         } else if !text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
             Err("it has characters other than a-z, 0-9 and -")
-        } else if text.split('-').any(str::is_empty) {
+        } else if text.starts_with('-') || text.ends_with('-') || text.as_bytes().windows(2).any(|w| w == b"--") {
             Err("it starts or ends with a hyphen or has two in a row")
         } else {
             Ok(())

@@ -12,6 +12,7 @@
 //! The operations endpoints sit outside `/api/public/foundry/products/`,
 //! so no product slug can ever reach or shadow them.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -78,34 +79,79 @@ fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: By
     (response, sent)
 }
 
-/// A header's lines as one comma-separated list (RFC 9110 §5.3); one
-/// line is borrowed as it is.
-fn list(request_headers: &hyper::HeaderMap, name: header::HeaderName) -> Option<std::borrow::Cow<'_, [u8]>> {
-    let mut lines = request_headers.get_all(name).iter();
-    let first = lines.next()?;
-    match lines.next() {
-        None => Some(std::borrow::Cow::Borrowed(first.as_bytes())),
-        Some(second) => {
-            let mut joined = [first.as_bytes(), second.as_bytes()].join(&b", "[..]);
-            for line in lines {
-                joined.extend_from_slice(b", ");
-                joined.extend_from_slice(line.as_bytes());
-            }
-            Some(std::borrow::Cow::Owned(joined))
+/// One request header as the product path reads it: its first line, and
+/// whether it has more.
+#[derive(Default)]
+struct Lines<'a> {
+    first: Option<&'a HeaderValue>,
+    more: bool,
+}
+
+impl<'a> Lines<'a> {
+    fn add(&mut self, value: &'a HeaderValue) {
+        if self.first.is_none() {
+            self.first = Some(value);
+        } else {
+            self.more = true;
         }
+    }
+
+    /// The lines as one comma-separated list (RFC 9110 §5.3); one line is
+    /// borrowed as it is.
+    fn list(&self, headers: &'a hyper::HeaderMap, name: header::HeaderName) -> Option<Cow<'a, [u8]>> {
+        let first = self.first?;
+        if !self.more {
+            return Some(Cow::Borrowed(first.as_bytes()));
+        }
+        let mut joined = Vec::new();
+        for line in headers.get_all(name) {
+            if !joined.is_empty() {
+                joined.extend_from_slice(b", ");
+            }
+            joined.extend_from_slice(line.as_bytes());
+        }
+        Some(Cow::Owned(joined))
     }
 }
 
-/// Whether an HTTP/1.1 request has exactly one valid `Host` (RFC 9112
-/// §3.2): an authority without user information.
-fn host_is_valid<B>(request: &Request<B>) -> bool {
-    if request.version() != hyper::Version::HTTP_11 {
-        return true;
+/// The request headers the product path reads, found in one pass over
+/// the request's headers (no lookup by name, which hashes it).
+#[derive(Default)]
+struct Wanted<'a> {
+    host: Lines<'a>,
+    if_match: Lines<'a>,
+    if_none_match: Lines<'a>,
+    if_modified_since: Lines<'a>,
+    accept_encoding: Lines<'a>,
+}
+
+impl<'a> Wanted<'a> {
+    fn scan(headers: &'a hyper::HeaderMap) -> Self {
+        let mut wanted = Wanted::default();
+        for (name, value) in headers {
+            let lines = if name == header::HOST {
+                &mut wanted.host
+            } else if name == header::ACCEPT_ENCODING {
+                &mut wanted.accept_encoding
+            } else if name == header::IF_NONE_MATCH {
+                &mut wanted.if_none_match
+            } else if name == header::IF_MATCH {
+                &mut wanted.if_match
+            } else if name == header::IF_MODIFIED_SINCE {
+                &mut wanted.if_modified_since
+            } else {
+                continue;
+            };
+            lines.add(value);
+        }
+        wanted
     }
-    let mut hosts = request.headers().get_all(header::HOST).iter();
-    match (hosts.next(), hosts.next()) {
-        (Some(host), None) => is_host(host.as_bytes()),
-        _ => false,
+
+    /// Whether an HTTP/1.1 request has exactly one valid `Host` (RFC 9112
+    /// §3.2): an authority without user information.
+    fn host_is_valid(&self, version: hyper::Version) -> bool {
+        version != hyper::Version::HTTP_11
+            || (!self.host.more && self.host.first.is_some_and(|host| is_host(host.as_bytes())))
     }
 }
 
@@ -154,18 +200,36 @@ fn is_reg_name(name: &[u8]) -> bool {
 
 /// RFC 3986's `unreserved` and `sub-delims`.
 fn is_unreserved_or_sub_delim(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=".contains(&b)
+    UNRESERVED_OR_SUB_DELIM[usize::from(b)]
 }
+
+/// [`is_unreserved_or_sub_delim`] for every byte, worked out at compile time.
+static UNRESERVED_OR_SUB_DELIM: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        #[allow(clippy::cast_possible_truncation)] // b < 256
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric()
+            || matches!(
+                byte,
+                b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
+            );
+        b += 1;
+    }
+    table
+};
 
 /// The product path, through `foundry_catalog::serving::respond`. Returns
 /// the response and the body bytes it sends.
 fn product<B>(state: &State, request: &Request<B>) -> (Response<Full<Bytes>>, usize) {
     let head = request.method() == Method::HEAD;
-    let reply = if host_is_valid(request) {
-        let headers = request.headers();
-        let if_match = list(headers, header::IF_MATCH);
-        let if_none_match = list(headers, header::IF_NONE_MATCH);
-        let accept_encoding = list(headers, header::ACCEPT_ENCODING);
+    let headers = request.headers();
+    let wanted = Wanted::scan(headers);
+    let reply = if wanted.host_is_valid(request.version()) {
+        let if_match = wanted.if_match.list(headers, header::IF_MATCH);
+        let if_none_match = wanted.if_none_match.list(headers, header::IF_NONE_MATCH);
+        let accept_encoding = wanted.accept_encoding.list(headers, header::ACCEPT_ENCODING);
         let catalog = state.catalog.load();
         foundry_catalog::serving::respond(
             &catalog,
@@ -174,7 +238,7 @@ fn product<B>(state: &State, request: &Request<B>) -> (Response<Full<Bytes>>, us
                 path: request.uri().path(),
                 if_match: if_match.as_deref(),
                 if_none_match: if_none_match.as_deref(),
-                if_modified_since: headers.get(header::IF_MODIFIED_SINCE).map(HeaderValue::as_bytes),
+                if_modified_since: wanted.if_modified_since.first.map(HeaderValue::as_bytes),
                 accept_encoding: accept_encoding.as_deref(),
             },
         )
