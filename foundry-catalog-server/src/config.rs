@@ -63,6 +63,10 @@ pub struct Config {
     pub header_timeout: Duration,
     /// How long a connection may sit without traffic between requests or
     /// while a response is not being read (default 60 s).
+    ///
+    /// Both timeouts are checked once a tick, a sixteenth of the shorter
+    /// one (at most 250 ms): a connection is closed at most two ticks
+    /// after its time is up, never before.
     pub idle_timeout: Duration,
     /// How many threads accept and serve connections, each with a
     /// single-threaded runtime of its own; a connection stays on the

@@ -6,8 +6,9 @@
 //!
 //! Each worker has a [`Tracker`] of its connections, and each connection
 //! an [`Activity`]. [`Watched`] wraps the socket: a read that starts a
-//! request and every write stamp the connection with the worker's coarse
-//! clock (relaxed atomic loads and stores, no clock read per request).
+//! request and every write stamp the connection with its phase and the
+//! worker's coarse clock, in one word (a relaxed atomic load and store,
+//! no clock read per request).
 //! Every response is written right after its request's headers are read
 //! (the server never reads a body), so a write marks the end of a
 //! request: the connection is idle again until the next byte arrives.
@@ -15,14 +16,15 @@
 //! The tracker's sweep runs once a tick (a sixteenth of the shorter
 //! timeout, between 1 and 250 ms). It moves the clock, and signals the
 //! connections whose time is up; the connection task closes them. A
-//! timeout therefore fires never before it is due and at most two ticks
-//! after (the 10 s header timeout closes at 10–10.5 s), with no clock
-//! read per request and no timer per connection. The drain signals every
-//! connection the same way.
+//! timeout therefore fires at most two ticks after it is due (the 10 s
+//! header timeout closes at 10–10.5 s) and, while the worker keeps up
+//! with its ticks, never before, with no clock read per request and no
+//! timer per connection. The drain signals every connection the same way.
 
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -30,9 +32,11 @@ use std::time::Duration;
 use atomic_waker::AtomicWaker;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
-const IDLE: u8 = 0;
-const HEADERS: u8 = 1;
+/// The low bit of an [`Activity`]'s stamp: idle, or reading headers.
+const IDLE: u64 = 0;
+const HEADERS: u64 = 1;
 
 const RUN: u8 = 0;
 const DRAIN: u8 = 1;
@@ -60,12 +64,15 @@ pub(crate) enum Signal {
 }
 
 /// One worker's connections: their count, the coarse clock they are
-/// stamped with, and the sweep that closes and drains them.
+/// stamped with, the sweep that closes them when their time is up, and
+/// the drain.
 #[derive(Debug)]
 pub(crate) struct Tracker {
-    epoch: std::time::Instant,
-    /// Milliseconds after `epoch`, as of the last sweep.
-    now: AtomicU64,
+    epoch: Instant,
+    /// Milliseconds after `epoch`, as of the last sweep; shared with each
+    /// connection's [`Activity`] (which does not hold the tracker, so the
+    /// two never keep each other alive).
+    now: Arc<AtomicU64>,
     tick: Duration,
     header_ms: u64,
     idle_ms: u64,
@@ -78,16 +85,18 @@ pub(crate) struct Tracker {
 
 impl Tracker {
     pub(crate) fn new(header_timeout: Duration, idle_timeout: Duration) -> Arc<Tracker> {
-        let tick = (header_timeout.min(idle_timeout) / 16).clamp(Duration::from_millis(1), Duration::from_millis(250));
         let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let tick_ms = (ms(header_timeout.min(idle_timeout)) / 16).clamp(1, 250);
+        // A stamp is up to a tick old (and the clock rounds down to the
+        // millisecond): waiting a tick and a millisecond more never closes
+        // a connection early while the sweeps run on time.
+        let slack = tick_ms + 1;
         Arc::new(Tracker {
-            epoch: std::time::Instant::now(),
-            now: AtomicU64::new(0),
-            tick,
-            // A stamp is up to a tick old: waiting one tick more never
-            // closes a connection early.
-            header_ms: ms(header_timeout).saturating_add(ms(tick)),
-            idle_ms: ms(idle_timeout).saturating_add(ms(tick)),
+            epoch: Instant::now(),
+            now: Arc::new(AtomicU64::new(0)),
+            tick: Duration::from_millis(tick_ms),
+            header_ms: ms(header_timeout).saturating_add(slack),
+            idle_ms: ms(idle_timeout).saturating_add(slack),
             open: AtomicUsize::new(0),
             connections: Mutex::new(Vec::new()),
             draining: AtomicBool::new(false),
@@ -107,7 +116,9 @@ impl Tracker {
 
     /// Counts an assigned connection as finished (served or not).
     pub(crate) fn finished(&self) {
-        if self.open.fetch_sub(1, Relaxed) == 1 && self.draining.load(Relaxed) {
+        // SeqCst here and in `drain`: either this sees the drain begun, or
+        // the drain sees this connection gone.
+        if self.open.fetch_sub(1, SeqCst) == 1 && self.draining.load(SeqCst) {
             self.drained.notify_one();
         }
     }
@@ -116,9 +127,8 @@ impl Tracker {
     pub(crate) fn track(self: &Arc<Self>) -> Arc<Activity> {
         let signal = if self.draining.load(Relaxed) { DRAIN } else { RUN };
         let activity = Arc::new(Activity {
-            tracker: Arc::clone(self),
-            phase: AtomicU8::new(IDLE),
-            since: AtomicU64::new(self.now.load(Relaxed)),
+            clock: Arc::clone(&self.now),
+            stamp: AtomicU64::new(stamp(self.now.load(Relaxed), IDLE)),
             signal: AtomicU8::new(signal),
             waker: AtomicWaker::new(),
         });
@@ -141,11 +151,12 @@ impl Tracker {
         // The list holds one reference; the connection task the other.
         connections.retain(|activity| Arc::strong_count(activity) > 1);
         for activity in connections.iter() {
-            let (phase, limit) = match activity.phase.load(Relaxed) {
+            let stamp = activity.stamp.load(Relaxed);
+            let (phase, limit) = match stamp & 1 {
                 HEADERS => (Phase::Header, self.header_ms),
                 _ => (Phase::Idle, self.idle_ms),
             };
-            if now.saturating_sub(activity.since.load(Relaxed)) >= limit {
+            if now.saturating_sub(stamp >> 1) >= limit {
                 activity.close(phase);
             }
         }
@@ -168,45 +179,49 @@ impl Tracker {
     /// (idle ones close at once), and waits until none is left, at most
     /// `timeout`. Returns whether every connection finished in time.
     pub(crate) async fn drain(&self, timeout: Duration) -> bool {
-        self.draining.store(true, Relaxed);
+        self.draining.store(true, SeqCst);
         for activity in self.lock().iter() {
             if activity.signal.compare_exchange(RUN, DRAIN, Relaxed, Relaxed).is_ok() {
                 activity.waker.wake();
             }
         }
-        let until = tokio::time::Instant::now() + timeout;
-        while self.open() > 0 {
+        let until = Instant::now() + timeout;
+        while self.open.load(SeqCst) > 0 {
             if tokio::time::timeout_at(until, self.drained.notified()).await.is_err() {
-                return self.open() == 0;
+                return self.open.load(SeqCst) == 0;
             }
         }
         true
     }
 }
 
+/// A stamp: when the phase began (or the last write), in the tracker's
+/// clock, and the phase in the low bit, so that the sweep reads both at
+/// once.
+fn stamp(now: u64, phase: u64) -> u64 {
+    now << 1 | phase
+}
+
 /// The timeout state of one connection, moved by its reads and writes.
 #[derive(Debug)]
 pub(crate) struct Activity {
-    tracker: Arc<Tracker>,
-    phase: AtomicU8,
-    /// When the phase began, or the last write: the tracker's clock.
-    since: AtomicU64,
+    /// The tracker's clock.
+    clock: Arc<AtomicU64>,
+    stamp: AtomicU64,
     signal: AtomicU8,
     waker: AtomicWaker,
 }
 
 impl Activity {
     fn read(&self, bytes: usize) {
-        if bytes > 0 && self.phase.load(Relaxed) == IDLE {
-            self.phase.store(HEADERS, Relaxed);
-            self.since.store(self.tracker.now.load(Relaxed), Relaxed);
+        if bytes > 0 && self.stamp.load(Relaxed) & 1 == IDLE {
+            self.stamp.store(stamp(self.clock.load(Relaxed), HEADERS), Relaxed);
         }
     }
 
     fn wrote(&self, bytes: usize) {
         if bytes > 0 {
-            self.phase.store(IDLE, Relaxed);
-            self.since.store(self.tracker.now.load(Relaxed), Relaxed);
+            self.stamp.store(stamp(self.clock.load(Relaxed), IDLE), Relaxed);
         }
     }
 
@@ -288,5 +303,80 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Watched<I> {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::task::{Context, Waker};
+    use std::time::Duration;
+
+    use super::{Phase, Signal, Tracker};
+
+    /// Runs the tracker's sweep once a tick on a paused clock, with a read
+    /// (`reads`) or a write at `at` ms, and returns when, in ms, the
+    /// connection is told to close, and why.
+    async fn closed_after(reads: bool, at: u64) -> (u64, Phase) {
+        let tracker = Tracker::new(Duration::from_millis(160), Duration::from_millis(320));
+        assert_eq!(tracker.tick, Duration::from_millis(10));
+        let activity = tracker.track();
+        let cx = Context::from_waker(Waker::noop());
+        for ms in 1..=2000 {
+            tokio::time::advance(Duration::from_millis(1)).await;
+            if ms % 10 == 0 {
+                assert!(tracker.sweep());
+            }
+            if ms == at {
+                if reads { activity.read(1) } else { activity.wrote(1) }
+            }
+            if let Signal::Close(phase) = activity.signal(&cx) {
+                return (ms, phase);
+            }
+        }
+        panic!("never closed");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn timeouts_fire_at_most_two_ticks_late_and_never_early() {
+        for at in [55, 60, 61, 69] {
+            let (closed, phase) = closed_after(true, at).await;
+            assert_eq!(phase, Phase::Header);
+            assert!(
+                (at + 160..=at + 160 + 2 * 10 + 1).contains(&closed),
+                "header timeout from {at} ms closed at {closed} ms"
+            );
+            let (closed, phase) = closed_after(false, at).await;
+            assert_eq!(phase, Phase::Idle);
+            assert!(
+                (at + 320..=at + 320 + 2 * 10 + 1).contains(&closed),
+                "idle timeout from {at} ms closed at {closed} ms"
+            );
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_drain_signals_connections_and_ends_when_they_are_gone() {
+        let tracker = Tracker::new(Duration::from_secs(10), Duration::from_secs(60));
+        tracker.assigned();
+        let activity = tracker.track();
+        let cx = Context::from_waker(Waker::noop());
+        assert_eq!(activity.signal(&cx), Signal::Run);
+        let finisher = {
+            let tracker = std::sync::Arc::clone(&tracker);
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let cx = Context::from_waker(Waker::noop());
+                assert_eq!(activity.signal(&cx), Signal::Drain, "told to drain");
+                drop(activity);
+                tracker.finished();
+            })
+        };
+        assert!(tracker.drain(Duration::from_secs(5)).await, "drained before the timeout");
+        finisher.await.expect("finisher");
+        // A connection that never finishes: the drain gives up at its timeout.
+        tracker.assigned();
+        let stuck = tracker.track();
+        assert_eq!(stuck.signal(&cx), Signal::Drain, "tracked while draining");
+        assert!(!tracker.drain(Duration::from_secs(1)).await);
     }
 }

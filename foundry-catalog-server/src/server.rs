@@ -111,7 +111,7 @@ impl Server {
         let mut builder = http1::Builder::new();
         builder
             .timer(TokioTimer::new())
-            // Timeouts are the connection task's (see `deadline`): hyper's
+            // Timeouts are the workers' trackers' (see `deadline`): hyper's
             // header timer would also close idle keep-alive connections.
             .header_read_timeout(None)
             .keep_alive(true)

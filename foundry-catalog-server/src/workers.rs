@@ -9,6 +9,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
 
 use hyper::server::conn::http1;
 use tokio::net::TcpStream;
@@ -96,6 +97,7 @@ impl Workers {
                 };
                 if let Err(error) = handed {
                     worker.tracker.finished();
+                    self.serving.state.metrics.open_connections.fetch_sub(1, Relaxed);
                     debug!(%peer, %error, worker = chosen, "cannot hand the connection to its worker; closing it");
                 }
             }
@@ -160,6 +162,7 @@ fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
                     Ok(stream) => spawn(&serving, &own, stream, peer, permit),
                     Err(error) => {
                         own.finished();
+                        serving.state.metrics.open_connections.fetch_sub(1, Relaxed);
                         debug!(%peer, %error, worker = index, "cannot serve the connection; closing it");
                     }
                 }
