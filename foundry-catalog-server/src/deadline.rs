@@ -125,6 +125,9 @@ impl Tracker {
 
     /// Starts watching a connection about to be served.
     pub(crate) fn track(self: &Arc<Self>) -> Arc<Activity> {
+        // Under the lock `drain` sets `draining` under: a connection is
+        // either in the list the drain signals, or told to drain here.
+        let mut connections = self.lock();
         let signal = if self.draining.load(Relaxed) { DRAIN } else { RUN };
         let activity = Arc::new(Activity {
             clock: Arc::clone(&self.now),
@@ -132,7 +135,7 @@ impl Tracker {
             signal: AtomicU8::new(signal),
             waker: AtomicWaker::new(),
         });
-        self.lock().push(Arc::clone(&activity));
+        connections.push(Arc::clone(&activity));
         activity
     }
 
@@ -179,10 +182,13 @@ impl Tracker {
     /// (idle ones close at once), and waits until none is left, at most
     /// `timeout`. Returns whether every connection finished in time.
     pub(crate) async fn drain(&self, timeout: Duration) -> bool {
-        self.draining.store(true, SeqCst);
-        for activity in self.lock().iter() {
-            if activity.signal.compare_exchange(RUN, DRAIN, Relaxed, Relaxed).is_ok() {
-                activity.waker.wake();
+        {
+            let connections = self.lock();
+            self.draining.store(true, SeqCst);
+            for activity in connections.iter() {
+                if activity.signal.compare_exchange(RUN, DRAIN, Relaxed, Relaxed).is_ok() {
+                    activity.waker.wake();
+                }
             }
         }
         let until = Instant::now() + timeout;
