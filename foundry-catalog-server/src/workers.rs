@@ -96,8 +96,7 @@ impl Workers {
                     Err(error) => Err(error.to_string()),
                 };
                 if let Err(error) = handed {
-                    worker.tracker.finished();
-                    self.serving.state.metrics.open_connections.fetch_sub(1, Relaxed);
+                    never_served(&self.serving, &worker.tracker);
                     debug!(%peer, %error, worker = chosen, "cannot hand the connection to its worker; closing it");
                 }
             }
@@ -134,6 +133,13 @@ fn tracker(config: &Config) -> Arc<Tracker> {
     Tracker::new(config.header_timeout, config.idle_timeout)
 }
 
+/// Counts down a connection that was accepted and assigned to the worker
+/// of `tracker` but could not be handed to it (it is closed unserved).
+fn never_served(serving: &Serving, tracker: &Tracker) {
+    tracker.finished();
+    serving.state.metrics.open_connections.fetch_sub(1, Relaxed);
+}
+
 /// Serves one connection on the current runtime; `tracker` (its
 /// worker's, which the connection was counted in) counts it finished when
 /// it ends.
@@ -161,8 +167,7 @@ fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
                 match TcpStream::from_std(stream) {
                     Ok(stream) => spawn(&serving, &own, stream, peer, permit),
                     Err(error) => {
-                        own.finished();
-                        serving.state.metrics.open_connections.fetch_sub(1, Relaxed);
+                        never_served(&serving, &own);
                         debug!(%peer, %error, worker = index, "cannot serve the connection; closing it");
                     }
                 }
