@@ -12,8 +12,11 @@
 # alternating, ROUNDS times each; each run's figures go to stderr, and the
 # table gives per server and encoding the median of the rounds and the
 # range (single runs vary, most when wrk and the servers share CPUs),
-# and the share of CPU time the virtual machine's host took away during
-# the runs (steal): figures taken with much of it are noise. nginx-light has no brotli module, so it
+# the CPU time the server's threads ran per request (summed from each
+# thread's /proc/<pid>/task/<tid>/schedstat, nginx's master and workers
+# alike: what a request costs, whoever else wanted the CPU), and the
+# share of CPU time the virtual machine's host took away during the runs
+# (steal): figures taken with much of it are noise. nginx-light has no brotli module, so it
 # answers the second case with its gzip file; we answer with brotli.
 #
 #   bash benches/load.sh                               # 10 s runs, 64 connections, sizes 3 10000 100000
@@ -70,6 +73,15 @@ if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
 fi
 
+# A server left over from an interrupted run would be measured in place of
+# the new one.
+for addr in "$OURS" "$NGINX"; do
+  if curl -s -o /dev/null --max-time 1 "http://$addr/"; then
+    echo "load.sh: something already answers on $addr; stop it first" >&2
+    exit 1
+  fi
+done
+
 work=$(mktemp -d)
 stop_servers() {
   [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
@@ -80,24 +92,39 @@ stop_servers() {
 trap 'stop_servers; rm -rf "$work"' EXIT
 cargo build --release --locked --quiet --bin foundry-catalog
 
-# One wrk run; appends "<server>|<accept>|<req/s>|<p50 ms>|<p99 ms>|<CPU stolen %>"
-# to $results (and shows it on stderr).
-wrk_run() { # name, accept-encoding or "", slug file, url base
+# One wrk run; appends "<server>|<accept>|<req/s>|<p50 ms>|<p99 ms>|<CPU
+# stolen %>|<server CPU µs a request>" to $results (and shows it on stderr).
+wrk_run() { # name, accept-encoding or "", slug file, url base, server pids...
   local name=$1 accept=$2 slugs=$3 base=$4 out
+  shift 4
   local header=()
   [ -n "$accept" ] && header=(-H "Accept-Encoding: $accept")
   SLUGS=$slugs "${CLIENT[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s benches/random-slug.lua "${header[@]}" "$base" >/dev/null
-  local before after
+  local before after cpu_before cpu_after
   before=$(cpu_times)
+  cpu_before=$(cpu_ns "$@")
   out=$(SLUGS=$slugs "${CLIENT[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s benches/random-slug.lua "${header[@]}" "$base")
+  cpu_after=$(cpu_ns "$@")
   after=$(cpu_times)
   # wrk prints latencies as 512.00us, 1.02ms or 1.20s: in milliseconds.
-  awk -v name="$name" -v accept="${accept:-identity}" -v before="$before" -v after="$after" '
+  awk -v name="$name" -v accept="${accept:-identity}" -v before="$before" -v after="$after" -v cpu=$((cpu_after - cpu_before)) '
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-    /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) }
+    /Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) } / requests in / { requests = $1 }
     END { split(before, b, " "); split(after, a, " "); total = a[2] - b[2]
       stolen = total > 0 ? 100 * (a[1] - b[1]) / total : 0
-      printf "%s|%s|%.0f|%.3f|%.3f|%.0f\n", name, accept, rps, p50, p99, stolen }' <<<"$out" | tee -a "$results" >&2
+      printf "%s|%s|%.0f|%.3f|%.3f|%.0f|%.2f\n", name, accept, rps, p50, p99, stolen, (requests > 0 ? cpu / 1000 / requests : 0) }' <<<"$out" | tee -a "$results" >&2
+}
+
+# The CPU time every thread of the given processes has run so far, in
+# nanoseconds (the first field of each thread's schedstat).
+cpu_ns() {
+  local total=0 pid stat run
+  for pid in "$@"; do
+    for stat in /proc/"$pid"/task/*/schedstat; do
+      read -r run _ <"$stat" 2>/dev/null && total=$((total + run))
+    done
+  done
+  echo "$total"
 }
 
 # The machine's stolen CPU time (a virtual machine's host running
@@ -110,16 +137,16 @@ cpu_times() {
 # the rounds (and the range of req/s and p99).
 summary() {
   echo
-  echo "| server | Accept-Encoding | req/s (median) | req/s (range) | p50 (median) | p99 (median) | p99 (range) | CPU stolen (median) |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| server | Accept-Encoding | req/s (median) | req/s (range) | p50 (median) | p99 (median) | p99 (range) | CPU µs a request (median) | CPU stolen (median) |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for accept in identity "br, gzip"; do
     for name in foundry-catalog nginx; do
       awk -F'|' -v name="$name" -v accept="$accept" '
         function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
           return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-        $1 == name && $2 == accept { n++; rps[n] = $3; p50[n] = $4; p99[n] = $5; steal[n] = $6 }
-        END { printf "| %s | %s | %.0f | %.0f–%.0f | %.2f ms | %.2f ms | %.2f–%.2f ms | %.0f %% |\n", name, accept,
-          median(rps, n), rps[1], rps[n], median(p50, n), median(p99, n), p99[1], p99[n], median(steal, n) }' "$results"
+        $1 == name && $2 == accept { n++; rps[n] = $3; p50[n] = $4; p99[n] = $5; steal[n] = $6; cpu[n] = $7 }
+        END { printf "| %s | %s | %.0f | %.0f–%.0f | %.2f ms | %.2f ms | %.2f–%.2f ms | %.2f µs | %.0f %% |\n", name, accept,
+          median(rps, n), rps[1], rps[n], median(p50, n), median(p99, n), p99[1], p99[n], median(cpu, n), median(steal, n) }' "$results"
     done
   done
 }
@@ -199,14 +226,16 @@ http {
 CONF
   "${SERVER[@]}" nginx -c "$work/nginx.conf"
   until curl -fs -o /dev/null "http://$NGINX$PRODUCTS/$first"; do sleep 0.05; done
+  nginx_pid=$(cat "$work/nginx.pid")
   cmp <(curl -fs "http://$OURS$PRODUCTS/$first") <(curl -fs "http://$NGINX$PRODUCTS/$first")
 
   results="$work/results-$size"
   : > "$results"
   for accept in "" "br, gzip"; do
     for _ in $(seq "$ROUNDS"); do
-      wrk_run foundry-catalog "$accept" "$slugs" "http://$OURS"
-      wrk_run nginx "$accept" "$slugs" "http://$NGINX"
+      wrk_run foundry-catalog "$accept" "$slugs" "http://$OURS" "$server_pid"
+      # nginx's master and its workers.
+      wrk_run nginx "$accept" "$slugs" "http://$NGINX" "$nginx_pid" $(pgrep -P "$nginx_pid")
     done
   done
   summary
