@@ -69,8 +69,8 @@ OURS=127.0.0.1:18080
 NGINX=127.0.0.1:18081
 PRODUCTS=/api/public/foundry/products
 
-if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
+if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null || ! command -v pgrep >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light procps >/dev/null
 fi
 
 # A server left over from an interrupted run would be measured in place of
@@ -121,7 +121,7 @@ cpu_ns() {
   local total=0 pid stat run
   for pid in "$@"; do
     for stat in /proc/"$pid"/task/*/schedstat; do
-      read -r run _ <"$stat" 2>/dev/null && total=$((total + run))
+      read -r run _ 2>/dev/null <"$stat" && total=$((total + run))
     done
   done
   echo "$total"
@@ -234,8 +234,11 @@ CONF
   for accept in "" "br, gzip"; do
     for _ in $(seq "$ROUNDS"); do
       wrk_run foundry-catalog "$accept" "$slugs" "http://$OURS" "$server_pid"
-      # nginx's master and its workers.
-      wrk_run nginx "$accept" "$slugs" "http://$NGINX" "$nginx_pid" $(pgrep -P "$nginx_pid")
+      # nginx's master and its workers (a failure here stops the script:
+      # without the workers, nginx's CPU time would read as next to none).
+      nginx_workers=$(pgrep -P "$nginx_pid")
+      # shellcheck disable=SC2086 # one argument per worker pid
+      wrk_run nginx "$accept" "$slugs" "http://$NGINX" "$nginx_pid" $nginx_workers
     done
   done
   summary
