@@ -254,9 +254,9 @@ pub fn respond(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     }
 }
 
-/// The path with every percent-encoded unreserved character (ALPHA, DIGIT,
-/// `-`, `.`, `_`, `~`) decoded, as RFC 3986 §6.2.2.2 normalizes it; every
-/// other percent-encoding is kept as sent.
+/// The path with every percent-encoded [`is_unreserved`] character
+/// decoded, as RFC 3986 §6.2.2.2 normalizes it; every other
+/// percent-encoding is kept as sent.
 fn decode_unreserved(path: &str) -> Cow<'_, str> {
     if !path.contains('%') {
         return Cow::Borrowed(path);
@@ -270,7 +270,7 @@ fn decode_unreserved(path: &str) -> Cow<'_, str> {
             .flatten()
             .and_then(|hex| std::str::from_utf8(hex).ok())
             .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~'));
+            .filter(|&c| is_unreserved(c));
         match decoded {
             Some(c) => {
                 out.push(char::from(c));
@@ -283,6 +283,18 @@ fn decode_unreserved(path: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// RFC 3986 §2.3 `unreserved`: ALPHA, DIGIT, `-`, `.`, `_` and `~`, the
+/// characters a URL means the same by, percent-encoded or not.
+///
+/// ```
+/// use foundry_catalog::serving::is_unreserved;
+/// assert!(is_unreserved(b's') && is_unreserved(b'~'));
+/// assert!(!is_unreserved(b'/') && !is_unreserved(b'%'));
+/// ```
+pub const fn is_unreserved(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
 }
 
 /// Whether an `If-Modified-Since` date is at or after `modified` (whole

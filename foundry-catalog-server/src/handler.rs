@@ -210,11 +210,8 @@ static UNRESERVED_OR_SUB_DELIM: [bool; 256] = {
     while b < 256 {
         #[allow(clippy::cast_possible_truncation)] // b < 256
         let byte = b as u8;
-        table[b] = byte.is_ascii_alphanumeric()
-            || matches!(
-                byte,
-                b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
-            );
+        table[b] = foundry_catalog::serving::is_unreserved(byte)
+            || matches!(byte, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=');
         b += 1;
     }
     table
