@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use foundry_catalog_server::{CatalogSource, Config, LogFormat, ServeError};
+use foundry_catalog_server::{CatalogSource, Config, LogFormat, Placement, ServeError};
 
 use crate::{BROKEN, USAGE};
 
@@ -47,6 +47,11 @@ pub(crate) struct Args {
     /// Threads that accept and serve connections [default: the number of CPUs].
     #[arg(long, env = "FOUNDRY_CATALOG_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
     workers: Option<u16>,
+    /// Which workers take new connections: `adaptive`, all of them while
+    /// the CPUs have room and fewer while the workers wait for a CPU (a
+    /// shared machine), or `even`, all of them always.
+    #[arg(long, env = "FOUNDRY_CATALOG_PLACEMENT", default_value = "adaptive", value_parser = ["adaptive", "even"])]
+    placement: String,
     /// Most connections open at once [default: the file-descriptor limit
     /// less a tenth, at least 32].
     #[arg(long, env = "FOUNDRY_CATALOG_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
@@ -86,6 +91,7 @@ pub(crate) fn run(args: Args) -> ExitCode {
     if let Some(workers) = args.workers {
         config.workers = usize::from(workers);
     }
+    config.placement = if args.placement == "even" { Placement::Even } else { Placement::Adaptive };
     if let Some(max) = args.max_connections {
         config.max_connections = usize::try_from(max).unwrap_or(usize::MAX);
     }

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use foundry_catalog::catalog::{CatalogErrors, ResponseCatalog};
 
+use crate::Placement;
+
 /// Where the catalog comes from; reloads rebuild or reread it from the
 /// same place.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +74,10 @@ pub struct Config {
     /// single-threaded runtime of its own; a connection stays on the
     /// thread that accepted it (default: the available parallelism).
     pub workers: usize,
+    /// Which workers take new connections (default
+    /// [`Placement::Adaptive`]: all of them while the CPUs have room, fewer
+    /// while the workers wait for a CPU).
+    pub placement: Placement,
     /// The most connections open at once; a connection over it is closed
     /// as soon as it is accepted, and counted (default: from the
     /// file-descriptor limit, see [`default_max_connections`]).
@@ -99,6 +105,7 @@ impl Config {
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             workers: std::thread::available_parallelism().map_or(1, usize::from),
+            placement: Placement::Adaptive,
             max_connections: default_max_connections(),
             max_header_bytes: 32 * 1024,
             max_headers: DEFAULT_MAX_HEADERS,

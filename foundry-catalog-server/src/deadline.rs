@@ -39,9 +39,12 @@ const IDLE: u64 = 0;
 const HEADERS: u64 = 1;
 
 const RUN: u8 = 0;
-const DRAIN: u8 = 1;
-const CLOSE_HEADER: u8 = 2;
-const CLOSE_IDLE: u8 = 3;
+/// Serve on, and say `Connection: close` on the next response: the
+/// placement moves the connection (see `placement`).
+const MOVE: u8 = 1;
+const DRAIN: u8 = 2;
+const CLOSE_HEADER: u8 = 3;
+const CLOSE_IDLE: u8 = 4;
 
 /// Which timeout closed a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +58,7 @@ pub(crate) enum Phase {
 /// What a connection task is told to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Signal {
-    /// Serve on.
+    /// Serve on (a connection being moved, too: see [`Activity::moving`]).
     Run,
     /// The server is draining: finish the request in flight, then close.
     Drain,
@@ -166,6 +169,20 @@ impl Tracker {
         !(self.draining.load(Relaxed) && connections.is_empty())
     }
 
+    /// Asks up to `count` of the worker's connections to move: each says
+    /// `Connection: close` on its next response, and its client reconnects
+    /// (to where the accept loop sends it). Returns how many were asked.
+    pub(crate) fn relocate(&self, count: usize) -> usize {
+        let connections = self.lock();
+        connections
+            .iter()
+            // Not those already finished (the list holds their last reference).
+            .filter(|activity| Arc::strong_count(activity) > 1)
+            .filter(|activity| activity.signal.compare_exchange(RUN, MOVE, Relaxed, Relaxed).is_ok())
+            .take(count)
+            .count()
+    }
+
     /// Sweeps once a tick until the worker has drained.
     pub(crate) async fn run(self: Arc<Self>) {
         let mut ticks = tokio::time::interval(self.tick);
@@ -186,7 +203,7 @@ impl Tracker {
             let connections = self.lock();
             self.draining.store(true, SeqCst);
             for activity in connections.iter() {
-                if activity.signal.compare_exchange(RUN, DRAIN, Relaxed, Relaxed).is_ok() {
+                if activity.signal.fetch_update(Relaxed, Relaxed, |s| (s < DRAIN).then_some(DRAIN)).is_ok() {
                     activity.waker.wake();
                 }
             }
@@ -231,6 +248,12 @@ impl Activity {
         }
     }
 
+    /// Whether the connection is being moved: its next response should
+    /// say `Connection: close`.
+    pub(crate) fn moving(&self) -> bool {
+        self.signal.load(Relaxed) == MOVE
+    }
+
     fn close(&self, phase: Phase) {
         let code = match phase {
             Phase::Header => CLOSE_HEADER,
@@ -246,7 +269,7 @@ impl Activity {
     pub(crate) fn signal(&self, cx: &Context<'_>) -> Signal {
         self.waker.register(cx.waker());
         match self.signal.load(Relaxed) {
-            RUN => Signal::Run,
+            RUN | MOVE => Signal::Run,
             DRAIN => Signal::Drain,
             CLOSE_HEADER => Signal::Close(Phase::Header),
             _ => Signal::Close(Phase::Idle),
@@ -358,6 +381,28 @@ mod tests {
                 "idle timeout from {at} ms closed at {closed} ms"
             );
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn relocation_marks_as_many_live_connections_as_asked_and_the_drain_overrides_it() {
+        let tracker = Tracker::new(Duration::from_secs(10), Duration::from_secs(60));
+        let live: Vec<_> = (0..4).map(|_| tracker.track()).collect();
+        drop(tracker.track()); // finished, not yet swept
+        assert_eq!(tracker.relocate(0), 0);
+        assert_eq!(tracker.relocate(3), 3);
+        assert_eq!(live.iter().filter(|a| a.moving()).count(), 3);
+        assert_eq!(tracker.relocate(usize::MAX), 1, "only the one left");
+        let cx = Context::from_waker(Waker::noop());
+        assert!(live.iter().all(|a| a.moving() && a.signal(&cx) == Signal::Run));
+        tracker.assigned();
+        let drained = {
+            let tracker = std::sync::Arc::clone(&tracker);
+            tokio::spawn(async move { tracker.drain(Duration::from_secs(1)).await })
+        };
+        tokio::task::yield_now().await;
+        assert!(live.iter().all(|a| !a.moving() && a.signal(&cx) == Signal::Drain));
+        tracker.finished();
+        assert!(drained.await.expect("drain"));
     }
 
     #[tokio::test(start_paused = true)]

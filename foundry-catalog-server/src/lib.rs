@@ -8,6 +8,8 @@
 //! - **a thread per core**: `Config::workers` workers, the server's own
 //!   runtime and threads with a single-threaded runtime each; the accept
 //!   loop hands each connection to the least busy one, where it stays;
+//!   while the workers wait for a CPU (the machine is shared), fewer of
+//!   them take connections ([`Placement`]);
 //! - **bounded resources**: a header timeout (from a request's first byte)
 //!   and an idle timeout, a cap on open connections (over it, a new
 //!   connection is closed at once and counted), request heads capped in
@@ -36,6 +38,7 @@ mod default;
 mod handler;
 mod log;
 mod metrics;
+mod placement;
 mod server;
 mod state;
 mod workers;
@@ -43,6 +46,7 @@ mod workers;
 pub use config::{CatalogSource, Config, default_max_connections};
 pub use default::default_catalog;
 pub use log::{LogFormat, init_logging};
+pub use placement::Placement;
 pub use server::{Handle, Server};
 
 /// Why the server could not start or run.

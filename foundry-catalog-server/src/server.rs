@@ -216,8 +216,13 @@ pub(crate) fn connection(
     let activity = tracker.track();
     let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
     let service_state = Arc::clone(&state);
+    let service_activity = Arc::clone(&activity);
     let service = service_fn(move |request| {
-        let response = handler::handle(&service_state, &request);
+        let mut response = handler::handle(&service_state, &request);
+        if service_activity.moving() {
+            // hyper closes the connection once this response is written.
+            response.headers_mut().insert(hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("close"));
+        }
         async move { Ok::<_, Infallible>(response) }
     });
     let conn = builder.serve_connection(io, service);

@@ -1,14 +1,17 @@
 //! The workers that serve connections: the runtime the server runs on,
 //! and one thread per other worker with a single-threaded runtime of its
 //! own. The accept loop hands each new connection to the worker with the
-//! fewest open connections (in turn among equals), and the connection
-//! stays there: its requests never cross threads. Handing connections out
-//! keeps the workers even; letting each worker accept for itself on a
-//! shared socket let one of them win most of a burst of connections, and
-//! half the cores sat idle.
+//! fewest open connections (in turn among equals) among those taking
+//! connections, and the connection stays there: its requests never cross
+//! threads. Handing connections out keeps the workers even; letting each
+//! worker accept for itself on a shared socket let one of them win most of
+//! a burst of connections, and half the cores sat idle. Which workers take
+//! connections is the placement's call (see `placement`): all of them
+//! while the CPUs have room, fewer while the workers wait for a CPU.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 
 use hyper::server::conn::http1;
@@ -18,6 +21,7 @@ use tracing::{debug, error};
 
 use crate::config::Config;
 use crate::deadline::Tracker;
+use crate::placement::{self, Placement, ThreadTimes};
 use crate::server::connection;
 use crate::state::State;
 
@@ -49,6 +53,8 @@ struct Worker {
     place: Place,
     /// Its connections: their count, timeouts and drain.
     tracker: Arc<Tracker>,
+    /// Its thread's scheduler figures, for the placement.
+    times: Arc<ThreadTimes>,
 }
 
 /// The workers, as the accept loop sees them.
@@ -56,6 +62,10 @@ pub(crate) struct Workers {
     serving: Serving,
     workers: Vec<Worker>,
     next: usize,
+    /// How many workers, the first ones, take new connections.
+    active: Arc<AtomicUsize>,
+    /// The task that sets `active`, if the placement is adaptive.
+    placement: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Workers {
@@ -64,20 +74,42 @@ impl Workers {
     pub(crate) fn start(count: usize, serving: Serving) -> Workers {
         let tracker = tracker(&serving.config);
         tokio::spawn(Arc::clone(&tracker).run());
-        let mut workers = vec![Worker { place: Place::Here, tracker }];
+        let times = Arc::new(ThreadTimes::default());
+        times.open_here();
+        let mut workers = vec![Worker { place: Place::Here, tracker, times }];
         for index in 1..count.max(1) {
             match thread(index, serving.clone()) {
                 Ok(worker) => workers.push(worker),
                 Err(error) => error!(%error, worker = index, "cannot start a worker thread; the others serve"),
             }
         }
-        Workers { serving, workers, next: 0 }
+        let active = Arc::new(AtomicUsize::new(workers.len()));
+        serving.state.metrics.active_workers.store(workers.len() as u64, Relaxed);
+        // The first worker is the accept loop's runtime: one thread only if
+        // that runtime is single-threaded.
+        let single = tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
+        let mut workers = Workers { serving, workers, next: 0, active, placement: None };
+        if workers.serving.config.placement == Placement::Adaptive && single && workers.workers.len() > 1 {
+            let follow =
+                placement::follow(workers.watched(), Arc::clone(&workers.active), Arc::clone(&workers.serving.state));
+            workers.placement = Some(tokio::spawn(follow));
+        }
+        workers
     }
 
-    /// Serves `stream` on the worker with the fewest open connections.
+    /// The workers as the placement sees them.
+    fn watched(&self) -> Vec<placement::Watched> {
+        self.workers
+            .iter()
+            .map(|w| placement::Watched { tracker: Arc::clone(&w.tracker), times: Arc::clone(&w.times) })
+            .collect()
+    }
+
+    /// Serves `stream` on the worker with the fewest open connections
+    /// among those taking connections.
     pub(crate) fn assign(&mut self, stream: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
-        let count = self.workers.len();
-        let start = self.next;
+        let count = self.active.load(Relaxed).clamp(1, self.workers.len());
+        let start = self.next % count;
         let chosen = (0..count).map(|i| (start + i) % count).min_by_key(|&i| self.workers[i].tracker.open());
         let chosen = chosen.unwrap_or(0);
         self.next = (chosen + 1) % count;
@@ -107,6 +139,9 @@ impl Workers {
     /// connections to finish, each up to the drain timeout. Returns whether
     /// they all did.
     pub(crate) async fn drain(self) -> bool {
+        if let Some(placement) = &self.placement {
+            placement.abort();
+        }
         let timeout = self.serving.config.drain_timeout;
         let mut threads = Vec::new();
         let mut here = None;
@@ -160,7 +195,10 @@ fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
     let (sender, mut receiver) = mpsc::unbounded_channel::<Assigned>();
     let tracker = tracker(&serving.config);
     let own = Arc::clone(&tracker);
+    let times = Arc::new(ThreadTimes::default());
+    let own_times = Arc::clone(&times);
     let thread = std::thread::Builder::new().name(format!("foundry-worker-{index}")).spawn(move || {
+        own_times.open_here();
         runtime.block_on(async move {
             tokio::spawn(Arc::clone(&own).run());
             while let Some(Assigned { stream, peer, permit }) = receiver.recv().await {
@@ -175,5 +213,93 @@ fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
             own.drain(serving.config.drain_timeout).await
         })
     })?;
-    Ok(Worker { place: Place::Thread(sender, thread), tracker })
+    Ok(Worker { place: Place::Thread(sender, thread), tracker, times })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    use hyper::server::conn::http1;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio::sync::Semaphore;
+
+    use super::{Serving, Workers};
+    use crate::placement::{self, Change};
+    use crate::state::State;
+    use crate::{CatalogSource, Config, Placement};
+
+    /// Connects to `listener` and hands the server's side to `workers`.
+    async fn connect(listener: &TcpListener, workers: &mut Workers, permits: &Arc<Semaphore>) -> TcpStream {
+        let client = TcpStream::connect(listener.local_addr().expect("addr")).await.expect("connect");
+        let (stream, peer) = listener.accept().await.expect("accept");
+        workers.assign(stream, peer, Arc::clone(permits).try_acquire_owned().expect("permit"));
+        client
+    }
+
+    /// Sends `GET /healthz` and returns the response head, lowercased.
+    async fn get(client: &mut TcpStream) -> String {
+        client.write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n").await.expect("write");
+        let mut response = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            let read = client.read(&mut buf).await.expect("read");
+            assert!(read > 0, "closed before the response: {}", String::from_utf8_lossy(&response));
+            response.extend_from_slice(&buf[..read]);
+            let text = String::from_utf8_lossy(&response).to_ascii_lowercase();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head
+                    .lines()
+                    .find_map(|line| line.strip_prefix("content-length:"))
+                    .and_then(|n| n.trim().parse::<usize>().ok())
+                    .expect("content-length");
+                if body.len() >= length {
+                    assert!(head.starts_with("http/1.1 200"), "{head}");
+                    return head.to_owned();
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_packed_worker_moves_its_connections_with_their_next_response() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let mut config = Config::new(listener.local_addr().expect("addr"), CatalogSource::Embedded);
+        // Placement decided here, not measured.
+        config.placement = Placement::Even;
+        let state = State::new(crate::default_catalog().expect("catalog"));
+        let serving = Serving { state, builder: Arc::new(http1::Builder::new()), config: Arc::new(config) };
+        let mut workers = Workers::start(2, serving);
+        let permits = Arc::new(Semaphore::new(8));
+        let mut first = connect(&listener, &mut workers, &permits).await;
+        let mut second = connect(&listener, &mut workers, &permits).await;
+        assert_eq!((workers.workers[0].tracker.open(), workers.workers[1].tracker.open()), (1, 1));
+        assert!(!get(&mut first).await.contains("connection: close"));
+        assert!(!get(&mut second).await.contains("connection: close"));
+
+        // The second worker stops taking connections.
+        workers.active.store(1, Relaxed);
+        assert_eq!(placement::relocate(&workers.watched(), Change::Pack, 2), 1);
+        let head = get(&mut second).await;
+        assert!(head.contains("connection: close"), "{head}");
+        let mut rest = Vec::new();
+        second.read_to_end(&mut rest).await.expect("read to the end");
+        assert!(rest.is_empty(), "closed after the response");
+        assert!(!get(&mut first).await.contains("connection: close"), "the first worker's stays");
+
+        // The client comes back, to the first worker.
+        let mut again = connect(&listener, &mut workers, &permits).await;
+        assert_eq!(workers.workers[0].tracker.open(), 2);
+        assert!(!get(&mut again).await.contains("connection: close"));
+
+        // Spreading again: one of the first worker's two moves.
+        workers.active.store(2, Relaxed);
+        assert_eq!(placement::relocate(&workers.watched(), Change::Spread, 1), 1);
+        let closed = [get(&mut first).await, get(&mut again).await];
+        assert_eq!(closed.iter().filter(|head| head.contains("connection: close")).count(), 1);
+        drop((first, again));
+        assert!(workers.drain().await);
+    }
 }
