@@ -324,7 +324,8 @@ fn sigterm_drains_in_flight_requests_and_exits_0() {
     use std::io::Write;
     // Four workers: the connections, the in-flight one included, land on
     // several, and each drains its own.
-    let mut server = Server::start(&["--drain-timeout", "5s", "--workers", "4"]);
+    // Even placement: a busy CI machine would otherwise pack them onto fewer.
+    let mut server = Server::start(&["--drain-timeout", "5s", "--workers", "4", "--placement", "even"]);
     let addr = server.addr;
     // Load: keep-alive clients requesting in a loop until the server goes.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

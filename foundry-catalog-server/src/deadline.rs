@@ -84,6 +84,10 @@ pub(crate) struct Tracker {
     connections: Mutex<Vec<Arc<Activity>>>,
     draining: AtomicBool,
     drained: Notify,
+    /// False while the placement gives this worker no new connections:
+    /// a connection it starts then (handed over just before the change)
+    /// is moved at once.
+    taking: AtomicBool,
 }
 
 impl Tracker {
@@ -104,6 +108,7 @@ impl Tracker {
             connections: Mutex::new(Vec::new()),
             draining: AtomicBool::new(false),
             drained: Notify::new(),
+            taking: AtomicBool::new(true),
         })
     }
 
@@ -131,7 +136,13 @@ impl Tracker {
         // Under the lock `drain` sets `draining` under: a connection is
         // either in the list the drain signals, or told to drain here.
         let mut connections = self.lock();
-        let signal = if self.draining.load(Relaxed) { DRAIN } else { RUN };
+        let signal = if self.draining.load(Relaxed) {
+            DRAIN
+        } else if self.taking.load(Relaxed) {
+            RUN
+        } else {
+            MOVE
+        };
         let activity = Arc::new(Activity {
             clock: Arc::clone(&self.now),
             stamp: AtomicU64::new(stamp(self.now.load(Relaxed), IDLE)),
@@ -181,6 +192,19 @@ impl Tracker {
             .filter(|activity| activity.signal.compare_exchange(RUN, MOVE, Relaxed, Relaxed).is_ok())
             .take(count)
             .count()
+    }
+
+    /// Connections being served as usual: not finished, not being moved,
+    /// drained or closed.
+    pub(crate) fn running(&self) -> usize {
+        let connections = self.lock();
+        connections.iter().filter(|a| Arc::strong_count(a) > 1 && a.signal.load(Relaxed) == RUN).count()
+    }
+
+    /// Whether the placement gives this worker new connections (see
+    /// `taking`).
+    pub(crate) fn set_taking(&self, taking: bool) {
+        self.taking.store(taking, Relaxed);
     }
 
     /// Sweeps once a tick until the worker has drained.
@@ -391,7 +415,16 @@ mod tests {
         assert_eq!(tracker.relocate(0), 0);
         assert_eq!(tracker.relocate(3), 3);
         assert_eq!(live.iter().filter(|a| a.moving()).count(), 3);
+        assert_eq!(tracker.running(), 1);
         assert_eq!(tracker.relocate(usize::MAX), 1, "only the one left");
+        assert_eq!(tracker.running(), 0);
+        // Started while the worker takes no new connections: moved at once.
+        tracker.set_taking(false);
+        let late = tracker.track();
+        assert!(late.moving());
+        tracker.set_taking(true);
+        assert!(!tracker.track().moving());
+        drop(late);
         let cx = Context::from_waker(Waker::noop());
         assert!(live.iter().all(|a| a.moving() && a.signal(&cx) == Signal::Run));
         tracker.assigned();

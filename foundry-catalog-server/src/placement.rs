@@ -135,6 +135,10 @@ impl Policy {
         let since = |at: Option<u32>| at.map_or(u32::MAX, |at| self.period.wrapping_sub(at));
         #[allow(clippy::cast_precision_loss)] // a handful of workers
         let waited = usage.iter().map(|u| u.waited).sum::<f64>() / usage.len() as f64;
+        if self.last_spread.is_some() && since(self.last_spread) > UNDONE {
+            // The last spread held: the next one need not wait long.
+            self.holdoff = MIN_HOLDOFF;
+        }
         if self.active > 1 && waited >= PACK_WAIT {
             if since(self.last_spread) <= UNDONE {
                 self.holdoff = (self.holdoff * 2).min(MAX_HOLDOFF);
@@ -143,10 +147,6 @@ impl Policy {
             self.last_pack = Some(self.period);
             self.active -= 1;
             return Some(Change::Pack);
-        }
-        if self.last_spread.is_some() && since(self.last_spread) > UNDONE {
-            // The last spread held: the next one need not wait long.
-            self.holdoff = MIN_HOLDOFF;
         }
         let busy = usage.iter().all(|u| u.ran + u.waited >= BUSY);
         if self.active < self.workers
@@ -216,22 +216,38 @@ pub(crate) fn cpu_idle(stat: &str, allowed: impl Fn(usize) -> bool) -> (u64, u64
     (idle, total)
 }
 
+/// Idle and total clock ticks so far of the CPUs this thread may run on,
+/// and their number.
+#[cfg(target_os = "linux")]
+fn allowed_cpu_idle() -> Option<(u64, u64, usize)> {
+    use rustix::thread::{CpuSet, sched_getaffinity};
+    let affinity = sched_getaffinity(None).ok()?;
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let (idle, total) = cpu_idle(&stat, |cpu| cpu < CpuSet::MAX_CPU && affinity.is_set(cpu));
+    Some((idle, total, usize::try_from(affinity.count()).ok()?))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn allowed_cpu_idle() -> Option<(u64, u64, usize)> {
+    None
+}
+
 /// What the placement reads once a period.
 struct Sample {
     at: std::time::Instant,
     /// Per worker: nanoseconds run and waited.
     threads: Vec<(u64, u64)>,
-    /// Idle and total clock ticks of the allowed CPUs, and their number.
-    cpus: (u64, u64, usize),
+    /// Idle and total clock ticks of the allowed CPUs, and their number;
+    /// read only while a spread is possible (`/proc/stat` grows with the
+    /// CPUs and interrupt lines, and the accept loop's thread reads it).
+    cpus: Option<(u64, u64, usize)>,
 }
 
 impl Sample {
-    fn take(times: &[Arc<ThreadTimes>]) -> Option<Sample> {
+    fn take(times: &[Arc<ThreadTimes>], with_cpus: bool) -> Option<Sample> {
         let threads = times.iter().map(|t| t.read()).collect::<Option<Vec<_>>>()?;
-        let affinity = rustix::thread::sched_getaffinity(None).ok()?;
-        let stat = std::fs::read_to_string("/proc/stat").ok()?;
-        let (idle, total) = cpu_idle(&stat, |cpu| cpu < rustix::thread::CpuSet::MAX_CPU && affinity.is_set(cpu));
-        Some(Sample { at: std::time::Instant::now(), threads, cpus: (idle, total, affinity.count() as usize) })
+        let cpus = if with_cpus { Some(allowed_cpu_idle()?) } else { None };
+        Some(Sample { at: std::time::Instant::now(), threads, cpus })
     }
 
     /// Each worker's usage since `earlier`, and the idle CPUs.
@@ -247,8 +263,12 @@ impl Sample {
                 waited: waited.saturating_sub(waited0) as f64 / period,
             })
             .collect();
-        let ticks = self.cpus.1.saturating_sub(earlier.cpus.1).max(1) as f64;
-        let idle = self.cpus.0.saturating_sub(earlier.cpus.0) as f64 / ticks * self.cpus.2 as f64;
+        let idle = match (self.cpus, earlier.cpus) {
+            (Some((idle, total, cpus)), Some((idle0, total0, _))) => {
+                idle.saturating_sub(idle0) as f64 / total.saturating_sub(total0).max(1) as f64 * cpus as f64
+            }
+            _ => 0.0,
+        };
         (usage, idle)
     }
 }
@@ -257,6 +277,40 @@ impl Sample {
 pub(crate) struct Watched {
     pub(crate) tracker: Arc<Tracker>,
     pub(crate) times: Arc<ThreadTimes>,
+}
+
+/// Periods in a row without figures after which every worker takes
+/// connections again.
+const UNREADABLE: u32 = 4;
+
+/// The running placement task; dropping it stops the task (so that a
+/// server dropped without a drain does not leave it holding the state).
+#[derive(Debug)]
+pub(crate) struct Following(tokio::task::JoinHandle<()>);
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Starts following contention for `workers` (on the current runtime,
+/// which must be the first worker's): sets `active`, the number of workers
+/// the accept loop gives new connections to, as [`Policy`] decides once a
+/// [`PERIOD`], and moves connections on each change (see the module).
+pub(crate) fn start(workers: Vec<Watched>, active: Arc<AtomicUsize>, state: Arc<State>) -> Following {
+    Following(tokio::spawn(follow(workers, active, state)))
+}
+
+/// The first `count` workers take new connections; each of the others
+/// tells the connections it starts from now on to move, so that none
+/// handed to it before the change stays.
+fn set_active(workers: &[Watched], active: &AtomicUsize, metrics: &crate::metrics::Metrics, count: usize) {
+    active.store(count, Relaxed);
+    metrics.active_workers.store(u64::try_from(count).unwrap_or(u64::MAX), Relaxed);
+    for (index, worker) in workers.iter().enumerate() {
+        worker.tracker.set_taking(index < count);
+    }
 }
 
 /// Asks the connections that `change` (from `before` workers taking
@@ -268,37 +322,46 @@ pub(crate) fn relocate(workers: &[Watched], change: Change, before: usize) -> us
     match change {
         Change::Pack => busy.last().map_or(0, |w| w.tracker.relocate(usize::MAX)),
         Change::Spread => {
-            let open: usize = busy.iter().map(|w| w.tracker.open()).sum();
-            let share = open.div_ceil(before + 1);
-            busy.iter().map(|w| w.tracker.relocate(w.tracker.open().saturating_sub(share))).sum()
+            let running: Vec<usize> = busy.iter().map(|w| w.tracker.running()).collect();
+            let share = running.iter().sum::<usize>().div_ceil(before + 1);
+            busy.iter().zip(running).map(|(w, running)| w.tracker.relocate(running.saturating_sub(share))).sum()
         }
     }
 }
 
-/// Measures the workers once a [`PERIOD`] and sets `active`, the number of
-/// workers the accept loop gives new connections to, as [`Policy`]
-/// decides; moves connections on each change (see the module). Runs until
-/// the task is aborted.
-pub(crate) async fn follow(workers: Vec<Watched>, active: Arc<AtomicUsize>, state: Arc<State>) {
+/// The placement task: see [`start`].
+async fn follow(workers: Vec<Watched>, active: Arc<AtomicUsize>, state: Arc<State>) {
     let metrics = &state.metrics;
     let times: Vec<_> = workers.iter().map(|w| Arc::clone(&w.times)).collect();
     let mut policy = Policy::new(workers.len());
     let mut ticks = tokio::time::interval(PERIOD);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last: Option<Sample> = None;
+    let mut failed = 0u32;
     loop {
         ticks.tick().await;
         // Threads open their figures as they start: until all have, or
         // where there are none, nothing is decided.
-        let Some(now) = Sample::take(&times) else { continue };
+        let Some(now) = Sample::take(&times, policy.active() < workers.len()) else {
+            failed = failed.saturating_add(1);
+            if failed == UNREADABLE && policy.active() < workers.len() {
+                // The figures stopped (a worker thread is gone): every
+                // worker takes connections again, as if even.
+                debug!(periods = failed, "scheduler figures unreadable; every worker takes connections");
+                policy = Policy::new(workers.len());
+                set_active(&workers, &active, metrics, workers.len());
+            }
+            last = None;
+            continue;
+        };
+        failed = 0;
         let measured = last.as_ref().map(|earlier| now.since(earlier));
         last = Some(now);
         let Some((usage, idle)) = measured else { continue };
         let before = policy.active();
         let Some(change) = policy.next(&usage, idle) else { continue };
         let after = policy.active();
-        active.store(after, Relaxed);
-        metrics.active_workers.store(after as u64, Relaxed);
+        set_active(&workers, &active, metrics, after);
         let moved = relocate(&workers, change, before);
         metrics.moved_connections.fetch_add(moved as u64, Relaxed);
         let waited: Vec<String> = usage.iter().take(before).map(|u| format!("{:.0}%", u.waited * 100.0)).collect();
@@ -347,12 +410,17 @@ mod tests {
 
     #[test]
     fn waits_of_the_workers_not_taking_connections_are_ignored() {
-        let mut policy = Policy::new(2);
-        assert_eq!(policy.next(&usage(0.5, 0.3, 2), 0.0), Some(Change::Pack));
-        let usage = [Usage { ran: 0.5, waited: 0.05 }, Usage { ran: 0.1, waited: 0.9 }];
+        let mut policy = Policy::new(3);
+        assert_eq!(policy.next(&usage(0.5, 0.3, 3), 0.0), Some(Change::Pack));
+        assert_eq!(policy.active(), 2);
+        // The third worker, serving what it had, waits a lot; the two
+        // taking connections hardly do.
+        let usage =
+            [Usage { ran: 0.5, waited: 0.05 }, Usage { ran: 0.5, waited: 0.05 }, Usage { ran: 0.1, waited: 0.9 }];
         for _ in 0..10 {
             assert_eq!(policy.next(&usage, 0.0), None);
         }
+        assert_eq!(policy.active(), 2);
     }
 
     #[test]

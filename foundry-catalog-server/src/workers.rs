@@ -65,7 +65,7 @@ pub(crate) struct Workers {
     /// How many workers, the first ones, take new connections.
     active: Arc<AtomicUsize>,
     /// The task that sets `active`, if the placement is adaptive.
-    placement: Option<tokio::task::JoinHandle<()>>,
+    placement: Option<placement::Following>,
 }
 
 impl Workers {
@@ -90,9 +90,8 @@ impl Workers {
         let single = tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
         let mut workers = Workers { serving, workers, next: 0, active, placement: None };
         if workers.serving.config.placement == Placement::Adaptive && single && workers.workers.len() > 1 {
-            let follow =
-                placement::follow(workers.watched(), Arc::clone(&workers.active), Arc::clone(&workers.serving.state));
-            workers.placement = Some(tokio::spawn(follow));
+            let (watched, active) = (workers.watched(), Arc::clone(&workers.active));
+            workers.placement = Some(placement::start(watched, active, Arc::clone(&workers.serving.state)));
         }
         workers
     }
@@ -139,9 +138,8 @@ impl Workers {
     /// connections to finish, each up to the drain timeout. Returns whether
     /// they all did.
     pub(crate) async fn drain(self) -> bool {
-        if let Some(placement) = &self.placement {
-            placement.abort();
-        }
+        // Stops the placement: no connection is moved while draining.
+        drop(self.placement);
         let timeout = self.serving.config.drain_timeout;
         let mut threads = Vec::new();
         let mut here = None;
