@@ -313,11 +313,31 @@ fn set_active(workers: &[Watched], active: &AtomicUsize, metrics: &crate::metric
     }
 }
 
+/// Carries out a change from `before` workers taking connections to
+/// `after`: sets who takes them ([`set_active`]), asks the displaced
+/// connections to move and counts them. Returns how many were asked.
+pub(crate) fn apply(
+    workers: &[Watched],
+    active: &AtomicUsize,
+    metrics: &crate::metrics::Metrics,
+    before: usize,
+    after: usize,
+) -> usize {
+    set_active(workers, active, metrics, after);
+    let moved = match after.cmp(&before) {
+        std::cmp::Ordering::Less => relocate(workers, Change::Pack, before),
+        std::cmp::Ordering::Greater => relocate(workers, Change::Spread, before),
+        std::cmp::Ordering::Equal => 0,
+    };
+    metrics.moved_connections.fetch_add(u64::try_from(moved).unwrap_or(u64::MAX), Relaxed);
+    moved
+}
+
 /// Asks the connections that `change` (from `before` workers taking
 /// connections) displaces to move: every one of the worker that stops, or
 /// those over the fair share of the busy workers when one more starts.
 /// Returns how many were asked.
-pub(crate) fn relocate(workers: &[Watched], change: Change, before: usize) -> usize {
+fn relocate(workers: &[Watched], change: Change, before: usize) -> usize {
     let busy = &workers[..before.min(workers.len())];
     match change {
         Change::Pack => busy.last().map_or(0, |w| w.tracker.relocate(usize::MAX)),
@@ -361,9 +381,7 @@ async fn follow(workers: Vec<Watched>, active: Arc<AtomicUsize>, state: Arc<Stat
         let before = policy.active();
         let Some(change) = policy.next(&usage, idle) else { continue };
         let after = policy.active();
-        set_active(&workers, &active, metrics, after);
-        let moved = relocate(&workers, change, before);
-        metrics.moved_connections.fetch_add(moved as u64, Relaxed);
+        let moved = apply(&workers, &active, metrics, before, after);
         let waited: Vec<String> = usage.iter().take(before).map(|u| format!("{:.0}%", u.waited * 100.0)).collect();
         let waited = waited.join(" ");
         match change {

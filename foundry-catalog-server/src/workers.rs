@@ -225,7 +225,7 @@ mod tests {
     use tokio::sync::Semaphore;
 
     use super::{Serving, Workers};
-    use crate::placement::{self, Change};
+    use crate::placement;
     use crate::state::State;
     use crate::{CatalogSource, Config, Placement};
 
@@ -278,8 +278,10 @@ mod tests {
         assert!(!get(&mut second).await.contains("connection: close"));
 
         // The second worker stops taking connections.
-        workers.active.store(1, Relaxed);
-        assert_eq!(placement::relocate(&workers.watched(), Change::Pack, 2), 1);
+        let metrics = &workers.serving.state.metrics;
+        assert_eq!(placement::apply(&workers.watched(), &workers.active, metrics, 2, 1), 1);
+        assert_eq!(workers.active.load(Relaxed), 1);
+        assert_eq!(metrics.active_workers.load(Relaxed), 1);
         let head = get(&mut second).await;
         assert!(head.contains("connection: close"), "{head}");
         let mut rest = Vec::new();
@@ -293,8 +295,10 @@ mod tests {
         assert!(!get(&mut again).await.contains("connection: close"));
 
         // Spreading again: one of the first worker's two moves.
-        workers.active.store(2, Relaxed);
-        assert_eq!(placement::relocate(&workers.watched(), Change::Spread, 1), 1);
+        let metrics = &workers.serving.state.metrics;
+        assert_eq!(placement::apply(&workers.watched(), &workers.active, metrics, 1, 2), 1);
+        assert_eq!(workers.active.load(Relaxed), 2);
+        assert_eq!(metrics.moved_connections.load(Relaxed), 2);
         let closed = [get(&mut first).await, get(&mut again).await];
         assert_eq!(closed.iter().filter(|head| head.contains("connection: close")).count(), 1);
         drop((first, again));
