@@ -27,16 +27,17 @@
 #   MAX_STEAL=2 RETRIES=5 bash benches/load.sh         # stricter about the host's share (default 5 %, 3)
 #
 # By default wrk and both servers share every CPU (wrk with THREADS=2
-# threads, each server with a worker per CPU: `--workers` for ours,
-# `worker_processes` for nginx). Each server runs in a session of its
-# own: nginx daemonizes, and ours runs under setsid, because the kernel
-# shares CPU time between sessions (autogroups) before threads, and a
-# server in wrk's session would be scheduled differently from nginx.
+# threads, each server with a worker per CPU, each worker bound to a CPU:
+# `--workers` and `--placement cpu` for ours, `worker_processes` and
+# `worker_cpu_affinity auto` for nginx). Each server runs in a session of
+# its own: nginx daemonizes, and ours runs under setsid, because the
+# kernel shares CPU time between sessions (autogroups) before threads,
+# and a server in wrk's session would be scheduled differently from nginx.
 # Sharing 2 CPUs measures the kernel as much as the servers: four busy
-# threads take turns at the scheduler's tick (4 ms at HZ=250), each server
-# thread waits for a CPU for about 45 % of a run, and whether one nginx
-# worker happens to accept all 64 connections decides nginx's p99 (about
-# 1.2 ms if it does, 5 ms if not). PIN=1 gives wrk and the servers CPUs of
+# threads take turns at the scheduler's tick (4 ms at HZ=250), and a
+# request waits whenever the thread that serves it and the wrk thread that
+# sent it wait for different CPUs; ours serves each connection on the CPU
+# its packets arrive on, where its wrk thread runs. PIN=1 gives wrk and the servers CPUs of
 # their own instead: the first half of the CPUs runs wrk, with a thread
 # per CPU, the second half the server being measured, with a worker per
 # CPU; this measures what a request costs each server on a core. Keep-
@@ -64,11 +65,19 @@ if [ "$PIN" = 1 ] && [ "$cpus" -ge 2 ]; then
   SERVER=(taskset -c "$server_cpus")
   THREADS=${THREADS:-$half}
   WORKERS=$((cpus - half))
+  # One worker each, already on the servers' CPUs.
+  OURS_AFFINITY=()
+  NGINX_AFFINITY=
 else
   CLIENT=()
   SERVER=()
   THREADS=${THREADS:-2}
   WORKERS=$cpus
+  # Each server's workers bound to a CPU each: ours with --placement cpu
+  # (which also serves each connection on the CPU its packets arrive on),
+  # nginx with worker_cpu_affinity auto.
+  OURS_AFFINITY=(--placement cpu)
+  NGINX_AFFINITY="worker_cpu_affinity auto;"
 fi
 OURS=127.0.0.1:18080
 NGINX=127.0.0.1:18081
@@ -192,7 +201,7 @@ for size in $SIZES; do
 
   start=$(date +%s.%N)
   RUST_LOG=warn "${SERVER[@]}" setsid target/release/foundry-catalog serve --addr "$OURS" --catalog "$artifact" \
-    --workers "$WORKERS" 2>"$work/serve.log" &
+    --workers "$WORKERS" "${OURS_AFFINITY[@]}" 2>"$work/serve.log" &
   server_pid=$!
   until curl -fs -o /dev/null "http://$OURS$PRODUCTS/$first"; do sleep 0.05; kill -0 "$server_pid"; done
   ready=$(date +%s.%N)
@@ -220,6 +229,7 @@ PY
   cat > "$work/nginx.conf" <<CONF
 user root;
 worker_processes $WORKERS;
+$NGINX_AFFINITY
 worker_rlimit_nofile 16384;
 pid $work/nginx.pid;
 error_log $work/nginx-error.log;

@@ -49,8 +49,10 @@ pub(crate) struct Args {
     workers: Option<u16>,
     /// Which workers take new connections: `adaptive`, all of them while
     /// the CPUs have room and fewer while the workers wait for a CPU (a
-    /// shared machine), or `even`, all of them always.
-    #[arg(long, env = "FOUNDRY_CATALOG_PLACEMENT", default_value = "adaptive", value_parser = ["adaptive", "even"])]
+    /// shared machine); `even`, all of them always; or `cpu`, each worker
+    /// bound to a CPU and each connection on the worker on the CPU its
+    /// packets arrive on (Linux).
+    #[arg(long, env = "FOUNDRY_CATALOG_PLACEMENT", default_value = "adaptive", value_parser = ["adaptive", "even", "cpu"])]
     placement: String,
     /// Most connections open at once [default: the file-descriptor limit
     /// less a tenth, at least 32].
@@ -91,7 +93,11 @@ pub(crate) fn run(args: Args) -> ExitCode {
     if let Some(workers) = args.workers {
         config.workers = usize::from(workers);
     }
-    config.placement = if args.placement == "even" { Placement::Even } else { Placement::Adaptive };
+    config.placement = match args.placement.as_str() {
+        "even" => Placement::Even,
+        "cpu" => Placement::Cpu,
+        _ => Placement::Adaptive,
+    };
     if let Some(max) = args.max_connections {
         config.max_connections = usize::try_from(max).unwrap_or(usize::MAX);
     }

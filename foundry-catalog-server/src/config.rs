@@ -76,7 +76,9 @@ pub struct Config {
     pub workers: usize,
     /// Which workers take new connections (default
     /// [`Placement::Adaptive`]: all of them while the CPUs have room, fewer
-    /// while the workers wait for a CPU).
+    /// while the workers wait for a CPU; [`Placement::Cpu`] binds each
+    /// worker to a CPU and steers connections by the CPU their packets
+    /// arrive on).
     pub placement: Placement,
     /// The most connections open at once; a connection over it is closed
     /// as soon as it is accepted, and counted (default: from the

@@ -189,7 +189,7 @@ impl Tracker {
             .iter()
             // Not those already finished (the list holds their last reference).
             .filter(|activity| Arc::strong_count(activity) > 1)
-            .filter(|activity| activity.signal.compare_exchange(RUN, MOVE, Relaxed, Relaxed).is_ok())
+            .filter(|activity| activity.relocate())
             .take(count)
             .count()
     }
@@ -276,6 +276,12 @@ impl Activity {
     /// say `Connection: close`.
     pub(crate) fn moving(&self) -> bool {
         self.signal.load(Relaxed) == MOVE
+    }
+
+    /// Asks the connection to move (see [`Tracker::relocate`]), unless it
+    /// is already moving, draining or closing. Returns whether it was asked.
+    pub(crate) fn relocate(&self) -> bool {
+        self.signal.compare_exchange(RUN, MOVE, Relaxed, Relaxed).is_ok()
     }
 
     fn close(&self, phase: Phase) {

@@ -9,7 +9,8 @@
 //!   runtime and threads with a single-threaded runtime each; the accept
 //!   loop hands each connection to the least busy one, where it stays;
 //!   while the workers wait for a CPU (the machine is shared), fewer of
-//!   them take connections ([`Placement`]);
+//!   them take connections; or each is bound to a CPU and gets the
+//!   connections whose packets arrive there ([`Placement`]);
 //! - **bounded resources**: a header timeout (from a request's first byte)
 //!   and an idle timeout, a cap on open connections (over it, a new
 //!   connection is closed at once and counted), request heads capped in
@@ -32,6 +33,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod affinity;
 mod config;
 mod deadline;
 mod default;

@@ -17,8 +17,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use hyper::server::conn::http1;
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
-use tracing::{debug, error};
+use tracing::{debug, error, warn};
 
+use crate::affinity::{self, Steering};
 use crate::config::Config;
 use crate::deadline::Tracker;
 use crate::placement::{self, Placement, ThreadTimes};
@@ -38,6 +39,7 @@ struct Assigned {
     stream: std::net::TcpStream,
     peer: SocketAddr,
     permit: OwnedSemaphorePermit,
+    home: Option<(usize, Arc<Steering>)>,
 }
 
 /// Where a worker runs.
@@ -55,6 +57,8 @@ struct Worker {
     tracker: Arc<Tracker>,
     /// Its thread's scheduler figures, for the placement.
     times: Arc<ThreadTimes>,
+    /// The CPU it is bound to ([`Placement::Cpu`]).
+    cpu: Option<usize>,
 }
 
 /// The workers, as the accept loop sees them.
@@ -66,29 +70,42 @@ pub(crate) struct Workers {
     active: Arc<AtomicUsize>,
     /// The task that sets `active`, if the placement is adaptive.
     placement: Option<placement::Following>,
+    /// The workers' CPUs, when connections go to the worker on their CPU
+    /// ([`Placement::Cpu`]).
+    steering: Option<Arc<Steering>>,
 }
 
 impl Workers {
     /// `count` workers: this runtime and `count - 1` threads (fewer if a
     /// thread cannot be started; this runtime always serves).
     pub(crate) fn start(count: usize, serving: Serving) -> Workers {
+        // The first worker is the accept loop's runtime: one thread only if
+        // that runtime is single-threaded.
+        let single = tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
+        // With `Placement::Cpu`, worker `i` is bound to the `i`-th CPU the
+        // process may use (in turn, if there are more workers than CPUs).
+        let cpus = if serving.config.placement == Placement::Cpu { affinity::allowed_cpus() } else { Vec::new() };
+        let cpu_of = |index: usize| (!cpus.is_empty()).then(|| cpus[index % cpus.len()]);
         let tracker = tracker(&serving.config);
         tokio::spawn(Arc::clone(&tracker).run());
         let times = Arc::new(ThreadTimes::default());
         times.open_here();
-        let mut workers = vec![Worker { place: Place::Here, tracker, times }];
+        let here = cpu_of(0).filter(|_| single).filter(|&cpu| bind(cpu, 0));
+        let mut workers = vec![Worker { place: Place::Here, tracker, times, cpu: here }];
         for index in 1..count.max(1) {
-            match thread(index, serving.clone()) {
+            match thread(index, serving.clone(), cpu_of(index)) {
                 Ok(worker) => workers.push(worker),
                 Err(error) => error!(%error, worker = index, "cannot start a worker thread; the others serve"),
             }
         }
         let active = Arc::new(AtomicUsize::new(workers.len()));
         serving.state.metrics.active_workers.store(workers.len() as u64, Relaxed);
-        // The first worker is the accept loop's runtime: one thread only if
-        // that runtime is single-threaded.
-        let single = tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
-        let mut workers = Workers { serving, workers, next: 0, active, placement: None };
+        let steering = workers.iter().any(|w| w.cpu.is_some()).then(|| {
+            let cpus = workers.iter().map(|w| w.cpu).collect();
+            let trackers = workers.iter().map(|w| Arc::clone(&w.tracker)).collect();
+            Steering::new(cpus, trackers, Arc::clone(&serving.state))
+        });
+        let mut workers = Workers { serving, workers, next: 0, active, placement: None, steering };
         if workers.serving.config.placement == Placement::Adaptive && single && workers.workers.len() > 1 {
             let (watched, active) = (workers.watched(), Arc::clone(&workers.active));
             workers.placement = Some(placement::start(watched, active, Arc::clone(&workers.serving.state)));
@@ -105,25 +122,36 @@ impl Workers {
     }
 
     /// Serves `stream` on the worker with the fewest open connections
-    /// among those taking connections.
+    /// among those taking connections, or with [`Placement::Cpu`] on the
+    /// one on the CPU its packets arrive on (see `affinity::choose`).
     pub(crate) fn assign(&mut self, stream: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
         let count = self.active.load(Relaxed).clamp(1, self.workers.len());
         let start = self.next % count;
-        let chosen = (0..count).map(|i| (start + i) % count).min_by_key(|&i| self.workers[i].tracker.open());
-        let chosen = chosen.unwrap_or(0);
-        self.next = (chosen + 1) % count;
+        let fewest = (0..count).map(|i| (start + i) % count).min_by_key(|&i| self.workers[i].tracker.open());
+        let fewest = fewest.unwrap_or(0);
+        self.next = (fewest + 1) % count;
+        let chosen = match &self.steering {
+            Some(steering) => {
+                let steered = affinity::incoming_cpu(&stream)
+                    .and_then(|cpu| steering.worker_on(cpu, count))
+                    .map(|i| (i, self.workers[i].tracker.open()));
+                affinity::choose(steered, (fewest, self.workers[fewest].tracker.open()))
+            }
+            None => fewest,
+        };
+        let home = self.steering.as_ref().map(|steering| (chosen, Arc::clone(steering)));
         let worker = &self.workers[chosen];
         // Counted now, not when the worker picks it up, so that a burst of
         // connections spreads at once.
         worker.tracker.assigned();
         match &worker.place {
-            Place::Here => spawn(&self.serving, &worker.tracker, stream, peer, permit),
+            Place::Here => spawn(&self.serving, &worker.tracker, stream, peer, permit, home),
             Place::Thread(sender, _) => {
                 // A socket moves between runtimes as a standard socket.
                 let handed = match stream.into_std() {
-                    Ok(stream) => {
-                        sender.send(Assigned { stream, peer, permit }).map_err(|_| "the worker has stopped".to_owned())
-                    }
+                    Ok(stream) => sender
+                        .send(Assigned { stream, peer, permit, home })
+                        .map_err(|_| "the worker has stopped".to_owned()),
                     Err(error) => Err(error.to_string()),
                 };
                 if let Err(error) = handed {
@@ -176,8 +204,15 @@ fn never_served(serving: &Serving, tracker: &Tracker) {
 /// Serves one connection on the current runtime; `tracker` (its
 /// worker's, which the connection was counted in) counts it finished when
 /// it ends.
-fn spawn(serving: &Serving, tracker: &Arc<Tracker>, stream: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
-    let task = connection(Arc::clone(&serving.state), &serving.builder, stream, peer, tracker);
+fn spawn(
+    serving: &Serving,
+    tracker: &Arc<Tracker>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    permit: OwnedSemaphorePermit,
+    home: Option<(usize, Arc<Steering>)>,
+) {
+    let task = connection(Arc::clone(&serving.state), &serving.builder, stream, peer, tracker, home);
     let tracker = Arc::clone(tracker);
     tokio::spawn(async move {
         task.await;
@@ -186,9 +221,23 @@ fn spawn(serving: &Serving, tracker: &Arc<Tracker>, stream: TcpStream, peer: Soc
     });
 }
 
+/// Binds the calling thread, worker `index`'s, to `cpu`; says whether it
+/// could (if not, the worker runs wherever the scheduler puts it; a
+/// connection steered to it is served all the same, only not where its
+/// packets arrive).
+fn bind(cpu: usize, index: usize) -> bool {
+    match affinity::bind_here(cpu) {
+        Ok(()) => true,
+        Err(error) => {
+            warn!(%error, worker = index, cpu, "cannot bind the worker to its CPU; it runs unbound");
+            false
+        }
+    }
+}
+
 /// Worker `index` on a thread of its own with a single-threaded runtime:
 /// it serves what it is handed until the channel closes, then drains.
-fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
+fn thread(index: usize, serving: Serving, cpu: Option<usize>) -> std::io::Result<Worker> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let (sender, mut receiver) = mpsc::unbounded_channel::<Assigned>();
     let tracker = tracker(&serving.config);
@@ -197,11 +246,14 @@ fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
     let own_times = Arc::clone(&times);
     let thread = std::thread::Builder::new().name(format!("foundry-worker-{index}")).spawn(move || {
         own_times.open_here();
+        if let Some(cpu) = cpu {
+            bind(cpu, index);
+        }
         runtime.block_on(async move {
             tokio::spawn(Arc::clone(&own).run());
-            while let Some(Assigned { stream, peer, permit }) = receiver.recv().await {
+            while let Some(Assigned { stream, peer, permit, home }) = receiver.recv().await {
                 match TcpStream::from_std(stream) {
-                    Ok(stream) => spawn(&serving, &own, stream, peer, permit),
+                    Ok(stream) => spawn(&serving, &own, stream, peer, permit, home),
                     Err(error) => {
                         never_served(&serving, &own);
                         debug!(%peer, %error, worker = index, "cannot serve the connection; closing it");
@@ -211,7 +263,7 @@ fn thread(index: usize, serving: Serving) -> std::io::Result<Worker> {
             own.drain(serving.config.drain_timeout).await
         })
     })?;
-    Ok(Worker { place: Place::Thread(sender, thread), tracker, times })
+    Ok(Worker { place: Place::Thread(sender, thread), tracker, times, cpu })
 }
 
 #[cfg(test)]
@@ -225,9 +277,9 @@ mod tests {
     use tokio::sync::Semaphore;
 
     use super::{Serving, Workers};
-    use crate::placement;
     use crate::state::State;
     use crate::{CatalogSource, Config, Placement};
+    use crate::{affinity, placement};
 
     /// Connects to `listener` and hands the server's side to `workers`.
     async fn connect(listener: &TcpListener, workers: &mut Workers, permits: &Arc<Semaphore>) -> TcpStream {
@@ -302,6 +354,87 @@ mod tests {
         let closed = [get(&mut first).await, get(&mut again).await];
         assert_eq!(closed.iter().filter(|head| head.contains("connection: close")).count(), 1);
         drop((first, again));
+        assert!(workers.drain().await);
+    }
+
+    /// Runs `work` on a thread bound to `cpu`, with a runtime of its own.
+    fn on_cpu<T: Send + 'static>(
+        cpu: usize,
+        work: impl FnOnce(&tokio::runtime::Runtime) -> T + Send + 'static,
+    ) -> std::thread::JoinHandle<T> {
+        std::thread::spawn(move || {
+            affinity::bind_here(cpu).expect("bind the client");
+            work(&tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime"))
+        })
+    }
+
+    /// Connects from a thread on `cpu` and sends one request; the server's
+    /// side is handed to `workers` once the request has arrived (so the
+    /// kernel knows the CPU it arrived on). Returns the client's socket.
+    async fn connect_on(
+        cpu: usize,
+        listener: &TcpListener,
+        workers: &mut Workers,
+        permits: &Arc<Semaphore>,
+    ) -> std::net::TcpStream {
+        let addr = listener.local_addr().expect("addr");
+        let client = on_cpu(cpu, move |runtime| {
+            runtime.block_on(async {
+                let mut client = TcpStream::connect(addr).await.expect("connect");
+                get(&mut client).await;
+                client.into_std().expect("std socket")
+            })
+        });
+        let (stream, peer) = listener.accept().await.expect("accept");
+        stream.readable().await.expect("readable");
+        workers.assign(stream, peer, Arc::clone(permits).try_acquire_owned().expect("permit"));
+        tokio::task::spawn_blocking(move || client.join().expect("client")).await.expect("join")
+    }
+
+    #[tokio::test]
+    async fn cpu_placement_serves_a_connection_on_the_cpu_its_packets_arrive_on() {
+        let cpus = affinity::allowed_cpus();
+        let [a, b, ..] = cpus[..] else {
+            eprintln!("skipped: one CPU allowed ({cpus:?})");
+            return;
+        };
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let mut config = Config::new(listener.local_addr().expect("addr"), CatalogSource::Embedded);
+        config.placement = Placement::Cpu;
+        let state = State::new(crate::default_catalog().expect("catalog"));
+        let serving = Serving { state, builder: Arc::new(http1::Builder::new()), config: Arc::new(config) };
+        // Worker 0 is this test's thread (a single-threaded runtime).
+        let mut workers = Workers::start(2, serving);
+        assert_eq!((workers.workers[0].cpu, workers.workers[1].cpu), (Some(a), Some(b)));
+        assert_eq!(affinity::allowed_cpus(), vec![a], "worker 0 is bound");
+        let open = |workers: &Workers| (workers.workers[0].tracker.open(), workers.workers[1].tracker.open());
+        let permits = Arc::new(Semaphore::new(8));
+
+        // Each client's connection on the worker of its CPU, whichever has
+        // fewer open.
+        let on_b = connect_on(b, &listener, &mut workers, &permits).await;
+        assert_eq!(open(&workers), (0, 1));
+        let on_a = connect_on(a, &listener, &mut workers, &permits).await;
+        assert_eq!(open(&workers), (1, 1));
+        drop(on_b);
+
+        // The client on `a` moves to `b`: within two checks its connection
+        // is moved, and no sooner than one.
+        let moved_after = on_cpu(b, move |runtime| {
+            runtime.block_on(async {
+                let mut client = TcpStream::from_std(on_a).expect("tokio socket");
+                for request in 1..=2 * affinity::CHECK_EVERY + 1 {
+                    if get(&mut client).await.contains("connection: close") {
+                        return Some(request);
+                    }
+                }
+                None
+            })
+        });
+        let moved_after = tokio::task::spawn_blocking(move || moved_after.join().expect("client")).await.expect("join");
+        let moved_after = moved_after.expect("moved");
+        assert!(moved_after >= affinity::CHECK_EVERY, "moved after {moved_after} requests");
+        assert_eq!(workers.serving.state.metrics.moved_connections.load(Relaxed), 1);
         assert!(workers.drain().await);
     }
 }

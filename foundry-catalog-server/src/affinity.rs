@@ -1,0 +1,257 @@
+//! CPU affinity for [`Placement::Cpu`](crate::Placement::Cpu): which CPUs
+//! the server may run on, binding a worker thread to one of them, and the
+//! CPU a connection's packets arrive on.
+//!
+//! With each worker bound to a CPU of its own, a connection handed to the
+//! worker on the CPU that receives its packets is served where its data
+//! already is: the kernel's receive path, the socket and the worker share
+//! a CPU and its caches, and on loopback the client thread and the worker
+//! that serves it take turns on one CPU instead of waking each other
+//! across two (`SO_INCOMING_CPU`, socket(7): the CPU of the last packet
+//! the socket received). A client that moves to another CPU takes its
+//! connections' packets with it: each connection checks where its packets
+//! arrive every [`CHECK_EVERY`] reads, and one that twice running finds
+//! them on another worker's CPU, while that worker has no more open
+//! connections than its own, is moved there (`Connection: close` on its
+//! next response; the client reconnects from where it now runs). Linux
+//! only; elsewhere there is nothing to bind and no CPU to read, and
+//! connections go to the worker with the fewest.
+
+use std::io;
+use std::os::fd::AsFd;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::deadline::{Activity, Tracker};
+use crate::state::State;
+
+/// The CPUs this thread may run on, in order (the process's affinity, as
+/// `taskset` or a container's cpuset left it); empty where unknown.
+#[cfg(target_os = "linux")]
+pub(crate) fn allowed_cpus() -> Vec<usize> {
+    use rustix::thread::{CpuSet, sched_getaffinity};
+    sched_getaffinity(None)
+        .map_or_else(|_| Vec::new(), |set| (0..CpuSet::MAX_CPU).filter(|&cpu| set.is_set(cpu)).collect())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn allowed_cpus() -> Vec<usize> {
+    Vec::new()
+}
+
+/// Binds the calling thread to `cpu`.
+#[cfg(target_os = "linux")]
+pub(crate) fn bind_here(cpu: usize) -> std::io::Result<()> {
+    use rustix::thread::{CpuSet, sched_setaffinity};
+    if cpu >= CpuSet::MAX_CPU {
+        return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+    }
+    let mut set = CpuSet::new();
+    set.set(cpu);
+    sched_setaffinity(None, &set).map_err(std::io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn bind_here(_cpu: usize) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// The CPU that received `socket`'s last packet, if the kernel tells.
+#[cfg(target_os = "linux")]
+pub(crate) fn incoming_cpu(socket: impl AsFd) -> Option<usize> {
+    rustix::net::sockopt::socket_incoming_cpu(socket).ok().and_then(|cpu| usize::try_from(cpu).ok())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn incoming_cpu(_socket: impl AsFd) -> Option<usize> {
+    None
+}
+
+/// How many more open connections than the worker with the fewest the
+/// worker on a connection's CPU may have and still get it; over that, the
+/// fewest gets it. Where every connection arrives on one CPU (a network
+/// card with one receive queue), this keeps the workers within twice the
+/// fewest's count plus this.
+pub(crate) const STEER_SLACK: usize = 16;
+
+/// Which worker gets a connection: the one on the CPU its packets arrive
+/// on (`steered`, its index and open connections, if a worker is on that
+/// CPU) while it has at most twice the open connections of the one with
+/// the `fewest` plus [`STEER_SLACK`]; otherwise the one with the fewest.
+pub(crate) fn choose(steered: Option<(usize, usize)>, fewest: (usize, usize)) -> usize {
+    match steered {
+        Some((worker, open)) if open <= fewest.1.saturating_mul(2).saturating_add(STEER_SLACK) => worker,
+        _ => fewest.0,
+    }
+}
+
+/// Reads between two checks of where a connection's packets arrive.
+pub(crate) const CHECK_EVERY: u32 = 32;
+
+/// The workers' CPUs and connection counts, for steering connections.
+#[derive(Debug)]
+pub(crate) struct Steering {
+    /// Per worker, the CPU it is bound to.
+    cpus: Vec<Option<usize>>,
+    /// Per worker, its connections.
+    trackers: Vec<Arc<Tracker>>,
+    state: Arc<State>,
+}
+
+impl Steering {
+    pub(crate) fn new(cpus: Vec<Option<usize>>, trackers: Vec<Arc<Tracker>>, state: Arc<State>) -> Arc<Steering> {
+        Arc::new(Steering { cpus, trackers, state })
+    }
+
+    /// The worker bound to `cpu`, among the first `count`.
+    pub(crate) fn worker_on(&self, cpu: usize, count: usize) -> Option<usize> {
+        self.cpus.iter().take(count).position(|&bound| bound == Some(cpu))
+    }
+
+    /// Whether a connection of worker `home` whose packets arrive on `cpu`
+    /// belongs elsewhere: on another worker, bound to `cpu`, with no more
+    /// open connections than `home`.
+    fn elsewhere(&self, home: usize, cpu: usize) -> bool {
+        match self.worker_on(cpu, self.cpus.len()) {
+            Some(there) if there != home => self.trackers[there].open() <= self.trackers[home].open(),
+            _ => false,
+        }
+    }
+}
+
+/// A connection's socket that checks, every [`CHECK_EVERY`] reads, whether
+/// its packets now arrive on another worker's CPU (see the module).
+#[derive(Debug)]
+pub(crate) struct Steered<I> {
+    io: I,
+    /// The worker serving it and the workers' figures; none without
+    /// [`Placement::Cpu`](crate::Placement::Cpu).
+    home: Option<(usize, Arc<Steering>)>,
+    activity: Arc<Activity>,
+    reads: u32,
+    /// Checks in a row that found it elsewhere.
+    strikes: u8,
+}
+
+impl<I: AsFd> Steered<I> {
+    pub(crate) fn new(io: I, home: Option<(usize, Arc<Steering>)>, activity: Arc<Activity>) -> Self {
+        Steered { io, home, activity, reads: 0, strikes: 0 }
+    }
+
+    fn check(&mut self) {
+        let Some((home, steering)) = &self.home else { return };
+        self.reads = self.reads.wrapping_add(1);
+        if !self.reads.is_multiple_of(CHECK_EVERY) {
+            return;
+        }
+        if incoming_cpu(&self.io).is_some_and(|cpu| steering.elsewhere(*home, cpu)) {
+            self.strikes += 1;
+        } else {
+            self.strikes = 0;
+        }
+        if self.strikes >= 2 {
+            self.strikes = 0;
+            if self.activity.relocate() {
+                steering.state.metrics.moved_connections.fetch_add(1, Relaxed);
+            }
+        }
+    }
+}
+
+impl<I: AsyncRead + AsFd + Unpin> AsyncRead for Steered<I> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let result = Pin::new(&mut self.io).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = result
+            && buf.filled().len() > before
+        {
+            self.check();
+        }
+        result
+    }
+}
+
+impl<I: AsyncWrite + Unpin> AsyncWrite for Steered<I> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_goes_to_the_worker_on_its_cpu_within_the_slack() {
+        assert_eq!(choose(Some((1, 0)), (0, 0)), 1);
+        assert_eq!(choose(Some((0, 32)), (1, 31)), 0);
+        // All of them arriving on one CPU: that worker, up to the slack and
+        // twice the fewest, then the fewest.
+        assert_eq!(choose(Some((0, STEER_SLACK)), (1, 0)), 0);
+        assert_eq!(choose(Some((0, STEER_SLACK + 1)), (1, 0)), 1);
+        assert_eq!(choose(Some((0, 2 * 10 + STEER_SLACK)), (1, 10)), 0);
+        assert_eq!(choose(Some((0, 2 * 10 + STEER_SLACK + 1)), (1, 10)), 1);
+        // No CPU known, or no worker on it.
+        assert_eq!(choose(None, (1, 3)), 1);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_bound_thread_runs_on_its_cpu_only() {
+        let cpus = allowed_cpus();
+        let last = *cpus.last().expect("at least one CPU allowed");
+        let bound = std::thread::spawn(move || {
+            bind_here(last).expect("bind");
+            allowed_cpus()
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(bound, vec![last]);
+        assert_eq!(allowed_cpus(), cpus, "the calling thread keeps its own");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_loopback_connection_arrives_on_its_clients_cpu() {
+        use std::io::Write;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        for &cpu in allowed_cpus().iter().take(4) {
+            let client = std::thread::spawn(move || {
+                bind_here(cpu).expect("bind");
+                let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+                stream.write_all(b"x").expect("write");
+                stream
+            });
+            let (accepted, _) = listener.accept().expect("accept");
+            let _client = client.join().expect("client");
+            let mut byte = [0u8; 1];
+            std::io::Read::read_exact(&mut &accepted, &mut byte).expect("read");
+            assert_eq!(incoming_cpu(&accepted), Some(cpu));
+        }
+    }
+}
