@@ -65,7 +65,8 @@ if [ "$PIN" = 1 ] && [ "$cpus" -ge 2 ]; then
   SERVER=(taskset -c "$server_cpus")
   THREADS=${THREADS:-$half}
   WORKERS=$((cpus - half))
-  # One worker each, already on the servers' CPUs.
+  # Both servers confined to the server CPUs by taskset, their workers
+  # free within them (with 2 CPUs: one worker each, on CPU 1).
   OURS_AFFINITY=()
   NGINX_AFFINITY=
 else
@@ -77,7 +78,9 @@ else
   # (which also serves each connection on the CPU its packets arrive on),
   # nginx with worker_cpu_affinity auto.
   OURS_AFFINITY=(--placement cpu)
-  NGINX_AFFINITY="worker_cpu_affinity auto;"
+  # nginx's auto counts from CPU 0 unless given the CPUs it may use, as a
+  # mask with CPU 0 rightmost.
+  NGINX_AFFINITY="worker_cpu_affinity auto $(python3 -c 'import os; c = os.sched_getaffinity(0); print("".join("1" if i in c else "0" for i in reversed(range(max(c) + 1))))');"
 fi
 OURS=127.0.0.1:18080
 NGINX=127.0.0.1:18081

@@ -29,14 +29,41 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use crate::deadline::{Activity, Tracker};
 use crate::state::State;
 
-/// The CPUs this thread may run on, in order (the process's affinity, as
-/// `taskset` or a container's cpuset left it); empty where unknown.
+/// The CPUs the calling thread may run on, in order (before any binding,
+/// the process's: as `taskset` or a container's cpuset left them); empty
+/// where unknown. The first call's answer is kept for [`unbind_here`].
 #[cfg(target_os = "linux")]
 pub(crate) fn allowed_cpus() -> Vec<usize> {
     use rustix::thread::{CpuSet, sched_getaffinity};
-    sched_getaffinity(None)
-        .map_or_else(|_| Vec::new(), |set| (0..CpuSet::MAX_CPU).filter(|&cpu| set.is_set(cpu)).collect())
+    let cpus: Vec<usize> = sched_getaffinity(None)
+        .map_or_else(|_| Vec::new(), |set| (0..CpuSet::MAX_CPU).filter(|&cpu| set.is_set(cpu)).collect());
+    let _ = UNBOUND.set(cpus.clone());
+    cpus
 }
+
+/// The CPUs [`allowed_cpus`] first found.
+#[cfg(target_os = "linux")]
+static UNBOUND: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
+
+/// Lets the calling thread run on the CPUs [`allowed_cpus`] first found
+/// again: for a thread that was bound and goes on after the server, and for
+/// threads started by a bound one (they start bound too), such as the
+/// blocking pool's that rebuild the catalog on a reload.
+#[cfg(target_os = "linux")]
+pub(crate) fn unbind_here() {
+    use rustix::thread::{CpuSet, sched_setaffinity};
+    let Some(cpus) = UNBOUND.get().filter(|cpus| !cpus.is_empty()) else { return };
+    let mut set = CpuSet::new();
+    for &cpu in cpus {
+        set.set(cpu);
+    }
+    if let Err(error) = sched_setaffinity(None, &set) {
+        tracing::debug!(%error, "cannot unbind the thread from its CPU");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn unbind_here() {}
 
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn allowed_cpus() -> Vec<usize> {
@@ -107,19 +134,23 @@ impl Steering {
         Arc::new(Steering { cpus, trackers, state })
     }
 
-    /// The worker bound to `cpu`, among the first `count`.
+    /// The worker bound to `cpu` with the fewest open connections, among
+    /// the first `count`.
     pub(crate) fn worker_on(&self, cpu: usize, count: usize) -> Option<usize> {
-        self.cpus.iter().take(count).position(|&bound| bound == Some(cpu))
+        (0..count.min(self.cpus.len()))
+            .filter(|&worker| self.cpus[worker] == Some(cpu))
+            .min_by_key(|&worker| self.trackers[worker].open())
     }
 
     /// Whether a connection of worker `home` whose packets arrive on `cpu`
-    /// belongs elsewhere: on another worker, bound to `cpu`, with no more
-    /// open connections than `home`.
+    /// belongs elsewhere: `home` is not bound to `cpu`, and a worker that
+    /// is has no more open connections than `home`.
     fn elsewhere(&self, home: usize, cpu: usize) -> bool {
-        match self.worker_on(cpu, self.cpus.len()) {
-            Some(there) if there != home => self.trackers[there].open() <= self.trackers[home].open(),
-            _ => false,
+        if self.cpus.get(home) == Some(&Some(cpu)) {
+            return false;
         }
+        self.worker_on(cpu, self.cpus.len())
+            .is_some_and(|there| self.trackers[there].open() <= self.trackers[home].open())
     }
 }
 
@@ -203,6 +234,8 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Steered<I> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -219,6 +252,30 @@ mod tests {
         assert_eq!(choose(None, (1, 3)), 1);
     }
 
+    #[test]
+    fn two_workers_on_one_cpu_keep_their_connections_and_share_new_ones() {
+        let state = crate::state::State::new(crate::default_catalog().expect("catalog"));
+        let trackers: Vec<_> = (0..3).map(|_| Tracker::new(Duration::from_secs(1), Duration::from_secs(1))).collect();
+        let steering = Steering::new(vec![Some(0), Some(0), Some(1)], trackers.clone(), state);
+        trackers[0].assigned();
+        trackers[0].assigned();
+        trackers[1].assigned();
+        // New connections from CPU 0: the one of its workers with fewer.
+        assert_eq!(steering.worker_on(0, 3), Some(1));
+        assert_eq!(steering.worker_on(1, 2), None, "CPU 1's worker is not among the first two");
+        // A connection on either worker of CPU 0 stays while its packets
+        // arrive there, whichever has fewer.
+        assert!(!steering.elsewhere(0, 0));
+        assert!(!steering.elsewhere(1, 0));
+        // Arriving on CPU 1, whose worker has fewer: it moves; on a CPU no
+        // worker is bound to: it stays.
+        assert!(steering.elsewhere(0, 1));
+        assert!(!steering.elsewhere(0, 7));
+        trackers[2].assigned();
+        trackers[2].assigned();
+        assert!(!steering.elsewhere(1, 1), "not to a worker with more");
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn a_bound_thread_runs_on_its_cpu_only() {
@@ -231,7 +288,6 @@ mod tests {
         .join()
         .expect("thread");
         assert_eq!(bound, vec![last]);
-        assert_eq!(allowed_cpus(), cpus, "the calling thread keeps its own");
     }
 
     #[cfg(target_os = "linux")]

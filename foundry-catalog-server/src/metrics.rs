@@ -132,7 +132,7 @@ impl Metrics {
         family(
             "foundry_connections_moved_total",
             "counter",
-            "Connections told to reconnect (Connection: close on their next response) when the workers taking connections changed.",
+            "Connections told to reconnect (Connection: close on their next response): when the workers taking connections changed, or (placement cpu) when their packets arrive on another worker's CPU.",
             &[("", get(&self.moved_connections))],
         );
         out

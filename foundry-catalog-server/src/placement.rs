@@ -55,10 +55,12 @@ pub enum Placement {
     Adaptive,
     /// Always on every worker, the one with the fewest open connections.
     Even,
-    /// Each worker bound to a CPU of its own (the first ones the process
-    /// may use), and each connection on the worker on the CPU its packets
-    /// arrive on, unless that worker has far more open than the one with
-    /// the fewest (see `affinity`). For machines that give the server
+    /// Each worker that is one thread bound to a CPU (those the process
+    /// may use, in order, in turn if there are more workers), and each
+    /// connection on the worker on the CPU its packets arrive on, unless
+    /// that worker has far more open than the one with the fewest; a
+    /// connection whose packets keep arriving on another worker's CPU is
+    /// moved there (see `affinity`). For machines that give the server
     /// their CPUs, or whose network card spreads connections over them,
     /// and for clients on the same machine. Linux only; elsewhere as
     /// [`Placement::Even`].

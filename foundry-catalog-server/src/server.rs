@@ -268,7 +268,14 @@ async fn reloader(state: Arc<State>, source: CatalogSource, mut requests: mpsc::
         // Requests that came in meanwhile are served by this one rebuild.
         while requests.try_recv().is_ok() {}
         let build_source = source.clone();
-        match tokio::task::spawn_blocking(move || build_source.build()).await {
+        match tokio::task::spawn_blocking(move || {
+            // The blocking pool's threads start with the CPUs of the thread
+            // that started them, which `Placement::Cpu` binds to one.
+            crate::affinity::unbind_here();
+            build_source.build()
+        })
+        .await
+        {
             Ok(Ok(catalog)) => {
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let generation = state.replace(catalog);

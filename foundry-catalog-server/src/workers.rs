@@ -3,11 +3,14 @@
 //! own. The accept loop hands each new connection to the worker with the
 //! fewest open connections (in turn among equals) among those taking
 //! connections, and the connection stays there: its requests never cross
-//! threads. Handing connections out keeps the workers even; letting each
-//! worker accept for itself on a shared socket let one of them win most of
-//! a burst of connections, and half the cores sat idle. Which workers take
-//! connections is the placement's call (see `placement`): all of them
-//! while the CPUs have room, fewer while the workers wait for a CPU.
+//! threads (it may be asked to reconnect, see below). Handing connections
+//! out keeps the workers even; letting each worker accept for itself on a
+//! shared socket let one of them win most of a burst of connections, and
+//! half the cores sat idle. Which workers take connections is the
+//! placement's call (see `placement`): all of them while the CPUs have
+//! room, fewer while the workers wait for a CPU. With `Placement::Cpu`,
+//! each worker is bound to a CPU and a connection goes to the worker on
+//! the CPU its packets arrive on (see `affinity`).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -82,22 +85,29 @@ impl Workers {
         // The first worker is the accept loop's runtime: one thread only if
         // that runtime is single-threaded.
         let single = tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
-        // With `Placement::Cpu`, worker `i` is bound to the `i`-th CPU the
-        // process may use (in turn, if there are more workers than CPUs).
+        // With `Placement::Cpu`, the workers that are one thread each are
+        // bound to the CPUs the process may use, in order (in turn, if
+        // there are more of them than CPUs): worker 0 to the first if its
+        // runtime is single-threaded, the threads to the next ones.
         let cpus = if serving.config.placement == Placement::Cpu { affinity::allowed_cpus() } else { Vec::new() };
-        let cpu_of = |index: usize| (!cpus.is_empty()).then(|| cpus[index % cpus.len()]);
+        let cpu_of = |slot: usize| (!cpus.is_empty()).then(|| cpus[slot % cpus.len()]);
+        let skip = usize::from(!single);
         let tracker = tracker(&serving.config);
         tokio::spawn(Arc::clone(&tracker).run());
         let times = Arc::new(ThreadTimes::default());
         times.open_here();
-        let here = cpu_of(0).filter(|_| single).filter(|&cpu| bind(cpu, 0));
-        let mut workers = vec![Worker { place: Place::Here, tracker, times, cpu: here }];
+        // The threads first: a thread starts with its creator's CPUs, and
+        // this one's are still all the process's.
+        let mut threads = Vec::new();
         for index in 1..count.max(1) {
-            match thread(index, serving.clone(), cpu_of(index)) {
-                Ok(worker) => workers.push(worker),
+            match thread(index, serving.clone(), cpu_of(index - skip)) {
+                Ok(worker) => threads.push(worker),
                 Err(error) => error!(%error, worker = index, "cannot start a worker thread; the others serve"),
             }
         }
+        let here = cpu_of(0).filter(|_| single).filter(|&cpu| bind(cpu, 0));
+        let mut workers = vec![Worker { place: Place::Here, tracker, times, cpu: here }];
+        workers.extend(threads);
         let active = Arc::new(AtomicUsize::new(workers.len()));
         serving.state.metrics.active_workers.store(workers.len() as u64, Relaxed);
         let steering = workers.iter().any(|w| w.cpu.is_some()).then(|| {
@@ -185,6 +195,11 @@ impl Workers {
             Some(tracker) => tracker.drain(timeout).await,
             None => true,
         };
+        if self.steering.is_some() {
+            // This thread goes on after the server (a caller's, or the
+            // process's main thread): it gets its CPUs back.
+            affinity::unbind_here();
+        }
         let joined = tokio::task::spawn_blocking(move || threads.into_iter().all(|t| t.join().unwrap_or(false)));
         here_drained && joined.await.unwrap_or(false)
     }
@@ -235,8 +250,9 @@ fn bind(cpu: usize, index: usize) -> bool {
     }
 }
 
-/// Worker `index` on a thread of its own with a single-threaded runtime:
-/// it serves what it is handed until the channel closes, then drains.
+/// Worker `index` on a thread of its own with a single-threaded runtime,
+/// bound to `cpu` if given (its `cpu` is `None` if that fails): it serves
+/// what it is handed until the channel closes, then drains.
 fn thread(index: usize, serving: Serving, cpu: Option<usize>) -> std::io::Result<Worker> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let (sender, mut receiver) = mpsc::unbounded_channel::<Assigned>();
@@ -244,11 +260,10 @@ fn thread(index: usize, serving: Serving, cpu: Option<usize>) -> std::io::Result
     let own = Arc::clone(&tracker);
     let times = Arc::new(ThreadTimes::default());
     let own_times = Arc::clone(&times);
+    let (bound_sender, bound) = std::sync::mpsc::sync_channel(1);
     let thread = std::thread::Builder::new().name(format!("foundry-worker-{index}")).spawn(move || {
         own_times.open_here();
-        if let Some(cpu) = cpu {
-            bind(cpu, index);
-        }
+        let _ = bound_sender.send(cpu.filter(|&cpu| bind(cpu, index)));
         runtime.block_on(async move {
             tokio::spawn(Arc::clone(&own).run());
             while let Some(Assigned { stream, peer, permit, home }) = receiver.recv().await {
@@ -263,6 +278,7 @@ fn thread(index: usize, serving: Serving, cpu: Option<usize>) -> std::io::Result
             own.drain(serving.config.drain_timeout).await
         })
     })?;
+    let cpu = bound.recv().ok().flatten();
     Ok(Worker { place: Place::Thread(sender, thread), tracker, times, cpu })
 }
 
@@ -391,6 +407,7 @@ mod tests {
         tokio::task::spawn_blocking(move || client.join().expect("client")).await.expect("join")
     }
 
+    #[cfg(target_os = "linux")]
     #[tokio::test]
     async fn cpu_placement_serves_a_connection_on_the_cpu_its_packets_arrive_on() {
         let cpus = affinity::allowed_cpus();
@@ -403,7 +420,8 @@ mod tests {
         config.placement = Placement::Cpu;
         let state = State::new(crate::default_catalog().expect("catalog"));
         let serving = Serving { state, builder: Arc::new(http1::Builder::new()), config: Arc::new(config) };
-        // Worker 0 is this test's thread (a single-threaded runtime).
+        // Worker 0 is this test's thread (a single-threaded runtime); a
+        // worker's `cpu` is set once it is bound.
         let mut workers = Workers::start(2, serving);
         assert_eq!((workers.workers[0].cpu, workers.workers[1].cpu), (Some(a), Some(b)));
         assert_eq!(affinity::allowed_cpus(), vec![a], "worker 0 is bound");
@@ -436,5 +454,6 @@ mod tests {
         assert!(moved_after >= affinity::CHECK_EVERY, "moved after {moved_after} requests");
         assert_eq!(workers.serving.state.metrics.moved_connections.load(Relaxed), 1);
         assert!(workers.drain().await);
+        assert_eq!(affinity::allowed_cpus(), cpus, "the thread gets its CPUs back");
     }
 }
