@@ -17,14 +17,9 @@
 //! only; elsewhere there is nothing to bind and no CPU to read, and
 //! connections go to the worker with the fewest.
 
-use std::io;
 use std::os::fd::AsFd;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
-use std::task::{Context, Poll};
-
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::deadline::{Activity, Tracker};
 use crate::state::State;
@@ -154,81 +149,44 @@ impl Steering {
     }
 }
 
-/// A connection's socket that checks, every [`CHECK_EVERY`] reads, whether
-/// its packets now arrive on another worker's CPU (see the module).
+/// Where one connection's packets arrive, checked every [`CHECK_EVERY`]
+/// reads that returned data (see the module); its socket wrapper,
+/// `deadline::Watched`, calls [`Steer::read`].
 #[derive(Debug)]
-pub(crate) struct Steered<I> {
-    io: I,
-    /// The worker serving it and the workers' figures; none without
-    /// [`Placement::Cpu`](crate::Placement::Cpu).
-    home: Option<(usize, Arc<Steering>)>,
-    activity: Arc<Activity>,
+pub(crate) struct Steer {
+    /// The worker serving the connection.
+    home: usize,
+    steering: Arc<Steering>,
     reads: u32,
     /// Checks in a row that found it elsewhere.
     strikes: u8,
 }
 
-impl<I: AsFd> Steered<I> {
-    pub(crate) fn new(io: I, home: Option<(usize, Arc<Steering>)>, activity: Arc<Activity>) -> Self {
-        Steered { io, home, activity, reads: 0, strikes: 0 }
+impl Steer {
+    pub(crate) fn new(home: usize, steering: Arc<Steering>) -> Steer {
+        Steer { home, steering, reads: 0, strikes: 0 }
     }
 
-    fn check(&mut self) {
-        let Some((home, steering)) = &self.home else { return };
+    /// After a read from `socket` that returned data: every
+    /// [`CHECK_EVERY`]th, checks where its packets arrive, and the second
+    /// check in a row that finds them on another worker's CPU asks the
+    /// connection (`activity`) to move.
+    pub(crate) fn read(&mut self, socket: impl AsFd, activity: &Activity) {
         self.reads = self.reads.wrapping_add(1);
         if !self.reads.is_multiple_of(CHECK_EVERY) {
             return;
         }
-        if incoming_cpu(&self.io).is_some_and(|cpu| steering.elsewhere(*home, cpu)) {
+        if incoming_cpu(socket).is_some_and(|cpu| self.steering.elsewhere(self.home, cpu)) {
             self.strikes += 1;
         } else {
             self.strikes = 0;
         }
         if self.strikes >= 2 {
             self.strikes = 0;
-            if self.activity.relocate() {
-                steering.state.metrics.moved_connections.fetch_add(1, Relaxed);
+            if activity.relocate() {
+                self.steering.state.metrics.moved_connections.fetch_add(1, Relaxed);
             }
         }
-    }
-}
-
-impl<I: AsyncRead + AsFd + Unpin> AsyncRead for Steered<I> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let result = Pin::new(&mut self.io).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = result
-            && buf.filled().len() > before
-        {
-            self.check();
-        }
-        result
-    }
-}
-
-impl<I: AsyncWrite + Unpin> AsyncWrite for Steered<I> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 

@@ -22,6 +22,7 @@
 //! timer per connection. The drain signals every connection the same way.
 
 use std::io;
+use std::os::fd::AsFd;
 use std::pin::Pin;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize};
@@ -33,6 +34,8 @@ use atomic_waker::AtomicWaker;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
+
+use crate::affinity::Steer;
 
 /// The low bit of an [`Activity`]'s stamp: idle, or reading headers.
 const IDLE: u64 = 0;
@@ -307,25 +310,33 @@ impl Activity {
     }
 }
 
-/// A socket whose reads and writes move its connection's deadline.
+/// A socket whose reads and writes move its connection's deadline, and
+/// whose reads tell its [`Steer`] (with `Placement::Cpu`) where its
+/// packets arrive.
 #[derive(Debug)]
 pub(crate) struct Watched<I> {
     io: I,
     activity: Arc<Activity>,
+    steer: Option<Steer>,
 }
 
 impl<I> Watched<I> {
-    pub(crate) fn new(io: I, activity: Arc<Activity>) -> Self {
-        Watched { io, activity }
+    pub(crate) fn new(io: I, activity: Arc<Activity>, steer: Option<Steer>) -> Self {
+        Watched { io, activity, steer }
     }
 }
 
-impl<I: AsyncRead + Unpin> AsyncRead for Watched<I> {
+impl<I: AsyncRead + AsFd + Unpin> AsyncRead for Watched<I> {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
-        let result = Pin::new(&mut self.io).poll_read(cx, buf);
+        let this = &mut *self;
+        let result = Pin::new(&mut this.io).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = result {
-            self.activity.read(buf.filled().len().saturating_sub(before));
+            let read = buf.filled().len().saturating_sub(before);
+            this.activity.read(read);
+            if let Some(steer) = this.steer.as_mut().filter(|_| read > 0) {
+                steer.read(&this.io, &this.activity);
+            }
         }
         result
     }

@@ -16,7 +16,7 @@ use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::Instant;
 use tracing::{debug, error, info, warn};
 
-use crate::affinity::{Steered, Steering};
+use crate::affinity::Steer;
 use crate::config::{CatalogSource, Config, DEFAULT_MAX_HEADERS};
 use crate::deadline::{Phase, Signal, Tracker, Watched};
 use crate::state::State;
@@ -207,18 +207,18 @@ async fn accept(
 
 /// One connection: HTTP/1.1 with keep-alive, closed when its worker's
 /// tracker says its time is up, drained gracefully on shutdown; with
-/// `home` (its worker's index, under [`crate::Placement::Cpu`]) moved when
-/// its packets arrive on another worker's CPU.
+/// `steer` (under [`crate::Placement::Cpu`]) moved when its packets arrive
+/// on another worker's CPU.
 pub(crate) fn connection(
     state: Arc<State>,
     builder: &http1::Builder,
     stream: TcpStream,
     peer: SocketAddr,
     tracker: &Arc<Tracker>,
-    home: Option<(usize, Arc<Steering>)>,
+    steer: Option<Steer>,
 ) -> impl Future<Output = ()> + Send + 'static {
     let activity = tracker.track();
-    let io = TokioIo::new(Watched::new(Steered::new(stream, home, Arc::clone(&activity)), Arc::clone(&activity)));
+    let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity), steer));
     let service_state = Arc::clone(&state);
     let service_activity = Arc::clone(&activity);
     let service = service_fn(move |request| {

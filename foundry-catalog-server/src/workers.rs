@@ -22,7 +22,7 @@ use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tracing::{debug, error, warn};
 
-use crate::affinity::{self, Steering};
+use crate::affinity::{self, Steer, Steering};
 use crate::config::Config;
 use crate::deadline::Tracker;
 use crate::placement::{self, Placement, ThreadTimes};
@@ -42,7 +42,7 @@ struct Assigned {
     stream: std::net::TcpStream,
     peer: SocketAddr,
     permit: OwnedSemaphorePermit,
-    home: Option<(usize, Arc<Steering>)>,
+    steer: Option<Steer>,
 }
 
 /// Where a worker runs.
@@ -149,18 +149,18 @@ impl Workers {
             }
             None => fewest,
         };
-        let home = self.steering.as_ref().map(|steering| (chosen, Arc::clone(steering)));
+        let steer = self.steering.as_ref().map(|steering| Steer::new(chosen, Arc::clone(steering)));
         let worker = &self.workers[chosen];
         // Counted now, not when the worker picks it up, so that a burst of
         // connections spreads at once.
         worker.tracker.assigned();
         match &worker.place {
-            Place::Here => spawn(&self.serving, &worker.tracker, stream, peer, permit, home),
+            Place::Here => spawn(&self.serving, &worker.tracker, stream, peer, permit, steer),
             Place::Thread(sender, _) => {
                 // A socket moves between runtimes as a standard socket.
                 let handed = match stream.into_std() {
                     Ok(stream) => sender
-                        .send(Assigned { stream, peer, permit, home })
+                        .send(Assigned { stream, peer, permit, steer })
                         .map_err(|_| "the worker has stopped".to_owned()),
                     Err(error) => Err(error.to_string()),
                 };
@@ -225,9 +225,9 @@ fn spawn(
     stream: TcpStream,
     peer: SocketAddr,
     permit: OwnedSemaphorePermit,
-    home: Option<(usize, Arc<Steering>)>,
+    steer: Option<Steer>,
 ) {
-    let task = connection(Arc::clone(&serving.state), &serving.builder, stream, peer, tracker, home);
+    let task = connection(Arc::clone(&serving.state), &serving.builder, stream, peer, tracker, steer);
     let tracker = Arc::clone(tracker);
     tokio::spawn(async move {
         task.await;
@@ -266,9 +266,9 @@ fn thread(index: usize, serving: Serving, cpu: Option<usize>) -> std::io::Result
         let _ = bound_sender.send(cpu.filter(|&cpu| bind(cpu, index)));
         runtime.block_on(async move {
             tokio::spawn(Arc::clone(&own).run());
-            while let Some(Assigned { stream, peer, permit, home }) = receiver.recv().await {
+            while let Some(Assigned { stream, peer, permit, steer }) = receiver.recv().await {
                 match TcpStream::from_std(stream) {
-                    Ok(stream) => spawn(&serving, &own, stream, peer, permit, home),
+                    Ok(stream) => spawn(&serving, &own, stream, peer, permit, steer),
                     Err(error) => {
                         never_served(&serving, &own);
                         debug!(%peer, %error, worker = index, "cannot serve the connection; closing it");
@@ -329,16 +329,21 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn a_packed_worker_moves_its_connections_with_their_next_response() {
+    /// Two workers with `placement` on this test's runtime (worker 0 is
+    /// its thread), the socket they serve and permits for 8 connections.
+    async fn two_workers(placement: Placement) -> (TcpListener, Workers, Arc<Semaphore>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let mut config = Config::new(listener.local_addr().expect("addr"), CatalogSource::Embedded);
-        // Placement decided here, not measured.
-        config.placement = Placement::Even;
+        config.placement = placement;
         let state = State::new(crate::default_catalog().expect("catalog"));
         let serving = Serving { state, builder: Arc::new(http1::Builder::new()), config: Arc::new(config) };
-        let mut workers = Workers::start(2, serving);
-        let permits = Arc::new(Semaphore::new(8));
+        (listener, Workers::start(2, serving), Arc::new(Semaphore::new(8)))
+    }
+
+    #[tokio::test]
+    async fn a_packed_worker_moves_its_connections_with_their_next_response() {
+        // Placement decided here, not measured.
+        let (listener, mut workers, permits) = two_workers(Placement::Even).await;
         let mut first = connect(&listener, &mut workers, &permits).await;
         let mut second = connect(&listener, &mut workers, &permits).await;
         assert_eq!((workers.workers[0].tracker.open(), workers.workers[1].tracker.open()), (1, 1));
@@ -415,18 +420,12 @@ mod tests {
             eprintln!("skipped: one CPU allowed ({cpus:?})");
             return;
         };
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let mut config = Config::new(listener.local_addr().expect("addr"), CatalogSource::Embedded);
-        config.placement = Placement::Cpu;
-        let state = State::new(crate::default_catalog().expect("catalog"));
-        let serving = Serving { state, builder: Arc::new(http1::Builder::new()), config: Arc::new(config) };
         // Worker 0 is this test's thread (a single-threaded runtime); a
         // worker's `cpu` is set once it is bound.
-        let mut workers = Workers::start(2, serving);
+        let (listener, mut workers, permits) = two_workers(Placement::Cpu).await;
         assert_eq!((workers.workers[0].cpu, workers.workers[1].cpu), (Some(a), Some(b)));
         assert_eq!(affinity::allowed_cpus(), vec![a], "worker 0 is bound");
         let open = |workers: &Workers| (workers.workers[0].tracker.open(), workers.workers[1].tracker.open());
-        let permits = Arc::new(Semaphore::new(8));
 
         // Each client's connection on the worker of its CPU, whichever has
         // fewer open.
