@@ -1,7 +1,9 @@
 //! Arbitrary JSON → the conformance validator and the typed parse: never a
-//! panic; a body the validator accepts always reads into the typed model
-//! and serializes back to an equal JSON value (integers compared as JSON
-//! Schema counts them: `3.0` is written back as `3`).
+//! panic; the two agree on every body: one the validator accepts always
+//! reads into the typed model and serializes back to an equal JSON value
+//! (integers compared as JSON Schema counts them: `3.0` is written back as
+//! `3`), and one the typed parse refuses always has a violation, the same
+//! ones the parse reports.
 #![no_main]
 
 use foundry_catalog::response::ProductResponse;
@@ -20,7 +22,10 @@ fuzz_target!(|data: &[u8]| {
             let again = serde_json::to_value(&response).expect("serializes");
             assert_eq!(whole(again), whole(body.clone()), "a valid body round-trips");
         }
-        Err(_) => assert!(!violations.is_empty() || body.get("data").is_some()),
+        Err(refused) => {
+            assert!(!violations.is_empty(), "the typed parse refused a body the validator accepts: {refused}");
+            assert_eq!(refused.0, violations, "the typed parse reports the validator's violations");
+        }
     }
 });
 
