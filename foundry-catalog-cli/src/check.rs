@@ -26,7 +26,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         let body = match read(source) {
             Ok(body) => body,
             Err(e) => {
-                eprintln!("{source}: {e}");
+                eprintln!("error: {source}: {e}");
                 worst = USAGE;
                 continue;
             }

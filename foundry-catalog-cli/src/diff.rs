@@ -26,15 +26,39 @@ pub(crate) struct Args {
     base: Option<String>,
     /// The compatibility a change must keep: backward (new readers read old
     /// records), forward (old readers read new records) or full (both).
-    #[arg(long, default_value = "full", value_parser = ["backward", "forward", "full"])]
-    mode: String,
+    #[arg(long, value_enum, default_value_t = Mode::Full)]
+    mode: Mode,
     /// Judge for tolerant readers (they ignore unknown keys) instead of
     /// strict ones (they reject them, as the validator and the JSON Schemas do).
     #[arg(long)]
     tolerant: bool,
     /// Report as text or JSON.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
-    format: String,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// The compatibility modes a change can be judged in.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Mode {
+    Backward,
+    Forward,
+    Full,
+}
+
+impl From<Mode> for Compatibility {
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Backward => Compatibility::Backward,
+            Mode::Forward => Compatibility::Forward,
+            Mode::Full => Compatibility::Full,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
@@ -57,9 +81,9 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         }
     };
     let report = diff(&old, &new);
-    let mode: Compatibility = args.mode.parse().unwrap_or(Compatibility::Full);
+    let mode = Compatibility::from(args.mode);
     let violations = report.violations(mode, !args.tolerant);
-    if args.format == "json" {
+    if args.format == Format::Json {
         let json = serde_json::json!({
             "mode": mode,
             "readers": if args.tolerant { "tolerant" } else { "strict" },

@@ -97,6 +97,13 @@ fn write_out(text: std::fmt::Arguments<'_>, end: &str) {
     }
 }
 
+/// A usage error clap cannot see (two arguments that only go together
+/// through a setting): `error: <message>`, the usage, exit code 2.
+fn usage_error(message: &str) -> ExitCode {
+    use clap::CommandFactory;
+    Cli::command().error(clap::error::ErrorKind::MissingRequiredArgument, message).exit()
+}
+
 /// Prints `error: <message>` to stderr and returns `code`.
 fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");

@@ -70,11 +70,57 @@ fn usage_errors_exit_2_on_stderr() {
         &["build", "examples/catalog", "--check", "-o", "x.fcat"],
         &["build", "examples/catalog", "--check", "--codings", "zstd"],
         &["build", "no-such-folder", "--check"],
+        &["check", "no-such-file.json"],
+        &["serve", "--catalog", "no-such-folder"],
+        &["serve", "--watch"],
+        &["serve", "--log-format", "xml"],
+        &["serve", "--workers", "0"],
+        &["serve", "--header-timeout", "0s"],
+        &["serve", "--max-headers", "1001"],
+        &["diff", "--mode", "sideways", "record-types", "record-types"],
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
-        assert!(!out.stderr.is_empty(), "{args:?} said nothing");
+        let stderr = text(&out.stderr);
+        // Without a subcommand, the help (as git and cargo do).
+        let expected = if args.is_empty() { "The foundry-catalog command" } else { "error: " };
+        assert!(stderr.starts_with(expected), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_mistyped_subcommand_or_flag_gets_a_suggestion() {
+    let out = run(&["serv"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("similar subcommand exists: 'serve'"), "{}", text(&out.stderr));
+    let out = run(&["serve", "--idle-timout", "5s"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("similar argument exists: '--idle-timeout'"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn serve_help_shows_each_setting_with_its_default_and_variable() {
+    let help = text(&run(&["serve", "--help"]).stdout);
+    for (flag, default, variable) in [
+        ("--addr", "127.0.0.1:8080", "FOUNDRY_CATALOG_ADDR"),
+        ("--header-timeout", "10s", "FOUNDRY_CATALOG_HEADER_TIMEOUT"),
+        ("--idle-timeout", "1m", "FOUNDRY_CATALOG_IDLE_TIMEOUT"),
+        ("--drain-timeout", "10s", "FOUNDRY_CATALOG_DRAIN_TIMEOUT"),
+        ("--watch-interval", "500ms", "FOUNDRY_CATALOG_WATCH_INTERVAL"),
+        ("--max-header-bytes", "32768", "FOUNDRY_CATALOG_MAX_HEADER_BYTES"),
+        ("--max-headers", "100", "FOUNDRY_CATALOG_MAX_HEADERS"),
+        ("--log-format", "text", "FOUNDRY_CATALOG_LOG_FORMAT"),
+    ] {
+        // From the flag to the next one.
+        let start = help.find(&format!("      {flag} ")).unwrap_or_else(|| panic!("{flag}: {help}"));
+        let entry = &help[start + 6..];
+        let entry = &entry[..entry.find("\n      -").or_else(|| entry.find("\n  -")).unwrap_or(entry.len())];
+        assert!(entry.contains(&format!("[default: {default}]")), "{flag}: {entry}");
+        assert!(entry.contains(&format!("[env: {variable}=")), "{flag}: {entry}");
+    }
+    for tuning in ["placement", "adaptive", "affinity", "steer", "bound to a cpu"] {
+        assert!(!help.to_lowercase().contains(tuning), "--help mentions {tuning}: {help}");
     }
 }
 
@@ -324,8 +370,7 @@ fn sigterm_drains_in_flight_requests_and_exits_0() {
     use std::io::Write;
     // Four workers: the connections, the in-flight one included, land on
     // several, and each drains its own.
-    // Even placement: a busy CI machine would otherwise pack them onto fewer.
-    let mut server = Server::start(&["--drain-timeout", "5s", "--workers", "4", "--placement", "even"]);
+    let mut server = Server::start(&["--drain-timeout", "5s", "--workers", "4"]);
     let addr = server.addr;
     // Load: keep-alive clients requesting in a loop until the server goes.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

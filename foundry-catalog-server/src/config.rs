@@ -1,18 +1,20 @@
-//! Server settings and their defaults.
+//! Server settings: each declared once, here, with its default, its
+//! documentation (which is also its `--help` text in
+//! `foundry-catalog serve`, through the `clap` feature) and its
+//! environment variable.
 
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use foundry_catalog::catalog::{CatalogErrors, ResponseCatalog};
 
-use crate::Placement;
-
 /// Where the catalog comes from; reloads rebuild or reread it from the
 /// same place.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum CatalogSource {
     /// The default catalog built into this crate ([`crate::default_catalog`]).
+    #[default]
     Embedded,
     /// A folder of product manifests, built in memory at start and on
     /// every reload.
@@ -49,82 +51,200 @@ impl std::fmt::Display for CatalogSource {
     }
 }
 
-/// The default cap on request headers, which is also hyper's own default
-/// (`server::run` leaves hyper's setting alone when they agree).
-pub(crate) const DEFAULT_MAX_HEADERS: usize = 100;
-
-/// Everything the server can be told. [`Config::new`] gives the defaults.
+/// Everything the server can be told. [`Config::default`] gives the
+/// defaults; each field has a setter of its name, so settings chain:
+///
+/// ```
+/// use std::time::Duration;
+/// use foundry_catalog_server::{CatalogSource, Config};
+///
+/// let config = Config::default()
+///     .source(CatalogSource::Embedded)
+///     .port(0)
+///     .idle_timeout(Duration::from_secs(30));
+/// assert_eq!(config.addr.port(), 0);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[non_exhaustive]
 pub struct Config {
     /// The address to listen on.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_ADDR", default_value_t = Config::ADDR))]
     pub addr: SocketAddr,
-    /// The catalog to serve.
+    /// The catalog to serve (`foundry-catalog serve` sets it from
+    /// `--catalog`).
+    #[cfg_attr(feature = "clap", arg(skip))]
     pub source: CatalogSource,
-    /// How long a client has to send a request's headers, from its first
-    /// byte (default 10 s). A dripping client is closed when it runs out.
-    pub header_timeout: Duration,
-    /// How long a connection may sit without traffic between requests or
-    /// while a response is not being read (default 60 s).
-    ///
-    /// Both timeouts are checked once a tick, a sixteenth of the shorter
-    /// one (at most 250 ms): a connection is closed at most two ticks
-    /// after its time is up, never before.
-    pub idle_timeout: Duration,
-    /// How many threads accept and serve connections, each with a
-    /// single-threaded runtime of its own; a connection stays on the
-    /// thread that accepted it (default: the available parallelism).
-    pub workers: usize,
-    /// Which workers take new connections (default
-    /// [`Placement::Adaptive`]: all of them while the CPUs have room, fewer
-    /// while the workers wait for a CPU; [`Placement::Cpu`] binds each
-    /// worker to a CPU and steers connections by the CPU their packets
-    /// arrive on).
-    pub placement: Placement,
-    /// The most connections open at once; a connection over it is closed
-    /// as soon as it is accepted, and counted (default: from the
-    /// file-descriptor limit, see [`default_max_connections`]).
-    pub max_connections: usize,
-    /// The largest request head (request line and headers) in bytes; over
-    /// it the answer is 431 (default 32 KiB).
-    pub max_header_bytes: usize,
-    /// The most request headers; over it the answer is 431 (default 100).
-    pub max_headers: usize,
-    /// How long in-flight requests may take to finish after SIGTERM or
-    /// SIGINT before the server exits anyway (default 10 s).
-    pub drain_timeout: Duration,
-    /// Reload the catalog when a file in its folder changes (debounced).
+    /// Reload the catalog when it changes on disk: the artifact file, or a
+    /// `*.json` file of the manifest folder. A change is reloaded once it
+    /// has held still for one watch interval.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_WATCH"))]
     pub watch: bool,
-    /// How often the folder is looked at when watching (default 500 ms).
+    /// How often the catalog is looked at when watching.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_WATCH_INTERVAL", value_name = "DURATION",
+        value_parser = cli::duration, default_value = cli::show(Config::WATCH_INTERVAL)))]
     pub watch_interval: Duration,
+    /// Time a client has to send a request's headers, counted from their
+    /// first byte: a client dripping a byte at a time is closed when it
+    /// runs out.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_HEADER_TIMEOUT", value_name = "DURATION",
+        value_parser = cli::duration, default_value = cli::show(Config::HEADER_TIMEOUT)))]
+    pub header_timeout: Duration,
+    /// Time a connection may sit without traffic: between requests, or
+    /// while a response is not being read. Both timeouts are checked once
+    /// a tick (a sixteenth of the shorter one, at most 250 ms): a
+    /// connection is closed at most two ticks after its time is up, never
+    /// before.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_IDLE_TIMEOUT", value_name = "DURATION",
+        value_parser = cli::duration, default_value = cli::show(Config::IDLE_TIMEOUT)))]
+    pub idle_timeout: Duration,
+    /// Time in-flight requests get to finish after SIGTERM or SIGINT
+    /// before the server exits anyway.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_DRAIN_TIMEOUT", value_name = "DURATION",
+        value_parser = cli::duration, default_value = cli::show(Config::DRAIN_TIMEOUT)))]
+    pub drain_timeout: Duration,
+    /// Threads that serve connections, each with a single-threaded
+    /// runtime; a connection stays on the one it was handed to. The
+    /// default is the number of CPUs the process may use.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_WORKERS", value_name = "N",
+        value_parser = cli::at_least(1), default_value_t = default_workers()))]
+    pub workers: usize,
+    /// Most connections open at once; one over it is closed as soon as it
+    /// is accepted, and counted. The default is the file-descriptor limit
+    /// less a tenth (at least 32) for the listener, catalog files and logs.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_CONNECTIONS", value_name = "N",
+        value_parser = cli::at_least(1), default_value_t = default_max_connections()))]
+    pub max_connections: usize,
+    /// Largest request head (request line and headers), in bytes; over it,
+    /// 431.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_HEADER_BYTES", value_name = "BYTES",
+        value_parser = cli::between(1024, 1 << 20), default_value_t = Config::MAX_HEADER_BYTES))]
+    pub max_header_bytes: usize,
+    /// Most request headers; over it, 431.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_HEADERS", value_name = "N",
+        value_parser = cli::between(1, 1000), default_value_t = Config::MAX_HEADERS))]
+    pub max_headers: usize,
 }
 
 impl Config {
-    /// The defaults, serving `source` on `addr`.
-    pub fn new(addr: SocketAddr, source: CatalogSource) -> Self {
+    const ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 8080));
+    const WATCH_INTERVAL: Duration = Duration::from_millis(500);
+    const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+    const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+    const MAX_HEADER_BYTES: usize = 32 * 1024;
+    /// hyper's own cap on request headers (the server leaves hyper's
+    /// setting alone when they agree).
+    pub(crate) const HYPER_MAX_HEADERS: usize = 100;
+    const MAX_HEADERS: usize = Config::HYPER_MAX_HEADERS;
+
+    /// Sets the port of the `addr` field.
+    #[must_use]
+    pub fn port(mut self, port: u16) -> Self {
+        self.addr.set_port(port);
+        self
+    }
+}
+
+impl Default for Config {
+    /// `127.0.0.1:8080`, the embedded catalog, no watching; timeouts 10 s
+    /// (headers), 60 s (idle) and 10 s (drain); a worker per CPU; the
+    /// connection cap from the file-descriptor limit; request heads up to
+    /// 32 KiB and 100 headers.
+    fn default() -> Self {
         Config {
-            addr,
-            source,
-            header_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            workers: std::thread::available_parallelism().map_or(1, usize::from),
-            placement: Placement::Adaptive,
-            max_connections: default_max_connections(),
-            max_header_bytes: 32 * 1024,
-            max_headers: DEFAULT_MAX_HEADERS,
-            drain_timeout: Duration::from_secs(10),
+            addr: Config::ADDR,
+            source: CatalogSource::Embedded,
             watch: false,
-            watch_interval: Duration::from_millis(500),
+            watch_interval: Config::WATCH_INTERVAL,
+            header_timeout: Config::HEADER_TIMEOUT,
+            idle_timeout: Config::IDLE_TIMEOUT,
+            drain_timeout: Config::DRAIN_TIMEOUT,
+            workers: default_workers(),
+            max_connections: default_max_connections(),
+            max_header_bytes: Config::MAX_HEADER_BYTES,
+            max_headers: Config::MAX_HEADERS,
         }
     }
+}
+
+/// A setter per field: `config.header_timeout(d)` sets `config.header_timeout`.
+macro_rules! setters {
+    ($($field:ident: $type:ty),* $(,)?) => {
+        impl Config {
+            $(
+                #[doc = concat!("Sets the `", stringify!($field), "` field.")]
+                #[must_use]
+                pub fn $field(mut self, value: $type) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+setters! {
+    addr: SocketAddr,
+    source: CatalogSource,
+    watch: bool,
+    watch_interval: Duration,
+    header_timeout: Duration,
+    idle_timeout: Duration,
+    drain_timeout: Duration,
+    workers: usize,
+    max_connections: usize,
+    max_header_bytes: usize,
+    max_headers: usize,
+}
+
+/// The default worker count: the CPUs the process may use.
+fn default_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// The default connection cap: the soft file-descriptor limit less a
 /// headroom of a tenth (at least 32) for the listener, catalog files,
 /// logs and the connections accepted only to be closed. 1,024 descriptors
 /// give 922 connections.
-pub fn default_max_connections() -> usize {
+fn default_max_connections() -> usize {
     let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(1 << 20);
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let headroom = (limit / 10).max(32);
     limit.saturating_sub(headroom).max(1)
+}
+
+/// How the settings are read from the command line.
+#[cfg(feature = "clap")]
+mod cli {
+    use std::time::Duration;
+
+    /// A duration as it is written: `10s`, `500ms`, `1m`; never zero.
+    pub(super) fn duration(text: &str) -> Result<Duration, String> {
+        let duration = humantime::parse_duration(text).map_err(|e| format!("{e} (write it like 10s, 500ms or 1m)"))?;
+        if duration.is_zero() { Err("must be longer than zero".to_owned()) } else { Ok(duration) }
+    }
+
+    /// A default duration as [`duration`] reads it.
+    pub(super) fn show(duration: Duration) -> String {
+        humantime::format_duration(duration).to_string()
+    }
+
+    /// A whole number of at least `low`.
+    pub(super) fn at_least(low: usize) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+        between(low, usize::MAX)
+    }
+
+    /// A whole number from `low` to `high`.
+    pub(super) fn between(
+        low: usize,
+        high: usize,
+    ) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+        move |text| match text.parse::<usize>() {
+            Ok(n) if (low..=high).contains(&n) => Ok(n),
+            Ok(_) if high == usize::MAX => Err(format!("must be at least {low}")),
+            Ok(_) => Err(format!("must be from {low} to {high}")),
+            Err(e) => Err(format!("{e}")),
+        }
+    }
 }

@@ -29,8 +29,7 @@ fn shard() -> usize {
 }
 
 /// Every counter of the server. All are monotonic except the gauges
-/// (`open_connections`, `catalog_products`, `catalog_generation`,
-/// `active_workers`).
+/// (`open_connections`, `catalog_products`, `catalog_generation`).
 #[derive(Debug, Default)]
 pub(crate) struct Metrics {
     requests: [RequestCounters; SHARDS],
@@ -44,8 +43,6 @@ pub(crate) struct Metrics {
     pub(crate) catalog_generation: AtomicU64,
     pub(crate) reloads_ok: AtomicU64,
     pub(crate) reloads_failed: AtomicU64,
-    pub(crate) active_workers: AtomicU64,
-    pub(crate) moved_connections: AtomicU64,
 }
 
 impl Metrics {
@@ -122,18 +119,6 @@ impl Metrics {
             "counter",
             "Catalog reloads, by result.",
             &[("{result=\"ok\"}", get(&self.reloads_ok)), ("{result=\"failed\"}", get(&self.reloads_failed))],
-        );
-        family(
-            "foundry_workers_active",
-            "gauge",
-            "Workers taking new connections: fewer than the workers while they wait for a CPU.",
-            &[("", get(&self.active_workers))],
-        );
-        family(
-            "foundry_connections_moved_total",
-            "counter",
-            "Connections told to reconnect (Connection: close on their next response): when the workers taking connections changed, or (placement cpu) when their packets arrive on another worker's CPU.",
-            &[("", get(&self.moved_connections))],
         );
         out
     }

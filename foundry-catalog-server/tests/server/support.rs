@@ -18,7 +18,7 @@ pub(crate) struct TestServer {
 impl TestServer {
     /// Serves the embedded catalog with the default settings, changed by `edit`.
     pub(crate) fn start(edit: impl FnOnce(&mut Config)) -> TestServer {
-        let mut config = Config::new(SocketAddr::from(([127, 0, 0, 1], 0)), CatalogSource::Embedded);
+        let mut config = Config::default().addr(SocketAddr::from(([127, 0, 0, 1], 0))).source(CatalogSource::Embedded);
         edit(&mut config);
         let (ready_tx, ready_rx) = mpsc::channel();
         let (finished_tx, finished) = mpsc::channel();

@@ -5,10 +5,10 @@
 //! not read) is closed.
 //!
 //! Each worker has a [`Tracker`] of its connections, and each connection
-//! an [`Activity`]. [`Watched`] wraps the socket: a read that starts a
-//! request and every write stamp the connection with its phase and the
-//! worker's coarse clock, in one word (a relaxed atomic load and store,
-//! no clock read per request).
+//! an [`Activity`]. The connection's socket wrapper (`crate::io`) reports
+//! its reads and writes: a read that starts a request and every write
+//! stamp the connection with its phase and the worker's coarse clock, in
+//! one word (a relaxed atomic load and store, no clock read per request).
 //! Every response is written right after its request's headers are read
 //! (the server never reads a body), so a write marks the end of a
 //! request: the connection is idle again until the next byte arrives.
@@ -21,33 +21,24 @@
 //! with its ticks, never before, with no clock read per request and no
 //! timer per connection. The drain signals every connection the same way.
 
-use std::io;
-use std::os::fd::AsFd;
-use std::pin::Pin;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::task::Context;
 use std::time::Duration;
 
 use atomic_waker::AtomicWaker;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
-
-use crate::affinity::Steer;
 
 /// The low bit of an [`Activity`]'s stamp: idle, or reading headers.
 const IDLE: u64 = 0;
 const HEADERS: u64 = 1;
 
 const RUN: u8 = 0;
-/// Serve on, and say `Connection: close` on the next response: the
-/// placement moves the connection (see `placement`).
-const MOVE: u8 = 1;
-const DRAIN: u8 = 2;
-const CLOSE_HEADER: u8 = 3;
-const CLOSE_IDLE: u8 = 4;
+const DRAIN: u8 = 1;
+const CLOSE_HEADER: u8 = 2;
+const CLOSE_IDLE: u8 = 3;
 
 /// Which timeout closed a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +52,7 @@ pub(crate) enum Phase {
 /// What a connection task is told to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Signal {
-    /// Serve on (a connection being moved, too: see [`Activity::moving`]).
+    /// Serve on.
     Run,
     /// The server is draining: finish the request in flight, then close.
     Drain,
@@ -87,10 +78,6 @@ pub(crate) struct Tracker {
     connections: Mutex<Vec<Arc<Activity>>>,
     draining: AtomicBool,
     drained: Notify,
-    /// False while the placement gives this worker no new connections:
-    /// a connection it starts then (handed over just before the change)
-    /// is moved at once.
-    taking: AtomicBool,
 }
 
 impl Tracker {
@@ -111,7 +98,6 @@ impl Tracker {
             connections: Mutex::new(Vec::new()),
             draining: AtomicBool::new(false),
             drained: Notify::new(),
-            taking: AtomicBool::new(true),
         })
     }
 
@@ -139,13 +125,7 @@ impl Tracker {
         // Under the lock `drain` sets `draining` under: a connection is
         // either in the list the drain signals, or told to drain here.
         let mut connections = self.lock();
-        let signal = if self.draining.load(Relaxed) {
-            DRAIN
-        } else if self.taking.load(Relaxed) {
-            RUN
-        } else {
-            MOVE
-        };
+        let signal = if self.draining.load(Relaxed) { DRAIN } else { RUN };
         let activity = Arc::new(Activity {
             clock: Arc::clone(&self.now),
             stamp: AtomicU64::new(stamp(self.now.load(Relaxed), IDLE)),
@@ -181,33 +161,6 @@ impl Tracker {
             }
         }
         !(self.draining.load(Relaxed) && connections.is_empty())
-    }
-
-    /// Asks up to `count` of the worker's connections to move: each says
-    /// `Connection: close` on its next response, and its client reconnects
-    /// (to where the accept loop sends it). Returns how many were asked.
-    pub(crate) fn relocate(&self, count: usize) -> usize {
-        let connections = self.lock();
-        connections
-            .iter()
-            // Not those already finished (the list holds their last reference).
-            .filter(|activity| Arc::strong_count(activity) > 1)
-            .filter(|activity| activity.relocate())
-            .take(count)
-            .count()
-    }
-
-    /// Connections being served as usual: not finished, not being moved,
-    /// drained or closed.
-    pub(crate) fn running(&self) -> usize {
-        let connections = self.lock();
-        connections.iter().filter(|a| Arc::strong_count(a) > 1 && a.signal.load(Relaxed) == RUN).count()
-    }
-
-    /// Whether the placement gives this worker new connections (see
-    /// `taking`).
-    pub(crate) fn set_taking(&self, taking: bool) {
-        self.taking.store(taking, Relaxed);
     }
 
     /// Sweeps once a tick until the worker has drained.
@@ -263,28 +216,20 @@ pub(crate) struct Activity {
 }
 
 impl Activity {
-    fn read(&self, bytes: usize) {
+    /// Counts `bytes` read: the first byte of a request starts its header
+    /// timeout.
+    pub(crate) fn read(&self, bytes: usize) {
         if bytes > 0 && self.stamp.load(Relaxed) & 1 == IDLE {
             self.stamp.store(stamp(self.clock.load(Relaxed), HEADERS), Relaxed);
         }
     }
 
-    fn wrote(&self, bytes: usize) {
+    /// Counts `bytes` written: a response ends its request, and the
+    /// connection is idle again.
+    pub(crate) fn wrote(&self, bytes: usize) {
         if bytes > 0 {
             self.stamp.store(stamp(self.clock.load(Relaxed), IDLE), Relaxed);
         }
-    }
-
-    /// Whether the connection is being moved: its next response should
-    /// say `Connection: close`.
-    pub(crate) fn moving(&self) -> bool {
-        self.signal.load(Relaxed) == MOVE
-    }
-
-    /// Asks the connection to move (see [`Tracker::relocate`]), unless it
-    /// is already moving, draining or closing. Returns whether it was asked.
-    pub(crate) fn relocate(&self) -> bool {
-        self.signal.compare_exchange(RUN, MOVE, Relaxed, Relaxed).is_ok()
     }
 
     fn close(&self, phase: Phase) {
@@ -302,77 +247,11 @@ impl Activity {
     pub(crate) fn signal(&self, cx: &Context<'_>) -> Signal {
         self.waker.register(cx.waker());
         match self.signal.load(Relaxed) {
-            RUN | MOVE => Signal::Run,
+            RUN => Signal::Run,
             DRAIN => Signal::Drain,
             CLOSE_HEADER => Signal::Close(Phase::Header),
             _ => Signal::Close(Phase::Idle),
         }
-    }
-}
-
-/// A socket whose reads and writes move its connection's deadline, and
-/// whose reads tell its [`Steer`] (with `Placement::Cpu`) where its
-/// packets arrive.
-#[derive(Debug)]
-pub(crate) struct Watched<I> {
-    io: I,
-    activity: Arc<Activity>,
-    steer: Option<Steer>,
-}
-
-impl<I> Watched<I> {
-    pub(crate) fn new(io: I, activity: Arc<Activity>, steer: Option<Steer>) -> Self {
-        Watched { io, activity, steer }
-    }
-}
-
-impl<I: AsyncRead + AsFd + Unpin> AsyncRead for Watched<I> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let this = &mut *self;
-        let result = Pin::new(&mut this.io).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = result {
-            let read = buf.filled().len().saturating_sub(before);
-            this.activity.read(read);
-            if let Some(steer) = this.steer.as_mut().filter(|_| read > 0) {
-                steer.read(&this.io, &this.activity);
-            }
-        }
-        result
-    }
-}
-
-impl<I: AsyncWrite + Unpin> AsyncWrite for Watched<I> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        let result = Pin::new(&mut self.io).poll_write(cx, buf);
-        if let Poll::Ready(Ok(written)) = result {
-            self.activity.wrote(written);
-        }
-        result
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let result = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
-        if let Poll::Ready(Ok(written)) = result {
-            self.activity.wrote(written);
-        }
-        result
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -422,37 +301,6 @@ mod tests {
                 "idle timeout from {at} ms closed at {closed} ms"
             );
         }
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn relocation_marks_as_many_live_connections_as_asked_and_the_drain_overrides_it() {
-        let tracker = Tracker::new(Duration::from_secs(10), Duration::from_secs(60));
-        let live: Vec<_> = (0..4).map(|_| tracker.track()).collect();
-        drop(tracker.track()); // finished, not yet swept
-        assert_eq!(tracker.relocate(0), 0);
-        assert_eq!(tracker.relocate(3), 3);
-        assert_eq!(live.iter().filter(|a| a.moving()).count(), 3);
-        assert_eq!(tracker.running(), 1);
-        assert_eq!(tracker.relocate(usize::MAX), 1, "only the one left");
-        assert_eq!(tracker.running(), 0);
-        // Started while the worker takes no new connections: moved at once.
-        tracker.set_taking(false);
-        let late = tracker.track();
-        assert!(late.moving());
-        tracker.set_taking(true);
-        assert!(!tracker.track().moving());
-        drop(late);
-        let cx = Context::from_waker(Waker::noop());
-        assert!(live.iter().all(|a| a.moving() && a.signal(&cx) == Signal::Run));
-        tracker.assigned();
-        let drained = {
-            let tracker = std::sync::Arc::clone(&tracker);
-            tokio::spawn(async move { tracker.drain(Duration::from_secs(1)).await })
-        };
-        tokio::task::yield_now().await;
-        assert!(live.iter().all(|a| !a.moving() && a.signal(&cx) == Signal::Drain));
-        tracker.finished();
-        assert!(drained.await.expect("drain"));
     }
 
     #[tokio::test(start_paused = true)]

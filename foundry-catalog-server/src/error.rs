@@ -1,0 +1,20 @@
+//! Why the server could not start.
+
+/// Why the server could not start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The async runtime or the signal handlers could not be set up.
+    #[error("cannot start: {0}")]
+    Start(#[from] std::io::Error),
+    /// The catalog has problems; nothing was served.
+    #[error("{0}")]
+    Catalog(foundry_catalog::catalog::CatalogErrors),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+}
