@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use foundry_catalog_server::CatalogSource;
 
-use crate::support::{TestServer, closed_after, exchange, status};
+use crate::support::{Response, TestServer, closed_after, exchange, send, status};
 
 const PRODUCT: &str = "/api/public/foundry/products/eu-regulatory-status-signals";
 
@@ -254,4 +254,118 @@ fn shutdown_closes_idle_connections_stops_accepting_and_returns() {
     assert!(closed_after(&mut idle, Duration::from_secs(3)).is_some(), "the idle connection is closed");
     assert!(server.finished_within(Duration::from_secs(3)), "run returns after the drain");
     assert!(TcpStream::connect(server.addr).is_err(), "no longer accepting");
+}
+
+#[test]
+fn readiness_turns_503_on_an_open_connection_during_the_drain() {
+    let server = TestServer::start(|c| c.drain_timeout = Duration::from_secs(5));
+    let readyz = "GET /readyz HTTP/1.1\r\nHost: t\r\n\r\n";
+    let before = send(&mut TcpStream::connect(server.addr).expect("connect"), readyz);
+    assert_eq!((before.status, &before.body[..]), (200, &b"ready\n"[..]));
+    // A request in flight (its head half sent) when the drain begins.
+    let mut open = TcpStream::connect(server.addr).expect("connect");
+    let (first, rest) = readyz.split_at(readyz.len() - 2);
+    open.write_all(first.as_bytes()).expect("send");
+    std::thread::sleep(Duration::from_millis(100));
+    server.handle.shutdown();
+    std::thread::sleep(Duration::from_millis(300));
+    let during = send(&mut open, rest);
+    assert_eq!((during.status, &during.body[..]), (503, &b"draining\n"[..]));
+    assert_eq!(during.header("cache-control"), Some("no-store"));
+    assert!(Response::read(&mut open, false).is_none(), "closed after the request in flight");
+    assert!(server.finished_within(Duration::from_secs(3)));
+}
+
+/// The quoted lowercase hex SHA-256 of `bytes`: a strong ETag as the
+/// catalog promises it.
+fn sha256_tag(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("\"{}\"", hex::encode(sha2::Sha256::digest(bytes)))
+}
+
+/// Every representation of `path` on one connection: (Content-Encoding, response).
+fn representations(stream: &mut TcpStream, path: &str) -> Vec<(String, Response)> {
+    ["identity", "gzip", "br"]
+        .into_iter()
+        .map(|coding| {
+            let r = send(stream, &format!("GET {path} HTTP/1.1\r\nHost: t\r\nAccept-Encoding: {coding}\r\n\r\n"));
+            assert_eq!(r.status, 200, "{path} {coding}");
+            assert_eq!(r.header("content-encoding").unwrap_or("identity"), coding, "{path}");
+            (coding.to_owned(), r)
+        })
+        .collect()
+}
+
+#[test]
+fn every_etag_is_the_sha256_of_the_bytes_sent_and_follows_a_reload() {
+    let dir = catalog_copy("etag");
+    let server = TestServer::start(|c| c.source = CatalogSource::Dir(dir.clone()));
+    let mut stream = TcpStream::connect(server.addr).expect("connect");
+    let slugs = ["crm-webhook-connector", "eu-regulatory-status-signals", "lead-signal-extractor"];
+    let mut before = Vec::new();
+    for slug in slugs {
+        for (coding, r) in representations(&mut stream, &format!("/api/public/foundry/products/{slug}")) {
+            assert_eq!(r.header("etag"), Some(sha256_tag(&r.body).as_str()), "{slug} {coding}");
+            let head = send(
+                &mut stream,
+                &format!(
+                    "HEAD /api/public/foundry/products/{slug} HTTP/1.1\r\nHost: t\r\nAccept-Encoding: {coding}\r\n\r\n"
+                ),
+            );
+            assert_eq!(head.header("etag"), r.header("etag"), "HEAD {slug} {coding}");
+            before.push(r);
+        }
+    }
+    let tags: std::collections::BTreeSet<_> = before.iter().filter_map(|r| r.header("etag")).collect();
+    assert_eq!(tags.len(), before.len(), "every representation has its own ETag");
+
+    retitle(&dir, "Retitled for a new ETag");
+    server.handle.reload();
+    eventually("the reload is served", || server.metric("foundry_catalog_generation") == 2);
+    for (index, (coding, r)) in representations(&mut stream, PRODUCT).into_iter().enumerate() {
+        assert!(String::from_utf8_lossy(&r.body).contains("Retitled") || coding != "identity");
+        assert_eq!(r.header("etag"), Some(sha256_tag(&r.body).as_str()), "{coding} after the reload");
+        let old = &before[3 + index];
+        assert_ne!(r.header("etag"), old.header("etag"), "{coding}: a new body, a new ETag");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn requests_across_reloads_each_get_a_whole_old_or_new_body() {
+    let dir = catalog_copy("in-flight");
+    let server = TestServer::start(|c| c.source = CatalogSource::Dir(dir.clone()));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let (addr, stop) = (server.addr, std::sync::Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let mut titles = std::collections::BTreeSet::new();
+                let mut stream = TcpStream::connect(addr).expect("connect");
+                let request = format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n\r\n");
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let r = send(&mut stream, &request);
+                    assert_eq!(r.status, 200);
+                    assert_eq!(r.header("etag"), Some(sha256_tag(&r.body).as_str()), "the ETag of this very body");
+                    let body: serde_json::Value = serde_json::from_slice(&r.body).expect("a whole JSON body");
+                    titles.insert(body["data"]["title"].as_str().expect("a title").to_owned());
+                }
+                titles
+            })
+        })
+        .collect();
+    for generation in 2..=7 {
+        retitle(&dir, &format!("Title {}", generation % 2));
+        server.handle.reload();
+        eventually("the reload is served", || server.metric("foundry_catalog_generation") == generation);
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut seen = std::collections::BTreeSet::new();
+    for client in clients {
+        seen.extend(client.join().expect("no client saw a mixed or cut body"));
+    }
+    assert!(seen.contains("Title 0") && seen.contains("Title 1"), "the requests crossed reloads: {seen:?}");
+    assert_eq!(server.metric("foundry_reloads_total{result=\"failed\"}"), 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -84,3 +84,56 @@ pub(crate) fn closed_after(stream: &mut TcpStream, limit: Duration) -> Option<Du
         }
     }
 }
+
+/// One response read from a keep-alive connection, by its
+/// `Content-Length`: status, headers (lowercase names) and body bytes.
+pub(crate) struct Response {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
+}
+
+impl Response {
+    /// Reads one whole response from `stream` (to a HEAD request if
+    /// `head`: no body); `None` if the connection closes before its first
+    /// byte.
+    pub(crate) fn read(stream: &mut TcpStream, head_request: bool) -> Option<Response> {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => head.push(byte[0]),
+                _ if head.is_empty() => return None,
+                _ => panic!("a response cut short after {} bytes of its head", head.len()),
+            }
+        }
+        let head = String::from_utf8_lossy(&head).into_owned();
+        let status = status(&head);
+        let headers: Vec<(String, String)> = head
+            .lines()
+            .skip(1)
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+            .collect();
+        let response = Response { status, headers, body: Vec::new() };
+        let length = if head_request || status == 304 {
+            0
+        } else {
+            response.header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0)
+        };
+        let mut body = vec![0u8; length];
+        stream.read_exact(&mut body).expect("a whole body, never a cut one");
+        Some(Response { body, ..response })
+    }
+
+    /// The first value of header `name` (lowercase).
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `request` on `stream` and reads its response.
+pub(crate) fn send(stream: &mut TcpStream, request: &str) -> Response {
+    stream.write_all(request.as_bytes()).expect("send");
+    Response::read(stream, request.starts_with("HEAD ")).expect("an answer")
+}
