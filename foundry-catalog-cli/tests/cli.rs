@@ -616,3 +616,104 @@ fn a_reader_that_goes_away_ends_output_quietly() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
 }
+
+/// Builds `dir` into the artifact `file` with `foundry-catalog build`.
+fn build_artifact(dir: &Path, file: &Path) {
+    let out = run(&["build", dir.to_str().expect("utf-8"), "-o", file.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+/// Sets the title of the manifest `eu-regulatory-status-signals.json` in `dir`.
+fn retitle(dir: &Path, title: &str) {
+    let path = dir.join("eu-regulatory-status-signals.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+    manifest["title"] = serde_json::json!(title);
+    std::fs::write(&path, manifest.to_string()).expect("write");
+}
+
+impl Server {
+    /// The body of `PRODUCT`, on a new connection.
+    fn product(&self) -> String {
+        let mut stream = std::net::TcpStream::connect(self.addr).expect("connect");
+        request_on(&mut stream, PRODUCT).map(|(_, body)| text(&body)).unwrap_or_default()
+    }
+
+    /// Waits (at most 10 s) until the product's body contains `text`.
+    fn wait_for_product(&self, text: &str) {
+        let started = std::time::Instant::now();
+        while !self.product().contains(text) {
+            assert!(started.elapsed() < std::time::Duration::from_secs(10), "never served: {text}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn sighup_swaps_in_a_good_artifact() {
+    let dir = catalog_copy("sighup-artifact");
+    let file = dir.join("catalog.fcat");
+    build_artifact(&dir, &file);
+    let server = Server::start(&["--catalog", file.to_str().expect("utf-8")]);
+    assert!(server.product().contains("\"title\":\"EU"));
+    retitle(&dir, "Artifact reloaded by SIGHUP");
+    build_artifact(&dir, &file);
+    server.signal(rustix::process::Signal::HUP);
+    server.wait_for_product("Artifact reloaded by SIGHUP");
+    assert!(server.log_has("catalog reloaded"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn watch_swaps_in_an_artifact_once_it_holds_still() {
+    use std::io::Write;
+    let dir = catalog_copy("watch-artifact");
+    let file = dir.join("catalog.fcat");
+    build_artifact(&dir, &file);
+    let server = Server::start(&["--catalog", file.to_str().expect("utf-8"), "--watch", "--watch-interval", "200ms"]);
+    retitle(&dir, "Artifact reloaded by --watch");
+    let next = dir.join("next.fcat");
+    build_artifact(&dir, &next);
+    let bytes = std::fs::read(&next).expect("built");
+    // Written in place in 32 pieces, 20 ms apart: the file keeps changing
+    // for three watch intervals, and a reload of a piece would fail.
+    let mut out = std::fs::File::create(&file).expect("rewrite");
+    for piece in bytes.chunks(bytes.len().div_ceil(32)) {
+        out.write_all(piece).expect("write");
+        out.flush().expect("flush");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(out);
+    server.wait_for_product("Artifact reloaded by --watch");
+    assert!(!server.log_has("reload failed"), "no reload of a half-written file");
+    assert!(server.log_has("catalog changed; reloading"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_connection_that_never_finishes_still_lets_the_process_exit_0_at_the_drain_timeout() {
+    use std::io::Write;
+    let mut server = Server::start(&["--drain-timeout", "1s"]);
+    // Pipelined requests whose responses are never read: once the socket
+    // buffers fill, the server's write waits for ever.
+    let mut stuck = std::net::TcpStream::connect(server.addr).expect("connect");
+    let mut writer = stuck.try_clone().expect("clone");
+    std::thread::spawn(move || {
+        let request = format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n\r\n");
+        for _ in 0..20_000 {
+            if writer.write_all(request.as_bytes()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut first = [0u8; 12];
+    std::io::Read::read_exact(&mut stuck, &mut first).expect("the first response starts");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let signalled = std::time::Instant::now();
+    server.signal(rustix::process::Signal::TERM);
+    let status = server.exit_within(std::time::Duration::from_secs(10)).expect("exits at the drain timeout");
+    assert_eq!(status.code(), Some(0));
+    assert!(signalled.elapsed() >= std::time::Duration::from_millis(900), "waited for the drain timeout");
+    assert!(server.log_has("drain timeout reached"), "the log says why it did not drain");
+    drop(stuck);
+}
