@@ -20,6 +20,14 @@
 //! header timeout closes at 10–10.5 s) and, while the worker keeps up
 //! with its ticks, never before, with no clock read per request and no
 //! timer per connection. The drain signals every connection the same way.
+//!
+//! Why not hyper's `header_read_timeout` and hyper-util's
+//! `GracefulShutdown`: hyper's one timer runs from the end of a response
+//! to the end of the next request's headers, so a dripping client and an
+//! idle keep-alive connection cannot get different times; and a timer, a
+//! `select!` and a shutdown watch per connection cost 4.3 % more CPU a
+//! request than this sweep (8 alternating pairs of load runs, geometric
+//! mean 0.957, when the sweep replaced them).
 
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize};
