@@ -107,22 +107,22 @@ pub struct Config {
     /// runtime; a connection stays on the one it was handed to. The
     /// default is the number of CPUs the process may use.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_WORKERS", value_name = "N",
-        value_parser = cli::at_least(1), default_value_t = default_workers()))]
+        value_parser = cli::Count::new().range(1..), default_value_t = default_workers()))]
     pub workers: usize,
     /// Most connections open at once; one over it is closed as soon as it
     /// is accepted, and counted. The default is the file-descriptor limit
     /// less a tenth (at least 32) for the listener, catalog files and logs.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_CONNECTIONS", value_name = "N",
-        value_parser = cli::at_least(1), default_value_t = default_max_connections()))]
+        value_parser = cli::Count::new().range(1..), default_value_t = default_max_connections()))]
     pub max_connections: usize,
     /// Largest request head (request line and headers), in bytes; over it,
     /// 431.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_HEADER_BYTES", value_name = "BYTES",
-        value_parser = cli::between(1024, 1 << 20), default_value_t = Config::MAX_HEADER_BYTES))]
+        value_parser = cli::Count::new().range(1024..=1 << 20), default_value_t = Config::MAX_HEADER_BYTES))]
     pub max_header_bytes: usize,
     /// Most request headers; over it, 431.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_HEADERS", value_name = "N",
-        value_parser = cli::between(1, 1000), default_value_t = Config::MAX_HEADERS))]
+        value_parser = cli::Count::new().range(1..=1000), default_value_t = Config::MAX_HEADERS))]
     pub max_headers: usize,
 }
 
@@ -230,21 +230,6 @@ mod cli {
         humantime::format_duration(duration).to_string()
     }
 
-    /// A whole number of at least `low`.
-    pub(super) fn at_least(low: usize) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
-        between(low, usize::MAX)
-    }
-
-    /// A whole number from `low` to `high`.
-    pub(super) fn between(
-        low: usize,
-        high: usize,
-    ) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
-        move |text| match text.parse::<usize>() {
-            Ok(n) if (low..=high).contains(&n) => Ok(n),
-            Ok(_) if high == usize::MAX => Err(format!("must be at least {low}")),
-            Ok(_) => Err(format!("must be from {low} to {high}")),
-            Err(e) => Err(format!("{e}")),
-        }
-    }
+    /// A count: a whole number in a range.
+    pub(super) type Count = clap::builder::RangedU64ValueParser<usize>;
 }
