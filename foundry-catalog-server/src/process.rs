@@ -2,7 +2,9 @@
 
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::{Config, ServeError, Server};
+use crate::config::Config;
+use crate::error::ServeError;
+use crate::server::Server;
 
 /// Runs the server as a process: builds the catalog, binds, serves until
 /// SIGTERM or SIGINT and drains; SIGHUP reloads the catalog. Returns when

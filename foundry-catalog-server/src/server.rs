@@ -15,8 +15,8 @@ use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use crate::ServeError;
 use crate::config::{CatalogSource, Config};
+use crate::error::ServeError;
 use crate::reload::{reloader, watcher};
 use crate::state::State;
 use crate::workers::{Serving, Workers};

@@ -188,8 +188,8 @@ mod tests {
     use tokio::sync::Semaphore;
 
     use super::{Serving, Workers};
+    use crate::config::{CatalogSource, Config};
     use crate::state::State;
-    use crate::{CatalogSource, Config};
 
     #[tokio::test]
     async fn each_connection_goes_to_the_worker_with_the_fewest_open() {
