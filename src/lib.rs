@@ -44,6 +44,8 @@ pub mod preview;
 pub mod product;
 mod record_type;
 pub mod response;
+#[cfg(feature = "http")]
+pub mod service;
 pub mod serving;
 pub mod shape;
 

@@ -1,5 +1,5 @@
 //! One request in, one response out: the operations endpoints, and the
-//! product path through `foundry_catalog::serving::respond`.
+//! product path through `foundry_catalog::service::respond`.
 //!
 //! | path | answer |
 //! |---|---|
@@ -12,7 +12,6 @@
 //! The operations endpoints sit outside `/api/public/foundry/products/`,
 //! so no product slug can ever reach or shadow them.
 
-use std::borrow::Cow;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -79,136 +78,12 @@ fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: By
     (response, sent)
 }
 
-/// One request header as the product path reads it: its first line, and
-/// whether it has more.
-#[derive(Default)]
-struct Lines<'a> {
-    first: Option<&'a HeaderValue>,
-    more: bool,
-}
-
-impl<'a> Lines<'a> {
-    fn add(&mut self, value: &'a HeaderValue) {
-        if self.first.is_none() {
-            self.first = Some(value);
-        } else {
-            self.more = true;
-        }
-    }
-
-    /// The lines as one comma-separated list (RFC 9110 §5.3); one line is
-    /// borrowed as it is.
-    fn list(&self, headers: &'a hyper::HeaderMap, name: header::HeaderName) -> Option<Cow<'a, [u8]>> {
-        let first = self.first?;
-        if !self.more {
-            return Some(Cow::Borrowed(first.as_bytes()));
-        }
-        let mut joined = Vec::new();
-        for line in headers.get_all(name) {
-            if !joined.is_empty() {
-                joined.extend_from_slice(b", ");
-            }
-            joined.extend_from_slice(line.as_bytes());
-        }
-        Some(Cow::Owned(joined))
-    }
-}
-
-/// The request headers the product path reads, found in one pass over
-/// the request's headers (no lookup by name, which hashes it).
-#[derive(Default)]
-struct Wanted<'a> {
-    host: Lines<'a>,
-    if_match: Lines<'a>,
-    if_none_match: Lines<'a>,
-    if_modified_since: Lines<'a>,
-    accept_encoding: Lines<'a>,
-}
-
-impl<'a> Wanted<'a> {
-    fn scan(headers: &'a hyper::HeaderMap) -> Self {
-        let mut wanted = Wanted::default();
-        for (name, value) in headers {
-            let lines = if name == header::HOST {
-                &mut wanted.host
-            } else if name == header::ACCEPT_ENCODING {
-                &mut wanted.accept_encoding
-            } else if name == header::IF_NONE_MATCH {
-                &mut wanted.if_none_match
-            } else if name == header::IF_MATCH {
-                &mut wanted.if_match
-            } else if name == header::IF_MODIFIED_SINCE {
-                &mut wanted.if_modified_since
-            } else {
-                continue;
-            };
-            lines.add(value);
-        }
-        wanted
-    }
-
-    /// Whether an HTTP/1.1 request has exactly one valid `Host` (RFC 9112
-    /// §3.2): an authority without user information.
-    fn host_is_valid(&self, version: hyper::Version) -> bool {
-        version != hyper::Version::HTTP_11
-            || (!self.host.more
-                && self.host.first.is_some_and(|host| foundry_catalog::serving::is_host(host.as_bytes())))
-    }
-}
-
-/// The product path, through `foundry_catalog::serving::respond`. Returns
+/// The product path: `foundry_catalog::service::respond`, the same answer
+/// an axum or hyper application gets from its `CatalogService`. Returns
 /// the response and the body bytes it sends.
 fn product<B>(state: &State, request: &Request<B>) -> (Response<Full<Bytes>>, usize) {
-    let head = request.method() == Method::HEAD;
-    let headers = request.headers();
-    let wanted = Wanted::scan(headers);
-    let reply = if wanted.host_is_valid(request.version()) {
-        let if_match = wanted.if_match.list(headers, header::IF_MATCH);
-        let if_none_match = wanted.if_none_match.list(headers, header::IF_NONE_MATCH);
-        let accept_encoding = wanted.accept_encoding.list(headers, header::ACCEPT_ENCODING);
-        let catalog = state.catalog.load();
-        foundry_catalog::serving::respond(
-            &catalog,
-            &foundry_catalog::serving::Request {
-                method: request.method().as_str(),
-                path: request.uri().path(),
-                if_match: if_match.as_deref(),
-                if_none_match: if_none_match.as_deref(),
-                if_modified_since: wanted.if_modified_since.first.map(HeaderValue::as_bytes),
-                accept_encoding: accept_encoding.as_deref(),
-            },
-        )
-    } else {
-        foundry_catalog::serving::Reply::error(foundry_catalog::serving::ErrorKind::BadHost, head)
-    };
-    let sent = reply.body.len();
-    let mut response = Response::new(Full::new(reply.body));
-    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let headers = response.headers_mut();
-    // Room for every header at once: no growth while inserting.
-    headers.reserve(8);
-    // Constant values are static, the ETag and date shared bytes: no copies per request.
-    let constant = [
-        (header::CONTENT_TYPE, reply.content_type),
-        (header::CONTENT_ENCODING, reply.content_encoding),
-        (header::VARY, reply.vary),
-        (header::CACHE_CONTROL, reply.cache_control),
-        (header::ALLOW, reply.allow),
-    ];
-    for (name, value) in constant {
-        if let Some(value) = value {
-            headers.insert(name, HeaderValue::from_static(value));
-        }
-    }
-    for (name, value) in [(header::ETAG, reply.etag), (header::LAST_MODIFIED, reply.last_modified)] {
-        if let Some(value) = value.and_then(|bytes| HeaderValue::from_maybe_shared(bytes).ok()) {
-            headers.insert(name, value);
-        }
-    }
-    // hyper writes `Content-Length` from the body's exact length, straight
-    // into its buffer; it is set here only where the body is not sent (HEAD).
-    if reply.status != 304 && sent != reply.content_length {
-        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reply.content_length));
-    }
+    let response = foundry_catalog::service::respond(&state.catalog.load(), request);
+    let sent =
+        usize::try_from(hyper::body::Body::size_hint(response.body()).exact().unwrap_or(0)).unwrap_or(usize::MAX);
     (response, sent)
 }

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use arc_swap::ArcSwap;
 use foundry_catalog::catalog::ResponseCatalog;
+use foundry_catalog::service::SharedCatalog;
 
 use crate::metrics::Metrics;
 
@@ -13,7 +13,7 @@ use crate::metrics::Metrics;
 pub(crate) struct State {
     /// The catalog; a reload stores a new one atomically, so a request
     /// sees either the old catalog or the new one, never a mix.
-    pub(crate) catalog: ArcSwap<ResponseCatalog>,
+    pub(crate) catalog: SharedCatalog,
     /// False once draining has begun: `/readyz` answers 503.
     ready: AtomicBool,
     pub(crate) metrics: Metrics,
@@ -25,7 +25,7 @@ impl State {
     pub(crate) fn new(catalog: ResponseCatalog) -> Arc<State> {
         let openapi = serde_json::to_vec_pretty(&foundry_catalog::json_schema::openapi()).unwrap_or_default();
         let state = State {
-            catalog: ArcSwap::from_pointee(catalog),
+            catalog: SharedCatalog::new(catalog),
             ready: AtomicBool::new(true),
             metrics: Metrics::default(),
             openapi: openapi.into(),
@@ -37,7 +37,6 @@ impl State {
 
     /// Serves `catalog` from now on; returns the new generation.
     pub(crate) fn replace(&self, catalog: ResponseCatalog) -> u64 {
-        let catalog = Arc::new(catalog);
         self.counted(&catalog);
         self.catalog.store(catalog);
         self.metrics.catalog_generation.fetch_add(1, Ordering::Relaxed) + 1

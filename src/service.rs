@@ -1,0 +1,276 @@
+//! The product endpoint for any server built on the `http` crate's types
+//! (feature `http`): [`CatalogService`], a `tower::Service` an axum or
+//! hyper application mounts in one line, and [`respond`], the same
+//! answer as a function. Both answer exactly as `foundry-catalog serve`
+//! does (the server calls [`respond`] too): [`serving::respond`]'s rules,
+//! every line of a repeated header read as one list, and the HTTP/1.1
+//! `Host` check (400 `bad_host`).
+//!
+//! The catalog is a [`SharedCatalog`]: the application keeps a clone and
+//! [`SharedCatalog::store`]s a new catalog to reload without a restart;
+//! each request sees the old catalog or the new one, never a mix.
+//!
+//! An axum 0.8 application mounts it in one line, at the public path or
+//! under any prefix (`nest_service` strips the prefix before the service
+//! sees the path); every method reaches the service, so 405 and its
+//! `Allow` are the catalog's own:
+//!
+//! ```text
+//! Router::new().route_service("/api/public/foundry/products/{slug}", service)
+//! Router::new().nest_service("/catalog", service)   // /catalog/api/public/foundry/products/{slug}
+//! ```
+//!
+//! `examples/axum-app` is such an application, tested over loopback with
+//! the same cases as the project's server. A bare hyper connection takes
+//! it through `hyper_util::service::TowerToHyperService`. Called
+//! directly:
+//!
+//! ```
+//! use foundry_catalog::catalog::ResponseCatalog;
+//! use foundry_catalog::service::{CatalogService, SharedCatalog};
+//! use tower_service::Service;
+//! # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+//! let catalog = SharedCatalog::new(ResponseCatalog::from_dir(&examples).unwrap());
+//! let mut service = CatalogService::new(catalog.clone());
+//! let get = |path: &str| http::Request::get(path).header("host", "catalog.example").body(()).unwrap();
+//! let path = "/api/public/foundry/products/crm-webhook-connector";
+//! let response = service.call(get(path)).into_inner().unwrap();
+//! assert_eq!(response.status(), 200);
+//! let delete = http::Request::delete(path).header("host", "x").body(()).unwrap();
+//! let refused = service.call(delete).into_inner().unwrap();
+//! assert_eq!(refused.status(), 405);
+//! assert_eq!(refused.headers()["allow"], "GET, HEAD");
+//!
+//! // A reload: every request after this sees the new catalog.
+//! catalog.store(ResponseCatalog::from_dir(&examples).unwrap());
+//! assert_eq!(service.call(get(path)).into_inner().unwrap().status(), 200);
+//! ```
+
+use std::borrow::Cow;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use arc_swap::ArcSwap;
+use bytes::Bytes;
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::{Method, StatusCode, Version};
+use http_body_util::Full;
+
+use crate::catalog::ResponseCatalog;
+use crate::serving::{self, ErrorKind, Reply};
+
+/// A catalog that can be replaced while it is served: cheap to clone
+/// (every clone is the same catalog), and [`store`](Self::store) swaps a
+/// new one in atomically.
+#[derive(Debug, Clone)]
+pub struct SharedCatalog(Arc<ArcSwap<ResponseCatalog>>);
+
+impl SharedCatalog {
+    /// Serves `catalog`.
+    pub fn new(catalog: ResponseCatalog) -> Self {
+        SharedCatalog(Arc::new(ArcSwap::from_pointee(catalog)))
+    }
+
+    /// The catalog being served now (it stays valid after a
+    /// [`store`](Self::store); hold it for one request, not longer).
+    pub fn load(&self) -> impl std::ops::Deref<Target = Arc<ResponseCatalog>> {
+        self.0.load()
+    }
+
+    /// Serves `catalog` from the next request on.
+    pub fn store(&self, catalog: ResponseCatalog) {
+        self.0.store(Arc::new(catalog));
+    }
+}
+
+impl From<ResponseCatalog> for SharedCatalog {
+    fn from(catalog: ResponseCatalog) -> Self {
+        SharedCatalog::new(catalog)
+    }
+}
+
+/// `GET /api/public/foundry/products/{slug}` as a
+/// `tower::Service<http::Request<B>>` for any request body `B` (never
+/// read); it is always ready and never fails.
+#[derive(Debug, Clone)]
+pub struct CatalogService {
+    catalog: SharedCatalog,
+}
+
+impl CatalogService {
+    /// Serves `catalog` (a [`SharedCatalog`], or a [`ResponseCatalog`]).
+    pub fn new(catalog: impl Into<SharedCatalog>) -> Self {
+        CatalogService { catalog: catalog.into() }
+    }
+
+    /// The catalog it serves, to [`store`](SharedCatalog::store) a new one.
+    pub fn catalog(&self) -> &SharedCatalog {
+        &self.catalog
+    }
+}
+
+impl<B> tower_service::Service<http::Request<B>> for CatalogService {
+    type Response = http::Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        std::future::ready(Ok(respond(&self.catalog.load(), &request)))
+    }
+}
+
+/// The answer to `request` from `catalog`: the product path (any other
+/// path is 404), with the HTTP/1.1 `Host` check.
+///
+/// ```
+/// use foundry_catalog::{catalog::ResponseCatalog, service::respond};
+/// # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+/// let catalog = ResponseCatalog::from_dir(&examples).unwrap();
+/// let request = http::Request::get("/api/public/foundry/products/crm-webhook-connector")
+///     .header("host", "catalog.example")
+///     .header("accept-encoding", "gzip")
+///     .body(())
+///     .unwrap();
+/// let response = respond(&catalog, &request);
+/// assert_eq!(response.status(), 200);
+/// assert_eq!(response.headers()["content-encoding"], "gzip");
+/// assert_eq!(response.headers()["vary"], "Accept-Encoding");
+/// ```
+pub fn respond<B>(catalog: &ResponseCatalog, request: &http::Request<B>) -> http::Response<Full<Bytes>> {
+    let headers = request.headers();
+    let wanted = Wanted::scan(headers);
+    let reply = if wanted.host_is_valid(request.version()) {
+        let if_match = wanted.if_match.list(headers, header::IF_MATCH);
+        let if_none_match = wanted.if_none_match.list(headers, header::IF_NONE_MATCH);
+        let accept_encoding = wanted.accept_encoding.list(headers, header::ACCEPT_ENCODING);
+        serving::respond(
+            catalog,
+            &serving::Request {
+                method: request.method().as_str(),
+                path: request.uri().path(),
+                if_match: if_match.as_deref(),
+                if_none_match: if_none_match.as_deref(),
+                if_modified_since: wanted.if_modified_since.first.map(HeaderValue::as_bytes),
+                accept_encoding: accept_encoding.as_deref(),
+            },
+        )
+    } else {
+        Reply::error(ErrorKind::BadHost, request.method() == Method::HEAD)
+    };
+    response(reply)
+}
+
+/// `reply` as an `http` response.
+fn response(reply: Reply) -> http::Response<Full<Bytes>> {
+    let sent = reply.body.len();
+    let mut response = http::Response::new(Full::new(reply.body));
+    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = response.headers_mut();
+    // Room for every header at once: no growth while inserting.
+    headers.reserve(8);
+    // Constant values are static, the ETag and date shared bytes: no copies per request.
+    let constant = [
+        (header::CONTENT_TYPE, reply.content_type),
+        (header::CONTENT_ENCODING, reply.content_encoding),
+        (header::VARY, reply.vary),
+        (header::CACHE_CONTROL, reply.cache_control),
+        (header::ALLOW, reply.allow),
+    ];
+    for (name, value) in constant {
+        if let Some(value) = value {
+            headers.insert(name, HeaderValue::from_static(value));
+        }
+    }
+    for (name, value) in [(header::ETAG, reply.etag), (header::LAST_MODIFIED, reply.last_modified)] {
+        if let Some(value) = value.and_then(|bytes| HeaderValue::from_maybe_shared(bytes).ok()) {
+            headers.insert(name, value);
+        }
+    }
+    // A server writes `Content-Length` from the body's exact length; it is
+    // set here only where the body is not sent (HEAD).
+    if reply.status != 304 && sent != reply.content_length {
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(reply.content_length));
+    }
+    response
+}
+
+/// One request header as the product path reads it: its first line, and
+/// whether it has more.
+#[derive(Default)]
+struct Lines<'a> {
+    first: Option<&'a HeaderValue>,
+    more: bool,
+}
+
+impl<'a> Lines<'a> {
+    fn add(&mut self, value: &'a HeaderValue) {
+        if self.first.is_none() {
+            self.first = Some(value);
+        } else {
+            self.more = true;
+        }
+    }
+
+    /// The lines as one comma-separated list (RFC 9110 §5.3); one line is
+    /// borrowed as it is.
+    fn list(&self, headers: &'a HeaderMap, name: HeaderName) -> Option<Cow<'a, [u8]>> {
+        let first = self.first?;
+        if !self.more {
+            return Some(Cow::Borrowed(first.as_bytes()));
+        }
+        let mut joined = Vec::new();
+        for line in headers.get_all(name) {
+            if !joined.is_empty() {
+                joined.extend_from_slice(b", ");
+            }
+            joined.extend_from_slice(line.as_bytes());
+        }
+        Some(Cow::Owned(joined))
+    }
+}
+
+/// The request headers the product path reads, found in one pass over
+/// the request's headers (no lookup by name, which hashes it).
+#[derive(Default)]
+struct Wanted<'a> {
+    host: Lines<'a>,
+    if_match: Lines<'a>,
+    if_none_match: Lines<'a>,
+    if_modified_since: Lines<'a>,
+    accept_encoding: Lines<'a>,
+}
+
+impl<'a> Wanted<'a> {
+    fn scan(headers: &'a HeaderMap) -> Self {
+        let mut wanted = Wanted::default();
+        for (name, value) in headers {
+            let lines = if name == header::HOST {
+                &mut wanted.host
+            } else if name == header::ACCEPT_ENCODING {
+                &mut wanted.accept_encoding
+            } else if name == header::IF_NONE_MATCH {
+                &mut wanted.if_none_match
+            } else if name == header::IF_MATCH {
+                &mut wanted.if_match
+            } else if name == header::IF_MODIFIED_SINCE {
+                &mut wanted.if_modified_since
+            } else {
+                continue;
+            };
+            lines.add(value);
+        }
+        wanted
+    }
+
+    /// Whether an HTTP/1.1 request has exactly one valid `Host` (RFC 9112
+    /// §3.2): an authority without user information.
+    fn host_is_valid(&self, version: Version) -> bool {
+        version != Version::HTTP_11
+            || (!self.host.more && self.host.first.is_some_and(|host| serving::is_host(host.as_bytes())))
+    }
+}
