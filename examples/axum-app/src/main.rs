@@ -1,0 +1,31 @@
+//! `foundry-catalog-axum-app [ADDR] [CATALOG_DIR]`: serves the example
+//! application on ADDR (default 127.0.0.1:3000) with the manifests in
+//! CATALOG_DIR (default examples/catalog); SIGHUP rebuilds the catalog.
+
+use std::path::PathBuf;
+
+use foundry_catalog::catalog::ResponseCatalog;
+use foundry_catalog::service::SharedCatalog;
+use tokio::signal::unix::{SignalKind, signal};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let addr = args.next().unwrap_or_else(|| "127.0.0.1:3000".to_owned());
+    let dir = PathBuf::from(args.next().unwrap_or_else(|| "examples/catalog".to_owned()));
+    let catalog = SharedCatalog::new(ResponseCatalog::from_dir(&dir)?);
+    let reloaded = catalog.clone();
+    let mut hangup = signal(SignalKind::hangup())?;
+    tokio::spawn(async move {
+        while hangup.recv().await.is_some() {
+            match ResponseCatalog::from_dir(&dir) {
+                Ok(catalog) => reloaded.store(catalog),
+                Err(errors) => eprintln!("{errors}"),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    eprintln!("serving http://{}/api/public/foundry/products/{{slug}}", listener.local_addr()?);
+    axum::serve(listener, foundry_catalog_axum_app::app(catalog)).await?;
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! The application over loopback: the shared table of HTTP cases at the
+//! root and under `/catalog`, its own routes, and a reload.
+
+use std::io::{Read, Write};
+use std::net::SocketAddr;
+use std::path::Path;
+
+use foundry_catalog::catalog::ResponseCatalog;
+use foundry_catalog::service::SharedCatalog;
+
+/// The example catalog, as the project's server has it by default.
+fn catalog() -> ResponseCatalog {
+    ResponseCatalog::from_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalog")).expect("the example catalog")
+}
+
+/// The application on an ephemeral loopback port, on a thread of its own.
+fn start(catalog: SharedCatalog) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let addr = listener.local_addr().expect("address");
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            axum::serve(listener, foundry_catalog_axum_app::app(catalog)).await.expect("serves");
+        });
+    });
+    addr
+}
+
+fn get(addr: SocketAddr, path: &str) -> String {
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").as_bytes()).expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("an answer");
+    answer
+}
+
+#[test]
+fn the_shared_http_cases_at_the_root_and_under_a_prefix() {
+    let addr = start(SharedCatalog::new(catalog()));
+    foundry_catalog_http_cases::run(addr, "");
+    foundry_catalog_http_cases::run(addr, "/catalog");
+}
+
+#[test]
+fn the_application_keeps_its_own_routes_and_reloads_the_catalog() {
+    let shared = SharedCatalog::new(catalog());
+    let addr = start(shared.clone());
+    assert!(get(addr, "/hello").ends_with("\r\n\r\nhello\n"));
+    assert!(get(addr, "/").contains("also serves a product catalog"));
+    let product = "/api/public/foundry/products/crm-webhook-connector";
+    assert!(get(addr, product).starts_with("HTTP/1.1 200"));
+
+    // A catalog without that product, stored while serving: the next
+    // request sees it.
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-axum-app-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalog");
+    std::fs::copy(examples.join("lead-signal-extractor.json"), dir.join("lead-signal-extractor.json")).expect("copy");
+    shared.store(ResponseCatalog::from_dir(&dir).expect("a one-product catalog"));
+    assert!(get(addr, product).starts_with("HTTP/1.1 404"));
+    assert!(get(addr, "/catalog/api/public/foundry/products/lead-signal-extractor").starts_with("HTTP/1.1 200"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
