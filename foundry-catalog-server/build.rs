@@ -1,28 +1,20 @@
-//! Builds the default catalog, `examples/catalog/*.json`, into an
-//! artifact in `$OUT_DIR` with the runtime (a build-dependency), so the
+//! Builds the default catalog, the runtime's example catalog
+//! (`foundry_catalog::examples`, the manifests of `examples/catalog`), into
+//! an artifact in `$OUT_DIR` with the runtime (a build-dependency), so the
 //! server starts from it without building anything, and a bad manifest
 //! fails `cargo build` with its file and every problem instead of failing
-//! the server's start.
+//! the server's start. The manifests travel inside the runtime's package,
+//! so this crate builds from its own package too.
 
-use std::path::Path;
 use std::process::ExitCode;
 
-/// The default catalog, relative to this crate.
-const CATALOG: &str = "../examples/catalog";
-
 fn main() -> ExitCode {
-    println!("cargo:rerun-if-changed={CATALOG}");
-    let Ok(entries) = std::fs::read_dir(CATALOG) else {
-        eprintln!("error: {CATALOG}: cannot read the default catalog; hint: check that the folder exists");
-        return ExitCode::FAILURE;
-    };
-    let mut names: Vec<String> =
-        entries.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    for name in &names {
-        println!("cargo:rerun-if-changed={CATALOG}/{name}");
-    }
-    let artifact = match foundry_catalog::catalog::Builder::new().build_dir(Path::new(CATALOG)) {
+    // Rerun only when this script or the runtime (with its manifests) changes.
+    println!("cargo:rerun-if-changed=build.rs");
+    let sources = foundry_catalog::examples::MANIFESTS
+        .iter()
+        .map(|(name, text)| (format!("examples/catalog/{name}"), (*text).to_owned()));
+    let artifact = match foundry_catalog::catalog::Builder::new().build(sources) {
         Ok(artifact) => artifact,
         Err(errors) => {
             eprintln!("{errors}");

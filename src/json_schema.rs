@@ -373,8 +373,7 @@ pub fn openapi() -> Value {
     };
     let request_header = |name: &str, description: &str| json!({"name": name, "in": "header", "required": false, "description": description, "schema": {"type": "string"}});
     // The example catalog's products (served by default), as examples a client can try.
-    let examples: Map<String, Value> =
-        example_slugs::EXAMPLE_SLUGS.iter().map(|s| ((*s).to_owned(), json!({"value": s}))).collect();
+    let examples: Map<String, Value> = crate::examples::slugs().map(|s| (s.to_owned(), json!({"value": s}))).collect();
     let slug = json!({
         "name": "slug",
         "in": "path",
@@ -411,10 +410,6 @@ pub fn openapi() -> Value {
         },
         "components": {"schemas": schemas},
     })
-}
-
-mod example_slugs {
-    include!(concat!(env!("OUT_DIR"), "/example_slugs.rs"));
 }
 
 /// Every generated JSON Schema file as (path within the schema folder, contents):

@@ -37,6 +37,7 @@ pub mod catalog;
 pub mod conformance;
 mod currency;
 pub mod encoding;
+pub mod examples;
 pub mod json_schema;
 pub mod manifest;
 mod parallel;
