@@ -70,7 +70,7 @@ fn load_mmap() -> usize {
     let file = std::fs::File::open(artifact_file()).expect("opens");
     // SAFETY: the benchmark's own file, not modified while mapped. (This
     // is exactly what the server cannot promise about an operator's file,
-    // which is why it reads it instead; see the README.)
+    // which is why it reads it instead; see BENCHMARKS.md.)
     let map = unsafe { memmap2::Mmap::map(&file) }.expect("maps");
     let artifact = Artifact::parse(Bytes::from_owner(map)).expect("parses");
     ResponseCatalog::load(&artifact).expect("loads").len()

@@ -11,7 +11,7 @@
 #   bash benches/build-times.sh
 #
 # Prints seconds for each. Not run in CI: the figures depend on the machine
-# and on what else it is doing; they go in the README and the issue notes.
+# and on what else it is doing; they go in BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)

@@ -15,7 +15,7 @@
 #   SIZES="1000 10000" BEFORE=/tmp/foundry-catalog-e3d1808 bash benches/scale.sh
 #
 # Release build, loopback, whatever cores the machine has. Not run in CI
-# (minutes, and machine-dependent figures); results go in the README.
+# (minutes, and machine-dependent figures); results go in BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -228,7 +228,7 @@ impl Artifact {
     /// on the file afterwards. A mapped file that is truncated or rewritten
     /// in place (`cp new.fcat catalog.fcat` during a deploy) kills the
     /// process with SIGBUS, or changes bodies under their ETags; a read
-    /// copy cannot. Mapping saves the copy (see the README's figures).
+    /// copy cannot. Mapping saves the copy (see BENCHMARKS.md).
     pub fn read(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
         let (bytes, crc) = read_file(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
         Self::checked(Bytes::from(bytes), crc)

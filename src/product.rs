@@ -200,7 +200,7 @@ wire_object! {
     }
 }
 
-/// An integer as JSON Schema counts one (the README's integer policy):
+/// An integer as JSON Schema counts one (docs/json-schemas.md's integer policy):
 /// read from `100` or `100.0` alike, always written `100`, so the typed
 /// model accepts what the validator and the schemas accept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

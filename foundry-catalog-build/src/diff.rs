@@ -429,7 +429,7 @@ fn type_changes(o: &CheckedType, n: &CheckedType, out: &mut Vec<Change>) {
 }
 
 /// The compatibility policy as a Markdown table, from
-/// [`ChangeKind::compatibility`] (the README shows this table).
+/// [`ChangeKind::compatibility`] (docs/evolution.md shows this table).
 pub fn policy_table() -> String {
     let mut out =
         String::from("| change | strict readers | tolerant readers | `schema_hash` | hint |\n|---|---|---|---|---|\n");

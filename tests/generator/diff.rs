@@ -129,11 +129,12 @@ fn modes_gate_what_they_forbid() {
 }
 
 #[test]
-fn the_readme_shows_the_policy_table() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+fn the_evolution_policy_shows_the_policy_table() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/evolution.md")).expect("docs/evolution.md");
     assert!(
-        readme.contains(&policy_table()),
-        "README's policy table differs from diff::policy_table():\n{}",
+        doc.contains(&policy_table()),
+        "docs/evolution.md's policy table differs from diff::policy_table():\n{}",
         policy_table()
     );
 }
