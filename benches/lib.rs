@@ -149,12 +149,25 @@ impl Drop for Scratch {
     }
 }
 
+/// The header of the side-by-side result file (`benches/results/side-by-side.csv`).
+pub const SIDE_BY_SIDE_CSV: &str = "types,rounds,ours_1_thread_us,ours_all_threads_us,threads,typify_1_thread_us\n";
+
+/// What [`side_by_side`] measured: Markdown tables to print, and the
+/// generation rows as CSV lines (without [`SIDE_BY_SIDE_CSV`]'s header).
+pub struct SideBySide {
+    /// The tables of medians, generation and incremental.
+    pub tables: String,
+    /// One line per size: the medians in µs per record type.
+    pub csv: String,
+}
+
 /// Runs ours (one thread, all cores) and typify on the same shapes,
-/// alternating within each round, then the incremental case; prints
-/// Markdown tables of medians. `rounds(types)` says how many rounds.
-pub fn side_by_side(profile: &str, sizes: &[usize], rounds: impl Fn(usize) -> usize) -> String {
+/// alternating within each round, then the incremental case.
+/// `rounds(types)` says how many rounds.
+pub fn side_by_side(profile: &str, sizes: &[usize], rounds: impl Fn(usize) -> usize) -> SideBySide {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let mut out = String::new();
+    let mut csv = String::new();
     let _ = writeln!(
         out,
         "Generation side by side ({profile} profile, {cores} cores), median of alternating rounds, µs per record type:\n"
@@ -176,6 +189,13 @@ pub fn side_by_side(profile: &str, sizes: &[usize], rounds: impl Fn(usize) -> us
         }
         let (one, all, theirs) = (median(one), median(all), median(theirs));
         let _ = writeln!(
+            csv,
+            "{types},{rounds},{:.1},{:.1},{cores},{:.1}",
+            micros_per_type(one, types),
+            micros_per_type(all, types),
+            micros_per_type(theirs, types),
+        );
+        let _ = writeln!(
             out,
             "| {types} | {rounds} | {:.1} | {:.1} | {:.1} | {:.1}× | {:.1}× |",
             micros_per_type(one, types),
@@ -188,7 +208,7 @@ pub fn side_by_side(profile: &str, sizes: &[usize], rounds: impl Fn(usize) -> us
     }
     let types = sizes.iter().copied().max().unwrap_or(1000);
     out.push_str(&incremental(types, rounds(types).max(3)));
-    out
+    SideBySide { tables: out, csv }
 }
 
 /// The build script's job on a folder of `types` definitions (read every

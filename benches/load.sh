@@ -40,9 +40,11 @@
 # measures what a request costs each server on a core. Keep-alive, no
 # access log (`RUST_LOG=warn` for ours). Installs wrk and nginx from
 # Debian's packages when they are missing. Not run in CI: it takes
-# minutes and its figures depend on the machine; they go in
-# BENCHMARKS.md and the notes. The binary is taken from where cargo puts
-# it (CARGO_TARGET_DIR is honoured).
+# minutes and its figures depend on the machine. Every run's figures go
+# to benches/results/load-pinned.csv or load-shared.csv (the rows of the
+# sizes run replace the old ones), and `python3 benches/charts.py` then
+# redraws BENCHMARKS.md's tables and charts from them. The binary is taken
+# from where cargo puts it (CARGO_TARGET_DIR is honoured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -178,6 +180,12 @@ summary() {
   echo "Runs repeated because the host took more than $MAX_STEAL % of the CPU time: $repeated$detail."
 }
 
+# The result file: the rows of the sizes not run now are kept.
+csv=benches/results/load-$([ ${#SERVER[@]} -gt 0 ] && echo pinned || echo shared).csv
+kept=$(awk -F, -v sizes=" $SIZES " 'NR > 1 && index(sizes, " " $1 " ") == 0' "$csv" 2>/dev/null || true)
+{ echo "products,server,accept_encoding,req_per_s,p50_ms,p99_ms,cpu_us_per_request,steal_pct"; [ -n "$kept" ] && echo "$kept"; } > "$csv.new"
+mv "$csv.new" "$csv"
+
 if [ ${#SERVER[@]} -gt 0 ]; then
   echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION on CPUs $client_cpus, random slugs; each server on CPUs $server_cpus with $WORKERS worker(s); $cpus CPUs"
 else
@@ -270,4 +278,6 @@ CONF
     done
   done
   summary
+  awk -F'|' -v size="$size" -v OFS=, '{ print size, $1, "\"" $2 "\"", $3, $4, $5, $7, $6 }' "$results" >> "$csv"
 done
+python3 benches/charts.py

@@ -9,5 +9,5 @@
 fn main() {
     let rounds = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(3);
     let profile = if cfg!(debug_assertions) { "dev (opt-level 0, as a build script)" } else { "release" };
-    print!("{}", foundry_catalog_benches::side_by_side(profile, &[1000], |_| rounds));
+    print!("{}", foundry_catalog_benches::side_by_side(profile, &[1000], |_| rounds).tables);
 }

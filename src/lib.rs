@@ -16,6 +16,10 @@
 //! `foundry-catalog-core`, re-exported here, so users depend on this crate
 //! alone.
 //!
+//! The guides ([`guide`]) are the long form: the definition format and
+//! field formats, the fixture rules, the `schema_hash` recipe, the
+//! evolution policy, and the HTTP behaviour with the server's operations.
+//!
 //! ```
 //! use foundry_catalog::{Slug, preview::{OutputPreview, ProductContext}};
 //! let schema = foundry_catalog::record_type("regulatory_status_signal").unwrap();
@@ -38,6 +42,7 @@ pub mod conformance;
 mod currency;
 pub mod encoding;
 pub mod examples;
+pub mod guide;
 pub mod json_schema;
 pub mod manifest;
 mod parallel;
