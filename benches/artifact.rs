@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use foundry_catalog::artifact::Artifact;
+use foundry_catalog::catalog::ContentCoding;
 use foundry_catalog::catalog::{Builder, ResponseCatalog};
-use foundry_catalog::encoding::ContentCoding;
 
 fn main() {
     divan::main();

@@ -68,8 +68,8 @@ fn respond_full_path(bencher: divan::Bencher) {
 
 /// Compressing one body, as the catalog does once per product when it is
 /// built (or reloaded).
-#[divan::bench(args = [foundry_catalog::encoding::ContentCoding::Gzip, foundry_catalog::encoding::ContentCoding::Br])]
-fn encode(bencher: divan::Bencher, coding: foundry_catalog::encoding::ContentCoding) {
+#[divan::bench(args = [foundry_catalog::catalog::ContentCoding::Gzip, foundry_catalog::catalog::ContentCoding::Br])]
+fn encode(bencher: divan::Bencher, coding: foundry_catalog::catalog::ContentCoding) {
     let catalog =
         ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
             .expect("catalog");

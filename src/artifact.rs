@@ -96,6 +96,7 @@ pub struct RecordTypeId {
 
 /// Why a file is not a loadable artifact.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ArtifactError {
     /// The file could not be read.
     #[error("cannot read: {0}")]

@@ -4,7 +4,7 @@
 //! Building (a [`Builder`]) turns every
 //! manifest into its record, validates the record once, serializes its
 //! body once, compresses it once per content coding (see
-//! [`crate::encoding`]) and gives each representation a strong ETag, the
+//! [`ContentCoding`]) and gives each representation a strong ETag, the
 //! SHA-256 of its bytes; the result is an [`Artifact`], which can be
 //! written to a file and loaded later without any of that work. A
 //! [`ResponseCatalog`] is loaded from an artifact, built in memory or read
@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 use crate::artifact::{self, Artifact, ArtifactError, IndexEntry, Metadata, RecordTypeId, Span};
 use crate::conformance::Violations;
-use crate::encoding::ContentCoding;
+pub use crate::encoding::ContentCoding;
 use crate::manifest::ManifestError;
 use crate::product::{ProductManifest, ProductRecord};
 
@@ -102,6 +102,7 @@ fn slot(coding: ContentCoding) -> usize {
 
 /// A problem found while building or loading a catalog; each names its file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CatalogError {
     /// A file or folder could not be read, or a manifest is not UTF-8.
     #[error("{file}: cannot read: {reason}")]
@@ -378,7 +379,7 @@ const LAST_HTTP_DATE: u64 = 253_402_300_799;
 /// configure, then build from a folder, from manifests or from records.
 ///
 /// ```
-/// use foundry_catalog::{catalog::Builder, encoding::ContentCoding};
+/// use foundry_catalog::catalog::{Builder, ContentCoding};
 /// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
 /// let artifact = Builder::new().codings(&[ContentCoding::Identity]).unwrap().build_dir(&dir).unwrap();
 /// assert_eq!(artifact.len(), 3);
@@ -402,7 +403,7 @@ pub struct UnavailableCoding(pub ContentCoding);
 
 impl Builder {
     /// A builder storing every coding this build can make
-    /// ([`crate::encoding::available`]).
+    /// (identity, and with the `compression` feature gzip and brotli).
     pub fn new() -> Self {
         Self::default()
     }
@@ -468,7 +469,7 @@ struct Prepared {
     slug: String,
     modified: u64,
     last_modified: String,
-    /// Bodies in [`crate::encoding::available`] order.
+    /// Bodies in the order of the codings this build makes (identity, gzip, brotli).
     bodies: Vec<Vec<u8>>,
 }
 

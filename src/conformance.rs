@@ -3,7 +3,7 @@
 //! of the spec, as untyped JSON.
 //!
 //! It never panics, whatever the input's shape: every access is checked,
-//! and it walks only the fixed structure of the key tables ([`crate::shape`]), so its depth
+//! and it walks only the fixed structure of the key tables (`shape`, internal), so its depth
 //! does not depend on the input.
 //!
 //! The rules, by [`Rule`] code:
@@ -37,6 +37,7 @@ use crate::{DigestLength, FieldDescriptor, FieldFormat, FieldType, SampleType};
 
 /// Which rule a violation breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Rule {
     /// The body is not `{"data": …}`.
     Envelope,

@@ -41,7 +41,7 @@ const GZIP_LEVEL: u32 = 6;
 
 /// The codings a catalog stores: all three with the `compression`
 /// feature, identity alone without it.
-pub const fn available() -> &'static [ContentCoding] {
+pub(crate) const fn available() -> &'static [ContentCoding] {
     if cfg!(feature = "compression") { ContentCoding::ALL } else { &[ContentCoding::Identity] }
 }
 
@@ -99,21 +99,7 @@ fn compress(coding: ContentCoding, body: &[u8]) -> Vec<u8> {
 /// q-value of `*` if there is one; identity is acceptable unless
 /// `identity;q=0`, or `*;q=0` without an `identity` entry, excludes it.
 /// Without the header, or with an empty one, the body goes as is.
-///
-/// ```
-/// use foundry_catalog::encoding::{ContentCoding, negotiate};
-/// let all = ContentCoding::ALL;
-/// assert_eq!(negotiate(None, all), Some(ContentCoding::Identity));
-/// assert_eq!(negotiate(Some(b"gzip, deflate, br"), all), Some(ContentCoding::Br));
-/// assert_eq!(negotiate(Some(b"br;q=0.5, gzip"), all), Some(ContentCoding::Gzip));
-/// assert_eq!(negotiate(Some(b"*"), all), Some(ContentCoding::Br));
-/// assert_eq!(negotiate(Some(b"identity;q=0"), all), None);
-/// assert_eq!(negotiate(Some(b"identity;q=0, gzip"), all), Some(ContentCoding::Gzip));
-/// assert_eq!(negotiate(Some(b"br, gzip"), &[ContentCoding::Identity]), Some(ContentCoding::Identity));
-/// // Bytes that are not a token name no coding; the rest still counts.
-/// assert_eq!(negotiate(Some(b"\xff\xfe;q=1, gzip;q=0.5"), all), Some(ContentCoding::Gzip));
-/// ```
-pub fn negotiate(accept_encoding: Option<&[u8]>, stored: &[ContentCoding]) -> Option<ContentCoding> {
+pub(crate) fn negotiate(accept_encoding: Option<&[u8]>, stored: &[ContentCoding]) -> Option<ContentCoding> {
     let Some(header) = accept_encoding else {
         return Some(ContentCoding::Identity);
     };

@@ -1,5 +1,5 @@
 //! JSON Schemas (2020-12) for consumers outside Rust, generated from the
-//! same key tables as the code ([`crate::shape`]) and from the generated
+//! same key tables as the code (`shape`, internal) and from the generated
 //! record types:
 //!
 //! - `schema/product-response.schema.json` ([`response_schema`]);
@@ -425,4 +425,64 @@ pub fn schema_files() -> Vec<(String, String)> {
         files.push((format!("record-types/{}.schema.json", schema.record_label), pretty(&record_type_schema(schema))));
     }
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::response::ProductResponse;
+    use crate::shape::{Format, Shape};
+
+    /// The format of the string at a JSON Schema pointer
+    /// (`/properties/data/properties/slug`), found by walking the key tables
+    /// the schema was generated from.
+    fn format_at(pointer: &str) -> Format {
+        let mut shape = Shape::Object(ProductResponse::KEYS);
+        let mut parts = pointer.split('/').skip(1);
+        while let Some(part) = parts.next() {
+            shape = match (part, shape) {
+                ("properties", Shape::Object(fields)) => {
+                    let key = parts.next().expect("a key after properties");
+                    fields.iter().find(|f| f.name == key).unwrap_or_else(|| panic!("no key {key}")).shape
+                }
+                ("items", Shape::Array(item)) => *item,
+                (part, shape) => panic!("{part} does not apply to {shape:?}"),
+            };
+            while let Shape::Nullable(inner) = shape {
+                shape = *inner;
+            }
+        }
+        match shape {
+            Shape::Str(format) => format,
+            other => panic!("{pointer} is {other:?}, not a string format"),
+        }
+    }
+
+    /// Each format's good and bad strings in `cases.json` (which the external
+    /// validators check against the schema patterns) are accepted and rejected
+    /// by the Rust check too. The Rust check may be stricter than the pattern
+    /// (calendar dates, the currency list, URL grammar), never looser.
+    #[test]
+    fn format_cases_agree_with_the_rust_checks() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/json-schema/cases.json"),
+        )
+        .expect("cases.json");
+        let cases: serde_json::Value = serde_json::from_str(&text).expect("cases.json is JSON");
+        let formats = cases["formats"].as_array().expect("a formats list");
+        assert!(!formats.is_empty());
+        for case in formats {
+            assert_eq!(case["schema"], "product-response.schema.json", "only the response schema's formats are walked");
+            let at = case["at"].as_str().expect("at");
+            let format = format_at(at);
+            assert!(format.pattern().is_some(), "{format:?} has a pattern in the schema");
+            for good in case["good"].as_array().expect("good") {
+                let good = good.as_str().expect("a string");
+                assert!(format.check(good).is_ok(), "{format:?} rejects {good:?}");
+            }
+            for bad in case["bad"].as_array().expect("bad") {
+                let bad = bad.as_str().expect("a string");
+                assert!(format.check(bad).is_err(), "{format:?} accepts {bad:?}");
+            }
+        }
+    }
 }

@@ -40,7 +40,7 @@ pub mod artifact;
 pub mod catalog;
 pub mod conformance;
 mod currency;
-pub mod encoding;
+mod encoding;
 pub mod examples;
 pub mod guide;
 pub mod json_schema;
@@ -53,7 +53,7 @@ pub mod response;
 #[cfg(feature = "http")]
 pub mod service;
 pub mod serving;
-pub mod shape;
+mod shape;
 
 /// The record types generated from `record-types/*.json` at build time.
 pub mod records {

@@ -419,3 +419,35 @@ impl ProductRecord {
         self.quality.content_score.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::response::ProductResponse;
+    use crate::shape::Field;
+
+    /// The typed serializer writes exactly the keys of the shape table, in order.
+    #[test]
+    fn typed_keys_follow_the_shape_table() {
+        fn keys(value: &serde_json::Value) -> Vec<&str> {
+            value.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default()
+        }
+        fn names(fields: &[Field]) -> Vec<&str> {
+            fields.iter().map(|f| f.name).collect()
+        }
+        let (_, text) = crate::examples::MANIFESTS
+            .iter()
+            .find(|(name, _)| *name == "eu-regulatory-status-signals.json")
+            .expect("an example");
+        let manifest: ProductManifest = serde_json::from_str(text).expect("a manifest");
+        let body = serde_json::to_value(ProductResponse { data: manifest.build().expect("builds") }).expect("JSON");
+        let data = &body["data"];
+        assert_eq!(keys(&body), names(ProductResponse::KEYS));
+        assert_eq!(keys(data), names(ProductRecord::KEYS));
+        assert_eq!(keys(&data["marketplaces"][0]), names(MarketplaceListing::KEYS));
+        assert_eq!(keys(&data["primary_cta"]), names(MarketplaceListing::KEYS));
+        assert_eq!(keys(&data["marketplace_availability"][0]), names(AvailabilityEntry::KEYS));
+        assert_eq!(keys(&data["sample"]), names(Sample::KEYS));
+        assert_eq!(keys(&data["schema_preview"]), names(SchemaPreview::KEYS));
+    }
+}

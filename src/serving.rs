@@ -75,6 +75,7 @@ impl<'a> Request<'a> {
 /// its fixed message (no request input is ever echoed). The OpenAPI
 /// document lists them from here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// 400: the slug is not a slug.
     InvalidSlug,

@@ -229,7 +229,7 @@ macro_rules! wire_object {
 
         impl $name {
             /// Every key of this object, in the spec's table order.
-            pub const KEYS: &'static [$crate::shape::Field] = &[
+            pub(crate) const KEYS: &'static [$crate::shape::Field] = &[
                 $( $crate::shape::Field {
                     name: $key,
                     shape: $shape,

@@ -34,6 +34,7 @@ impl fmt::Display for Location {
 /// One problem with one definition file. Every message starts with the
 /// file (and line:column where there is one) and ends with a hint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DefinitionError {
     /// The file or folder could not be read.
     #[error("{file}: cannot read: {reason}; hint: check that the path exists and is readable")]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use foundry_catalog::artifact::Artifact;
 use foundry_catalog::catalog::Builder;
-use foundry_catalog::encoding::ContentCoding;
+use foundry_catalog::catalog::ContentCoding;
 
 use crate::{BROKEN, USAGE, fail};
 

@@ -12,6 +12,7 @@ use foundry_catalog::catalog::{CatalogErrors, ResponseCatalog};
 /// Where the catalog comes from; reloads rebuild or reread it from the
 /// same place.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum CatalogSource {
     /// The default catalog built into this crate ([`crate::default_catalog`]).
     #[default]

@@ -2,6 +2,7 @@
 
 /// Why the server could not start or run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ServeError {
     /// The async runtime or the signal handlers could not be set up.
     #[error("cannot start: {0}")]

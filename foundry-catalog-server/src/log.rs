@@ -8,6 +8,7 @@ use tracing_subscriber::prelude::*;
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+#[non_exhaustive]
 pub enum LogFormat {
     /// One human-readable line per event (the default).
     #[default]

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use foundry_catalog::artifact::{Artifact, ArtifactError, FORMAT_VERSION};
+use foundry_catalog::catalog::ContentCoding;
 use foundry_catalog::catalog::{CatalogError, ResponseCatalog};
-use foundry_catalog::encoding::ContentCoding;
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")

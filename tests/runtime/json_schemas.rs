@@ -1,14 +1,13 @@
 //! The shipped JSON Schemas: generated from the code's own tables and
 //! current on disk. Independent validators (python-jsonschema and ajv)
 //! check them against `tests/json-schema/cases.json` in CI
-//! (`.ci/json-schemas`); here the same format strings are checked against
-//! the Rust format checks, so the patterns and the code agree.
+//! (`.ci/json-schemas`); the same format strings are checked against the
+//! Rust format checks by `json_schema`'s unit tests, so the patterns and
+//! the code agree.
 
 use std::path::Path;
 
 use foundry_catalog::json_schema;
-use foundry_catalog::response::ProductResponse;
-use foundry_catalog::shape::{Format, Shape};
 use serde_json::Value;
 
 fn root() -> &'static Path {
@@ -23,57 +22,6 @@ fn committed_schema_files_are_current() {
             on_disk == contents,
             "{path} is stale: run `cargo run --bin foundry-catalog -- schemas` and commit the result"
         );
-    }
-}
-
-/// The format of the string at a JSON Schema pointer
-/// (`/properties/data/properties/slug`), found by walking the key tables
-/// the schema was generated from.
-fn format_at(pointer: &str) -> Format {
-    let mut shape = Shape::Object(ProductResponse::KEYS);
-    let mut parts = pointer.split('/').skip(1);
-    while let Some(part) = parts.next() {
-        shape = match (part, shape) {
-            ("properties", Shape::Object(fields)) => {
-                let key = parts.next().expect("a key after properties");
-                fields.iter().find(|f| f.name == key).unwrap_or_else(|| panic!("no key {key}")).shape
-            }
-            ("items", Shape::Array(item)) => *item,
-            (part, shape) => panic!("{part} does not apply to {shape:?}"),
-        };
-        while let Shape::Nullable(inner) = shape {
-            shape = *inner;
-        }
-    }
-    match shape {
-        Shape::Str(format) => format,
-        other => panic!("{pointer} is {other:?}, not a string format"),
-    }
-}
-
-/// Each format's good and bad strings in `cases.json` (which the external
-/// validators check against the schema patterns) are accepted and rejected
-/// by the Rust check too. The Rust check may be stricter than the pattern
-/// (calendar dates, the currency list, URL grammar), never looser.
-#[test]
-fn format_cases_agree_with_the_rust_checks() {
-    let text = std::fs::read_to_string(root().join("tests/json-schema/cases.json")).expect("cases.json");
-    let cases: Value = serde_json::from_str(&text).expect("cases.json is JSON");
-    let formats = cases["formats"].as_array().expect("a formats list");
-    assert!(!formats.is_empty());
-    for case in formats {
-        assert_eq!(case["schema"], "product-response.schema.json", "only the response schema's formats are walked");
-        let at = case["at"].as_str().expect("at");
-        let format = format_at(at);
-        assert!(format.pattern().is_some(), "{format:?} has a pattern in the schema");
-        for good in case["good"].as_array().expect("good") {
-            let good = good.as_str().expect("a string");
-            assert!(format.check(good).is_ok(), "{format:?} rejects {good:?}");
-        }
-        for bad in case["bad"].as_array().expect("bad") {
-            let bad = bad.as_str().expect("a string");
-            assert!(format.check(bad).is_err(), "{format:?} accepts {bad:?}");
-        }
     }
 }
 

@@ -4,12 +4,8 @@
 use std::path::Path;
 
 use foundry_catalog::conformance::{Rule, validate};
-use foundry_catalog::preview::{Sample, SchemaPreview};
-use foundry_catalog::product::{
-    AvailabilityEntry, AvailabilityStatus, Coverage, MarketplaceListing, ProductManifest, ProductRecord, Route,
-};
+use foundry_catalog::product::{AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
 use foundry_catalog::response::ProductResponse;
-use foundry_catalog::shape::Field;
 use serde_json::{Value, json};
 
 fn catalog() -> Vec<(String, ProductManifest)> {
@@ -84,26 +80,6 @@ fn every_catalog_record_passes_the_validator_and_round_trips_byte_for_byte() {
         let parsed: ProductResponse = serde_json::from_str(&text).expect("deserializes");
         assert_eq!(serde_json::to_string(&parsed).expect("serializes"), text, "{stem}");
     }
-}
-
-/// The typed serializer writes exactly the keys of the shape table, in order.
-#[test]
-fn typed_keys_follow_the_shape_table() {
-    fn keys(value: &Value) -> Vec<&str> {
-        value.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default()
-    }
-    fn names(fields: &[Field]) -> Vec<&str> {
-        fields.iter().map(|f| f.name).collect()
-    }
-    let body = built("eu-regulatory-status-signals");
-    let data = &body["data"];
-    assert_eq!(keys(&body), names(ProductResponse::KEYS));
-    assert_eq!(keys(data), names(ProductRecord::KEYS));
-    assert_eq!(keys(&data["marketplaces"][0]), names(MarketplaceListing::KEYS));
-    assert_eq!(keys(&data["primary_cta"]), names(MarketplaceListing::KEYS));
-    assert_eq!(keys(&data["marketplace_availability"][0]), names(AvailabilityEntry::KEYS));
-    assert_eq!(keys(&data["sample"]), names(Sample::KEYS));
-    assert_eq!(keys(&data["schema_preview"]), names(SchemaPreview::KEYS));
 }
 
 /// A valid body with one change, and the violation that change must cause.
