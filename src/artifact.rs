@@ -2,43 +2,69 @@
 //! `foundry-catalog build` and loaded by `foundry-catalog serve --catalog
 //! <file>` without any JSON work or compression.
 //!
-//! # Format, version 1
+//! # Format, version 2
 //!
-//! All integers are little-endian. A file is a 40-byte header, then three
+//! All integers are little-endian. A file is a 48-byte header, then four
 //! regions back to back, and nothing after them:
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `89 46 43 41 0D 0A 1A 0A` (`\x89FCA\r\n\x1a\n`: a high-bit byte and line ends, so a text-mode transfer is caught as PNG's is) |
-//! | 8 | 4 | format version, `1` |
+//! | 8 | 4 | format version, `2` |
 //! | 12 | 4 | CRC-32 (IEEE, as zlib and gzip compute it) of every byte after this field |
 //! | 16 | 8 | metadata length *M* |
-//! | 24 | 8 | index length *I* |
-//! | 32 | 8 | data length *D* |
-//! | 40 | *M* | metadata: UTF-8 JSON, see [`Metadata`] |
-//! | 40 + *M* | *I* | index: one fixed-size entry per product |
-//! | 40 + *M* + *I* | *D* | data: slugs, dates, bodies and ETags, referred to by the index |
+//! | 24 | 8 | signature length *S*: 0 (unsigned) or 96 |
+//! | 32 | 8 | index length *I* |
+//! | 40 | 8 | data length *D* |
+//! | 48 | *M* | metadata: UTF-8 JSON, see [`Metadata`] |
+//! | 48 + *M* | *S* | signature: the signer's Ed25519 public key (32 bytes), then the signature (64 bytes), see [`Signature`] |
+//! | 48 + *M* + *S* | *I* | index: one fixed-size entry per product |
+//! | 48 + *M* + *S* + *I* | *D* | data: slugs, dates, bodies and ETags, referred to by the index |
 //!
 //! An index entry is `modified` (u64, the record's `last_updated_at` in
-//! whole seconds since 1970), then spans (offset into the data region as
-//! u64, length as u32) of the slug, of the `Last-Modified` value (an
-//! IMF-fixdate), and of each representation's body and strong ETag, in
-//! the order of [`Metadata::codings`]: `8 + 12 + 12 + 24 × codings` bytes.
-//! Entries are in the order of the manifests' file names.
+//! whole seconds since 1970), the SHA-256 of the product's source (32
+//! bytes: the manifest file's bytes, all zeros for a product built from a
+//! record; an incremental build compares it to skip unchanged manifests),
+//! then spans (offset into the data region as u64, length as u32) of the
+//! slug, of the `Last-Modified` value (an IMF-fixdate), and of each
+//! representation's body and strong ETag, in the order of
+//! [`Metadata::codings`]: `8 + 32 + 12 + 12 + 24 × codings` bytes.
+//! Entries are in the order of the manifests' file names, and each
+//! product's bytes in the data region are contiguous, in the order of its
+//! spans.
+//!
+//! The signature is Ed25519 (RFC 8032) over the bytes
+//! `foundry-catalog artifact signature\n`, *M* (u64), the metadata, *I*
+//! (u64) and the index. The metadata holds [`Metadata::content_sha256`],
+//! which names every slug and ETag, each ETag names its body's bytes, and
+//! the index holds every date and source digest: a signature that
+//! verifies, with every ETag checked against its body, covers every byte
+//! served ([`Artifact::verify`], with the `signing` feature).
+//!
+//! # Format, version 1
+//!
+//! Still read (and written again as version 2 by [`Artifact::write_to`]):
+//! a 40-byte header without the signature length (the index length at
+//! 24, the data length at 32), no signature region, and index entries
+//! without the source digest. A version-1 artifact is unsigned, and an
+//! incremental build does not reuse it (its metadata has no
+//! [`Metadata::renderer_sha256`]).
 //!
 //! # Checks when loading
 //!
-//! The magic, the version (exactly [`FORMAT_VERSION`]), the lengths (the
-//! file must be exactly as long as its header says, so a truncated file
-//! is named as such), the CRC-32, the metadata, every span (inside the
+//! The magic, the version ([`OLDEST_READABLE_VERSION`] to
+//! [`FORMAT_VERSION`]), the lengths (the file must be exactly as long as
+//! its header says, so a truncated file is named as such), the CRC-32,
+//! the metadata, the signature region's length, every span (inside the
 //! data region), every slug ([`crate::Slug`]), every ETag's form, every
-//! date's form, no slug twice, and [`Metadata::content_sha256`]
-//! recomputed from the slugs and ETags. Nothing in a file can make the
-//! loader panic or read out of bounds. The CRC-32 finds accidental
-//! corruption, not tampering: sign or checksum the file where it is
-//! published if that matters. Bodies are not hashed again at load (it
-//! would cost a SHA-256 pass over every byte); their ETags were computed
-//! from them when the artifact was built, and the CRC covers both.
+//! date (the `Last-Modified` text must be `modified` as an IMF-fixdate),
+//! no slug twice, and [`Metadata::content_sha256`] recomputed from the
+//! slugs and ETags. Nothing in a file can make the loader panic or read
+//! out of bounds. The CRC-32 finds accidental corruption, not tampering:
+//! that is the signature's job. Bodies are not hashed again at load
+//! unless a verify key is given (it costs a SHA-256 pass over every
+//! byte); their ETags were computed from them when the artifact was
+//! built, and the CRC covers both.
 
 use std::io::Write;
 
@@ -50,22 +76,34 @@ use crate::encoding::ContentCoding;
 
 /// The first eight bytes of every artifact.
 pub const MAGIC: [u8; 8] = *b"\x89FCA\r\n\x1a\n";
-/// The format version this crate writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
-/// The length of the fixed header.
-const HEADER_LEN: usize = 40;
+/// The format version this crate writes.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format version this crate reads.
+pub const OLDEST_READABLE_VERSION: u32 = 1;
+/// The length of the fixed header (version 2).
+const HEADER_LEN: usize = 48;
+/// The length of version 1's header.
+const HEADER_LEN_V1: usize = 40;
 /// A span: offset (u64) and length (u32).
 const SPAN_LEN: usize = 12;
+/// A source digest: SHA-256.
+pub(crate) const SOURCE_LEN: usize = 32;
+/// The signature region of a signed artifact: public key and signature.
+const SIGNATURE_LEN: usize = 96;
 /// The most metadata a loader accepts (it is a few hundred bytes).
 const MAX_METADATA_LEN: u64 = 1 << 24;
 /// The length of a strong ETag: `"` + 64 hex digits + `"`.
 const ETAG_LEN: usize = 66;
 /// The length of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
 const HTTP_DATE_LEN: usize = 29;
+/// What a signature signs, before the metadata and the index.
+#[cfg(feature = "signing")]
+pub(crate) const SIGNING_CONTEXT: &[u8] = b"foundry-catalog artifact signature\n";
 
 /// What an artifact says about itself, stored as JSON after the header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct Metadata {
     /// The tool and version that built it, e.g. `foundry-catalog 0.1.0`.
     pub generator: String,
@@ -82,6 +120,13 @@ pub struct Metadata {
     /// bodies, so this names every byte served; two builds of the same
     /// manifests by the same version give the same value.
     pub content_sha256: String,
+    /// What the builder renders with, as a digest: the generator, every
+    /// record type (descriptions and fixture hints included) and the
+    /// example catalog rendered and compressed by it. An incremental build
+    /// reuses a previous artifact only when this is its own; absent in
+    /// version-1 artifacts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renderer_sha256: Option<String>,
 }
 
 /// A record type an artifact was built with.
@@ -92,6 +137,16 @@ pub struct RecordTypeId {
     pub record_label: String,
     /// Its schema hash.
     pub schema_hash: String,
+}
+
+/// The signature region of a signed artifact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Signature {
+    /// The signer's Ed25519 public key (which key signed is checked
+    /// against the verify key, and named when it is another).
+    pub public_key: [u8; 32],
+    /// The Ed25519 signature (see the module documentation for what it signs).
+    pub signature: [u8; 64],
 }
 
 /// Why a file is not a loadable artifact.
@@ -108,7 +163,7 @@ pub enum ArtifactError {
     NotAnArtifact,
     /// The file has another format version.
     #[error(
-        "artifact format version {found}, but this build of foundry-catalog reads version {FORMAT_VERSION}; hint: rebuild it with this version's `foundry-catalog build`"
+        "artifact format version {found}, but this build of foundry-catalog reads versions {OLDEST_READABLE_VERSION} to {FORMAT_VERSION}; hint: rebuild it with this version's `foundry-catalog build`"
     )]
     Version {
         /// The version in the file.
@@ -138,6 +193,39 @@ pub enum ArtifactError {
     /// written by `foundry-catalog build`).
     #[error("malformed artifact: {0}; hint: build it again with `foundry-catalog build`")]
     Malformed(String),
+    /// A verify key is set and the artifact carries no signature.
+    #[error(
+        "the artifact is not signed, and only artifacts signed by the verify key {expected} are accepted; hint: build it with `foundry-catalog build --sign-key <NAME>.key`"
+    )]
+    Unsigned {
+        /// The verify key's fingerprint.
+        expected: String,
+    },
+    /// The artifact is signed by another key than the verify key.
+    #[error(
+        "the artifact is signed by key {found}, not by the verify key {expected}; hint: build it with the matching `--sign-key`, or verify with that key's .pub file"
+    )]
+    WrongKey {
+        /// The signer's key fingerprint.
+        found: String,
+        /// The verify key's fingerprint.
+        expected: String,
+    },
+    /// The signature does not verify: the signed bytes were changed.
+    #[error(
+        "the signature does not match the artifact's metadata and index: the file was changed after it was signed; hint: copy it again from where it was built"
+    )]
+    BadSignature,
+    /// A body does not hash to its ETag: the data was changed.
+    #[error(
+        "`{slug}`: the {coding} body does not match its ETag: the file was changed after it was built; hint: copy it again from where it was built"
+    )]
+    Body {
+        /// The product.
+        slug: String,
+        /// The representation.
+        coding: ContentCoding,
+    },
 }
 
 /// A byte range of the data region.
@@ -147,25 +235,66 @@ pub(crate) struct Span {
     pub(crate) len: u32,
 }
 
+impl Span {
+    fn end(self) -> u64 {
+        self.offset + u64::from(self.len)
+    }
+}
+
 /// One product as the index stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct IndexEntry {
     pub(crate) modified: u64,
+    /// SHA-256 of the manifest's bytes; zeros when built from a record.
+    pub(crate) source: [u8; SOURCE_LEN],
     pub(crate) slug: Span,
     pub(crate) last_modified: Span,
     /// `(body, etag)` per coding, in [`Metadata::codings`] order.
     pub(crate) representations: Vec<(Span, Span)>,
 }
 
-/// A built or loaded artifact: metadata, index and data, where the data
-/// may be held in several buffers (a build writes one per thread; a
-/// loaded file is one), read as one region.
+impl IndexEntry {
+    /// Every span, in the order the product's bytes are written.
+    pub(crate) fn spans_mut(&mut self) -> impl Iterator<Item = &mut Span> {
+        [&mut self.slug, &mut self.last_modified]
+            .into_iter()
+            .chain(self.representations.iter_mut().flat_map(|(body, etag)| [body, etag]))
+    }
+
+    /// The product's bytes as one range, when they are contiguous in the
+    /// order they are written (always, in an artifact built here).
+    pub(crate) fn contiguous(&self) -> Option<(u64, u64)> {
+        let mut spans = [self.slug, self.last_modified]
+            .into_iter()
+            .chain(self.representations.iter().flat_map(|&(body, etag)| [body, etag]));
+        let first = spans.next()?;
+        let mut end = first.end();
+        for span in spans {
+            if span.offset != end {
+                return None;
+            }
+            end = span.end();
+        }
+        Some((first.offset, end - first.offset))
+    }
+}
+
+/// A built or loaded artifact: metadata, signature, index and data, where
+/// the data may be held in several buffers (a build writes one per thread,
+/// and shares a previous artifact's; a loaded file is one), read as one
+/// region.
 #[derive(Debug, Clone)]
 pub struct Artifact {
     metadata: Metadata,
+    /// The metadata's JSON as stored (what a signature signs).
+    metadata_json: Bytes,
+    pub(crate) signature: Option<Signature>,
+    /// In the version-2 layout (a version-1 index is converted on parse).
     index: Bytes,
     /// `(offset of the buffer in the data region, buffer)`, in order.
     data: Vec<(u64, Bytes)>,
+    /// Whether every body is known to hash to its ETag: built here, or checked.
+    bodies_checked: bool,
 }
 
 impl Artifact {
@@ -175,12 +304,14 @@ impl Artifact {
         generator: String,
         codings: Vec<ContentCoding>,
         record_types: Vec<RecordTypeId>,
+        renderer_sha256: String,
         entries: &[IndexEntry],
         buffers: Vec<Bytes>,
     ) -> Artifact {
         let mut index = Vec::with_capacity(entries.len() * entry_len(codings.len()));
         for entry in entries {
             index.extend_from_slice(&entry.modified.to_le_bytes());
+            index.extend_from_slice(&entry.source);
             for span in [entry.slug, entry.last_modified]
                 .into_iter()
                 .chain(entry.representations.iter().flat_map(|&(body, etag)| [body, etag]))
@@ -205,11 +336,17 @@ impl Artifact {
                 codings,
                 record_types,
                 content_sha256: String::new(),
+                renderer_sha256: Some(renderer_sha256),
             },
+            metadata_json: Bytes::new(),
+            signature: None,
             index: Bytes::from(index),
             data,
+            bodies_checked: true,
         };
         artifact.metadata.content_sha256 = artifact.content_digest();
+        // A struct of strings and numbers always serializes.
+        artifact.metadata_json = serde_json::to_vec(&artifact.metadata).unwrap_or_default().into();
         artifact
     }
 
@@ -242,39 +379,70 @@ impl Artifact {
         }
         let u32_at = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         let u64_at = |at: usize| bytes.get(at..at + 8).map(le_u64);
-        let (Some(version), Some(crc), Some(meta_len), Some(index_len), Some(data_len)) =
-            (u32_at(8), u32_at(12), u64_at(16), u64_at(24), u64_at(32))
+        let too_short = |header: usize| ArtifactError::Length { expected: header as u64, found: bytes.len() as u64 };
+        let version = u32_at(8).ok_or(too_short(HEADER_LEN))?;
+        // The region lengths: metadata, signature, index, data.
+        let (header, lengths) = match version {
+            1 => (HEADER_LEN_V1, [u64_at(16), Some(0), u64_at(24), u64_at(32)]),
+            2 => (HEADER_LEN, [u64_at(16), u64_at(24), u64_at(32), u64_at(40)]),
+            found => return Err(ArtifactError::Version { found }),
+        };
+        let (Some(crc), [Some(meta_len), Some(signature_len), Some(index_len), Some(data_len)]) = (u32_at(12), lengths)
         else {
-            return Err(ArtifactError::Length { expected: HEADER_LEN as u64, found: bytes.len() as u64 });
+            return Err(too_short(header));
         };
-        if version != FORMAT_VERSION {
-            return Err(ArtifactError::Version { found: version });
-        }
-        let expected = (HEADER_LEN as u64)
-            .checked_add(meta_len)
-            .and_then(|n| n.checked_add(index_len))
-            .and_then(|n| n.checked_add(data_len));
+        let expected =
+            [meta_len, signature_len, index_len, data_len].into_iter().try_fold(header as u64, u64::checked_add);
         let found = bytes.len() as u64;
-        let Some(expected) = expected.filter(|&n| n == found) else {
+        if expected != Some(found) {
             return Err(ArtifactError::Length { expected: expected.unwrap_or(u64::MAX), found });
-        };
-        debug_assert_eq!(expected, found);
+        }
         if crc_of_rest != crc {
             return Err(ArtifactError::Checksum { expected: crc, found: crc_of_rest });
         }
         if meta_len > MAX_METADATA_LEN {
             return Err(ArtifactError::Malformed(format!("{meta_len} bytes of metadata")));
         }
-        // All three fit in the file (checked above), so these convert.
-        let (meta_len, index_len) = (meta_len as usize, index_len as usize);
-        let meta_end = HEADER_LEN + meta_len;
-        let metadata: Metadata = serde_json::from_slice(&bytes[HEADER_LEN..meta_end])
+        // All four fit in the file (checked above), so these convert.
+        let meta_end = header + meta_len as usize;
+        let signature_end = meta_end + signature_len as usize;
+        let index_end = signature_end + index_len as usize;
+        let metadata_json = bytes.slice(header..meta_end);
+        let metadata: Metadata = serde_json::from_slice(&metadata_json)
             .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
-        let index = bytes.slice(meta_end..meta_end + index_len);
-        let data = bytes.slice(meta_end + index_len..);
-        let artifact = Artifact { metadata, index, data: vec![(0, data)] };
+        let signature = match &bytes[meta_end..signature_end] {
+            [] => None,
+            region if region.len() == SIGNATURE_LEN => {
+                let (mut public_key, mut signature) = ([0; 32], [0; 64]);
+                public_key.copy_from_slice(&region[..32]);
+                signature.copy_from_slice(&region[32..]);
+                Some(Signature { public_key, signature })
+            }
+            other => return Err(ArtifactError::Malformed(format!("a signature of {} bytes", other.len()))),
+        };
+        let codings = metadata.codings.len();
+        let index = bytes.slice(signature_end..index_end);
+        let index = if version == 1 { Self::index_from_v1(&index, codings) } else { index };
+        let data = bytes.slice(index_end..);
+        let artifact =
+            Artifact { metadata, metadata_json, signature, index, data: vec![(0, data)], bodies_checked: false };
         artifact.check_metadata()?;
         Ok(artifact)
+    }
+
+    /// A version-1 index in the version-2 layout (no source digests).
+    fn index_from_v1(index: &[u8], codings: usize) -> Bytes {
+        let old = entry_len(codings) - SOURCE_LEN;
+        let mut converted = Vec::with_capacity(index.len() / old * entry_len(codings) + index.len() % old);
+        let mut entries = index.chunks_exact(old);
+        for entry in &mut entries {
+            converted.extend_from_slice(&entry[..8]);
+            converted.extend_from_slice(&[0; SOURCE_LEN]);
+            converted.extend_from_slice(&entry[8..]);
+        }
+        // A remainder keeps the length wrong, for check_metadata to name.
+        converted.extend_from_slice(entries.remainder());
+        Bytes::from(converted)
     }
 
     fn check_metadata(&self) -> Result<(), ArtifactError> {
@@ -304,6 +472,12 @@ impl Artifact {
         &self.metadata
     }
 
+    /// Who signed it, if it is signed (whether the signature holds is
+    /// [`Artifact::verify`]'s to say).
+    pub fn signature(&self) -> Option<&Signature> {
+        self.signature.as_ref()
+    }
+
     /// The number of products.
     pub fn len(&self) -> usize {
         self.index.len() / entry_len(self.metadata.codings.len())
@@ -317,18 +491,20 @@ impl Artifact {
     /// The size of the file [`Artifact::write_to`] writes.
     pub fn file_len(&self) -> u64 {
         let data: u64 = self.data.iter().map(|(_, b)| b.len() as u64).sum();
-        HEADER_LEN as u64 + self.metadata_json().len() as u64 + self.index.len() as u64 + data
+        let signature = if self.signature.is_some() { SIGNATURE_LEN } else { 0 };
+        (HEADER_LEN + self.metadata_json.len() + signature + self.index.len()) as u64 + data
     }
 
-    /// Writes the artifact file: header, metadata, index, data.
+    /// Writes the artifact file (format version 2): header, metadata,
+    /// signature, index, data.
     pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
-        let metadata = self.metadata_json();
+        let signature = self.signature.map(|s| [&s.public_key[..], &s.signature[..]].concat()).unwrap_or_default();
         let data_len: u64 = self.data.iter().map(|(_, b)| b.len() as u64).sum();
-        let mut lengths = Vec::with_capacity(24);
-        for len in [metadata.len() as u64, self.index.len() as u64, data_len] {
+        let mut lengths = Vec::with_capacity(32);
+        for len in [self.metadata_json.len() as u64, signature.len() as u64, self.index.len() as u64, data_len] {
             lengths.extend_from_slice(&len.to_le_bytes());
         }
-        let mut parts: Vec<&[u8]> = vec![&lengths, &metadata, &self.index];
+        let mut parts: Vec<&[u8]> = vec![&lengths, &self.metadata_json, &signature, &self.index];
         parts.extend(self.data.iter().map(|(_, b)| &b[..]));
         out.write_all(&MAGIC)?;
         out.write_all(&FORMAT_VERSION.to_le_bytes())?;
@@ -347,39 +523,50 @@ impl Artifact {
         out
     }
 
-    fn metadata_json(&self) -> Vec<u8> {
-        // A struct of strings and numbers always serializes.
-        serde_json::to_vec(&self.metadata).unwrap_or_default()
+    /// The bytes a signature signs: the context, then the metadata and
+    /// the index, each after its length.
+    #[cfg(feature = "signing")]
+    pub(crate) fn signed_message(&self) -> Vec<u8> {
+        let mut message =
+            Vec::with_capacity(SIGNING_CONTEXT.len() + 16 + self.metadata_json.len() + self.index.len());
+        message.extend_from_slice(SIGNING_CONTEXT);
+        message.extend_from_slice(&(self.metadata_json.len() as u64).to_le_bytes());
+        message.extend_from_slice(&self.metadata_json);
+        message.extend_from_slice(&(self.index.len() as u64).to_le_bytes());
+        message.extend_from_slice(&self.index);
+        message
     }
 
     /// Every index entry, decoded (spans are not checked here).
-    pub(crate) fn entries(&self) -> impl Iterator<Item = IndexEntry> + '_ {
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = IndexEntry> + '_ {
         let codings = self.metadata.codings.len();
-        self.index.chunks_exact(entry_len(codings)).map(move |entry| {
-            let span = |i: usize| {
-                let at = 8 + i * SPAN_LEN;
-                Span {
-                    offset: le_u64(&entry[at..at + 8]),
-                    len: u32::from_le_bytes([entry[at + 8], entry[at + 9], entry[at + 10], entry[at + 11]]),
-                }
-            };
-            IndexEntry {
-                modified: le_u64(&entry[..8]),
-                slug: span(0),
-                last_modified: span(1),
-                representations: (0..codings).map(|c| (span(2 + 2 * c), span(3 + 2 * c))).collect(),
-            }
-        })
+        self.index.chunks_exact(entry_len(codings)).map(move |entry| decode_entry(entry, codings))
+    }
+
+    /// The `n`th index entry.
+    pub(crate) fn entry(&self, n: usize) -> Option<IndexEntry> {
+        let codings = self.metadata.codings.len();
+        let len = entry_len(codings);
+        self.index.get(n * len..(n + 1) * len).map(|entry| decode_entry(entry, codings))
     }
 
     /// The bytes of a span, shared with the artifact (no copy).
     pub(crate) fn slice(&self, span: Span) -> Result<Bytes, ArtifactError> {
-        let out_of_bounds = || ArtifactError::Malformed(format!("a span at {} of {} bytes", span.offset, span.len));
-        let buffer =
-            self.data.partition_point(|(start, _)| *start <= span.offset).checked_sub(1).ok_or_else(out_of_bounds)?;
+        self.slice_range(span.offset, u64::from(span.len))
+    }
+
+    /// `len` bytes of the data region from `offset`, when they lie in one
+    /// buffer, shared with the artifact (no copy).
+    pub(crate) fn slice_range(&self, offset: u64, len: u64) -> Result<Bytes, ArtifactError> {
+        let out_of_bounds = || ArtifactError::Malformed(format!("a span at {offset} of {len} bytes"));
+        let buffer = self.data.partition_point(|(start, _)| *start <= offset).checked_sub(1).ok_or_else(out_of_bounds)?;
         let (start, bytes) = &self.data[buffer];
-        let from = usize::try_from(span.offset - start).map_err(|_| out_of_bounds())?;
-        let to = from.checked_add(span.len as usize).filter(|&to| to <= bytes.len()).ok_or_else(out_of_bounds)?;
+        let from = usize::try_from(offset - start).map_err(|_| out_of_bounds())?;
+        let to = usize::try_from(len)
+            .ok()
+            .and_then(|len| from.checked_add(len))
+            .filter(|&to| to <= bytes.len())
+            .ok_or_else(out_of_bounds)?;
         Ok(bytes.slice(from..to))
     }
 
@@ -408,6 +595,68 @@ impl Artifact {
             )))
         }
     }
+
+    /// Whether every body is known to hash to its ETag (the artifact was
+    /// built here, or [`Artifact::check_bodies`] passed).
+    pub(crate) fn bodies_checked(&self) -> bool {
+        self.bodies_checked
+    }
+
+    /// Checks that every body hashes to its ETag, on all cores: the first
+    /// product (in index order) whose body does not is named.
+    pub fn check_bodies(&mut self) -> Result<(), ArtifactError> {
+        if !self.bodies_checked {
+            let entries: Vec<IndexEntry> = self.entries().collect();
+            let failures = crate::parallel::map(&entries, |entry| self.check_entry_bodies(entry).err());
+            if let Some(error) = failures.into_iter().flatten().next() {
+                return Err(error);
+            }
+            self.bodies_checked = true;
+        }
+        Ok(())
+    }
+
+    /// Checks that each of one product's bodies hashes to its ETag.
+    pub(crate) fn check_entry_bodies(&self, entry: &IndexEntry) -> Result<(), ArtifactError> {
+        for (&coding, &(body, etag)) in self.metadata.codings.iter().zip(&entry.representations) {
+            let (body, etag) = (self.slice(body)?, self.slice(etag)?);
+            if !etag_names(&etag, &body) {
+                let slug = self.slice(entry.slug)?;
+                return Err(ArtifactError::Body { slug: String::from_utf8_lossy(&slug).into_owned(), coding });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `etag` is the quoted lowercase hex SHA-256 of `body`.
+fn etag_names(etag: &[u8], body: &[u8]) -> bool {
+    let digest = Sha256::digest(body);
+    etag.len() == ETAG_LEN && hex::decode(&etag[1..ETAG_LEN - 1]).is_ok_and(|d| d == digest.as_slice())
+}
+
+/// The strong ETag of `body`: its quoted lowercase hex SHA-256.
+pub(crate) fn etag_of(body: &[u8]) -> String {
+    format!("\"{}\"", hex::encode(Sha256::digest(body).as_slice()))
+}
+
+fn decode_entry(entry: &[u8], codings: usize) -> IndexEntry {
+    let span = |i: usize| {
+        let at = 8 + SOURCE_LEN + i * SPAN_LEN;
+        Span {
+            offset: le_u64(&entry[at..at + 8]),
+            len: u32::from_le_bytes([entry[at + 8], entry[at + 9], entry[at + 10], entry[at + 11]]),
+        }
+    };
+    let mut source = [0; SOURCE_LEN];
+    source.copy_from_slice(&entry[8..8 + SOURCE_LEN]);
+    IndexEntry {
+        modified: le_u64(&entry[..8]),
+        source,
+        slug: span(0),
+        last_modified: span(1),
+        representations: (0..codings).map(|c| (span(2 + 2 * c), span(3 + 2 * c))).collect(),
+    }
 }
 
 /// Whether `etag` has the form of the ETags this crate writes.
@@ -418,13 +667,16 @@ pub(crate) fn is_strong_etag(etag: &[u8]) -> bool {
         && etag[1..ETAG_LEN - 1].iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
 }
 
-/// Whether `date` has the length and alphabet of an IMF-fixdate.
-pub(crate) fn is_http_date(date: &[u8]) -> bool {
-    date.len() == HTTP_DATE_LEN && date.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b',' | b':'))
+/// Whether `date` is `seconds` since 1970 as an IMF-fixdate.
+pub(crate) fn is_http_date_of(date: &[u8], seconds: u64) -> bool {
+    date.len() == HTTP_DATE_LEN
+        && seconds <= crate::catalog::LAST_HTTP_DATE
+        && httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds)).as_bytes()
+            == date
 }
 
 fn entry_len(codings: usize) -> usize {
-    8 + SPAN_LEN * (2 + 2 * codings)
+    8 + SOURCE_LEN + SPAN_LEN * (2 + 2 * codings)
 }
 
 fn le_u64(bytes: &[u8]) -> u64 {

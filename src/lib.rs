@@ -54,6 +54,8 @@ pub mod response;
 pub mod service;
 pub mod serving;
 mod shape;
+#[cfg(feature = "signing")]
+pub mod signing;
 
 /// The record types generated from `record-types/*.json` at build time.
 pub mod records {

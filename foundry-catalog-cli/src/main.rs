@@ -5,8 +5,9 @@
 //! foundry-catalog render <manifest.json>… [--out-dir DIR]
 //! foundry-catalog check <file-or-url>…
 //! foundry-catalog schemas [--dir schema] [--check]
-//! foundry-catalog build <MANIFEST_DIR> (-o <FILE> | --check)
-//! foundry-catalog serve [--addr 127.0.0.1:8080] [--catalog DIR|FILE]
+//! foundry-catalog build <MANIFEST_DIR> (-o <FILE> | --check) [--previous <FILE>] [--sign-key <NAME.key>]
+//! foundry-catalog keygen --out <NAME>
+//! foundry-catalog serve [--addr 127.0.0.1:8080] [--catalog DIR|FILE] [--verify-key <NAME.pub>]
 //! foundry-catalog diff <OLD> <NEW> | --base <REV> <NEW> [--mode backward|forward|full] [--format text|json]
 //! ```
 //!
@@ -26,6 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod build;
 mod check;
 mod diff;
+mod keygen;
 mod preview;
 mod render;
 mod schemas;
@@ -50,6 +52,7 @@ enum Command {
     Render(render::Args),
     Check(check::Args),
     Build(build::Args),
+    Keygen(keygen::Args),
     Schemas(schemas::Args),
     Serve(serve::Args),
     Diff(diff::Args),
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Render(args) => render::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::run(&args),
+        Command::Keygen(args) => keygen::run(&args),
         Command::Schemas(args) => schemas::run(&args),
         Command::Serve(args) => serve::run(args),
         Command::Diff(args) => diff::run(&args),

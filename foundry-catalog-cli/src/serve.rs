@@ -48,6 +48,11 @@ pub(crate) fn run(args: Args) -> ExitCode {
     if config.watch && catalog.is_none() {
         return crate::usage_error("--watch needs --catalog (the compiled-in catalog never changes)");
     }
+    if config.verify_key.is_some() && !catalog.as_ref().is_some_and(|c| c.is_file()) {
+        return crate::usage_error(
+            "--verify-key needs --catalog FILE, an artifact (a folder of manifests or the compiled-in catalog carries no signature)",
+        );
+    }
     foundry_catalog_server::init_logging(log_format);
     if let Some(port) = port {
         config = config.port(port);

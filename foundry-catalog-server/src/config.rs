@@ -7,7 +7,9 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use foundry_catalog::catalog::{CatalogErrors, ResponseCatalog};
+use foundry_catalog::artifact::ArtifactError;
+use foundry_catalog::catalog::{Builder, CatalogError, CatalogErrors, ResponseCatalog};
+use foundry_catalog::signing::VerifyKey;
 
 /// Where the catalog comes from; reloads rebuild or reread it from the
 /// same place.
@@ -32,12 +34,37 @@ impl CatalogSource {
     }
 
     /// Builds or loads and validates the catalog (all problems, each
-    /// naming its file).
-    pub fn build(&self) -> Result<ResponseCatalog, CatalogErrors> {
+    /// naming its file). With `verify_key`, only an artifact signed by
+    /// that key loads ([`foundry_catalog::artifact::Artifact::verify`]);
+    /// a folder or the embedded catalog, which carry no signature, are
+    /// refused. A folder is built incrementally from `previous`, the
+    /// catalog being served, when it can be (else the log says why).
+    pub fn load(
+        &self,
+        verify_key: Option<&VerifyKey>,
+        previous: Option<&ResponseCatalog>,
+    ) -> Result<ResponseCatalog, CatalogErrors> {
+        if let Some(key) = verify_key
+            && !matches!(self, CatalogSource::Artifact(_))
+        {
+            let error = ArtifactError::Unsigned { expected: key.fingerprint() };
+            return Err(CatalogError::Artifact { file: self.to_string(), error }.into());
+        }
         match self {
             CatalogSource::Embedded => crate::default_catalog(),
-            CatalogSource::Dir(dir) => ResponseCatalog::from_dir(dir),
-            CatalogSource::Artifact(file) => ResponseCatalog::open(file),
+            CatalogSource::Dir(dir) => {
+                let mut builder = Builder::new();
+                if let Some(previous) = previous
+                    && let Err(reason) = builder.previous(previous)
+                {
+                    tracing::warn!(source = %self, "building every product: the catalog being served cannot be reused: {reason}");
+                }
+                ResponseCatalog::from_artifact(builder.build_dir(dir)?)
+            }
+            CatalogSource::Artifact(file) => match verify_key {
+                Some(key) => ResponseCatalog::open_verified(file, key),
+                None => ResponseCatalog::open(file),
+            },
         }
     }
 }
@@ -76,6 +103,14 @@ pub struct Config {
     /// `--catalog`).
     #[cfg_attr(feature = "clap", arg(skip))]
     pub source: CatalogSource,
+    /// Serve only artifacts signed by this key (the `.pub` file of
+    /// `foundry-catalog keygen`): an unsigned artifact, one signed by
+    /// another key or one with a changed byte is refused at start (exit
+    /// 1) and on reload (the old catalog keeps serving). Needs an
+    /// artifact file as the catalog.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_VERIFY_KEY", value_name = "FILE",
+        value_parser = cli::verify_key))]
+    pub verify_key: Option<VerifyKey>,
     /// Reload the catalog when it changes on disk: the artifact file, or a
     /// `*.json` file of the manifest folder. A change is reloaded once it
     /// has held still for one watch interval.
@@ -156,6 +191,7 @@ impl Default for Config {
         Config {
             addr: Config::ADDR,
             source: CatalogSource::Embedded,
+            verify_key: None,
             watch: false,
             watch_interval: Config::WATCH_INTERVAL,
             header_timeout: Config::HEADER_TIMEOUT,
@@ -188,6 +224,7 @@ macro_rules! setters {
 setters! {
     addr: SocketAddr,
     source: CatalogSource,
+    verify_key: Option<VerifyKey>,
     watch: bool,
     watch_interval: Duration,
     header_timeout: Duration,
@@ -229,6 +266,11 @@ mod cli {
     /// A default duration as [`duration`] reads it.
     pub(super) fn show(duration: Duration) -> String {
         humantime::format_duration(duration).to_string()
+    }
+
+    /// A verify key file, read when the arguments are.
+    pub(super) fn verify_key(path: &str) -> Result<foundry_catalog::signing::VerifyKey, String> {
+        foundry_catalog::signing::VerifyKey::read(std::path::Path::new(path)).map_err(|e| e.reason)
     }
 
     /// A count: a whole number in a range.

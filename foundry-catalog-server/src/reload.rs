@@ -10,21 +10,30 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
 use tracing::{error, info};
 
+use foundry_catalog::signing::VerifyKey;
+
 use crate::config::CatalogSource;
 use crate::state::State;
 
 /// Rebuilds the catalog for each reload request, off the request path.
-pub(crate) async fn reloader(state: Arc<State>, source: CatalogSource, mut requests: mpsc::UnboundedReceiver<()>) {
+pub(crate) async fn reloader(
+    state: Arc<State>,
+    source: CatalogSource,
+    verify_key: Option<VerifyKey>,
+    mut requests: mpsc::UnboundedReceiver<()>,
+) {
     while requests.recv().await.is_some() {
         // Requests that came in meanwhile are served by this one rebuild.
         while requests.try_recv().is_ok() {}
-        let build_source = source.clone();
-        match tokio::task::spawn_blocking(move || build_source.build()).await {
+        let (source, current) = (source.clone(), Arc::clone(&*state.catalog.load()));
+        let started = std::time::Instant::now();
+        match tokio::task::spawn_blocking(move || source.load(verify_key.as_ref(), Some(&*current))).await {
             Ok(Ok(catalog)) => {
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let generation = state.replace(catalog);
                 state.metrics.reloads_ok.fetch_add(1, Relaxed);
-                info!(products, generation, content_sha256 = %content, "catalog reloaded");
+                let seconds = started.elapsed().as_secs_f64();
+                info!(products, generation, content_sha256 = %content, seconds, "catalog reloaded");
             }
             Ok(Err(errors)) => {
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);

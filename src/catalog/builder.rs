@@ -1,0 +1,474 @@
+//! [`Builder`]: manifests or records into an [`Artifact`], on all cores,
+//! reusing what a previous artifact already holds.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
+
+use bytes::{Bytes, BytesMut};
+use sha2::{Digest, Sha256};
+
+use super::previous::{Previous, Unusable};
+use super::{CatalogError, CatalogErrors, LAST_HTTP_DATE, ResponseCatalog};
+use crate::artifact::{self, Artifact, IndexEntry, RecordTypeId, SOURCE_LEN, Span};
+use crate::encoding::ContentCoding;
+use crate::manifest::ManifestError;
+use crate::product::{ProductManifest, ProductRecord};
+
+/// Builds catalogs into [`Artifact`]s, like `prost_build::Config`:
+/// configure, then build from a folder, from manifests or from records.
+///
+/// ```
+/// use foundry_catalog::catalog::{Builder, ContentCoding};
+/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+/// let artifact = Builder::new().codings(&[ContentCoding::Identity]).unwrap().build_dir(&dir).unwrap();
+/// assert_eq!(artifact.len(), 3);
+/// assert_eq!(artifact.metadata().codings, [ContentCoding::Identity]);
+/// ```
+///
+/// # Incremental builds
+///
+/// Given the catalog built last time ([`Builder::previous`]), a build
+/// skips every manifest whose bytes are those the previous artifact
+/// recorded (the SHA-256 of each product's source is in its index), and
+/// reuses the compressed representations and ETags of every product whose
+/// body comes out byte-identical; only changed or new products are
+/// rendered, validated and compressed. Reused bytes are shared with the
+/// previous artifact, not copied. The result is byte for byte the
+/// artifact a build without a previous one makes.
+#[derive(Clone)]
+pub struct Builder {
+    codings: Vec<ContentCoding>,
+    previous: Option<Arc<Previous>>,
+    progress: Option<Arc<dyn Fn(&Progress) + Send + Sync>>,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("codings", &self.codings)
+            .field("previous", &self.previous.as_ref().map(|p| p.products()))
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder { codings: crate::encoding::available().to_vec(), previous: None, progress: None }
+    }
+}
+
+/// A content coding asked of a [`Builder`] that this build cannot make.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot store `{0}` bodies: this build of foundry-catalog makes {available}; hint: turn on the `compression` feature", available = crate::encoding::available().iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "))]
+pub struct UnavailableCoding(pub ContentCoding);
+
+/// How far a build has come, given to [`Builder::on_progress`] after each
+/// product. The last call has `done == total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Products (manifests, or records) in this build.
+    pub total: usize,
+    /// Products finished, including those with problems.
+    pub done: usize,
+    /// Of those, manifests read and rendered (new or changed; the rest
+    /// were unchanged since the previous artifact and not rendered).
+    pub rendered: usize,
+    /// Of those, products compressed anew (the rest reused the previous
+    /// artifact's representations).
+    pub compressed: usize,
+}
+
+impl Progress {
+    /// Products whose representations came from the previous artifact.
+    pub fn reused(&self) -> usize {
+        self.done - self.compressed
+    }
+}
+
+impl Builder {
+    /// A builder storing every coding this build can make
+    /// (identity, and with the `compression` feature gzip and brotli).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores these codings of each body (identity is always stored), for
+    /// example identity alone when a CDN in front compresses. Forgets a
+    /// [`Builder::previous`] catalog stored in other codings.
+    pub fn codings(mut self, codings: &[ContentCoding]) -> Result<Self, UnavailableCoding> {
+        let available = crate::encoding::available();
+        if let Some(&missing) = codings.iter().find(|c| !available.contains(c)) {
+            return Err(UnavailableCoding(missing));
+        }
+        self.codings =
+            available.iter().copied().filter(|c| *c == ContentCoding::Identity || codings.contains(c)).collect();
+        if self.previous.as_ref().is_some_and(|p| p.codings() != self.codings) {
+            self.previous = None;
+        }
+        Ok(self)
+    }
+
+    /// Builds incrementally from `previous`, the catalog built last time
+    /// (see [Incremental builds](Builder#incremental-builds)). It is used
+    /// only if it was made by this renderer (the same version, record
+    /// types and compression: [`crate::artifact::Metadata::renderer_sha256`])
+    /// in these codings; otherwise this says why and the build is a full
+    /// one. Its load checks have passed (it is a [`ResponseCatalog`]); a
+    /// reused product's bodies are checked against their ETags unless the
+    /// artifact was built in this process or verified.
+    pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<(), Unusable> {
+        self.previous = None;
+        self.previous = Some(Arc::new(Previous::new(previous.artifact(), &self.codings)?));
+        Ok(())
+    }
+
+    /// Calls `report` after each product (from the building threads; keep
+    /// it quick), for a progress bar or a log line.
+    pub fn on_progress(mut self, report: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(report));
+        self
+    }
+
+    /// Builds the manifests `*.json` in a folder (sorted by name), read by
+    /// the threads that build them. Every file is read; one that cannot
+    /// be read or is not UTF-8 is one problem among the others, never a
+    /// stop.
+    pub fn build_dir(&self, dir: &Path) -> Result<Artifact, CatalogErrors> {
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| {
+                CatalogErrors::from(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() })
+            })?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.is_dir())
+            .collect();
+        paths.sort();
+        self.assemble(&paths, |path| {
+            let file = path.display().to_string();
+            match std::fs::read(path) {
+                Ok(bytes) => self.from_source(file, &bytes),
+                Err(e) => Err(CatalogError::Read { file, reason: e.to_string() }),
+            }
+        })
+    }
+
+    /// Builds manifests `(file name, text)`: each is read, checked against
+    /// its file name, built into its record and prepared as
+    /// [`Builder::build_records`] does. Every problem of every file is
+    /// reported, in the order of the sources.
+    pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<Artifact, CatalogErrors> {
+        let sources: Vec<(String, String)> = sources.into_iter().collect();
+        self.assemble(&sources, |(file, text)| self.from_source(file.clone(), text.as_bytes()))
+    }
+
+    /// Serves already-built records `(source name, record)`: each is
+    /// checked against the spec, serialized once and compressed once.
+    pub fn build_records(
+        &self,
+        records: impl IntoIterator<Item = (String, ProductRecord)>,
+    ) -> Result<Artifact, CatalogErrors> {
+        let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
+        self.assemble(&records, |(file, record)| self.prepare(file, record, [0; SOURCE_LEN]))
+    }
+
+    /// One manifest's bytes: the previous artifact's product when they are
+    /// the bytes it was built from, else built.
+    fn from_source(&self, file: String, bytes: &[u8]) -> Result<Product, CatalogError> {
+        let source: [u8; SOURCE_LEN] = Sha256::digest(bytes).into();
+        if let Some(previous) = &self.previous {
+            let slug = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+            if let Some(entry) = previous.unchanged(&slug, source) {
+                let from = Arc::clone(previous);
+                return Ok(Product::Reused { file, slug, entry, from, rendered: false });
+            }
+        }
+        self.prepare(&file, &build_manifest(&file, bytes)?, source)
+    }
+
+    /// Serializes one record and validates it (once); reuses the previous
+    /// artifact's representations when the body is theirs, else compresses.
+    fn prepare(&self, file: &str, record: &ProductRecord, source: [u8; SOURCE_LEN]) -> Result<Product, CatalogError> {
+        let body = crate::response::body_bytes(record);
+        let violations = crate::manifest::record_violations(&body);
+        if !violations.0.is_empty() {
+            return Err(CatalogError::Invalid { file: file.to_owned(), violations });
+        }
+        let slug = record.slug.to_string();
+        if let Some(previous) = &self.previous
+            && let Some(entry) = previous.same_body(&slug, &body, source)
+        {
+            let from = Arc::clone(previous);
+            return Ok(Product::Reused { file: file.to_owned(), slug, entry, from, rendered: true });
+        }
+        let seconds =
+            u64::try_from(record.last_updated_at.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
+        let modified = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
+        // Each coding's bytes, identity included (`encode` copies it);
+        // the codings were checked to be available when they were chosen.
+        let bodies = self.codings.iter().map(|&coding| coding.encode(&body).unwrap_or_default()).collect();
+        Ok(Product::Built(Prepared {
+            file: file.to_owned(),
+            slug,
+            source,
+            modified: seconds,
+            last_modified: httpdate::fmt_http_date(modified),
+            bodies,
+        }))
+    }
+}
+
+/// One product, ready to be written.
+enum Product {
+    /// Rendered and compressed now.
+    Built(Prepared),
+    /// A product of the previous artifact, as it is.
+    Reused {
+        file: String,
+        slug: String,
+        /// Its entry in `from` (with the source digest of now).
+        entry: IndexEntry,
+        from: Arc<Previous>,
+        /// Whether the manifest was rendered to find that out.
+        rendered: bool,
+    },
+}
+
+/// A product made now: its slug, dates and representations.
+struct Prepared {
+    file: String,
+    slug: String,
+    source: [u8; SOURCE_LEN],
+    modified: u64,
+    last_modified: String,
+    /// Bodies in the order of the codings this build makes (identity, gzip, brotli).
+    bodies: Vec<Vec<u8>>,
+}
+
+/// What one thread built: its data and its products' entries (or problems).
+type Part = (Blocks, Vec<Result<(String, String, IndexEntry), CatalogError>>);
+
+/// One thread's data: bytes appended to blocks of [`Blocks::SIZE`], so
+/// that growing never copies what was written (as doubling a `Vec` would)
+/// and no product is an allocation of its own, and runs of a previous
+/// artifact's bytes, shared rather than copied. A block's unused tail is
+/// never written, so it takes address space but no memory.
+#[derive(Default)]
+pub(super) struct Blocks {
+    pieces: Vec<Bytes>,
+    current: BytesMut,
+    /// The previous artifact's range the last piece holds, while it can grow.
+    run: Option<(u64, u64)>,
+    /// Bytes written so far: the offset of the next span.
+    written: u64,
+}
+
+impl Blocks {
+    const SIZE: usize = 4 << 20;
+
+    /// Appends `bytes`; returns their span.
+    pub(super) fn put(&mut self, bytes: &[u8]) -> Span {
+        if self.current.capacity() - self.current.len() < bytes.len() {
+            self.seal();
+            self.current = BytesMut::with_capacity(Self::SIZE.max(bytes.len()));
+        }
+        self.run = None;
+        let span = Span { offset: self.written, len: u32::try_from(bytes.len()).unwrap_or(u32::MAX) };
+        self.current.extend_from_slice(bytes);
+        self.written += bytes.len() as u64;
+        span
+    }
+
+    /// Appends `len` bytes of `from`'s data region at `offset` without
+    /// copying them; returns where they start, or `None` when they do not
+    /// lie in one of its buffers.
+    pub(super) fn share(&mut self, from: &Artifact, offset: u64, len: u64) -> Option<u64> {
+        let at = self.written;
+        if let Some((start, end)) = self.run
+            && end == offset
+            && self.current.is_empty()
+            && let Ok(longer) = from.slice_range(start, end + len - start)
+        {
+            *self.pieces.last_mut()? = longer;
+            self.run = Some((start, end + len));
+        } else {
+            let bytes = from.slice_range(offset, len).ok()?;
+            self.seal();
+            self.pieces.push(bytes);
+            self.run = Some((offset, offset + len));
+        }
+        self.written += len;
+        Some(at)
+    }
+
+    /// Moves what the current block holds into the pieces.
+    fn seal(&mut self) {
+        if !self.current.is_empty() {
+            self.pieces.push(self.current.split().freeze());
+        }
+    }
+
+    fn finish(mut self) -> Vec<Bytes> {
+        self.seal();
+        self.pieces
+    }
+}
+
+/// Counts products as the threads finish them and reports them.
+struct Counter<'a> {
+    total: usize,
+    done: AtomicUsize,
+    rendered: AtomicUsize,
+    compressed: AtomicUsize,
+    report: Option<&'a (dyn Fn(&Progress) + Send + Sync)>,
+}
+
+impl Counter<'_> {
+    fn count(&self, product: Option<&Product>) {
+        match product {
+            Some(Product::Built(_)) => {
+                self.rendered.fetch_add(1, Ordering::Relaxed);
+                self.compressed.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(Product::Reused { rendered: true, .. }) => {
+                self.rendered.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(Product::Reused { rendered: false, .. }) | None => {}
+        }
+        // AcqRel: the call that sees the last product sees every count.
+        let done = self.done.fetch_add(1, Ordering::AcqRel) + 1;
+        if let Some(report) = self.report {
+            report(&Progress {
+                total: self.total,
+                done,
+                rendered: self.rendered.load(Ordering::Relaxed),
+                compressed: self.compressed.load(Ordering::Relaxed),
+            });
+        }
+    }
+}
+
+impl Builder {
+    /// Prepares every item on all cores, each thread writing its products'
+    /// bytes into buffers of its own (so no product is an allocation of
+    /// its own), then checks slugs for duplicates and assembles the artifact.
+    fn assemble<T: Sync>(
+        &self,
+        items: &[T],
+        prepare: impl Fn(&T) -> Result<Product, CatalogError> + Sync,
+    ) -> Result<Artifact, CatalogErrors> {
+        let counter = Counter {
+            total: items.len(),
+            done: AtomicUsize::new(0),
+            rendered: AtomicUsize::new(0),
+            compressed: AtomicUsize::new(0),
+            report: self.progress.as_deref(),
+        };
+        let parts: Vec<Part> = crate::parallel::chunks(items, |chunk| {
+            let mut blocks = Blocks::default();
+            let entries = chunk
+                .iter()
+                .map(|item| {
+                    let product = prepare(item);
+                    counter.count(product.as_ref().ok());
+                    product.map(|product| Self::write_product(&mut blocks, product))
+                })
+                .collect();
+            (blocks, entries)
+        });
+        let mut errors = Vec::new();
+        let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
+        let mut index = Vec::with_capacity(items.len());
+        let mut buffers = Vec::with_capacity(parts.len());
+        let mut base = 0u64;
+        for (blocks, entries) in parts {
+            for entry in entries {
+                match entry {
+                    Ok((file, slug, mut entry)) => {
+                        if let Some(other) = seen.get(&slug) {
+                            errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
+                            continue;
+                        }
+                        for span in entry.spans_mut() {
+                            span.offset += base;
+                        }
+                        seen.insert(slug, file);
+                        index.push(entry);
+                    }
+                    Err(error) => errors.push(error),
+                }
+            }
+            base += blocks.written;
+            buffers.extend(blocks.finish());
+        }
+        if !errors.is_empty() {
+            return Err(CatalogErrors { errors, sources: items.len() });
+        }
+        let record_types = crate::record_types()
+            .iter()
+            .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
+            .collect();
+        let renderer = super::previous::renderer_sha256().to_owned();
+        Ok(Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers))
+    }
+
+    /// Appends a product's bytes to `blocks` (a reused product's shared,
+    /// when they lie in one buffer of the previous artifact); returns its
+    /// file, slug and index entry (spans relative to the thread's start).
+    fn write_product(blocks: &mut Blocks, product: Product) -> (String, String, IndexEntry) {
+        match product {
+            Product::Built(product) => {
+                let mut put = |bytes: &[u8]| blocks.put(bytes);
+                let slug = put(product.slug.as_bytes());
+                let last_modified = put(product.last_modified.as_bytes());
+                let representations = product
+                    .bodies
+                    .iter()
+                    .map(|body| (put(body), put(artifact::etag_of(body).as_bytes())))
+                    .collect();
+                let entry = IndexEntry {
+                    modified: product.modified,
+                    source: product.source,
+                    slug,
+                    last_modified,
+                    representations,
+                };
+                (product.file, product.slug, entry)
+            }
+            Product::Reused { file, slug, entry, from, .. } => (file, slug, from.write(entry, blocks)),
+        }
+    }
+}
+
+/// `foundry-catalog <version>`: the generator an artifact names.
+pub(super) fn generator() -> String {
+    format!("foundry-catalog {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Reads and builds one manifest.
+pub(super) fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, CatalogError> {
+    let file = file.to_owned();
+    let text = std::str::from_utf8(bytes).map_err(|e| CatalogError::Read {
+        reason: format!("not UTF-8 text: invalid byte at offset {}", e.valid_up_to()),
+        file: file.clone(),
+    })?;
+    let manifest = match ProductManifest::from_json(text) {
+        Ok(manifest) => manifest,
+        Err(ManifestError::Syntax(e)) => {
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
+            return Err(CatalogError::Manifest { file, line: e.line(), column: e.column().max(1), message });
+        }
+        Err(ManifestError::Invalid(violations)) => return Err(CatalogError::Invalid { file, violations }),
+    };
+    let stem = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    if stem != manifest.slug.as_str() {
+        return Err(CatalogError::FileName { slug: manifest.slug.to_string(), file });
+    }
+    manifest.assemble().map_err(|violations| CatalogError::Invalid { file, violations })
+}

@@ -1,0 +1,177 @@
+//! The previous artifact of an incremental build: which of its products
+//! can be taken as they are, and whether it may be used at all.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+
+use super::builder::{Blocks, build_manifest, generator};
+use crate::artifact::{Artifact, IndexEntry, RecordTypeId, SOURCE_LEN};
+use crate::encoding::ContentCoding;
+
+/// Why a previous catalog cannot be built on; the build is then a full one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unusable {
+    /// Another generator made it.
+    #[error("it was built by {found}, and this is {expected}")]
+    Generator {
+        /// Its generator.
+        found: String,
+        /// This one.
+        expected: String,
+    },
+    /// It stores other content codings.
+    #[error("it stores the codings {found}, and this build stores {expected}")]
+    Codings {
+        /// Its codings.
+        found: String,
+        /// This build's.
+        expected: String,
+    },
+    /// It was built with other record types (or other schema hashes).
+    #[error("it was built with other record types or schema hashes")]
+    RecordTypes,
+    /// It was rendered differently: another build of the same version,
+    /// other record-type descriptions or fixtures, other compression, or
+    /// a version-1 artifact that does not say.
+    #[error(
+        "it was rendered by another build (its renderer_sha256 is {}, this one's is {expected})",
+        found.as_deref().unwrap_or("absent")
+    )]
+    Renderer {
+        /// Its renderer digest.
+        found: Option<String>,
+        /// This build's.
+        expected: String,
+    },
+}
+
+/// A previous artifact, indexed by slug.
+pub(super) struct Previous {
+    artifact: Artifact,
+    /// Slug → index entry number.
+    slugs: HashMap<Bytes, usize>,
+}
+
+impl Previous {
+    /// Checks that `artifact` was made as this build makes artifacts and
+    /// indexes it (its spans and slugs were checked when it was loaded).
+    pub(super) fn new(artifact: &Artifact, codings: &[ContentCoding]) -> Result<Previous, Unusable> {
+        let metadata = artifact.metadata();
+        let names = |codings: &[ContentCoding]| codings.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ");
+        if metadata.generator != generator() {
+            return Err(Unusable::Generator { found: metadata.generator.clone(), expected: generator() });
+        }
+        if metadata.codings != codings {
+            return Err(Unusable::Codings { found: names(&metadata.codings), expected: names(codings) });
+        }
+        let record_types: Vec<RecordTypeId> = crate::record_types()
+            .iter()
+            .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
+            .collect();
+        if metadata.record_types != record_types {
+            return Err(Unusable::RecordTypes);
+        }
+        let expected = renderer_sha256();
+        if metadata.renderer_sha256.as_deref() != Some(expected) {
+            return Err(Unusable::Renderer { found: metadata.renderer_sha256.clone(), expected: expected.to_owned() });
+        }
+        let slugs = artifact
+            .entries()
+            .enumerate()
+            .filter_map(|(n, entry)| Some((artifact.slice(entry.slug).ok()?, n)))
+            .collect();
+        Ok(Previous { artifact: artifact.clone(), slugs })
+    }
+
+    /// How many products it holds.
+    pub(super) fn products(&self) -> usize {
+        self.slugs.len()
+    }
+
+    /// Its codings.
+    pub(super) fn codings(&self) -> &[ContentCoding] {
+        &self.artifact.metadata().codings
+    }
+
+    /// The product `slug` if it was built from a source with this digest
+    /// (never from a record, whose digest is zeros) and its bodies are
+    /// sound.
+    pub(super) fn unchanged(&self, slug: &str, source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
+        let entry = self.entry(slug)?;
+        (source != [0; SOURCE_LEN] && entry.source == source).then_some(entry).filter(|e| self.sound(e))
+    }
+
+    /// The product `slug` if its body (identity) is `body` and its bodies
+    /// are sound, with `source` as its source digest.
+    pub(super) fn same_body(&self, slug: &str, body: &[u8], source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
+        let mut entry = self.entry(slug)?;
+        let identity = self.codings().iter().position(|&c| c == ContentCoding::Identity)?;
+        let stored = self.artifact.slice(entry.representations.get(identity)?.0).ok()?;
+        if stored != body || !self.sound(&entry) {
+            return None;
+        }
+        entry.source = source;
+        Some(entry)
+    }
+
+    fn entry(&self, slug: &str) -> Option<IndexEntry> {
+        self.artifact.entry(*self.slugs.get(slug.as_bytes())?)
+    }
+
+    /// Whether every body of `entry` hashes to its ETag (taken as given
+    /// for an artifact built in this process or verified).
+    fn sound(&self, entry: &IndexEntry) -> bool {
+        self.artifact.bodies_checked() || self.artifact.check_entry_bodies(entry).is_ok()
+    }
+
+    /// Appends the product `entry` of this artifact to `blocks`: shared
+    /// when its bytes lie in one buffer (they are contiguous in any
+    /// artifact built here), else copied; returns its entry there.
+    pub(super) fn write(&self, mut entry: IndexEntry, blocks: &mut Blocks) -> IndexEntry {
+        if let Some((offset, len)) = entry.contiguous()
+            && let Some(at) = blocks.share(&self.artifact, offset, len)
+        {
+            for span in entry.spans_mut() {
+                span.offset = span.offset - offset + at;
+            }
+        } else {
+            for span in entry.spans_mut() {
+                // Every span was checked when the artifact was loaded.
+                *span = blocks.put(&self.artifact.slice(*span).unwrap_or_default());
+            }
+        }
+        entry
+    }
+}
+
+/// [`crate::artifact::Metadata::renderer_sha256`] of this build: the
+/// SHA-256 of the generator, every record type as compiled in
+/// (descriptions, fields and fixture hints included) and the example
+/// catalog rendered and compressed in every coding this build makes. Any
+/// change in what renders or compresses a body changes one of them.
+pub(crate) fn renderer_sha256() -> &'static str {
+    static DIGEST: OnceLock<String> = OnceLock::new();
+    DIGEST.get_or_init(|| {
+        let mut hasher = Sha256::new();
+        let mut part = |bytes: &[u8]| {
+            hasher.update((bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        };
+        part(generator().as_bytes());
+        for record_type in crate::record_types() {
+            part(format!("{record_type:?}").as_bytes());
+        }
+        for (file, text) in crate::examples::MANIFESTS {
+            let body = build_manifest(file, text.as_bytes()).map(|r| crate::response::body_bytes(&r));
+            let body = body.unwrap_or_default();
+            for coding in crate::encoding::available() {
+                part(&coding.encode(&body).unwrap_or_default());
+            }
+        }
+        hex::encode(hasher.finalize().as_slice())
+    })
+}

@@ -1,0 +1,170 @@
+//! Ed25519 keys for signing artifacts and verifying them (the `signing`
+//! feature), so a replica serves only what its builder signed.
+//!
+//! Keys are PEM files as OpenSSL writes them: a secret key is PKCS#8
+//! (`-----BEGIN PRIVATE KEY-----`), a verify key SubjectPublicKeyInfo
+//! (`-----BEGIN PUBLIC KEY-----`); `openssl genpkey -algorithm ed25519`
+//! makes one, `openssl pkey -pubout` its verify key. What a signature
+//! covers is in [`crate::artifact`].
+//!
+//! ```
+//! use foundry_catalog::catalog::{Builder, ResponseCatalog};
+//! use foundry_catalog::signing::SigningKey;
+//! let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+//! let key = SigningKey::from_seed([7; 32]);
+//! let mut artifact = Builder::new().build_dir(&dir).unwrap();
+//! artifact.sign(&key);
+//! let mut copied = foundry_catalog::artifact::Artifact::parse(artifact.to_vec().into()).unwrap();
+//! copied.verify(&key.verify_key()).unwrap();
+//! let other = SigningKey::from_seed([8; 32]).verify_key();
+//! assert!(copied.verify(&other).unwrap_err().to_string().contains("not by the verify key"));
+//! ```
+
+use std::fmt;
+use std::path::Path;
+
+use ed25519_compact::{KeyPair, PublicKey, Seed};
+use sha2::{Digest, Sha256};
+
+use crate::artifact::{Artifact, ArtifactError, Signature};
+use crate::catalog::{CatalogError, CatalogErrors, ResponseCatalog};
+
+/// A secret key that signs artifacts (`foundry-catalog build --sign-key`).
+#[derive(Clone)]
+pub struct SigningKey(KeyPair);
+
+/// A public key that verifies artifacts (`foundry-catalog serve --verify-key`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct VerifyKey(PublicKey);
+
+/// A key file that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {reason}")]
+pub struct KeyError {
+    /// The file.
+    pub file: String,
+    /// Why.
+    pub reason: String,
+}
+
+impl SigningKey {
+    /// The key whose RFC 8032 seed is `seed` (32 random bytes: `keygen`
+    /// takes them from the operating system).
+    pub fn from_seed(seed: [u8; 32]) -> SigningKey {
+        SigningKey(KeyPair::from_seed(Seed::new(seed)))
+    }
+
+    /// Reads a PKCS#8 PEM secret key.
+    pub fn from_pem(text: &str) -> Result<SigningKey, String> {
+        KeyPair::from_pem(text).map(SigningKey).map_err(|e| {
+            format!("not an Ed25519 secret key in PKCS#8 PEM ({e}); hint: make one with `foundry-catalog keygen --out NAME`")
+        })
+    }
+
+    /// Reads a secret key file ([`SigningKey::from_pem`]).
+    pub fn read(path: &Path) -> Result<SigningKey, KeyError> {
+        read(path, SigningKey::from_pem)
+    }
+
+    /// The secret key as PKCS#8 PEM (keep it secret: mode 0600).
+    pub fn to_pem(&self) -> String {
+        self.0.sk.to_pem()
+    }
+
+    /// The key that verifies what this one signs.
+    pub fn verify_key(&self) -> VerifyKey {
+        VerifyKey(self.0.pk)
+    }
+}
+
+impl fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never the secret.
+        write!(f, "SigningKey({})", self.verify_key().fingerprint())
+    }
+}
+
+impl VerifyKey {
+    /// Reads a SubjectPublicKeyInfo PEM public key; weak and
+    /// non-canonical keys are refused.
+    pub fn from_pem(text: &str) -> Result<VerifyKey, String> {
+        let key = PublicKey::from_pem(text).map_err(|e| {
+            format!("not an Ed25519 public key in PEM ({e}); hint: pass the .pub file `foundry-catalog keygen` wrote")
+        })?;
+        key.validate().map_err(|e| format!("not a usable Ed25519 public key: {e}"))?;
+        Ok(VerifyKey(key))
+    }
+
+    /// Reads a public key file ([`VerifyKey::from_pem`]).
+    pub fn read(path: &Path) -> Result<VerifyKey, KeyError> {
+        read(path, VerifyKey::from_pem)
+    }
+
+    /// The public key as PEM.
+    pub fn to_pem(&self) -> String {
+        self.0.to_pem()
+    }
+
+    /// A short name for the key in messages: `SHA256:` and the first 16
+    /// hex digits of the SHA-256 of its 32 bytes.
+    pub fn fingerprint(&self) -> String {
+        fingerprint(&self.0)
+    }
+}
+
+impl fmt::Debug for VerifyKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "VerifyKey({})", self.fingerprint())
+    }
+}
+
+fn fingerprint(key: &[u8; 32]) -> String {
+    format!("SHA256:{}", &hex::encode(Sha256::digest(key).as_slice())[..16])
+}
+
+fn read<K>(path: &Path, parse: fn(&str) -> Result<K, String>) -> Result<K, KeyError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| KeyError { file: file.clone(), reason: e.to_string() })?;
+    parse(&text).map_err(|reason| KeyError { file, reason })
+}
+
+impl Artifact {
+    /// Signs the artifact with `key` (replacing any signature it had).
+    /// Ed25519 signatures are deterministic: the same artifact and key
+    /// give the same bytes.
+    pub fn sign(&mut self, key: &SigningKey) {
+        let signature = key.0.sk.sign(self.signed_message(), None);
+        self.signature = Some(Signature { public_key: *key.0.pk, signature: *signature });
+    }
+
+    /// Checks that `key` signed this artifact and that nothing it covers
+    /// changed since: the signature over the metadata and index, then
+    /// every body against its ETag (on all cores; the content digest,
+    /// which names every slug and ETag, is checked when a catalog is
+    /// loaded).
+    pub fn verify(&mut self, key: &VerifyKey) -> Result<(), ArtifactError> {
+        let expected = key.fingerprint();
+        let Some(signature) = self.signature else {
+            return Err(ArtifactError::Unsigned { expected });
+        };
+        if signature.public_key != *key.0 {
+            return Err(ArtifactError::WrongKey { found: fingerprint(&signature.public_key), expected });
+        }
+        let signed = ed25519_compact::Signature::new(signature.signature);
+        key.0.verify(self.signed_message(), &signed).map_err(|_| ArtifactError::BadSignature)?;
+        self.check_bodies()
+    }
+}
+
+impl ResponseCatalog {
+    /// Reads an artifact file, verifies it with `key`
+    /// ([`Artifact::verify`]) and loads it.
+    pub fn open_verified(path: &Path, key: &VerifyKey) -> Result<Self, CatalogErrors> {
+        Artifact::read(path)
+            .and_then(|mut artifact| {
+                artifact.verify(key)?;
+                Self::load(&artifact)
+            })
+            .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: path.display().to_string(), error }))
+    }
+}
