@@ -408,8 +408,8 @@ impl Artifact {
         let signature_end = meta_end + signature_len as usize;
         let index_end = signature_end + index_len as usize;
         let metadata_json = bytes.slice(header..meta_end);
-        let metadata: Metadata = serde_json::from_slice(&metadata_json)
-            .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        let metadata: Metadata =
+            serde_json::from_slice(&metadata_json).map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
         let signature = match &bytes[meta_end..signature_end] {
             [] => None,
             region if region.len() == SIGNATURE_LEN => {
@@ -527,8 +527,7 @@ impl Artifact {
     /// the index, each after its length.
     #[cfg(feature = "signing")]
     pub(crate) fn signed_message(&self) -> Vec<u8> {
-        let mut message =
-            Vec::with_capacity(SIGNING_CONTEXT.len() + 16 + self.metadata_json.len() + self.index.len());
+        let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 16 + self.metadata_json.len() + self.index.len());
         message.extend_from_slice(SIGNING_CONTEXT);
         message.extend_from_slice(&(self.metadata_json.len() as u64).to_le_bytes());
         message.extend_from_slice(&self.metadata_json);
@@ -559,7 +558,8 @@ impl Artifact {
     /// buffer, shared with the artifact (no copy).
     pub(crate) fn slice_range(&self, offset: u64, len: u64) -> Result<Bytes, ArtifactError> {
         let out_of_bounds = || ArtifactError::Malformed(format!("a span at {offset} of {len} bytes"));
-        let buffer = self.data.partition_point(|(start, _)| *start <= offset).checked_sub(1).ok_or_else(out_of_bounds)?;
+        let buffer =
+            self.data.partition_point(|(start, _)| *start <= offset).checked_sub(1).ok_or_else(out_of_bounds)?;
         let (start, bytes) = &self.data[buffer];
         let from = usize::try_from(offset - start).map_err(|_| out_of_bounds())?;
         let to = usize::try_from(len)
@@ -671,8 +671,7 @@ pub(crate) fn is_strong_etag(etag: &[u8]) -> bool {
 pub(crate) fn is_http_date_of(date: &[u8], seconds: u64) -> bool {
     date.len() == HTTP_DATE_LEN
         && seconds <= crate::catalog::LAST_HTTP_DATE
-        && httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds)).as_bytes()
-            == date
+        && httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds)).as_bytes() == date
 }
 
 fn entry_len(codings: usize) -> usize {

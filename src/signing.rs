@@ -57,7 +57,9 @@ impl SigningKey {
     /// Reads a PKCS#8 PEM secret key.
     pub fn from_pem(text: &str) -> Result<SigningKey, String> {
         KeyPair::from_pem(text).map(SigningKey).map_err(|e| {
-            format!("not an Ed25519 secret key in PKCS#8 PEM ({e}); hint: make one with `foundry-catalog keygen --out NAME`")
+            format!(
+                "not an Ed25519 secret key in PKCS#8 PEM ({e}); hint: make one with `foundry-catalog keygen --out NAME`"
+            )
         })
     }
 

@@ -32,7 +32,10 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let (secret, public) = (with_extension(&args.out, "key"), with_extension(&args.out, "pub"));
     for file in [&secret, &public] {
         if file.exists() {
-            return fail(USAGE, format!("{}: already exists; hint: choose another --out, or remove it", file.display()));
+            return fail(
+                USAGE,
+                format!("{}: already exists; hint: choose another --out, or remove it", file.display()),
+            );
         }
     }
     let written = write_new(&secret, key.to_pem().as_bytes(), 0o600)

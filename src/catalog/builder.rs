@@ -426,11 +426,8 @@ impl Builder {
                 let mut put = |bytes: &[u8]| blocks.put(bytes);
                 let slug = put(product.slug.as_bytes());
                 let last_modified = put(product.last_modified.as_bytes());
-                let representations = product
-                    .bodies
-                    .iter()
-                    .map(|body| (put(body), put(artifact::etag_of(body).as_bytes())))
-                    .collect();
+                let representations =
+                    product.bodies.iter().map(|body| (put(body), put(artifact::etag_of(body).as_bytes()))).collect();
                 let entry = IndexEntry {
                     modified: product.modified,
                     source: product.source,

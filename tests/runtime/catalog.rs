@@ -84,7 +84,7 @@ fn truncated_files_are_refused_by_name() {
 #[test]
 fn a_corrupted_byte_fails_the_checksum_wherever_it_is() {
     let bytes = example_artifact();
-    for at in [13, 45, bytes.len() / 2, bytes.len() - 1] {
+    for at in [13, 50, bytes.len() / 2, bytes.len() - 1] {
         let mut corrupted = bytes.clone();
         corrupted[at] ^= 0x20;
         let error = load(corrupted).expect_err("corrupted");
@@ -105,19 +105,29 @@ fn another_format_version_is_refused_with_a_hint() {
 #[test]
 fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
     let bytes = example_artifact();
-    let meta_len = usize::try_from(u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"))).expect("small");
-    let index = 40 + meta_len;
-    // The first entry's slug span points past the data region.
+    let length =
+        |at: usize| usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small");
+    let index = 48 + length(16) + length(24);
+    // The first entry's slug span (after `modified` and the source digest) points past the data region.
     let mut far = bytes.clone();
-    far[index + 8..index + 16].copy_from_slice(&u64::MAX.to_le_bytes());
+    far[index + 40..index + 48].copy_from_slice(&u64::MAX.to_le_bytes());
     // The first entry's slug is made uppercase in the data region.
-    let data = index + usize::try_from(u64::from_le_bytes(bytes[24..32].try_into().expect("8 bytes"))).expect("small");
+    let data = index + length(32);
     let mut upper = bytes.clone();
     upper[data] = upper[data].to_ascii_uppercase();
     // Unknown metadata.
     let mut metadata = bytes.clone();
-    metadata[40] = b'[';
-    for (what, bytes) in [("span", far), ("slug", upper), ("metadata", metadata)] {
+    metadata[48] = b'[';
+    // The first entry's `modified` no longer matches its Last-Modified text.
+    let mut date = bytes.clone();
+    date[index] ^= 1;
+    // A signature region of the wrong length.
+    let mut signature = bytes.clone();
+    signature[24] = 5;
+    signature.extend_from_slice(&[0; 5]);
+    for (what, bytes) in
+        [("span", far), ("slug", upper), ("metadata", metadata), ("date", date), ("signature", signature)]
+    {
         let error = load(with_checksum(bytes)).expect_err(what);
         assert!(matches!(error, ArtifactError::Malformed(_)), "{what}: {error}");
     }

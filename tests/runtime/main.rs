@@ -8,7 +8,10 @@ mod catalog;
 mod encoding;
 mod formats;
 mod hash;
+mod incremental;
 mod json_schemas;
 mod pipeline;
 mod product;
+#[cfg(feature = "signing")]
+mod signing;
 mod values;

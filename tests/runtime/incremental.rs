@@ -1,0 +1,229 @@
+//! Incremental catalog builds: a build on a previous artifact gives the
+//! bytes a full build gives, renders only what changed, and never trusts
+//! a previous artifact it cannot account for.
+
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use foundry_catalog::artifact::Artifact;
+use foundry_catalog::catalog::{Builder, CatalogErrors, Progress, ResponseCatalog, Unusable};
+use proptest::prelude::*;
+
+/// The example manifests, as templates.
+fn templates() -> Vec<serde_json::Value> {
+    foundry_catalog::examples::MANIFESTS
+        .iter()
+        .map(|(_, text)| serde_json::from_str(text).expect("an example is JSON"))
+        .collect()
+}
+
+/// Product `n`: example `n % 3` with slug `product-<n>` and `title`.
+fn manifest(n: usize, title: &str) -> (String, String) {
+    let mut manifest = templates()[n % 3].clone();
+    manifest["slug"] = serde_json::json!(format!("product-{n}"));
+    manifest["title"] = serde_json::json!(title);
+    (format!("product-{n}.json"), serde_json::to_string_pretty(&manifest).expect("serializes"))
+}
+
+/// Builds `sources` (on `previous`, if given); the artifact's bytes and
+/// the last progress report.
+fn build(
+    sources: &[(String, String)],
+    previous: Option<&ResponseCatalog>,
+) -> Result<(Vec<u8>, Progress), CatalogErrors> {
+    let last = Arc::new(Mutex::new(Progress::default()));
+    let seen = Arc::clone(&last);
+    let mut builder = Builder::new().on_progress(move |p| {
+        let mut last = seen.lock().expect("lock");
+        if p.done >= last.done {
+            *last = *p;
+        }
+    });
+    if let Some(previous) = previous {
+        builder.previous(previous).expect("the previous catalog is usable");
+    }
+    let artifact = builder.build(sources.to_vec())?;
+    let progress = *last.lock().expect("lock");
+    Ok((artifact.to_vec(), progress))
+}
+
+/// An artifact file's bytes loaded as a server loads them (bodies not hashed).
+fn loaded(bytes: &[u8]) -> ResponseCatalog {
+    let artifact = Artifact::parse(Bytes::copy_from_slice(bytes)).expect("parses");
+    ResponseCatalog::load(&artifact).expect("loads")
+}
+
+fn catalog(n: usize) -> Vec<(String, String)> {
+    (0..n).map(|i| manifest(i, &format!("Product {i}"))).collect()
+}
+
+#[test]
+fn a_one_manifest_edit_renders_one_product_and_gives_the_full_builds_bytes() {
+    let sources = catalog(12);
+    let (first, progress) = build(&sources, None).expect("builds");
+    assert_eq!((progress.done, progress.rendered, progress.compressed), (12, 12, 12));
+    let previous = loaded(&first);
+
+    let (unchanged, progress) = build(&sources, Some(&previous)).expect("builds");
+    assert_eq!(unchanged, first);
+    assert_eq!((progress.rendered, progress.compressed, progress.reused()), (0, 0, 12));
+
+    let mut edited = sources.clone();
+    edited[5] = manifest(5, "Product 5, renamed");
+    let (incremental, progress) = build(&edited, Some(&previous)).expect("builds");
+    assert_eq!(incremental, build(&edited, None).expect("builds").0);
+    assert_ne!(incremental, first);
+    assert_eq!((progress.rendered, progress.compressed, progress.reused()), (1, 1, 11));
+
+    // Other bytes, the same record: rendered, not compressed again.
+    let mut reformatted = sources.clone();
+    reformatted[7].1 = reformatted[7].1.replace("\n  ", "\n    ");
+    let (incremental, progress) = build(&reformatted, Some(&previous)).expect("builds");
+    assert_eq!(incremental, build(&reformatted, None).expect("builds").0);
+    assert_ne!(incremental, first, "the source digest is the new one");
+    assert_eq!((progress.rendered, progress.compressed), (1, 0));
+}
+
+#[test]
+fn removed_and_added_products_come_and_go_and_a_renamed_manifest_is_both() {
+    let sources = catalog(6);
+    let previous = loaded(&build(&sources, None).expect("builds").0);
+    let mut changed: Vec<_> = sources.iter().filter(|(file, _)| file != "product-2.json").cloned().collect();
+    changed.push(manifest(9, "Product 9"));
+    let (incremental, progress) = build(&changed, Some(&previous)).expect("builds");
+    assert_eq!(incremental, build(&changed, None).expect("builds").0);
+    assert_eq!((progress.done, progress.rendered), (6, 1));
+    let catalog = loaded(&incremental);
+    assert!(catalog.get("product-2").is_none(), "a removed product is gone");
+    assert!(catalog.get("product-9").is_some());
+
+    // Renamed without changing its slug: the new file name is checked as a
+    // full build checks it, not taken from the previous artifact.
+    let mut renamed = sources.clone();
+    renamed[3].0 = "product-33.json".to_owned();
+    let error = build(&renamed, Some(&previous)).expect_err("the file name is not the slug");
+    assert_eq!(error, build(&renamed, None).expect_err("the file name is not the slug"));
+}
+
+#[test]
+fn a_previous_artifact_with_a_changed_body_is_not_trusted() {
+    let sources = catalog(4);
+    let (first, _) = build(&sources, None).expect("builds");
+    let body = loaded(&first).get("product-1").expect("built").body();
+    let at = first.windows(body.len()).position(|w| w == &body[..]).expect("the body is in the file");
+    let mut tampered = first.clone();
+    tampered[at + body.len() / 2] ^= 0x01;
+    let crc = crc32fast::hash(&tampered[16..]);
+    tampered[12..16].copy_from_slice(&crc.to_le_bytes());
+    let previous = loaded(&tampered);
+    let (incremental, progress) = build(&sources, Some(&previous)).expect("builds");
+    assert_eq!(incremental, first, "the changed product is built again, not copied");
+    assert_eq!((progress.rendered, progress.compressed), (1, 1));
+}
+
+#[test]
+fn a_previous_artifact_from_another_build_is_refused_with_the_reason() {
+    let sources = catalog(3);
+    let (first, _) = build(&sources, None).expect("builds");
+
+    let v1 = loaded(include_bytes!("data/examples-v1.fcat"));
+    let error = Builder::new().previous(&v1).expect_err("version 1 does not say how it was rendered");
+    assert!(matches!(error, Unusable::Renderer { found: None, .. }), "{error}");
+
+    let generator = first.windows(21).position(|w| w == b"foundry-catalog 0.1.0").expect("the generator");
+    let mut other = first.clone();
+    other[generator + 16..generator + 21].copy_from_slice(b"9.9.9");
+    let crc = crc32fast::hash(&other[16..]);
+    other[12..16].copy_from_slice(&crc.to_le_bytes());
+    let error = Builder::new().previous(&loaded(&other)).expect_err("another version");
+    assert_eq!(error.to_string(), "it was built by foundry-catalog 9.9.9, and this is foundry-catalog 0.1.0");
+
+    #[cfg(feature = "compression")]
+    {
+        use foundry_catalog::catalog::ContentCoding;
+        let identity = Builder::new().codings(&[ContentCoding::Identity]).expect("available");
+        let error = identity.clone().previous(&loaded(&first)).expect_err("other codings");
+        assert!(matches!(error, Unusable::Codings { .. }), "{error}");
+    }
+}
+
+#[test]
+fn version_1_artifacts_still_load_and_are_written_again_as_version_2() {
+    let bytes = include_bytes!("data/examples-v1.fcat");
+    assert_eq!(bytes[8], 1, "the file is version 1");
+    let old = loaded(bytes);
+    assert_eq!(old.slugs(), foundry_catalog::examples::slugs().collect::<Vec<_>>());
+    for slug in old.slugs() {
+        let entry = old.get(slug).expect("indexed");
+        for &coding in old.codings() {
+            let representation = entry.representation(coding);
+            let digest = hex::encode(sha2::Sha256::digest(&representation.body()[..]));
+            assert_eq!(representation.etag(), format!("\"{digest}\""), "{slug} {coding}");
+        }
+    }
+    let rewritten = old.artifact().to_vec();
+    assert_eq!(rewritten[8], 2);
+    let new = loaded(&rewritten);
+    assert_eq!(new.metadata(), old.metadata());
+    for slug in old.slugs() {
+        assert_eq!(new.get(slug), old.get(slug), "{slug}");
+    }
+}
+
+use sha2::Digest as _;
+
+/// One edit of a catalog of at most eight products.
+#[derive(Debug, Clone)]
+enum Edit {
+    Retitle(usize, u8),
+    Reformat(usize),
+    Remove(usize),
+    Add(usize),
+    Break(usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (0..8usize, 0..4u8).prop_map(|(n, t)| Edit::Retitle(n, t)),
+        (0..8usize).prop_map(Edit::Reformat),
+        (0..8usize).prop_map(Edit::Remove),
+        (0..8usize).prop_map(Edit::Add),
+        (0..8usize).prop_map(Edit::Break),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// After any sequence of edits, each build on the one before (loaded
+    /// from its bytes, or kept in memory as a server keeps it) gives the
+    /// bytes of a full build; a failed build leaves the previous in place.
+    #[test]
+    fn every_incremental_build_is_byte_identical_to_a_full_one(
+        edits in proptest::collection::vec(edit(), 1..7),
+        in_memory in any::<bool>(),
+    ) {
+        let mut sources: std::collections::BTreeMap<String, String> = catalog(4).into_iter().collect();
+        let mut previous = loaded(&build(&sources.clone().into_iter().collect::<Vec<_>>(), None).expect("builds").0);
+        for edit in edits {
+            match edit {
+                Edit::Retitle(n, t) => { let (f, m) = manifest(n, &format!("Title {t}")); sources.insert(f, m); }
+                Edit::Reformat(n) => { if let Some(m) = sources.get_mut(&format!("product-{n}.json")) { *m = m.replace(",\n", " ,\n"); } }
+                Edit::Remove(n) => { sources.remove(&format!("product-{n}.json")); }
+                Edit::Add(n) => { let (f, m) = manifest(n, &format!("Product {n}")); sources.entry(f).or_insert(m); }
+                Edit::Break(n) => { sources.insert(format!("product-{n}.json"), "{\"slug\": ".to_owned()); }
+            }
+            let list: Vec<_> = sources.clone().into_iter().collect();
+            let full = build(&list, None).map(|(bytes, _)| bytes);
+            let incremental = build(&list, Some(&previous)).map(|(bytes, _)| bytes);
+            prop_assert_eq!(&incremental, &full);
+            if let Ok(bytes) = incremental {
+                previous = if in_memory {
+                    ResponseCatalog::from_artifact(Builder::new().build(list).expect("builds")).expect("loads")
+                } else {
+                    loaded(&bytes)
+                };
+            }
+        }
+    }
+}
