@@ -153,9 +153,7 @@ fn reporter(last: Arc<Mutex<Progress>>) -> impl Fn(&Progress) + Send + Sync + 's
     });
     let decile = AtomicUsize::new(0);
     move |progress: &Progress| {
-        if let Ok(mut last) = last.lock()
-            && progress.done >= last.done
-        {
+        if let Ok(mut last) = last.lock() {
             *last = *progress;
         }
         match &bar {

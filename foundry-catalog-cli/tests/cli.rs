@@ -717,3 +717,114 @@ fn a_connection_that_never_finishes_still_lets_the_process_exit_0_at_the_drain_t
     assert!(server.log_has("drain timeout reached"), "the log says why it did not drain");
     drop(stuck);
 }
+
+#[test]
+fn build_on_a_previous_artifact_renders_only_the_edit_and_writes_a_full_builds_bytes() {
+    let dir = catalog_copy("build-previous");
+    let work = temp("build-previous-out");
+    let (first, incremental, full) = (work.join("first.fcat"), work.join("incremental.fcat"), work.join("full.fcat"));
+    build_artifact(&dir, &first);
+    retitle(&dir, "Edited once");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    let out = run(&["build", &path(&dir), "-o", &path(&incremental), "--previous", &path(&first)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("3 products (1 rendered, 1 compressed, 2 reused)"), "{}", text(&out.stderr));
+    build_artifact(&dir, &full);
+    assert!(std::fs::read(&incremental).expect("written") == std::fs::read(&full).expect("written"));
+
+    // A previous artifact that cannot be used is named, and ignored.
+    let bytes = std::fs::read(&first).expect("written");
+    std::fs::write(&first, &bytes[..bytes.len() / 2]).expect("truncate");
+    let out = run(&["build", &path(&dir), "-o", &path(&incremental), "--previous", &path(&first)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(&format!("note: not building on {}: the file is", path(&first))), "{stderr}");
+    assert!(stderr.contains("(3 rendered, 3 compressed, 0 reused)"), "{stderr}");
+    assert!(std::fs::read(&incremental).expect("written") == std::fs::read(&full).expect("written"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn keygen_writes_a_secret_and_a_verify_key_and_never_overwrites_them() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp("keygen");
+    let name = dir.join("ci");
+    let out = run(&["keygen", "--out", name.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let secret = std::fs::metadata(dir.join("ci.key")).expect("the secret key");
+    assert_eq!(secret.permissions().mode() & 0o777, 0o600, "only its owner reads the secret key");
+    let public = std::fs::read_to_string(dir.join("ci.pub")).expect("the verify key");
+    assert!(public.starts_with("-----BEGIN PUBLIC KEY-----"), "{public}");
+    let again = run(&["keygen", "--out", name.to_str().expect("utf-8")]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(text(&again.stderr).contains("already exists"), "{}", text(&again.stderr));
+    assert_eq!(std::fs::read_to_string(dir.join("ci.pub")).expect("kept"), public, "the key pair is kept");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_replica_with_a_verify_key_serves_only_artifacts_its_key_signed() {
+    let dir = catalog_copy("signed");
+    let work = temp("signed-out");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    for name in ["ci", "other"] {
+        assert_eq!(run(&["keygen", "--out", &path(&work.join(name))]).status.code(), Some(0));
+    }
+    let (key, verify) = (path(&work.join("ci.key")), path(&work.join("ci.pub")));
+    let (signed, unsigned, foreign, changed) =
+        (work.join("signed.fcat"), work.join("unsigned.fcat"), work.join("foreign.fcat"), work.join("changed.fcat"));
+    let out = run(&["build", &path(&dir), "-o", &path(&signed), "--sign-key", &key]);
+    assert!(text(&out.stderr).contains("signed by SHA256:"), "{}", text(&out.stderr));
+    build_artifact(&dir, &unsigned);
+    run(&["build", &path(&dir), "-o", &path(&foreign), "--sign-key", &path(&work.join("other.key"))]);
+    // One byte of a body changed, and the CRC-32 fixed up to match.
+    let mut bytes = std::fs::read(&signed).expect("built");
+    let at = bytes.len() * 2 / 3;
+    bytes[at] ^= 0x01;
+    let crc = crc32fast::hash(&bytes[16..]);
+    bytes[12..16].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&changed, bytes).expect("write");
+
+    for (file, reason) in
+        [(&unsigned, "is not signed"), (&foreign, "is signed by key SHA256:"), (&changed, "was changed after it was")]
+    {
+        let out = run(&["serve", "--addr", "127.0.0.1:0", "--catalog", &path(file), "--verify-key", &verify]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{file:?}: {stderr}");
+        assert!(stderr.contains(reason), "{file:?}: {stderr}");
+    }
+    let out = run(&["serve", "--addr", "127.0.0.1:0", "--catalog", &path(&dir), "--verify-key", &verify]);
+    assert_eq!(out.status.code(), Some(2), "a folder has no signature: {}", text(&out.stderr));
+
+    // Signed by its key: served; then an unsigned artifact in its place is
+    // refused on reload, and the signed catalog keeps serving.
+    let served = work.join("served.fcat");
+    std::fs::copy(&signed, &served).expect("copy");
+    let server = Server::start(&["--catalog", &path(&served), "--verify-key", &verify]);
+    assert!(server.product().contains("\"title\":\"EU"));
+    retitle(&dir, "Unsigned edit");
+    build_artifact(&dir, &served);
+    server.signal(rustix::process::Signal::HUP);
+    server.wait_for_log("reload failed");
+    assert!(server.log_has("is not signed"), "the log says why");
+    assert!(server.product().contains("\"title\":\"EU"), "the signed catalog still serves");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn a_folder_reload_builds_only_the_changed_manifest_and_a_removed_product_answers_404() {
+    let dir = catalog_copy("folder-reload");
+    let server = Server::start(&["--catalog", dir.to_str().expect("utf-8")]);
+    retitle(&dir, "Rebuilt alone");
+    server.signal(rustix::process::Signal::HUP);
+    server.wait_for_product("Rebuilt alone");
+    server.wait_for_log("rendered=1 compressed=1 reused=2");
+    std::fs::remove_file(dir.join("eu-regulatory-status-signals.json")).expect("remove");
+    server.signal(rustix::process::Signal::HUP);
+    server.wait_for_log("rendered=0 compressed=0 reused=2");
+    let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+    assert_eq!(request_on(&mut stream, PRODUCT).map(|(status, _)| status), Some(404));
+    let _ = std::fs::remove_dir_all(&dir);
+}

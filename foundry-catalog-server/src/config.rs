@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use foundry_catalog::artifact::ArtifactError;
-use foundry_catalog::catalog::{Builder, CatalogError, CatalogErrors, ResponseCatalog};
+use foundry_catalog::catalog::{Builder, CatalogError, CatalogErrors, Progress, ResponseCatalog};
 use foundry_catalog::signing::VerifyKey;
 
 /// Where the catalog comes from; reloads rebuild or reread it from the
@@ -53,13 +53,29 @@ impl CatalogSource {
         match self {
             CatalogSource::Embedded => crate::default_catalog(),
             CatalogSource::Dir(dir) => {
-                let mut builder = Builder::new();
+                let last = std::sync::Arc::new(std::sync::Mutex::new(Progress::default()));
+                let seen = std::sync::Arc::clone(&last);
+                let mut builder = Builder::new().on_progress(move |progress| {
+                    if let Ok(mut last) = seen.lock() {
+                        *last = *progress;
+                    }
+                });
                 if let Some(previous) = previous
                     && let Err(reason) = builder.previous(previous)
                 {
                     tracing::warn!(source = %self, "building every product: the catalog being served cannot be reused: {reason}");
                 }
-                ResponseCatalog::from_artifact(builder.build_dir(dir)?)
+                let catalog = ResponseCatalog::from_artifact(builder.build_dir(dir)?)?;
+                let progress = *last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                tracing::info!(
+                    source = %self,
+                    products = catalog.len(),
+                    rendered = progress.rendered,
+                    compressed = progress.compressed,
+                    reused = progress.reused(),
+                    "catalog built"
+                );
+                Ok(catalog)
             }
             CatalogSource::Artifact(file) => match verify_key {
                 Some(key) => ResponseCatalog::open_verified(file, key),
@@ -106,7 +122,7 @@ pub struct Config {
     /// Serve only artifacts signed by this key (the `.pub` file of
     /// `foundry-catalog keygen`): an unsigned artifact, one signed by
     /// another key or one with a changed byte is refused at start (exit
-    /// 1) and on reload (the old catalog keeps serving). Needs an
+    /// code 1) and on reload (the old catalog keeps serving). Needs an
     /// artifact file as the catalog.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_VERIFY_KEY", value_name = "FILE",
         value_parser = cli::verify_key))]

@@ -43,8 +43,11 @@ use crate::product::{ProductManifest, ProductRecord};
 pub struct Builder {
     codings: Vec<ContentCoding>,
     previous: Option<Arc<Previous>>,
-    progress: Option<Arc<dyn Fn(&Progress) + Send + Sync>>,
+    progress: Option<Arc<Report>>,
 }
+
+/// What [`Builder::on_progress`] is given.
+type Report = dyn Fn(&Progress) + Send + Sync;
 
 impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -68,7 +71,9 @@ impl Default for Builder {
 pub struct UnavailableCoding(pub ContentCoding);
 
 /// How far a build has come, given to [`Builder::on_progress`] after each
-/// product. The last call has `done == total`.
+/// product (from the building threads, so two reports may arrive out of
+/// order) and once more when every product is done (from the thread that
+/// called the build, last): that report is the build's tally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct Progress {
@@ -152,7 +157,7 @@ impl Builder {
         self.assemble(&paths, |path| {
             let file = path.display().to_string();
             match std::fs::read(path) {
-                Ok(bytes) => self.from_source(file, &bytes),
+                Ok(bytes) => self.product_of_source(file, &bytes),
                 Err(e) => Err(CatalogError::Read { file, reason: e.to_string() }),
             }
         })
@@ -164,7 +169,7 @@ impl Builder {
     /// reported, in the order of the sources.
     pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<Artifact, CatalogErrors> {
         let sources: Vec<(String, String)> = sources.into_iter().collect();
-        self.assemble(&sources, |(file, text)| self.from_source(file.clone(), text.as_bytes()))
+        self.assemble(&sources, |(file, text)| self.product_of_source(file.clone(), text.as_bytes()))
     }
 
     /// Serves already-built records `(source name, record)`: each is
@@ -179,7 +184,7 @@ impl Builder {
 
     /// One manifest's bytes: the previous artifact's product when they are
     /// the bytes it was built from, else built.
-    fn from_source(&self, file: String, bytes: &[u8]) -> Result<Product, CatalogError> {
+    fn product_of_source(&self, file: String, bytes: &[u8]) -> Result<Product, CatalogError> {
         let source: [u8; SOURCE_LEN] = Sha256::digest(bytes).into();
         if let Some(previous) = &self.previous {
             let slug = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
@@ -325,10 +330,19 @@ struct Counter<'a> {
     done: AtomicUsize,
     rendered: AtomicUsize,
     compressed: AtomicUsize,
-    report: Option<&'a (dyn Fn(&Progress) + Send + Sync)>,
+    report: Option<&'a Report>,
 }
 
 impl Counter<'_> {
+    fn now(&self) -> Progress {
+        Progress {
+            total: self.total,
+            done: self.done.load(Ordering::Acquire),
+            rendered: self.rendered.load(Ordering::Relaxed),
+            compressed: self.compressed.load(Ordering::Relaxed),
+        }
+    }
+
     fn count(&self, product: Option<&Product>) {
         match product {
             Some(Product::Built(_)) => {
@@ -340,15 +354,9 @@ impl Counter<'_> {
             }
             Some(Product::Reused { rendered: false, .. }) | None => {}
         }
-        // AcqRel: the call that sees the last product sees every count.
-        let done = self.done.fetch_add(1, Ordering::AcqRel) + 1;
+        self.done.fetch_add(1, Ordering::AcqRel);
         if let Some(report) = self.report {
-            report(&Progress {
-                total: self.total,
-                done,
-                rendered: self.rendered.load(Ordering::Relaxed),
-                compressed: self.compressed.load(Ordering::Relaxed),
-            });
+            report(&self.now());
         }
     }
 }
@@ -381,6 +389,9 @@ impl Builder {
                 .collect();
             (blocks, entries)
         });
+        if let Some(report) = counter.report {
+            report(&counter.now());
+        }
         let mut errors = Vec::new();
         let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
         let mut index = Vec::with_capacity(items.len());

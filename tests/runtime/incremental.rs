@@ -33,12 +33,7 @@ fn build(
 ) -> Result<(Vec<u8>, Progress), CatalogErrors> {
     let last = Arc::new(Mutex::new(Progress::default()));
     let seen = Arc::clone(&last);
-    let mut builder = Builder::new().on_progress(move |p| {
-        let mut last = seen.lock().expect("lock");
-        if p.done >= last.done {
-            *last = *p;
-        }
-    });
+    let mut builder = Builder::new().on_progress(move |p| *seen.lock().expect("lock") = *p);
     if let Some(previous) = previous {
         builder.previous(previous).expect("the previous catalog is usable");
     }
