@@ -293,8 +293,6 @@ pub struct Artifact {
     index: Bytes,
     /// `(offset of the buffer in the data region, buffer)`, in order.
     data: Vec<(u64, Bytes)>,
-    /// Whether every body is known to hash to its ETag: built here, or checked.
-    bodies_checked: bool,
 }
 
 impl Artifact {
@@ -342,7 +340,6 @@ impl Artifact {
             signature: None,
             index: Bytes::from(index),
             data,
-            bodies_checked: true,
         };
         artifact.metadata.content_sha256 = artifact.content_digest();
         // A struct of strings and numbers always serializes.
@@ -424,8 +421,7 @@ impl Artifact {
         let index = bytes.slice(signature_end..index_end);
         let index = if version == 1 { Self::index_from_v1(&index, codings) } else { index };
         let data = bytes.slice(index_end..);
-        let artifact =
-            Artifact { metadata, metadata_json, signature, index, data: vec![(0, data)], bodies_checked: false };
+        let artifact = Artifact { metadata, metadata_json, signature, index, data: vec![(0, data)] };
         artifact.check_metadata()?;
         Ok(artifact)
     }
@@ -596,28 +592,16 @@ impl Artifact {
         }
     }
 
-    /// Whether every body is known to hash to its ETag (the artifact was
-    /// built here, or [`Artifact::check_bodies`] passed).
-    pub(crate) fn bodies_checked(&self) -> bool {
-        self.bodies_checked
-    }
-
     /// Checks that every body hashes to its ETag, on all cores: the first
     /// product (in index order) whose body does not is named.
-    pub fn check_bodies(&mut self) -> Result<(), ArtifactError> {
-        if !self.bodies_checked {
-            let entries: Vec<IndexEntry> = self.entries().collect();
-            let failures = crate::parallel::map(&entries, |entry| self.check_entry_bodies(entry).err());
-            if let Some(error) = failures.into_iter().flatten().next() {
-                return Err(error);
-            }
-            self.bodies_checked = true;
-        }
-        Ok(())
+    pub fn check_bodies(&self) -> Result<(), ArtifactError> {
+        let entries: Vec<IndexEntry> = self.entries().collect();
+        let failures = crate::parallel::map(&entries, |entry| self.check_entry_bodies(entry).err());
+        failures.into_iter().flatten().next().map_or(Ok(()), Err)
     }
 
     /// Checks that each of one product's bodies hashes to its ETag.
-    pub(crate) fn check_entry_bodies(&self, entry: &IndexEntry) -> Result<(), ArtifactError> {
+    fn check_entry_bodies(&self, entry: &IndexEntry) -> Result<(), ArtifactError> {
         for (&coding, &(body, etag)) in self.metadata.codings.iter().zip(&entry.representations) {
             let (body, etag) = (self.slice(body)?, self.slice(etag)?);
             if !etag_names(&etag, &body) {

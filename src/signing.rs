@@ -14,7 +14,7 @@
 //! let key = SigningKey::from_seed([7; 32]);
 //! let mut artifact = Builder::new().build_dir(&dir).unwrap();
 //! artifact.sign(&key);
-//! let mut copied = foundry_catalog::artifact::Artifact::parse(artifact.to_vec().into()).unwrap();
+//! let copied = foundry_catalog::artifact::Artifact::parse(artifact.to_vec().into()).unwrap();
 //! copied.verify(&key.verify_key()).unwrap();
 //! let other = SigningKey::from_seed([8; 32]).verify_key();
 //! assert!(copied.verify(&other).unwrap_err().to_string().contains("not by the verify key"));
@@ -144,7 +144,7 @@ impl Artifact {
     /// every body against its ETag (on all cores; the content digest,
     /// which names every slug and ETag, is checked when a catalog is
     /// loaded).
-    pub fn verify(&mut self, key: &VerifyKey) -> Result<(), ArtifactError> {
+    pub fn verify(&self, key: &VerifyKey) -> Result<(), ArtifactError> {
         let expected = key.fingerprint();
         let Some(signature) = self.signature else {
             return Err(ArtifactError::Unsigned { expected });
@@ -163,7 +163,7 @@ impl ResponseCatalog {
     /// ([`Artifact::verify`]) and loads it.
     pub fn open_verified(path: &Path, key: &VerifyKey) -> Result<Self, CatalogErrors> {
         Artifact::read(path)
-            .and_then(|mut artifact| {
+            .and_then(|artifact| {
                 artifact.verify(key)?;
                 Self::load(&artifact)
             })

@@ -797,6 +797,19 @@ fn a_replica_with_a_verify_key_serves_only_artifacts_its_key_signed() {
     let out = run(&["serve", "--addr", "127.0.0.1:0", "--catalog", &path(&dir), "--verify-key", &verify]);
     assert_eq!(out.status.code(), Some(2), "a folder has no signature: {}", text(&out.stderr));
 
+    // A signed build builds only on what its key verifies.
+    let rebuilt = work.join("rebuilt.fcat");
+    for (previous, expected) in [(&changed, "was changed after it was"), (&foreign, "is signed by key")] {
+        let out =
+            run(&["build", &path(&dir), "-o", &path(&rebuilt), "--sign-key", &key, "--previous", &path(previous)]);
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("note: not building on") && stderr.contains(expected), "{stderr}");
+        assert!(std::fs::read(&rebuilt).expect("built") == std::fs::read(&signed).expect("built"), "{stderr}");
+    }
+    let out = run(&["build", &path(&dir), "-o", &path(&rebuilt), "--sign-key", &key, "--previous", &path(&signed)]);
+    assert!(text(&out.stderr).contains("(0 rendered, 0 compressed, 3 reused)"), "{}", text(&out.stderr));
+    assert!(std::fs::read(&rebuilt).expect("built") == std::fs::read(&signed).expect("built"));
+
     // Signed by its key: served; then an unsigned artifact in its place is
     // refused on reload, and the signed catalog keeps serving.
     let served = work.join("served.fcat");

@@ -124,9 +124,15 @@ impl Builder {
     /// only if it was made by this renderer (the same version, record
     /// types and compression: [`crate::artifact::Metadata::renderer_sha256`])
     /// in these codings; otherwise this says why and the build is a full
-    /// one. Its load checks have passed (it is a [`ResponseCatalog`]); a
-    /// reused product's bodies are checked against their ETags unless the
-    /// artifact was built in this process or verified.
+    /// one.
+    ///
+    /// It has passed its load checks (it is a [`ResponseCatalog`]): the
+    /// CRC-32 finds accidental corruption. What it says is otherwise taken
+    /// as it is, as a build cache's contents are: where the previous
+    /// artifact comes from storage others can write, sign artifacts and
+    /// verify it first ([`crate::artifact::Artifact::verify`], as
+    /// `foundry-catalog build --sign-key` does), which also checks every
+    /// body against its ETag.
     pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<(), Unusable> {
         self.previous = None;
         self.previous = Some(Arc::new(Previous::new(previous.artifact(), &self.codings)?));

@@ -98,20 +98,19 @@ impl Previous {
     }
 
     /// The product `slug` if it was built from a source with this digest
-    /// (never from a record, whose digest is zeros) and its bodies are
-    /// sound.
+    /// (never from a record, whose digest is zeros).
     pub(super) fn unchanged(&self, slug: &str, source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
         let entry = self.entry(slug)?;
-        (source != [0; SOURCE_LEN] && entry.source == source).then_some(entry).filter(|e| self.sound(e))
+        (source != [0; SOURCE_LEN] && entry.source == source).then_some(entry)
     }
 
-    /// The product `slug` if its body (identity) is `body` and its bodies
-    /// are sound, with `source` as its source digest.
+    /// The product `slug` if its body (identity) is `body`, with `source`
+    /// as its source digest.
     pub(super) fn same_body(&self, slug: &str, body: &[u8], source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
         let mut entry = self.entry(slug)?;
         let identity = self.codings().iter().position(|&c| c == ContentCoding::Identity)?;
         let stored = self.artifact.slice(entry.representations.get(identity)?.0).ok()?;
-        if stored != body || !self.sound(&entry) {
+        if stored != body {
             return None;
         }
         entry.source = source;
@@ -120,12 +119,6 @@ impl Previous {
 
     fn entry(&self, slug: &str) -> Option<IndexEntry> {
         self.artifact.entry(*self.slugs.get(slug.as_bytes())?)
-    }
-
-    /// Whether every body of `entry` hashes to its ETag (taken as given
-    /// for an artifact built in this process or verified).
-    fn sound(&self, entry: &IndexEntry) -> bool {
-        self.artifact.bodies_checked() || self.artifact.check_entry_bodies(entry).is_ok()
     }
 
     /// Appends the product `entry` of this artifact to `blocks`: shared

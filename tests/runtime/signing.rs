@@ -20,7 +20,7 @@ fn signed(key: &SigningKey) -> Vec<u8> {
 
 /// Parses, verifies and loads, as `serve --verify-key` does.
 fn open(bytes: &[u8], key: &VerifyKey) -> Result<ResponseCatalog, ArtifactError> {
-    let mut artifact = Artifact::parse(Bytes::copy_from_slice(bytes))?;
+    let artifact = Artifact::parse(Bytes::copy_from_slice(bytes))?;
     artifact.verify(key)?;
     ResponseCatalog::load(&artifact)
 }

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Rebuild benchmark: what a one-manifest edit costs a catalog team, at
+# 10,000 and 100,000 products made by benches/make-catalog.py, side by
+# side in one run:
+#
+#  - a cold `foundry-catalog build` (and, with BEFORE=<an older binary>,
+#    the same build with it);
+#  - one manifest edited, rebuilt with `--previous` (the output is checked
+#    to be byte-identical to a cold build of the edited folder);
+#  - `serve --watch` on the folder: from the edit to the first 200 with
+#    the new body (the watch interval is the default, 500 ms: a change is
+#    reloaded once it has held still for one interval);
+#  - peak RSS of each (the server's is its high-water mark after the reload).
+#
+#   bash benches/rebuild.sh
+#   SIZES=10000 BEFORE=/tmp/foundry-catalog-e61e07b bash benches/rebuild.sh
+#
+# Release build, loopback, whatever cores the machine has. Not run in CI
+# (minutes, and machine-dependent figures); results go in BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZES=${SIZES:-10000 100000}
+BEFORE=${BEFORE:-}
+ADDR=127.0.0.1:18091
+PRODUCTS=/api/public/foundry/products
+
+cargo build --release --locked --quiet --bin foundry-catalog
+bin=$PWD/target/release/foundry-catalog
+work=$(mktemp -d)
+server_pid=
+stop() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true; server_pid=; }
+trap 'stop; rm -rf "$work"' EXIT
+
+now() { date +%s.%N; }
+seconds() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
+
+# timed <binary> <args…>: runs it; prints "<seconds> <peak RSS MiB>".
+timed() {
+  /usr/bin/time -f '%e %M' -o "$work/time" "$@" 2>"$work/build.log" >/dev/null || { cat "$work/build.log" >&2; exit 1; }
+  read -r s kib <"$work/time"
+  echo "$s $((kib / 1024))"
+}
+
+# retitle <dir> <slug> <title>: edits one manifest's title in place.
+retitle() {
+  python3 - "$1/$2.json" "$3" <<'PY'
+import json, sys
+path, title = sys.argv[1], sys.argv[2]
+manifest = json.load(open(path))
+manifest["title"] = title
+json.dump(manifest, open(path, "w"))
+PY
+}
+
+echo "foundry-catalog rebuild benchmark, $(nproc) cores, $(date -u +%F)"
+echo
+echo "| products |${BEFORE:+ cold build, before |} cold build | one edit, --previous | (× cold) | serve --watch: edit to new 200 | server RSS |"
+echo "|---|${BEFORE:+---|}---|---|---|---|---|"
+for size in $SIZES; do
+  catalog="$work/catalog-$size"
+  python3 benches/make-catalog.py "$size" "$catalog"
+  slug=$(ls "$catalog" | sed -n '1s/\.json$//p')
+  row="| $size |"
+  if [ -n "$BEFORE" ]; then
+    read -r s rss <<<"$(timed "$BEFORE" build "$catalog" -o "$work/before.fcat")"
+    row="$row $s s ($rss MiB) |"
+    rm -f "$work/before.fcat"
+  fi
+  read -r cold rss <<<"$(timed "$bin" build "$catalog" -o "$work/first.fcat")"
+  row="$row $cold s ($rss MiB) |"
+
+  retitle "$catalog" "$slug" "Edited for the rebuild benchmark"
+  read -r s rss <<<"$(timed "$bin" build "$catalog" -o "$work/incremental.fcat" --previous "$work/first.fcat")"
+  grep -q "1 rendered" "$work/build.log" || { cat "$work/build.log" >&2; exit 1; }
+  row="$row $s s ($rss MiB) | $(echo "scale=3; $s / $cold" | bc) |"
+  "$bin" build "$catalog" -o "$work/full.fcat" 2>/dev/null
+  cmp -s "$work/incremental.fcat" "$work/full.fcat" || { echo "the incremental build differs from a full one" >&2; exit 1; }
+  rm -f "$work/first.fcat" "$work/incremental.fcat" "$work/full.fcat"
+
+  RUST_LOG=warn "$bin" serve --addr "$ADDR" --catalog "$catalog" --watch 2>"$work/serve.log" &
+  server_pid=$!
+  until curl -fs -o /dev/null "http://$ADDR$PRODUCTS/$slug"; do
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  sleep 1
+  start=$(now)
+  retitle "$catalog" "$slug" "Edited while watched"
+  until curl -fs "http://$ADDR$PRODUCTS/$slug" | grep -q "Edited while watched"; do sleep 0.01; done
+  watched=$(seconds "$start" "$(now)")
+  hwm=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
+  stop
+  echo "$row $watched s | $((hwm / 1024)) MiB |"
+  rm -rf "$catalog"
+done
