@@ -67,6 +67,7 @@
 //! built, and the CRC covers both.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
@@ -293,6 +294,63 @@ pub struct Artifact {
     index: Bytes,
     /// `(offset of the buffer in the data region, buffer)`, in order.
     data: Vec<(u64, Bytes)>,
+    /// Whether [`Artifact::new`] made it (in this process), rather than a parse.
+    built_here: bool,
+    /// The files its data (or a previous artifact's it shares) was read
+    /// from, when kept open ([`Artifact::read_to_copy`]).
+    origins: Vec<Arc<Origin>>,
+    /// What the folder build that made it saw of each manifest file.
+    stamps: Option<Arc<crate::catalog::stamps::Stamps>>,
+}
+
+/// One part of an artifact file, as [`Artifact::write_parts`] hands it out.
+enum Part<'a> {
+    /// The header, metadata, signature or index.
+    Head(&'a [u8]),
+    /// A data buffer.
+    Data(&'a Bytes),
+}
+
+impl Part<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Part::Head(bytes) => bytes,
+            Part::Data(bytes) => bytes,
+        }
+    }
+}
+
+/// An artifact file kept open, and where its data region is in it.
+#[derive(Debug)]
+pub(crate) struct Origin {
+    file: std::fs::File,
+    /// Where the data region starts in the file.
+    data_offset: u64,
+    /// The data region as read: a buffer inside its address range is a
+    /// part of the file.
+    data: Bytes,
+    /// The file's length and modification time when it was read.
+    stamp: (u64, Option<std::time::SystemTime>),
+}
+
+impl Origin {
+    fn stamp(file: &std::fs::File) -> std::io::Result<(u64, Option<std::time::SystemTime>)> {
+        let metadata = file.metadata()?;
+        Ok((metadata.len(), metadata.modified().ok()))
+    }
+
+    /// Whether the file is as it was when read.
+    fn unchanged(&self) -> bool {
+        Origin::stamp(&self.file).is_ok_and(|stamp| stamp == self.stamp)
+    }
+
+    /// The file and the offset in it of `bytes`, when they are a slice of
+    /// the data read from it (compared by address).
+    fn offset_of(&self, bytes: &Bytes) -> Option<(&std::fs::File, u64)> {
+        let start = self.data.as_ptr() as usize;
+        let at = (bytes.as_ptr() as usize).checked_sub(start)?;
+        (at + bytes.len() <= self.data.len()).then_some((&self.file, self.data_offset + at as u64))
+    }
 }
 
 impl Artifact {
@@ -305,6 +363,7 @@ impl Artifact {
         renderer_sha256: String,
         entries: &[IndexEntry],
         buffers: Vec<Bytes>,
+        origins: Vec<Arc<Origin>>,
     ) -> Artifact {
         let mut index = Vec::with_capacity(entries.len() * entry_len(codings.len()));
         for entry in entries {
@@ -340,6 +399,9 @@ impl Artifact {
             signature: None,
             index: Bytes::from(index),
             data,
+            built_here: true,
+            origins,
+            stamps: None,
         };
         artifact.metadata.content_sha256 = artifact.content_digest();
         // A struct of strings and numbers always serializes.
@@ -365,8 +427,46 @@ impl Artifact {
     /// process with SIGBUS, or changes bodies under their ETags; a read
     /// copy cannot. Mapping saves the copy (see BENCHMARKS.md).
     pub fn read(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
-        let (bytes, crc) = read_file(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+        let read = std::fs::File::open(path).and_then(|file| read_file(&file));
+        let (bytes, crc) = read.map_err(|e| ArtifactError::Read(e.to_string()))?;
         Self::checked(Bytes::from(bytes), crc)
+    }
+
+    /// Reads an artifact file as [`Artifact::read`] does, and keeps the
+    /// file open, so that an artifact built on this one
+    /// ([`crate::catalog::Builder::previous`]) writes the bytes it shares
+    /// with it by copying them file to file ([`Artifact::write_file`]).
+    pub fn read_to_copy(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
+        let read = || -> std::io::Result<_> {
+            let file = std::fs::File::open(path)?;
+            let stamp = Origin::stamp(&file)?;
+            let (bytes, crc) = read_file(&file)?;
+            Ok((file, stamp, bytes, crc))
+        };
+        let (file, stamp, bytes, crc) = read().map_err(|e| ArtifactError::Read(e.to_string()))?;
+        let file_len = bytes.len() as u64;
+        let mut artifact = Self::checked(Bytes::from(bytes), crc)?;
+        if let [(_, data)] = &artifact.data[..] {
+            let data_offset = file_len - data.len() as u64;
+            artifact.origins = vec![Arc::new(Origin { file, data_offset, data: data.clone(), stamp })];
+        }
+        Ok(artifact)
+    }
+
+    /// With the stamps of the folder build that made it.
+    pub(crate) fn with_stamps(mut self, stamps: crate::catalog::stamps::Stamps) -> Artifact {
+        self.stamps = Some(Arc::new(stamps));
+        self
+    }
+
+    /// The stamps of the folder build that made it, if one did.
+    pub(crate) fn stamps(&self) -> Option<&crate::catalog::stamps::Stamps> {
+        self.stamps.as_deref()
+    }
+
+    /// The files this artifact's shared bytes were read from.
+    pub(crate) fn origins(&self) -> &[Arc<Origin>] {
+        &self.origins
     }
 
     /// Parses `bytes`, whose bytes after the CRC field have the CRC-32 `crc`.
@@ -421,7 +521,16 @@ impl Artifact {
         let index = bytes.slice(signature_end..index_end);
         let index = if version == 1 { Self::index_from_v1(&index, codings) } else { index };
         let data = bytes.slice(index_end..);
-        let artifact = Artifact { metadata, metadata_json, signature, index, data: vec![(0, data)] };
+        let artifact = Artifact {
+            metadata,
+            metadata_json,
+            signature,
+            index,
+            data: vec![(0, data)],
+            built_here: false,
+            origins: Vec::new(),
+            stamps: None,
+        };
         artifact.check_metadata()?;
         Ok(artifact)
     }
@@ -494,6 +603,37 @@ impl Artifact {
     /// Writes the artifact file (format version 2): header, metadata,
     /// signature, index, data.
     pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
+        self.write_parts(|part| out.write_all(part.bytes()))?;
+        out.flush()
+    }
+
+    /// Writes the artifact file as [`Artifact::write_to`] does, to a
+    /// file: the bytes it shares with an artifact read by
+    /// [`Artifact::read_to_copy`] (the previous one of an incremental
+    /// build) are copied file to file by the kernel (`copy_file_range`:
+    /// a copy in the page cache, or shared extents on filesystems that
+    /// clone them), not written from memory. A previous file that changed
+    /// since it was read is not copied from.
+    pub fn write_file(&self, out: &mut std::fs::File) -> std::io::Result<()> {
+        let origins: Vec<&Origin> = self.origins.iter().map(|o| &**o).filter(|o| o.unchanged()).collect();
+        self.write_parts(|part| match part {
+            Part::Data(bytes) => match origins.iter().find_map(|origin| origin.offset_of(bytes)) {
+                Some((mut file, offset)) => {
+                    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset))?;
+                    let len = bytes.len() as u64;
+                    let copied = std::io::copy(&mut std::io::Read::take(file, len), out)?;
+                    if copied == len { Ok(()) } else { Err(std::io::ErrorKind::UnexpectedEof.into()) }
+                }
+                None => out.write_all(bytes),
+            },
+            part => out.write_all(part.bytes()),
+        })
+    }
+
+    /// Hands `write` the file's parts in order: the header (with the
+    /// CRC-32 of everything after it), metadata, signature, index, and
+    /// each data buffer.
+    fn write_parts(&self, mut write: impl FnMut(Part<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
         let signature = self.signature.map(|s| [&s.public_key[..], &s.signature[..]].concat()).unwrap_or_default();
         let data_len: u64 = self.data.iter().map(|(_, b)| b.len() as u64).sum();
         let mut lengths = Vec::with_capacity(32);
@@ -502,13 +642,18 @@ impl Artifact {
         }
         let mut parts: Vec<&[u8]> = vec![&lengths, &self.metadata_json, &signature, &self.index];
         parts.extend(self.data.iter().map(|(_, b)| &b[..]));
-        out.write_all(&MAGIC)?;
-        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
-        out.write_all(&crc32(&parts).to_le_bytes())?;
-        for part in parts {
-            out.write_all(part)?;
+        let mut header = Vec::with_capacity(16);
+        header.extend_from_slice(&MAGIC);
+        header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        header.extend_from_slice(&crc32(&parts).to_le_bytes());
+        write(Part::Head(&header))?;
+        for part in &parts[..4] {
+            write(Part::Head(part))?;
         }
-        out.flush()
+        for (_, buffer) in &self.data {
+            write(Part::Data(buffer))?;
+        }
+        Ok(())
     }
 
     /// The whole file as bytes.
@@ -517,6 +662,12 @@ impl Artifact {
         // Writing to a Vec cannot fail.
         let _ = self.write_to(&mut out);
         out
+    }
+
+    /// Whether this process built it ([`crate::catalog::Builder`]), so
+    /// that its slugs, dates, ETags and content digest need no checking.
+    pub(crate) fn built_here(&self) -> bool {
+        self.built_here
     }
 
     /// The bytes a signature signs: the context, then the metadata and
@@ -671,15 +822,13 @@ fn le_u64(bytes: &[u8]) -> u64 {
 /// Reads a file in one piece per core, each read in blocks that are
 /// checksummed as they arrive; returns the bytes and the CRC-32 of every
 /// byte after the header's CRC field.
-fn read_file(path: &std::path::Path) -> std::io::Result<(Vec<u8>, u32)> {
+fn read_file(file: &std::fs::File) -> std::io::Result<(Vec<u8>, u32)> {
     use std::os::unix::fs::FileExt;
     const BLOCK: usize = 8 << 20;
-    let file = std::fs::File::open(path)?;
     let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
     let mut bytes = vec![0; len];
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let piece = len.div_ceil(threads).next_multiple_of(BLOCK).max(BLOCK);
-    let file = &file;
     let crcs: Vec<std::io::Result<crc32fast::Hasher>> = std::thread::scope(|scope| {
         let workers: Vec<_> = bytes
             .chunks_mut(piece)

@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
@@ -27,6 +28,7 @@ use crate::product::ProductRecord;
 
 mod builder;
 mod previous;
+pub(crate) mod stamps;
 
 pub use builder::{Builder, Progress, UnavailableCoding};
 pub use previous::Unusable;
@@ -64,6 +66,8 @@ pub struct CatalogEntry {
     representations: [Option<Representation>; ContentCoding::ALL.len()],
     last_modified: Bytes,
     modified: SystemTime,
+    /// Its position in the artifact's index.
+    index: usize,
 }
 
 impl CatalogEntry {
@@ -268,7 +272,8 @@ fn thousands(n: usize) -> String {
 /// ```
 #[derive(Debug, Clone)]
 pub struct ResponseCatalog {
-    entries: HashMap<Bytes, CatalogEntry>,
+    /// Shared, so that a clone (a reload's previous catalog) is cheap.
+    entries: Arc<HashMap<Bytes, CatalogEntry>>,
     /// The artifact the entries share their bytes with (an incremental
     /// build reads its index).
     artifact: Artifact,
@@ -310,26 +315,33 @@ impl ResponseCatalog {
     /// Loads an artifact: checks every span, slug, ETag and date and the
     /// content digest, and indexes the products. The bodies are not
     /// copied: the catalog shares the artifact's buffers.
+    ///
+    /// An artifact a [`Builder`] built in this process wrote its slugs,
+    /// dates, ETags and digest itself: those are not checked again.
     pub fn load(artifact: &Artifact) -> Result<Self, ArtifactError> {
-        artifact.check_content_digest()?;
+        let check = !artifact.built_here();
+        if check {
+            artifact.check_content_digest()?;
+        }
         let metadata = artifact.metadata();
         let malformed = |what: String| ArtifactError::Malformed(what);
         let mut entries = HashMap::with_capacity(artifact.len());
-        for IndexEntry { modified, slug, last_modified, representations, .. } in artifact.entries() {
+        for (index, IndexEntry { modified, slug, last_modified, representations, .. }) in artifact.entries().enumerate()
+        {
             let slug = artifact.slice(slug)?;
-            let name = std::str::from_utf8(&slug).ok().filter(|s| crate::Slug::check(s).is_ok());
-            let Some(name) = name else {
-                return Err(malformed(format!("{:?} is not a slug", String::from_utf8_lossy(&slug))));
-            };
+            let name = || String::from_utf8_lossy(&slug);
+            if check && !std::str::from_utf8(&slug).is_ok_and(|s| crate::Slug::check(s).is_ok()) {
+                return Err(malformed(format!("{:?} is not a slug", name())));
+            }
             let last_modified = artifact.slice(last_modified)?;
-            if !artifact::is_http_date_of(&last_modified, modified) {
-                return Err(malformed(format!("`{name}` has a malformed or inconsistent modification date")));
+            if check && !artifact::is_http_date_of(&last_modified, modified) {
+                return Err(malformed(format!("`{}` has a malformed or inconsistent modification date", name())));
             }
             let mut stored: [Option<Representation>; ContentCoding::ALL.len()] = Default::default();
             for (&coding, (body, etag)) in metadata.codings.iter().zip(representations) {
                 let etag = artifact.slice(etag)?;
-                if !artifact::is_strong_etag(&etag) {
-                    return Err(malformed(format!("`{name}` has a malformed {coding} ETag")));
+                if check && !artifact::is_strong_etag(&etag) {
+                    return Err(malformed(format!("`{}` has a malformed {coding} ETag", name())));
                 }
                 stored[slot(coding)] = Some(Representation { body: artifact.slice(body)?, etag });
             }
@@ -337,12 +349,18 @@ impl ResponseCatalog {
                 representations: stored,
                 last_modified,
                 modified: SystemTime::UNIX_EPOCH + Duration::from_secs(modified),
+                index,
             };
             if entries.insert(slug.clone(), entry).is_some() {
-                return Err(malformed(format!("slug `{name}` is indexed twice")));
+                return Err(malformed(format!("slug `{}` is indexed twice", name())));
             }
         }
-        Ok(ResponseCatalog { entries, artifact: artifact.clone() })
+        Ok(ResponseCatalog { entries: Arc::new(entries), artifact: artifact.clone() })
+    }
+
+    /// The position of `slug` in the artifact's index.
+    pub(crate) fn position(&self, slug: &str) -> Option<usize> {
+        self.entries.get(slug.as_bytes()).map(|entry| entry.index)
     }
 
     /// The pre-built response for a slug.

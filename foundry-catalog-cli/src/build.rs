@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use foundry_catalog::artifact::Artifact;
-use foundry_catalog::catalog::{Builder, CatalogError, ContentCoding, Progress, ResponseCatalog};
+use foundry_catalog::catalog::{Builder, ContentCoding, Progress, ResponseCatalog};
 use foundry_catalog::signing::SigningKey;
 
 use crate::{BROKEN, USAGE, fail};
@@ -126,15 +126,14 @@ pub(crate) fn run(args: &Args) -> ExitCode {
 
 /// The previous artifact, loaded with every load check, and verified
 /// with the signing key's verify key when signing.
+/// It is kept open, so that the bytes the new artifact shares with it are
+/// copied file to file.
 fn load_previous(path: &Path, sign_key: Option<&SigningKey>) -> Result<ResponseCatalog, String> {
-    let catalog = match sign_key {
-        Some(key) => ResponseCatalog::open_verified(path, &key.verify_key()),
-        None => ResponseCatalog::open(path),
-    };
-    catalog.map_err(|errors| match errors.errors.as_slice() {
-        [CatalogError::Artifact { error, .. }] => error.to_string(),
-        _ => errors.to_string(),
-    })
+    let artifact = Artifact::read_to_copy(path).map_err(|e| e.to_string())?;
+    if let Some(key) = sign_key {
+        artifact.verify(&key.verify_key()).map_err(|e| e.to_string())?;
+    }
+    ResponseCatalog::load(&artifact).map_err(|e| e.to_string())
 }
 
 /// What reports progress: a bar on a terminal, else a line per 10 % of a
@@ -187,10 +186,9 @@ fn write_atomically(artifact: &Artifact, output: &Path) -> std::io::Result<()> {
     let mut name = output.file_name().unwrap_or_default().to_owned();
     name.push(format!(".tmp-{}", std::process::id()));
     let temporary = output.with_file_name(name);
-    let written = std::fs::File::create(&temporary).and_then(|file| {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        artifact.write_to(&mut out)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()
+    let written = std::fs::File::create(&temporary).and_then(|mut file| {
+        artifact.write_file(&mut file)?;
+        file.sync_all()
     });
     match written.and_then(|()| std::fs::rename(&temporary, output)) {
         Ok(()) => Ok(()),

@@ -1,12 +1,16 @@
 //! Arbitrary bytes → the artifact loader: never a panic, never an
 //! out-of-bounds read. The CRC-32 is set to match the input first, so the
 //! fuzzer gets past the checksum to the metadata, the index and the spans.
-//! Whatever loads serves bodies that are slices of the input.
+//! Whatever loads serves bodies that are slices of the input, and
+//! whatever verifies (with the key of the signed seed, `SigningKey::from_seed([1; 32])`)
+//! serves only bodies that hash to their ETags.
 #![no_main]
 
 use bytes::Bytes;
 use foundry_catalog::artifact::Artifact;
 use foundry_catalog::catalog::ResponseCatalog;
+use foundry_catalog::signing::SigningKey;
+use sha2::{Digest, Sha256};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,10 +20,18 @@ fuzz_target!(|data: &[u8]| {
         bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     }
     let Ok(artifact) = Artifact::parse(Bytes::from(bytes)) else { return };
+    let verified = artifact.verify(&SigningKey::from_seed([1; 32]).verify_key()).is_ok();
     let Ok(catalog) = ResponseCatalog::load(&artifact) else { return };
     for slug in catalog.slugs() {
         let entry = catalog.get(slug).expect("a listed slug is served");
         assert_eq!(entry.etag().len(), 66);
         assert!(entry.body().len() <= data.len());
+        if verified {
+            for &coding in catalog.codings() {
+                let representation = entry.representation(coding);
+                let digest = hex::encode(Sha256::digest(&representation.body()[..]));
+                assert_eq!(representation.etag(), format!("\"{digest}\""), "a verified body matches its ETag");
+            }
+        }
     }
 });

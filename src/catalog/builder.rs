@@ -2,8 +2,9 @@
 //! reusing what a previous artifact already holds.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
@@ -12,6 +13,7 @@ use bytes::{Bytes, BytesMut};
 use sha2::{Digest, Sha256};
 
 use super::previous::{Previous, Unusable};
+use super::stamps::{Recorder, Stamp};
 use super::{CatalogError, CatalogErrors, LAST_HTTP_DATE, ResponseCatalog};
 use crate::artifact::{self, Artifact, IndexEntry, RecordTypeId, SOURCE_LEN, Span};
 use crate::encoding::ContentCoding;
@@ -135,7 +137,7 @@ impl Builder {
     /// body against its ETag.
     pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<(), Unusable> {
         self.previous = None;
-        self.previous = Some(Arc::new(Previous::new(previous.artifact(), &self.codings)?));
+        self.previous = Some(Arc::new(Previous::new(previous, &self.codings)?));
         Ok(())
     }
 
@@ -151,22 +153,43 @@ impl Builder {
     /// be read or is not UTF-8 is one problem among the others, never a
     /// stop.
     pub fn build_dir(&self, dir: &Path) -> Result<Artifact, CatalogErrors> {
-        let mut paths: Vec<_> = std::fs::read_dir(dir)
+        let mut files: Vec<(OsString, PathBuf)> = std::fs::read_dir(dir)
             .map_err(|e| {
                 CatalogErrors::from(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() })
             })?
             .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.is_dir())
+            .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+            .map(|e| (e.file_name(), e.path()))
+            .filter(|(_, path)| path.extension().is_some_and(|e| e == "json"))
             .collect();
-        paths.sort();
-        self.assemble(&paths, |path| {
+        // One folder: by file name (what comparing the paths gives).
+        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let stamps = self.previous.as_ref().and_then(|p| p.stamps());
+        let recorder = Recorder::new(dir);
+        let artifact = self.assemble(&files, |(name, path)| {
             let file = path.display().to_string();
+            let metadata = std::fs::metadata(path).ok();
+            let known = stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m));
+            if let (Some(stamp), Some(previous)) = (known, &self.previous) {
+                let slug = Path::new(name).file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+                if let Some(entry) = previous.unchanged(&slug, stamp.source) {
+                    recorder.record(name.clone(), *stamp);
+                    let from = Arc::clone(previous);
+                    return Ok(Product::Reused { file, slug, entry, from, rendered: false });
+                }
+            }
             match std::fs::read(path) {
-                Ok(bytes) => self.product_of_source(file, &bytes),
+                Ok(bytes) => {
+                    let source: [u8; SOURCE_LEN] = Sha256::digest(&bytes).into();
+                    if let Some(stamp) = metadata.as_ref().and_then(|m| Stamp::new(m, source)) {
+                        recorder.record(name.clone(), stamp);
+                    }
+                    self.product_of_source(file, &bytes, source)
+                }
                 Err(e) => Err(CatalogError::Read { file, reason: e.to_string() }),
             }
-        })
+        })?;
+        Ok(artifact.with_stamps(recorder.finish()))
     }
 
     /// Builds manifests `(file name, text)`: each is read, checked against
@@ -175,7 +198,9 @@ impl Builder {
     /// reported, in the order of the sources.
     pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<Artifact, CatalogErrors> {
         let sources: Vec<(String, String)> = sources.into_iter().collect();
-        self.assemble(&sources, |(file, text)| self.product_of_source(file.clone(), text.as_bytes()))
+        self.assemble(&sources, |(file, text)| {
+            self.product_of_source(file.clone(), text.as_bytes(), Sha256::digest(text.as_bytes()).into())
+        })
     }
 
     /// Serves already-built records `(source name, record)`: each is
@@ -190,8 +215,7 @@ impl Builder {
 
     /// One manifest's bytes: the previous artifact's product when they are
     /// the bytes it was built from, else built.
-    fn product_of_source(&self, file: String, bytes: &[u8]) -> Result<Product, CatalogError> {
-        let source: [u8; SOURCE_LEN] = Sha256::digest(bytes).into();
+    fn product_of_source(&self, file: String, bytes: &[u8], source: [u8; SOURCE_LEN]) -> Result<Product, CatalogError> {
         if let Some(previous) = &self.previous {
             let slug = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
             if let Some(entry) = previous.unchanged(&slug, source) {
@@ -431,7 +455,8 @@ impl Builder {
             .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
             .collect();
         let renderer = super::previous::renderer_sha256().to_owned();
-        Ok(Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers))
+        let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
+        Ok(Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers, origins))
     }
 
     /// Appends a product's bytes to `blocks` (a reused product's shared,

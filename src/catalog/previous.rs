@@ -1,12 +1,11 @@
 //! The previous artifact of an incremental build: which of its products
 //! can be taken as they are, and whether it may be used at all.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
+use super::ResponseCatalog;
 use super::builder::{Blocks, build_manifest, generator};
 use crate::artifact::{Artifact, IndexEntry, RecordTypeId, SOURCE_LEN};
 use crate::encoding::ContentCoding;
@@ -49,17 +48,17 @@ pub enum Unusable {
     },
 }
 
-/// A previous artifact, indexed by slug.
+/// A previous catalog: its artifact, indexed by the catalog's slugs.
 pub(super) struct Previous {
+    catalog: ResponseCatalog,
     artifact: Artifact,
-    /// Slug → index entry number.
-    slugs: HashMap<Bytes, usize>,
 }
 
 impl Previous {
     /// Checks that `artifact` was made as this build makes artifacts and
     /// indexes it (its spans and slugs were checked when it was loaded).
-    pub(super) fn new(artifact: &Artifact, codings: &[ContentCoding]) -> Result<Previous, Unusable> {
+    pub(super) fn new(catalog: &ResponseCatalog, codings: &[ContentCoding]) -> Result<Previous, Unusable> {
+        let artifact = catalog.artifact();
         let metadata = artifact.metadata();
         let names = |codings: &[ContentCoding]| codings.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ");
         if metadata.generator != generator() {
@@ -79,17 +78,23 @@ impl Previous {
         if metadata.renderer_sha256.as_deref() != Some(expected) {
             return Err(Unusable::Renderer { found: metadata.renderer_sha256.clone(), expected: expected.to_owned() });
         }
-        let slugs = artifact
-            .entries()
-            .enumerate()
-            .filter_map(|(n, entry)| Some((artifact.slice(entry.slug).ok()?, n)))
-            .collect();
-        Ok(Previous { artifact: artifact.clone(), slugs })
+        Ok(Previous { catalog: catalog.clone(), artifact: artifact.clone() })
     }
 
     /// How many products it holds.
     pub(super) fn products(&self) -> usize {
-        self.slugs.len()
+        self.catalog.len()
+    }
+
+    /// What the build that made it saw of its folder's files (when it was
+    /// built from a folder in this process).
+    pub(super) fn stamps(&self) -> Option<&super::stamps::Stamps> {
+        self.artifact.stamps()
+    }
+
+    /// The files its bytes can be copied from.
+    pub(super) fn origins(&self) -> &[std::sync::Arc<crate::artifact::Origin>] {
+        self.artifact.origins()
     }
 
     /// Its codings.
@@ -118,7 +123,7 @@ impl Previous {
     }
 
     fn entry(&self, slug: &str) -> Option<IndexEntry> {
-        self.artifact.entry(*self.slugs.get(slug.as_bytes())?)
+        self.artifact.entry(self.catalog.position(slug)?)
     }
 
     /// Appends the product `entry` of this artifact to `blocks`: shared

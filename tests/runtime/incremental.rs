@@ -206,3 +206,80 @@ proptest! {
         }
     }
 }
+
+/// Writes `catalog(n)` into a fresh folder, every file an hour old.
+fn folder(name: &str, n: usize) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (file, text) in catalog(n) {
+        write_aged(&dir.join(file), &text, std::time::Duration::from_secs(3600));
+    }
+    dir
+}
+
+/// Writes `text` to `path` and sets its modification time `age` ago.
+fn write_aged(path: &std::path::Path, text: &str, age: std::time::Duration) {
+    std::fs::write(path, text).expect("write");
+    let file = std::fs::File::options().write(true).open(path).expect("open");
+    file.set_modified(std::time::SystemTime::now() - age).expect("set the modification time");
+}
+
+fn rebuild(dir: &std::path::Path, previous: &ResponseCatalog) -> (ResponseCatalog, Progress) {
+    let last = Arc::new(Mutex::new(Progress::default()));
+    let seen = Arc::clone(&last);
+    let mut builder = Builder::new().on_progress(move |p| *seen.lock().expect("lock") = *p);
+    builder.previous(previous).expect("usable");
+    let catalog = ResponseCatalog::from_artifact(builder.build_dir(dir).expect("builds")).expect("loads");
+    let progress = *last.lock().expect("lock");
+    (catalog, progress)
+}
+
+/// A folder rebuilt in the same process (a server's reload) takes a file
+/// whose length, modification time and inode are unchanged as unchanged
+/// without reading it; any of the three changing makes it read again.
+#[test]
+fn a_folder_rebuild_reads_only_the_files_whose_stamp_changed() {
+    let dir = folder("stamps", 5);
+    let first = ResponseCatalog::from_dir(&dir).expect("builds");
+    let full = |dir: &std::path::Path| Builder::new().build_dir(dir).expect("builds").to_vec();
+
+    // An edit: a new length and modification time.
+    write_aged(&dir.join("product-1.json"), &manifest(1, "Edited").1, std::time::Duration::from_secs(3600));
+    let (second, progress) = rebuild(&dir, &first);
+    assert_eq!((progress.rendered, progress.reused()), (1, 4));
+    assert_eq!(second.artifact().to_vec(), full(&dir));
+
+    // The same length and modification time, another file (a new inode, as
+    // rsync and editors that save by renaming leave): read again.
+    let path = dir.join("product-2.json");
+    let old = std::fs::metadata(&path).expect("stat");
+    let text = std::fs::read_to_string(&path).expect("read").replace("Product 2", "Product Z");
+    let replacement = dir.join("product-2.json.tmp");
+    std::fs::write(&replacement, &text).expect("write");
+    let file = std::fs::File::options().write(true).open(&replacement).expect("open");
+    file.set_modified(old.modified().expect("mtime")).expect("set");
+    std::fs::rename(&replacement, &path).expect("rename");
+    let (third, progress) = rebuild(&dir, &second);
+    assert_eq!((progress.rendered, progress.reused()), (1, 4));
+    assert_eq!(third.artifact().to_vec(), full(&dir));
+    assert!(third.get("product-2").expect("served").body().windows(9).any(|w| w == b"Product Z"));
+
+    // Rewritten in place with its length, inode and modification time
+    // kept (`cp -p`): the stamp cannot tell, so a reload keeps the old
+    // product; a build from the files (the CLI's) sees it.
+    let path = dir.join("product-3.json");
+    let old = std::fs::metadata(&path).expect("stat");
+    let text = std::fs::read_to_string(&path).expect("read").replace("Product 3", "Product Y");
+    std::fs::write(&path, &text).expect("write");
+    let file = std::fs::File::options().write(true).open(&path).expect("open");
+    file.set_modified(old.modified().expect("mtime")).expect("set");
+    let (fourth, progress) = rebuild(&dir, &third);
+    assert_eq!(progress.rendered, 0, "taken by its stamp, unread");
+    assert_eq!(fourth.artifact().to_vec(), third.artifact().to_vec());
+    let loaded = loaded(&third.artifact().to_vec());
+    let (fifth, progress) = rebuild(&dir, &loaded);
+    assert_eq!(progress.rendered, 1, "a previous artifact read from a file has no stamps: every file is read");
+    assert_eq!(fifth.artifact().to_vec(), full(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+}
