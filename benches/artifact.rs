@@ -2,10 +2,14 @@
 //! does) against memory-mapping the file, for 10,000 products made from
 //! the example manifests (as benches/make-catalog.py makes them), both
 //! checking the CRC and every index entry; plus building the same
-//! catalog from manifests, with and without compression.
+//! catalog from manifests, with and without compression; and the stages
+//! of a build one at a time on one core (`stages`: reading, parsing,
+//! rendering, validating, hashing, compressing), the split a full build
+//! spends its time in.
 //!
 //! ```text
 //! cargo bench -p foundry-catalog-benches --bench artifact
+//! cargo bench -p foundry-catalog-benches --bench artifact -- stages
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -89,4 +93,103 @@ fn build_identity(bencher: divan::Bencher) {
     let manifests = manifests();
     let builder = Builder::new().codings(&[ContentCoding::Identity]).expect("identity");
     bencher.bench(|| builder.build(manifests.clone()).expect("builds").len());
+}
+
+/// Each stage of a build, over the same 1,000 manifests on one core.
+mod stages {
+    use std::sync::OnceLock;
+
+    use foundry_catalog::catalog::ContentCoding;
+    use foundry_catalog::product::{ProductManifest, ProductRecord};
+    use foundry_catalog::response::ProductResponse;
+    use sha2::{Digest, Sha256};
+
+    const COUNT: usize = 1000;
+
+    /// The manifests written to a folder, their records and bodies.
+    struct Inputs {
+        dir: std::path::PathBuf,
+        texts: Vec<String>,
+        records: Vec<ProductRecord>,
+        bodies: Vec<Vec<u8>>,
+    }
+
+    fn inputs() -> &'static Inputs {
+        static INPUTS: OnceLock<Inputs> = OnceLock::new();
+        INPUTS.get_or_init(|| {
+            let manifests: Vec<(String, String)> = super::manifests().into_iter().take(COUNT).collect();
+            let dir = std::env::temp_dir().join(format!("foundry-catalog-stages-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            for (file, text) in &manifests {
+                std::fs::write(dir.join(file), text).expect("written");
+            }
+            let records: Vec<ProductRecord> = manifests
+                .iter()
+                .map(|(_, text)| ProductManifest::from_json(text).expect("valid").build().expect("builds"))
+                .collect();
+            let bodies = records
+                .iter()
+                .map(|r| serde_json::to_vec(&ProductResponse { data: r.clone() }).expect("serializes"))
+                .collect();
+            Inputs { dir, texts: manifests.into_iter().map(|(_, text)| text).collect(), records, bodies }
+        })
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn a_read() -> usize {
+        let dir = &inputs().dir;
+        std::fs::read_dir(dir).expect("dir").map(|e| std::fs::read(e.expect("entry").path()).expect("read").len()).sum()
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn b_parse() -> usize {
+        inputs().texts.iter().map(|t| ProductManifest::from_json(t).expect("valid").slug.as_str().len()).sum()
+    }
+
+    /// Rendering, serializing and validating together (`build`): less
+    /// `d_serialize` and `e_validate`, the rendering.
+    #[divan::bench(sample_count = 10)]
+    fn c_build_record(bencher: divan::Bencher) {
+        let manifests: Vec<ProductManifest> =
+            inputs().texts.iter().map(|t| ProductManifest::from_json(t).expect("valid")).collect();
+        bencher.bench(|| manifests.iter().map(|m| m.build().expect("builds").slug.as_str().len()).sum::<usize>());
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn d_serialize() -> usize {
+        inputs()
+            .records
+            .iter()
+            .map(|r| serde_json::to_vec(&ProductResponse { data: r.clone() }).expect("ok").len())
+            .sum()
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn e_validate() -> usize {
+        inputs()
+            .bodies
+            .iter()
+            .map(|b| foundry_catalog::conformance::validate(&serde_json::from_slice(b).expect("JSON")).len())
+            .sum()
+    }
+
+    /// Of which: parsing the body back into a `serde_json::Value`.
+    #[divan::bench(sample_count = 10)]
+    fn e_validate_parse() -> usize {
+        inputs()
+            .bodies
+            .iter()
+            .map(|b| serde_json::from_slice::<serde_json::Value>(b).expect("JSON").is_object() as usize)
+            .sum()
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn f_hash() -> usize {
+        inputs().bodies.iter().map(|b| Sha256::digest(b)[0] as usize).sum()
+    }
+
+    #[divan::bench(sample_count = 10, args = [ContentCoding::Gzip, ContentCoding::Br])]
+    fn g_compress(coding: ContentCoding) -> usize {
+        inputs().bodies.iter().map(|b| coding.encode(b).expect("available").len()).sum()
+    }
 }
