@@ -6,7 +6,9 @@
 #  - a cold `foundry-catalog build` (and, with BEFORE=<an older binary>,
 #    the same build with it);
 #  - one manifest edited, rebuilt with `--previous` (the output is checked
-#    to be byte-identical to a cold build of the edited folder);
+#    to be byte-identical to a cold build of the edited folder), and the
+#    floor of any rebuild that checks the previous artifact and writes a
+#    new one: reading the artifact, copying it (`cp`) and syncing the copy;
 #  - `serve --watch` on the folder: from the edit to the first 200 with
 #    the new body (the watch interval is the default, 500 ms: a change is
 #    reloaded once it has held still for one interval);
@@ -55,8 +57,8 @@ PY
 
 echo "foundry-catalog rebuild benchmark, $(nproc) cores, $(date -u +%F)"
 echo
-echo "| products |${BEFORE:+ cold build, before |} cold build | one edit, --previous | (× cold) | serve --watch: edit to new 200 | server RSS |"
-echo "|---|${BEFORE:+---|}---|---|---|---|---|"
+echo "| products |${BEFORE:+ cold build, before |} cold build | one edit, --previous | (× cold) | floor: read, cp, sync | serve --watch: edit to new 200 | server RSS |"
+echo "|---|${BEFORE:+---|}---|---|---|---|---|---|"
 for size in $SIZES; do
   catalog="$work/catalog-$size"
   python3 benches/make-catalog.py "$size" "$catalog"
@@ -74,6 +76,12 @@ for size in $SIZES; do
   read -r s rss <<<"$(timed "$bin" build "$catalog" -o "$work/incremental.fcat" --previous "$work/first.fcat")"
   grep -q "1 rendered" "$work/build.log" || { cat "$work/build.log" >&2; exit 1; }
   row="$row $s s ($rss MiB) | $(echo "scale=3; $s / $cold" | bc) |"
+  start=$(now)
+  cat "$work/first.fcat" >/dev/null
+  cp "$work/first.fcat" "$work/copy.fcat"
+  sync "$work/copy.fcat"
+  row="$row $(seconds "$start" "$(now)") s |"
+  rm -f "$work/copy.fcat"
   "$bin" build "$catalog" -o "$work/full.fcat" 2>/dev/null
   cmp -s "$work/incremental.fcat" "$work/full.fcat" || { echo "the incremental build differs from a full one" >&2; exit 1; }
   rm -f "$work/first.fcat" "$work/incremental.fcat" "$work/full.fcat"

@@ -4,8 +4,9 @@
 #
 #  - `foundry-catalog build` time and the artifact's size;
 #  - start-up to the first 200 and RSS at rest (1 s after), loading the
-#    artifact (`serve --catalog <file>`) and building the folder in memory
-#    (`serve --catalog <dir>`), each against the stored representations
+#    artifact (`serve --catalog <file>`), loading it with its signature
+#    and every body verified (`--verify-key`), and building the folder in
+#    memory (`serve --catalog <dir>`), each against the stored representations
 #    (the artifact's data region: every body in every coding, slugs, dates
 #    and ETags);
 #  - with BEFORE=<an older foundry-catalog binary>, the same folder start-up
@@ -34,11 +35,11 @@ trap 'stop; rm -rf "$work"' EXIT
 now() { date +%s.%N; }
 seconds() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
 
-# start-up <binary> <catalog> <slug>: prints "<seconds to first 200> <RSS KiB at rest>".
+# start-up <binary> <catalog> <slug> [serve flags…]: prints "<seconds to first 200> <RSS KiB at rest>".
 startup() {
   local start ready rss
   start=$(now)
-  RUST_LOG=warn "$1" serve --addr "$ADDR" --catalog "$2" 2>"$work/serve.log" &
+  RUST_LOG=warn "$1" serve --addr "$ADDR" --catalog "$2" "${@:4}" 2>"$work/serve.log" &
   server_pid=$!
   until curl -fs -o /dev/null "http://$ADDR$PRODUCTS/$3"; do
     kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
@@ -52,26 +53,28 @@ startup() {
 }
 
 # The data region's length, from the artifact's header.
-data_bytes() { python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read(40), 32)[0])' "$1"; }
+data_bytes() { python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read(48), 40)[0])' "$1"; }
 
 echo "foundry-catalog scale benchmark, $(nproc) cores"
 echo
-echo "| products | build | artifact | stored | load: first 200 | load: RSS (× stored) | folder: first 200 | folder: RSS (× stored) |${BEFORE:+ before: folder first 200 | before: RSS |}"
-echo "|---|---|---|---|---|---|---|---|${BEFORE:+---|---|}"
+"$bin" keygen --out "$work/key" 2>/dev/null
+echo "| products | build | artifact | stored | load: first 200 | load: RSS (× stored) | load, verified: first 200 | folder: first 200 | folder: RSS (× stored) |${BEFORE:+ before: folder first 200 | before: RSS |}"
+echo "|---|---|---|---|---|---|---|---|---|${BEFORE:+---|---|}"
 for size in $SIZES; do
   catalog="$work/catalog-$size"
   python3 benches/make-catalog.py "$size" "$catalog"
   first=$(ls "$catalog" | sed -n '1s/\.json$//p')
   artifact="$work/catalog-$size.fcat"
   start=$(now)
-  "$bin" build "$catalog" -o "$artifact" 2>/dev/null
+  "$bin" build "$catalog" -o "$artifact" --sign-key "$work/key.key" 2>/dev/null
   built=$(seconds "$start" "$(now)")
   size_mb=$(( $(stat -c %s "$artifact") / 1000000 ))
   stored=$(data_bytes "$artifact")
   read -r load_s load_rss <<<"$(startup "$bin" "$artifact" "$first")"
+  read -r verified_s _ <<<"$(startup "$bin" "$artifact" "$first" --verify-key "$work/key.pub")"
   read -r dir_s dir_rss <<<"$(startup "$bin" "$catalog" "$first")"
   ratio() { echo "scale=2; $1 * 1024 / $stored" | bc; }
-  row="| $size | $built s | $size_mb MB | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $dir_s s | $((dir_rss / 1024)) MiB ($(ratio "$dir_rss")) |"
+  row="| $size | $built s | $size_mb MB | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $verified_s s | $dir_s s | $((dir_rss / 1024)) MiB ($(ratio "$dir_rss")) |"
   if [ -n "$BEFORE" ]; then
     read -r before_s before_rss <<<"$(startup "$BEFORE" "$catalog" "$first")"
     row="$row $before_s s | $((before_rss / 1024)) MiB |"

@@ -54,12 +54,20 @@ pub(crate) async fn reloader(
 /// Reloads when the artifact file or the folder's `*.json` files change:
 /// looked at every `interval`, and reloaded once a change has held still
 /// for one more interval (an editor's save, a `git checkout`, an rsync).
+/// Looking is a `stat` of every file (a fifth of a second at 100,000
+/// manifests), so it runs on the blocking pool, never on the runtime
+/// that accepts connections, and the interval counts from one look's
+/// start to the next's.
 pub(crate) async fn watcher(path: PathBuf, interval: Duration, reload: mpsc::UnboundedSender<()>) {
-    let mut seen = fingerprint(&path);
+    let look = |path: PathBuf| async move { tokio::task::spawn_blocking(move || fingerprint(&path)).await.ok() };
+    let mut seen = look(path.clone()).await;
     let mut pending = false;
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
     loop {
-        tokio::time::sleep(interval).await;
-        let now = fingerprint(&path);
+        ticks.tick().await;
+        let now = look(path.clone()).await;
         if now != seen {
             seen = now;
             pending = true;
