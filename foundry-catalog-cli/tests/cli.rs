@@ -816,6 +816,7 @@ fn a_replica_with_a_verify_key_serves_only_artifacts_its_key_signed() {
     std::fs::copy(&signed, &served).expect("copy");
     let server = Server::start(&["--catalog", &path(&served), "--verify-key", &verify]);
     assert!(server.product().contains("\"title\":\"EU"));
+    assert!(server.log_has("verified_by=SHA256:"), "start-up names the verify key");
     retitle(&dir, "Unsigned edit");
     build_artifact(&dir, &served);
     server.signal(rustix::process::Signal::HUP);
