@@ -281,5 +281,19 @@ fn a_folder_rebuild_reads_only_the_files_whose_stamp_changed() {
     let (fifth, progress) = rebuild(&dir, &loaded);
     assert_eq!(progress.rendered, 1, "a previous artifact read from a file has no stamps: every file is read");
     assert_eq!(fifth.artifact().to_vec(), full(&dir));
+
+    // The same rewrite of a file written just before the build that read
+    // it (within a second: an edit in the same timestamp tick is possible)
+    // is seen: such a file's stamp is not trusted.
+    let path = dir.join("product-4.json");
+    write_aged(&path, &manifest(4, "Product 4").1, std::time::Duration::ZERO);
+    let written = std::fs::metadata(&path).expect("stat").modified().expect("mtime");
+    let (sixth, _) = rebuild(&dir, &fifth);
+    let text = std::fs::read_to_string(&path).expect("read").replace("Product 4", "Product X");
+    std::fs::write(&path, &text).expect("write");
+    std::fs::File::options().write(true).open(&path).expect("open").set_modified(written).expect("set");
+    let (seventh, progress) = rebuild(&dir, &sixth);
+    assert_eq!(progress.rendered, 1, "a file that had not settled is read again");
+    assert_eq!(seventh.artifact().to_vec(), full(&dir));
     let _ = std::fs::remove_dir_all(&dir);
 }
