@@ -46,8 +46,9 @@
 //! Still read (and written again as version 2 by [`Artifact::write_to`]):
 //! a 40-byte header without the signature length (the index length at
 //! 24, the data length at 32), no signature region, and index entries
-//! without the source digest. A version-1 artifact is unsigned, and an
-//! incremental build does not reuse it (its metadata has no
+//! without the source digest (read as zeros: no manifest matches it). A
+//! version-1 artifact is unsigned, and one written by version 1 of this
+//! crate is not built on (its metadata has no
 //! [`Metadata::renderer_sha256`]).
 //!
 //! # Checks when loading
@@ -301,6 +302,9 @@ pub struct Artifact {
     origins: Vec<Arc<Origin>>,
     /// What the folder build that made it saw of each manifest file.
     stamps: Option<Arc<crate::catalog::stamps::Stamps>>,
+    /// Whether every body is known to hash to its ETag: built here, or
+    /// checked ([`Artifact::check_bodies`]); shared by clones.
+    bodies_checked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// One part of an artifact file, as [`Artifact::write_parts`] hands it out.
@@ -323,33 +327,48 @@ impl Part<'_> {
 /// An artifact file kept open, and where its data region is in it.
 #[derive(Debug)]
 pub(crate) struct Origin {
-    file: std::fs::File,
+    /// Behind a lock: a copy seeks it.
+    file: std::sync::Mutex<std::fs::File>,
     /// Where the data region starts in the file.
     data_offset: u64,
     /// The data region as read: a buffer inside its address range is a
     /// part of the file.
     data: Bytes,
-    /// The file's length and modification time when it was read.
-    stamp: (u64, Option<std::time::SystemTime>),
+    /// The file's length and modification and change times when it was read.
+    stamp: OriginStamp,
 }
 
+/// Length, modification time and change time (which no program sets).
+type OriginStamp = (u64, Option<std::time::SystemTime>, (i64, i64));
+
 impl Origin {
-    fn stamp(file: &std::fs::File) -> std::io::Result<(u64, Option<std::time::SystemTime>)> {
+    fn stamp(file: &std::fs::File) -> std::io::Result<OriginStamp> {
+        use std::os::unix::fs::MetadataExt;
         let metadata = file.metadata()?;
-        Ok((metadata.len(), metadata.modified().ok()))
+        Ok((metadata.len(), metadata.modified().ok(), (metadata.ctime(), metadata.ctime_nsec())))
     }
 
     /// Whether the file is as it was when read.
     fn unchanged(&self) -> bool {
-        Origin::stamp(&self.file).is_ok_and(|stamp| stamp == self.stamp)
+        self.file.lock().is_ok_and(|file| Origin::stamp(&file).is_ok_and(|stamp| stamp == self.stamp))
     }
 
-    /// The file and the offset in it of `bytes`, when they are a slice of
-    /// the data read from it (compared by address).
-    fn offset_of(&self, bytes: &Bytes) -> Option<(&std::fs::File, u64)> {
+    /// The offset in the file of `bytes`, when they are a slice of the
+    /// data read from it (compared by address).
+    fn offset_of(&self, bytes: &Bytes) -> Option<u64> {
         let start = self.data.as_ptr() as usize;
         let at = (bytes.as_ptr() as usize).checked_sub(start)?;
-        (at + bytes.len() <= self.data.len()).then_some((&self.file, self.data_offset + at as u64))
+        (at + bytes.len() <= self.data.len()).then_some(self.data_offset + at as u64)
+    }
+
+    /// Copies `len` bytes of the file from `offset` to `out`, in the
+    /// kernel where it can (`std::io::copy` between files).
+    fn copy(&self, offset: u64, len: u64, out: &mut std::fs::File) -> std::io::Result<()> {
+        let file = self.file.lock().map_err(|_| std::io::Error::other("a copy panicked"))?;
+        let mut file = &*file;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset))?;
+        let copied = std::io::copy(&mut std::io::Read::take(file, len), out)?;
+        if copied == len { Ok(()) } else { Err(std::io::ErrorKind::UnexpectedEof.into()) }
     }
 }
 
@@ -402,6 +421,7 @@ impl Artifact {
             built_here: true,
             origins,
             stamps: None,
+            bodies_checked: Arc::new(true.into()),
         };
         artifact.metadata.content_sha256 = artifact.content_digest();
         // A struct of strings and numbers always serializes.
@@ -448,6 +468,7 @@ impl Artifact {
         let mut artifact = Self::checked(Bytes::from(bytes), crc)?;
         if let [(_, data)] = &artifact.data[..] {
             let data_offset = file_len - data.len() as u64;
+            let file = std::sync::Mutex::new(file);
             artifact.origins = vec![Arc::new(Origin { file, data_offset, data: data.clone(), stamp })];
         }
         Ok(artifact)
@@ -530,6 +551,7 @@ impl Artifact {
             built_here: false,
             origins: Vec::new(),
             stamps: None,
+            bodies_checked: Arc::default(),
         };
         artifact.check_metadata()?;
         Ok(artifact)
@@ -616,14 +638,11 @@ impl Artifact {
     /// since it was read is not copied from.
     pub fn write_file(&self, out: &mut std::fs::File) -> std::io::Result<()> {
         let origins: Vec<&Origin> = self.origins.iter().map(|o| &**o).filter(|o| o.unchanged()).collect();
+        // (A file changed after this check makes a copy that does not match
+        // the CRC-32 computed from memory: refused when loaded, never served.)
         self.write_parts(|part| match part {
-            Part::Data(bytes) => match origins.iter().find_map(|origin| origin.offset_of(bytes)) {
-                Some((mut file, offset)) => {
-                    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset))?;
-                    let len = bytes.len() as u64;
-                    let copied = std::io::copy(&mut std::io::Read::take(file, len), out)?;
-                    if copied == len { Ok(()) } else { Err(std::io::ErrorKind::UnexpectedEof.into()) }
-                }
+            Part::Data(bytes) => match origins.iter().find_map(|origin| Some((origin, origin.offset_of(bytes)?))) {
+                Some((origin, offset)) => origin.copy(offset, bytes.len() as u64, out),
                 None => out.write_all(bytes),
             },
             part => out.write_all(part.bytes()),
@@ -746,13 +765,24 @@ impl Artifact {
     /// Checks that every body hashes to its ETag, on all cores: the first
     /// product (in index order) whose body does not is named.
     pub fn check_bodies(&self) -> Result<(), ArtifactError> {
+        if self.bodies_checked() {
+            return Ok(());
+        }
         let entries: Vec<IndexEntry> = self.entries().collect();
         let failures = crate::parallel::map(&entries, |entry| self.check_entry_bodies(entry).err());
-        failures.into_iter().flatten().next().map_or(Ok(()), Err)
+        failures.into_iter().flatten().next().map_or(Ok(()), Err)?;
+        self.bodies_checked.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Whether every body is known to hash to its ETag (built in this
+    /// process, or checked).
+    pub(crate) fn bodies_checked(&self) -> bool {
+        self.bodies_checked.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Checks that each of one product's bodies hashes to its ETag.
-    fn check_entry_bodies(&self, entry: &IndexEntry) -> Result<(), ArtifactError> {
+    pub(crate) fn check_entry_bodies(&self, entry: &IndexEntry) -> Result<(), ArtifactError> {
         for (&coding, &(body, etag)) in self.metadata.codings.iter().zip(&entry.representations) {
             let (body, etag) = (self.slice(body)?, self.slice(etag)?);
             if !etag_names(&etag, &body) {

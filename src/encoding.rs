@@ -186,7 +186,12 @@ mod recycling {
             use std::io::Write;
             let mut out = Vec::new();
             {
-                let mut encoder = brotli::CompressorWriter::new(&mut out, 4096, 5, 22);
+                let mut encoder = brotli::CompressorWriter::new(
+                    &mut out,
+                    4096,
+                    super::super::BROTLI_QUALITY,
+                    super::super::BROTLI_WINDOW,
+                );
                 let _ = encoder.write_all(body);
             }
             out
@@ -212,7 +217,8 @@ mod recycling {
             }
             for round in 0..3 {
                 for body in &bodies {
-                    assert_eq!(super::brotli(body, 5, 22), standard(body), "round {round}, {} bytes", body.len());
+                    let recycled = super::brotli(body, super::super::BROTLI_QUALITY, super::super::BROTLI_WINDOW);
+                    assert_eq!(recycled, standard(body), "round {round}, {} bytes", body.len());
                 }
             }
         }

@@ -842,3 +842,37 @@ fn a_folder_reload_builds_only_the_changed_manifest_and_a_removed_product_answer
     assert_eq!(request_on(&mut stream, PRODUCT).map(|(status, _)| status), Some(404));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_long_build_off_a_terminal_logs_every_tenth_and_a_tally() {
+    let dir = temp("progress");
+    let example: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("examples/catalog/eu-regulatory-status-signals.json")).expect("example"),
+    )
+    .expect("JSON");
+    for n in 0..1000 {
+        let mut manifest = example.clone();
+        manifest["slug"] = serde_json::json!(format!("product-{n:04}"));
+        manifest["title"] = serde_json::json!(format!("Product {n}"));
+        std::fs::write(dir.join(format!("product-{n:04}.json")), manifest.to_string()).expect("write");
+    }
+    let out = run(&["build", dir.to_str().expect("utf-8"), "--check", "--codings", "identity"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // The threads report as they finish, so a line's count may be a
+    // product or two past its tenth; each tenth is logged once, in order.
+    let steps: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("building: "))
+        .map(|l| l.split_once(" %").map_or(l, |(percent, _)| percent))
+        .collect();
+    assert_eq!(steps, ["10", "20", "30", "40", "50", "60", "70", "80", "90", "100"], "{stderr}");
+    assert!(stderr.contains("building: 100 % (1000 of 1000 products, 0 reused)"), "{stderr}");
+    let tally = stderr.lines().last().unwrap_or_default();
+    assert!(
+        tally.starts_with("checked ") && tally.contains(": 1000 products (1000 rendered, 1000 compressed, 0 reused), "),
+        "{tally}"
+    );
+    assert!(tally.ends_with(" s"), "{tally}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -70,6 +70,7 @@ impl CatalogSource {
                 tracing::info!(
                     source = %self,
                     products = catalog.len(),
+                    read = progress.read,
                     rendered = progress.rendered,
                     compressed = progress.compressed,
                     reused = progress.reused(),

@@ -39,8 +39,12 @@ use crate::product::{ProductManifest, ProductRecord};
 /// reuses the compressed representations and ETags of every product whose
 /// body comes out byte-identical; only changed or new products are
 /// rendered, validated and compressed. Reused bytes are shared with the
-/// previous artifact, not copied. The result is byte for byte the
-/// artifact a build without a previous one makes.
+/// previous artifact, not copied. Rebuilding a folder in the same
+/// process also skips reading every file whose stamp (length, times,
+/// inode) is the one the last build saw. The result is byte for byte the
+/// artifact a build without a previous one makes, given a previous
+/// artifact that a build wrote (see [`Builder::previous`] for what is
+/// checked, and what is taken as it is).
 #[derive(Clone)]
 pub struct Builder {
     codings: Vec<ContentCoding>,
@@ -83,6 +87,10 @@ pub struct Progress {
     pub total: usize,
     /// Products finished, including those with problems.
     pub done: usize,
+    /// Of those, manifests whose bytes were read (and hashed): all of them,
+    /// but in a rebuild of a folder in the same process, which takes a
+    /// file whose stamp is unchanged without reading it; none for records.
+    pub read: usize,
     /// Of those, manifests read and rendered (new or changed; the rest
     /// were unchanged since the previous artifact and not rendered).
     pub rendered: usize,
@@ -128,13 +136,15 @@ impl Builder {
     /// in these codings; otherwise this says why and the build is a full
     /// one.
     ///
-    /// It has passed its load checks (it is a [`ResponseCatalog`]): the
-    /// CRC-32 finds accidental corruption. What it says is otherwise taken
-    /// as it is, as a build cache's contents are: where the previous
-    /// artifact comes from storage others can write, sign artifacts and
-    /// verify it first ([`crate::artifact::Artifact::verify`], as
-    /// `foundry-catalog build --sign-key` does), which also checks every
-    /// body against its ETag.
+    /// It has passed its load checks (it is a [`ResponseCatalog`]), and a
+    /// product is taken only if its bodies hash to their ETags (checked,
+    /// unless the artifact was built in this process or verified): a
+    /// product whose stored bytes were changed is built again. The source
+    /// digests it records are taken as they are, as a build cache's
+    /// contents are: where the previous artifact comes from storage others
+    /// can write, sign artifacts and verify it first
+    /// ([`crate::artifact::Artifact::verify`], as `foundry-catalog build
+    /// --sign-key` does).
     pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<(), Unusable> {
         self.previous = None;
         self.previous = Some(Arc::new(Previous::new(previous, &self.codings)?));
@@ -166,7 +176,7 @@ impl Builder {
         files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let stamps = self.previous.as_ref().and_then(|p| p.stamps());
         let recorder = Recorder::new(dir);
-        let artifact = self.assemble(&files, |(name, path)| {
+        let artifact = self.assemble(&files, |(name, path), counter| {
             let file = path.display().to_string();
             let metadata = std::fs::metadata(path).ok();
             let known = stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m));
@@ -178,6 +188,7 @@ impl Builder {
                     return Ok(Product::Reused { file, slug, entry, from, rendered: false });
                 }
             }
+            counter.read.fetch_add(1, Ordering::Relaxed);
             match std::fs::read(path) {
                 Ok(bytes) => {
                     let source: [u8; SOURCE_LEN] = Sha256::digest(&bytes).into();
@@ -198,7 +209,8 @@ impl Builder {
     /// reported, in the order of the sources.
     pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<Artifact, CatalogErrors> {
         let sources: Vec<(String, String)> = sources.into_iter().collect();
-        self.assemble(&sources, |(file, text)| {
+        self.assemble(&sources, |(file, text), counter| {
+            counter.read.fetch_add(1, Ordering::Relaxed);
             self.product_of_source(file.clone(), text.as_bytes(), Sha256::digest(text.as_bytes()).into())
         })
     }
@@ -210,7 +222,7 @@ impl Builder {
         records: impl IntoIterator<Item = (String, ProductRecord)>,
     ) -> Result<Artifact, CatalogErrors> {
         let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
-        self.assemble(&records, |(file, record)| self.prepare(file, record, [0; SOURCE_LEN]))
+        self.assemble(&records, |(file, record), _| self.prepare(file, record, [0; SOURCE_LEN]))
     }
 
     /// One manifest's bytes: the previous artifact's product when they are
@@ -288,11 +300,14 @@ struct Prepared {
 /// What one thread built: its data and its products' entries (or problems).
 type Part = (Blocks, Vec<Result<(String, String, IndexEntry), CatalogError>>);
 
-/// One thread's data: bytes appended to blocks of [`Blocks::SIZE`], so
-/// that growing never copies what was written (as doubling a `Vec` would)
-/// and no product is an allocation of its own, and runs of a previous
-/// artifact's bytes, shared rather than copied. A block's unused tail is
-/// never written, so it takes address space but no memory.
+/// One thread's data: bytes appended to blocks, so that growing never
+/// copies what was written (as doubling a `Vec` would) and no product is
+/// an allocation of its own, and runs of a previous artifact's bytes,
+/// shared rather than copied. Blocks start at [`Blocks::FIRST`] and double
+/// up to [`Blocks::SIZE`], so a rebuild that renders one product holds a
+/// small block, not a large one, for as long as that product is served. A
+/// block's unused tail is never written, so it takes address space but no
+/// memory.
 #[derive(Default)]
 pub(super) struct Blocks {
     pieces: Vec<Bytes>,
@@ -301,16 +316,21 @@ pub(super) struct Blocks {
     run: Option<(u64, u64)>,
     /// Bytes written so far: the offset of the next span.
     written: u64,
+    /// The capacity of the next block.
+    next: usize,
 }
 
 impl Blocks {
+    const FIRST: usize = 64 << 10;
     const SIZE: usize = 4 << 20;
 
     /// Appends `bytes`; returns their span.
     pub(super) fn put(&mut self, bytes: &[u8]) -> Span {
         if self.current.capacity() - self.current.len() < bytes.len() {
             self.seal();
-            self.current = BytesMut::with_capacity(Self::SIZE.max(bytes.len()));
+            let size = self.next.clamp(Self::FIRST, Self::SIZE);
+            self.next = size * 2;
+            self.current = BytesMut::with_capacity(size.max(bytes.len()));
         }
         self.run = None;
         let span = Span { offset: self.written, len: u32::try_from(bytes.len()).unwrap_or(u32::MAX) };
@@ -358,6 +378,7 @@ impl Blocks {
 struct Counter<'a> {
     total: usize,
     done: AtomicUsize,
+    read: AtomicUsize,
     rendered: AtomicUsize,
     compressed: AtomicUsize,
     report: Option<&'a Report>,
@@ -368,6 +389,7 @@ impl Counter<'_> {
         Progress {
             total: self.total,
             done: self.done.load(Ordering::Acquire),
+            read: self.read.load(Ordering::Relaxed),
             rendered: self.rendered.load(Ordering::Relaxed),
             compressed: self.compressed.load(Ordering::Relaxed),
         }
@@ -398,11 +420,12 @@ impl Builder {
     fn assemble<T: Sync>(
         &self,
         items: &[T],
-        prepare: impl Fn(&T) -> Result<Product, CatalogError> + Sync,
+        prepare: impl Fn(&T, &Counter<'_>) -> Result<Product, CatalogError> + Sync,
     ) -> Result<Artifact, CatalogErrors> {
         let counter = Counter {
             total: items.len(),
             done: AtomicUsize::new(0),
+            read: AtomicUsize::new(0),
             rendered: AtomicUsize::new(0),
             compressed: AtomicUsize::new(0),
             report: self.progress.as_deref(),
@@ -412,7 +435,7 @@ impl Builder {
             let entries = chunk
                 .iter()
                 .map(|item| {
-                    let product = prepare(item);
+                    let product = prepare(item, &counter);
                     counter.count(product.as_ref().ok());
                     product.map(|product| Self::write_product(&mut blocks, product))
                 })

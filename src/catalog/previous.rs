@@ -106,7 +106,7 @@ impl Previous {
     /// (never from a record, whose digest is zeros).
     pub(super) fn unchanged(&self, slug: &str, source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
         let entry = self.entry(slug)?;
-        (source != [0; SOURCE_LEN] && entry.source == source).then_some(entry)
+        (source != [0; SOURCE_LEN] && entry.source == source && self.sound(&entry)).then_some(entry)
     }
 
     /// The product `slug` if its body (identity) is `body`, with `source`
@@ -115,11 +115,19 @@ impl Previous {
         let mut entry = self.entry(slug)?;
         let identity = self.codings().iter().position(|&c| c == ContentCoding::Identity)?;
         let stored = self.artifact.slice(entry.representations.get(identity)?.0).ok()?;
-        if stored != body {
+        if stored != body || !self.sound(&entry) {
             return None;
         }
         entry.source = source;
         Some(entry)
+    }
+
+    /// Whether every body of `entry` hashes to its ETag: a product is
+    /// taken only with representations a full build would have made
+    /// (known for an artifact built in this process or verified, else
+    /// checked, on the building threads).
+    fn sound(&self, entry: &IndexEntry) -> bool {
+        self.artifact.bodies_checked() || self.artifact.check_entry_bodies(entry).is_ok()
     }
 
     fn entry(&self, slug: &str) -> Option<IndexEntry> {
