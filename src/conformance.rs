@@ -653,6 +653,8 @@ impl Checker {
                 let fits = match field.field_type {
                     FieldType::String => value.is_string(),
                     FieldType::Number => value.is_number(),
+                    FieldType::Integer => value.is_i64() || value.is_u64(),
+                    FieldType::Boolean => value.is_boolean(),
                     FieldType::Object => value.is_object(),
                 };
                 if !fits {

@@ -10,7 +10,7 @@ use crate::definition::RecordTypeDefinition;
 use crate::error::{DefinitionError, Location};
 use crate::naming;
 use foundry_catalog_core::fixture;
-use foundry_catalog_core::{FieldFormat, FixtureHint, RecordSchema};
+use foundry_catalog_core::{FieldFormat, FieldType, FixtureHint, RecordSchema};
 
 /// The most sample rows a definition may ask for.
 pub(crate) const MAX_SAMPLE_ROWS: u64 = 1000;
@@ -137,29 +137,30 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
             invalid(
                 at(),
                 format!(
-                    "format `{format}` is for {} fields but the field is a {}",
+                    "format `{format}` is for {} fields but the field is {}",
                     format.field_type(),
-                    field.field_type
+                    a(field.field_type)
                 ),
-                &format!(
-                    "for a {} field use one of: {}",
-                    field.field_type,
-                    FieldFormat::formats_for(field.field_type).join(", ")
-                ),
+                &match FieldFormat::formats_for(field.field_type) {
+                    formats if formats.is_empty() => {
+                        format!("remove the format: {} fields take none", field.field_type)
+                    }
+                    formats => format!("for {} field use one of: {}", a(field.field_type), formats.join(", ")),
+                },
             );
         }
         if let Some(hint) = &field.fixture {
             match hint.field_type() {
-                Some(fits) if fits != field.field_type => invalid(
+                Some(fits) if !hint.fits_type(field.field_type) => invalid(
                     at(),
                     format!(
-                        "fixture hint `{}` makes {fits} values but the field is a {}",
+                        "fixture hint `{}` makes {fits} values but the field is {}",
                         hint.kind(),
-                        field.field_type
+                        a(field.field_type)
                     ),
                     &format!(
-                        "for a {} field use one of: {}",
-                        field.field_type,
+                        "for {} field use one of: {}",
+                        a(field.field_type),
                         FixtureHint::kinds_for(field.field_type).join(", ")
                     ),
                 ),
@@ -246,4 +247,10 @@ pub(crate) fn check_set<'a>(types: impl Iterator<Item = (&'a str, &'a str, &'a s
         }
     }
     errors
+}
+
+/// The type with its article: `a string`, `an integer`.
+fn a(field_type: FieldType) -> String {
+    let article = if field_type.as_str().starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} {field_type}")
 }

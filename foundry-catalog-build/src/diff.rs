@@ -21,7 +21,7 @@
 
 use std::collections::BTreeMap;
 
-use foundry_catalog_core::{FieldDescriptor, RecordSchema};
+use foundry_catalog_core::{FieldDescriptor, FieldType, RecordSchema};
 use serde::Serialize;
 
 use crate::CheckedType;
@@ -67,8 +67,12 @@ foundry_catalog_core::wire_enum! {
         RequiredFieldRemoved = "required_field_removed",
         /// An optional field that is gone.
         OptionalFieldRemoved = "optional_field_removed",
-        /// A field whose JSON type changed.
+        /// A field whose JSON type changed (other than the two below).
         FieldRetyped = "field_retyped",
+        /// An integer field that became a number.
+        FieldWidened = "field_widened",
+        /// A number field that became an integer.
+        FieldNarrowed = "field_narrowed",
         /// A required field that became optional.
         FieldMadeOptional = "field_made_optional",
         /// An optional field that became required.
@@ -116,7 +120,8 @@ impl ChangeKind {
             ChangeKind::RequiredFieldAdded => (Breaking, Forward),
             ChangeKind::OptionalFieldRemoved => (Forward, Full),
             ChangeKind::RequiredFieldRemoved => (Breaking, Backward),
-            ChangeKind::FieldMadeOptional => (Backward, Backward),
+            ChangeKind::FieldMadeOptional | ChangeKind::FieldWidened => (Backward, Backward),
+            ChangeKind::FieldNarrowed => (Forward, Forward),
             ChangeKind::FieldMadeRequired => (Forward, Forward),
         }
     }
@@ -157,6 +162,12 @@ impl ChangeKind {
             }
             ChangeKind::FieldRetyped => {
                 "no reader accepts both types: add a field with the new type under a new name and retire the old one"
+            }
+            ChangeKind::FieldWidened => {
+                "every integer is a number, so new readers take old records; old readers reject new values with a fraction: update readers first"
+            }
+            ChangeKind::FieldNarrowed => {
+                "new readers reject old values with a fraction: make sure every record already holds a whole number, then update readers"
             }
             ChangeKind::FieldMadeOptional => "old readers reject new records without the field: update readers first",
             ChangeKind::FieldMadeRequired => "new readers reject old records without the field: update writers first",
@@ -361,7 +372,12 @@ fn type_changes(o: &CheckedType, n: &CheckedType, out: &mut Vec<Change>) {
         let of = &os.fields[old_index];
         if of.field_type != nf.field_type {
             let detail = format!("type {} -> {}", of.field_type, nf.field_type);
-            out.push(change(n, Some(nf), ChangeKind::FieldRetyped, detail));
+            let kind = match (of.field_type, nf.field_type) {
+                (FieldType::Integer, FieldType::Number) => ChangeKind::FieldWidened,
+                (FieldType::Number, FieldType::Integer) => ChangeKind::FieldNarrowed,
+                _ => ChangeKind::FieldRetyped,
+            };
+            out.push(change(n, Some(nf), kind, detail));
         }
         if of.required != nf.required {
             let (kind, detail) = if nf.required {

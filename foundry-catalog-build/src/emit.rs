@@ -265,6 +265,8 @@ fn field_type(field_type: FieldType) -> Doc {
     match field_type {
         FieldType::String => Doc::text("::std::string::String"),
         FieldType::Number => Doc::text("f64"),
+        FieldType::Integer => Doc::text("i64"),
+        FieldType::Boolean => Doc::text("bool"),
         FieldType::Object => Doc::generic(
             "::serde_json::Map",
             vec![Doc::text("::std::string::String"), Doc::text("::serde_json::Value")],
@@ -276,6 +278,8 @@ fn descriptor(field: &FieldDescriptor, runtime: &str, file: &str) -> Result<Doc,
     let field_type = match field.field_type {
         FieldType::String => "String",
         FieldType::Number => "Number",
+        FieldType::Integer => "Integer",
+        FieldType::Boolean => "Boolean",
         FieldType::Object => "Object",
     };
     let hint = match &field.fixture {

@@ -74,7 +74,7 @@ pub fn default_hint(field: &FieldDescriptor) -> FixtureHint {
         Some(FieldFormat::Text) => FixtureHint::Text(Cow::Owned(words(&field.name))),
         None => match field.field_type {
             FieldType::String => FixtureHint::Text(Cow::Owned(words(&field.name))),
-            FieldType::Number => FixtureHint::Sequence,
+            FieldType::Number | FieldType::Integer | FieldType::Boolean => FixtureHint::Sequence,
             FieldType::Object => FixtureHint::payload(DEFAULT_FIXTURE_MODE),
         },
     }
@@ -90,7 +90,9 @@ fn default_token(name: &str) -> String {
 /// field's type and, when the field has a format, it is the format's seed
 /// kind.
 pub fn hint_fits(hint: &FixtureHint, field: &FieldDescriptor) -> bool {
-    hint.field_type() == Some(field.field_type) && field.format.is_none_or(|f| f.hint_kind() == hint.kind())
+    !matches!(hint, FixtureHint::Absent)
+        && hint.fits_type(field.field_type)
+        && field.format.is_none_or(|f| f.hint_kind() == hint.kind())
 }
 
 /// The hint that makes this field's values: its own if it fits the field,
@@ -110,6 +112,9 @@ pub fn value(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Value> {
     match field.field_type {
         FieldType::String => optional_string(field, slug, row).map(Value::String),
         FieldType::Number => optional_number(field, row).map(number_value),
+        // Rows count 1, 2, 3… and alternate true, false… (the `sequence` hint).
+        FieldType::Integer => present(field).then(|| Value::from(row as u64)),
+        FieldType::Boolean => present(field).then_some(Value::Bool(row % 2 == 1)),
         FieldType::Object => optional_object(field, slug).map(Value::Object),
     }
 }
@@ -122,6 +127,11 @@ pub fn row(fields: &[FieldDescriptor], slug: &str, row: usize) -> Map<String, Va
 /// All fixture rows of a record type for a product slug.
 pub fn rows(schema: &RecordSchema, slug: &str) -> Vec<Map<String, Value>> {
     (1..=schema.sample_rows).map(|n| row(&schema.fields, slug, n)).collect()
+}
+
+/// Whether an integer or boolean field has a value (not `"absent"`).
+fn present(field: &FieldDescriptor) -> bool {
+    !matches!(&*effective_hint(field), FixtureHint::Absent)
 }
 
 /// The string value of an optional string field, `None` for `"absent"`.

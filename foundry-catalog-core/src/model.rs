@@ -26,6 +26,10 @@ crate::wire_enum! {
         String = "string",
         /// A JSON number (`f64` in generated code).
         Number = "number",
+        /// A JSON number without a fraction (`i64` in generated code).
+        Integer = "integer",
+        /// `true` or `false` (`bool` in generated code).
+        Boolean = "boolean",
         /// A JSON object (`serde_json::Map<String, serde_json::Value>` in generated code).
         Object = "object",
     }
@@ -195,11 +199,26 @@ impl FixtureHint {
         }
     }
 
+    /// Whether this hint makes values for fields of `field_type`:
+    /// [`FixtureHint::Sequence`] counts rows for numbers and integers and
+    /// alternates `true`, `false` for booleans; [`FixtureHint::Absent`]
+    /// fits any (optional) field.
+    pub fn fits_type(&self, field_type: FieldType) -> bool {
+        match self {
+            FixtureHint::Sequence => {
+                matches!(field_type, FieldType::Number | FieldType::Integer | FieldType::Boolean)
+            }
+            FixtureHint::Absent => true,
+            hint => hint.field_type() == Some(field_type),
+        }
+    }
+
     /// The hint kinds that fit a field type, for error hints.
     pub const fn kinds_for(field_type: FieldType) -> &'static [&'static str] {
         match field_type {
             FieldType::String => &["text", "token", "date", "url"],
             FieldType::Number => &["fraction", "sequence"],
+            FieldType::Integer | FieldType::Boolean => &["sequence"],
             FieldType::Object => &["payload"],
         }
     }

@@ -16,7 +16,8 @@ fn base() -> Value {
             {"name": "parcelId", "type": "string", "format": "key", "required": true, "description": "Parcel."},
             {"name": "weightKg", "type": "number", "required": true, "description": "Weight."},
             {"name": "note", "type": "string", "required": false, "description": "Free text."},
-            {"name": "route", "type": "object", "required": false, "description": "Legs."}
+            {"name": "route", "type": "object", "required": false, "description": "Legs."},
+            {"name": "pieces", "type": "integer", "required": true, "description": "Parcels in the shipment."}
         ]
     })
 }
@@ -74,6 +75,8 @@ fn edits() -> Vec<(&'static str, Edit)> {
             }),
         ),
         ("field_retyped", edit(|d| fields(d)[1]["type"] = json!("string"))),
+        ("field_widened", edit(|d| fields(d)[4]["type"] = json!("number"))),
+        ("field_narrowed", edit(|d| fields(d)[1]["type"] = json!("integer"))),
         ("field_made_optional", edit(|d| fields(d)[0]["required"] = json!(false))),
         ("field_made_required", edit(|d| fields(d)[2]["required"] = json!(true))),
         ("field_moved", edit(|d| fields(d).swap(0, 1))),

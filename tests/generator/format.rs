@@ -140,13 +140,20 @@ fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
             Just(Some(FixtureHint::Sequence)),
         ]
         .boxed(),
+        FieldType::Integer | FieldType::Boolean => Just(Some(FixtureHint::Sequence)).boxed(),
         FieldType::Object => "[a-z_]{1,60}".prop_map(|m| Some(FixtureHint::Payload(Cow::Owned(m)))).boxed(),
     };
     prop_oneof![Just(None), fitting, absent].boxed()
 }
 
 fn field_type() -> impl Strategy<Value = FieldType> {
-    prop_oneof![Just(FieldType::String), Just(FieldType::Number), Just(FieldType::Object)]
+    prop_oneof![
+        Just(FieldType::String),
+        Just(FieldType::Number),
+        Just(FieldType::Integer),
+        Just(FieldType::Boolean),
+        Just(FieldType::Object)
+    ]
 }
 
 /// Fields with names and descriptions of any length up to past the margin,

@@ -12,7 +12,13 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 fn field_type() -> impl Strategy<Value = FieldType> {
-    prop_oneof![Just(FieldType::String), Just(FieldType::Number), Just(FieldType::Object)]
+    prop_oneof![
+        Just(FieldType::String),
+        Just(FieldType::Number),
+        Just(FieldType::Integer),
+        Just(FieldType::Boolean),
+        Just(FieldType::Object)
+    ]
 }
 
 /// A hint that fits `ty` (or none), with valid parameters.
@@ -32,6 +38,7 @@ fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
             Just(Some(FixtureHint::Sequence)),
         ]
         .boxed(),
+        FieldType::Integer | FieldType::Boolean => Just(Some(FixtureHint::Sequence)).boxed(),
         FieldType::Object => "[a-z_]{1,12}".prop_map(|m| Some(FixtureHint::Payload(Cow::Owned(m)))).boxed(),
     };
     prop_oneof![Just(None), fitting, absent].boxed()
@@ -47,6 +54,10 @@ pub(crate) fn format_and_hint(
     let formats: Vec<FieldFormat> = FieldFormat::ALL.iter().copied().filter(|f| f.field_type() == ty).collect();
     let absent = if required { None } else { Some(FixtureHint::Absent) };
     let unformatted = any_hint.prop_map(|hint| (None, hint)).boxed();
+    if formats.is_empty() {
+        // Integers and booleans take no format.
+        return unformatted;
+    }
     let formatted = prop::sample::select(formats)
         .prop_flat_map(move |format| {
             let seed: BoxedStrategy<FixtureHint> = match format {
@@ -195,7 +206,9 @@ proptest! {
         let mut retyped = fields.clone();
         retyped[i].field_type = match retyped[i].field_type {
             FieldType::String => FieldType::Number,
-            FieldType::Number => FieldType::Object,
+            FieldType::Number => FieldType::Integer,
+            FieldType::Integer => FieldType::Boolean,
+            FieldType::Boolean => FieldType::Object,
             FieldType::Object => FieldType::String,
         };
         prop_assert_ne!(hash(&retyped), base.clone());
@@ -224,6 +237,8 @@ fn fits(schema: &Value, row: &Value) -> bool {
         properties.get(key).and_then(|p| p["type"].as_str()).is_some_and(|ty| match ty {
             "string" => value.is_string(),
             "number" => value.is_number(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "boolean" => value.is_boolean(),
             "object" => value.is_object(),
             _ => false,
         })

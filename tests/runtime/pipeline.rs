@@ -165,6 +165,8 @@ fn fixture_rows_follow_the_rules_for_every_registered_type() {
                 match field.field_type {
                     FieldType::String => assert!(value.is_string(), "{at}: not a string"),
                     FieldType::Number => assert!(value.is_number(), "{at}: not a number"),
+                    FieldType::Integer => assert!(value.is_i64() || value.is_u64(), "{at}: not an integer"),
+                    FieldType::Boolean => assert!(value.is_boolean(), "{at}: not a boolean"),
                     FieldType::Object => assert!(value.is_object(), "{at}: not an object"),
                 }
                 if let Some(format) = field.format {

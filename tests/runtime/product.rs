@@ -236,7 +236,7 @@ fn each_rule_has_a_record_that_breaks_it() {
         &format!("{p}/required_fields"),
         Rule::Derived,
     );
-    breaks(DATASET, &format!("{p}/fields/0/type"), json!("integer"), &format!("{p}/fields/0/type"), Rule::Type);
+    breaks(DATASET, &format!("{p}/fields/0/type"), json!("decimal"), &format!("{p}/fields/0/type"), Rule::Type);
     breaks(DATASET, &format!("{p}/fields/0/name"), json!("entity"), &format!("{p}/schema_hash"), Rule::SchemaHash);
     breaks(DATASET, &format!("{p}/schema_hash"), json!("ABC"), &format!("{p}/schema_hash"), Rule::Format);
     breaks(ACTOR, &format!("{p}/fields/3/required"), json!(true), &format!("{p}/schema_hash"), Rule::SchemaHash);

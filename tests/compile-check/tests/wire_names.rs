@@ -40,9 +40,25 @@ fn every_corpus_type_round_trips() {
     typed_rows_match_schema::<corpus::Keywords>();
     typed_rows_match_schema::<corpus::MarkdownDocs>();
     typed_rows_match_schema::<corpus::Minimal>();
+    typed_rows_match_schema::<corpus::StockCount>();
     typed_rows_match_schema::<corpus::UpperSelf>();
     typed_rows_match_schema::<corpus::WeatherReading>();
-    assert_eq!(corpus::RECORD_TYPES.len(), 7, "a new corpus definition needs a line above");
+    assert_eq!(corpus::RECORD_TYPES.len(), 8, "a new corpus definition needs a line above");
+}
+
+#[test]
+fn integers_and_booleans_are_typed_and_step_by_row() {
+    let rows = corpus::StockCount::fixture_rows(&slug());
+    let units: Vec<i64> = rows.iter().map(|r| r.units_on_shelf).collect();
+    let in_stock: Vec<bool> = rows.iter().map(|r| r.in_stock).collect();
+    assert_eq!(units, [1, 2, 3]);
+    assert_eq!(in_stock, [true, false, true]);
+    assert!(rows.iter().all(|r| r.reorder_point.is_none()), "an absent optional field is left out");
+    assert_eq!(rows.iter().map(|r| r.audited).collect::<Vec<_>>(), [Some(true), Some(false), Some(true)]);
+    let json = serde_json::to_value(&rows[1]).expect("serializes");
+    assert_eq!(json["unitsOnShelf"], serde_json::json!(2), "a JSON integer, not 2.0");
+    assert!(json["unitsOnShelf"].is_u64());
+    assert_eq!(json["inStock"], serde_json::json!(false));
 }
 
 #[test]
