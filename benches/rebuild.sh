@@ -27,15 +27,7 @@ BEFORE=${BEFORE:-}
 ADDR=127.0.0.1:18091
 PRODUCTS=/api/public/foundry/products
 
-cargo build --release --locked --quiet --bin foundry-catalog
-bin=$PWD/target/release/foundry-catalog
-work=$(mktemp -d)
-server_pid=
-stop() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true; server_pid=; }
-trap 'stop; rm -rf "$work"' EXIT
-
-now() { date +%s.%N; }
-seconds() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
+source benches/common.sh
 
 # timed <binary> <args…>: runs it; prints "<seconds> <peak RSS MiB>".
 timed() {
@@ -86,12 +78,7 @@ for size in $SIZES; do
   cmp -s "$work/incremental.fcat" "$work/full.fcat" || { echo "the incremental build differs from a full one" >&2; exit 1; }
   rm -f "$work/first.fcat" "$work/incremental.fcat" "$work/full.fcat"
 
-  RUST_LOG=warn "$bin" serve --addr "$ADDR" --catalog "$catalog" --watch 2>"$work/serve.log" &
-  server_pid=$!
-  until curl -fs -o /dev/null "http://$ADDR$PRODUCTS/$slug"; do
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-    sleep 0.05
-  done
+  serve "$bin" "$catalog" "$slug" --watch
   sleep 1
   start=$(now)
   retitle "$catalog" "$slug" "Edited while watched"

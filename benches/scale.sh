@@ -25,26 +25,13 @@ BEFORE=${BEFORE:-}
 ADDR=127.0.0.1:18090
 PRODUCTS=/api/public/foundry/products
 
-cargo build --release --locked --quiet --bin foundry-catalog
-bin=target/release/foundry-catalog
-work=$(mktemp -d)
-server_pid=
-stop() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true; server_pid=; }
-trap 'stop; rm -rf "$work"' EXIT
-
-now() { date +%s.%N; }
-seconds() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
+source benches/common.sh
 
 # start-up <binary> <catalog> <slug> [serve flags…]: prints "<seconds to first 200> <RSS KiB at rest>".
 startup() {
   local start ready rss
   start=$(now)
-  RUST_LOG=warn "$1" serve --addr "$ADDR" --catalog "$2" "${@:4}" 2>"$work/serve.log" &
-  server_pid=$!
-  until curl -fs -o /dev/null "http://$ADDR$PRODUCTS/$3"; do
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-    sleep 0.01
-  done
+  serve "$@"
   ready=$(now)
   sleep 1
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")

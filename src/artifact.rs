@@ -74,6 +74,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::catalog::stamps::{Stamp, Stamps};
 use crate::encoding::ContentCoding;
 
 /// The first eight bytes of every artifact.
@@ -301,7 +302,7 @@ pub struct Artifact {
     /// from, when kept open ([`Artifact::read_to_copy`]).
     origins: Vec<Arc<Origin>>,
     /// What the folder build that made it saw of each manifest file.
-    stamps: Option<Arc<crate::catalog::stamps::Stamps>>,
+    stamps: Option<Arc<Stamps>>,
     /// Whether every body is known to hash to its ETag: built here, or
     /// checked ([`Artifact::check_bodies`]); shared by clones.
     bodies_checked: Arc<std::sync::atomic::AtomicBool>,
@@ -334,23 +335,19 @@ pub(crate) struct Origin {
     /// The data region as read: a buffer inside its address range is a
     /// part of the file.
     data: Bytes,
-    /// The file's length and modification and change times when it was read.
-    stamp: OriginStamp,
+    /// The file's stamp when it was read (length, times, inode: the rule
+    /// a folder rebuild uses to tell a changed manifest).
+    stamp: Option<Stamp>,
 }
 
-/// Length, modification time and change time (which no program sets).
-type OriginStamp = (u64, Option<std::time::SystemTime>, (i64, i64));
-
 impl Origin {
-    fn stamp(file: &std::fs::File) -> std::io::Result<OriginStamp> {
-        use std::os::unix::fs::MetadataExt;
-        let metadata = file.metadata()?;
-        Ok((metadata.len(), metadata.modified().ok(), (metadata.ctime(), metadata.ctime_nsec())))
+    fn stamp(file: &std::fs::File) -> Option<Stamp> {
+        Stamp::new(&file.metadata().ok()?, [0; SOURCE_LEN])
     }
 
     /// Whether the file is as it was when read.
     fn unchanged(&self) -> bool {
-        self.file.lock().is_ok_and(|file| Origin::stamp(&file).is_ok_and(|stamp| stamp == self.stamp))
+        self.stamp.is_some() && self.file.lock().is_ok_and(|file| Origin::stamp(&file) == self.stamp)
     }
 
     /// The offset in the file of `bytes`, when they are a slice of the
@@ -459,7 +456,7 @@ impl Artifact {
     pub fn read_to_copy(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
         let read = || -> std::io::Result<_> {
             let file = std::fs::File::open(path)?;
-            let stamp = Origin::stamp(&file)?;
+            let stamp = Origin::stamp(&file);
             let (bytes, crc) = read_file(&file)?;
             Ok((file, stamp, bytes, crc))
         };
@@ -475,13 +472,13 @@ impl Artifact {
     }
 
     /// With the stamps of the folder build that made it.
-    pub(crate) fn with_stamps(mut self, stamps: crate::catalog::stamps::Stamps) -> Artifact {
+    pub(crate) fn with_stamps(mut self, stamps: Stamps) -> Artifact {
         self.stamps = Some(Arc::new(stamps));
         self
     }
 
     /// The stamps of the folder build that made it, if one did.
-    pub(crate) fn stamps(&self) -> Option<&crate::catalog::stamps::Stamps> {
+    pub(crate) fn stamps(&self) -> Option<&Stamps> {
         self.stamps.as_deref()
     }
 

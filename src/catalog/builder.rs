@@ -181,7 +181,7 @@ impl Builder {
             let metadata = std::fs::metadata(path).ok();
             let known = stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m));
             if let (Some(stamp), Some(previous)) = (known, &self.previous) {
-                let slug = Path::new(name).file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+                let slug = stem(Path::new(name)).to_owned();
                 if let Some(entry) = previous.unchanged(&slug, stamp.source) {
                     recorder.record(name.clone(), *stamp);
                     let from = Arc::clone(previous);
@@ -229,7 +229,7 @@ impl Builder {
     /// the bytes it was built from, else built.
     fn product_of_source(&self, file: String, bytes: &[u8], source: [u8; SOURCE_LEN]) -> Result<Product, CatalogError> {
         if let Some(previous) = &self.previous {
-            let slug = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned();
+            let slug = stem(Path::new(&file)).to_owned();
             if let Some(entry) = previous.unchanged(&slug, source) {
                 let from = Arc::clone(previous);
                 return Ok(Product::Reused { file, slug, entry, from, rendered: false });
@@ -473,10 +473,7 @@ impl Builder {
         if !errors.is_empty() {
             return Err(CatalogErrors { errors, sources: items.len() });
         }
-        let record_types = crate::record_types()
-            .iter()
-            .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
-            .collect();
+        let record_types = record_type_ids();
         let renderer = super::previous::renderer_sha256().to_owned();
         let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
         Ok(Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers, origins))
@@ -512,6 +509,19 @@ pub(super) fn generator() -> String {
     format!("foundry-catalog {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// The record types this build knows, as an artifact names them.
+pub(super) fn record_type_ids() -> Vec<RecordTypeId> {
+    crate::record_types()
+        .iter()
+        .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
+        .collect()
+}
+
+/// A manifest file's stem: the slug it must hold (empty when not UTF-8).
+fn stem(file: &Path) -> &str {
+    file.file_stem().and_then(|s| s.to_str()).unwrap_or_default()
+}
+
 /// Reads and builds one manifest.
 pub(super) fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, CatalogError> {
     let file = file.to_owned();
@@ -528,8 +538,7 @@ pub(super) fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, 
         }
         Err(ManifestError::Invalid(violations)) => return Err(CatalogError::Invalid { file, violations }),
     };
-    let stem = Path::new(&file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-    if stem != manifest.slug.as_str() {
+    if stem(Path::new(&file)) != manifest.slug.as_str() {
         return Err(CatalogError::FileName { slug: manifest.slug.to_string(), file });
     }
     manifest.assemble().map_err(|violations| CatalogError::Invalid { file, violations })

@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 use sha2::{Digest, Sha256};
 
 use super::ResponseCatalog;
-use super::builder::{Blocks, build_manifest, generator};
-use crate::artifact::{Artifact, IndexEntry, RecordTypeId, SOURCE_LEN};
+use super::builder::{Blocks, build_manifest, generator, record_type_ids};
+use crate::artifact::{Artifact, IndexEntry, SOURCE_LEN};
 use crate::encoding::ContentCoding;
 
 /// Why a previous catalog cannot be built on; the build is then a full one.
@@ -67,11 +67,7 @@ impl Previous {
         if metadata.codings != codings {
             return Err(Unusable::Codings { found: names(&metadata.codings), expected: names(codings) });
         }
-        let record_types: Vec<RecordTypeId> = crate::record_types()
-            .iter()
-            .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
-            .collect();
-        if metadata.record_types != record_types {
+        if metadata.record_types != record_type_ids() {
             return Err(Unusable::RecordTypes);
         }
         let expected = renderer_sha256();

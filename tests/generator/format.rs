@@ -12,6 +12,8 @@ use foundry_catalog_build::{Generator, Source};
 use proptest::prelude::*;
 use serde_json::json;
 
+use crate::properties::field_type;
+
 /// Generated code without its `//` header and the blank lines between
 /// items, which prettyplease does not print (it drops comments and
 /// separates items by a line break only).
@@ -144,16 +146,6 @@ fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
         FieldType::Object => "[a-z_]{1,60}".prop_map(|m| Some(FixtureHint::Payload(Cow::Owned(m)))).boxed(),
     };
     prop_oneof![Just(None), fitting, absent].boxed()
-}
-
-fn field_type() -> impl Strategy<Value = FieldType> {
-    prop_oneof![
-        Just(FieldType::String),
-        Just(FieldType::Number),
-        Just(FieldType::Integer),
-        Just(FieldType::Boolean),
-        Just(FieldType::Object)
-    ]
 }
 
 /// Fields with names and descriptions of any length up to past the margin,

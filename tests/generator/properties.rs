@@ -11,14 +11,9 @@ use foundry_catalog_build::{Generator, Source};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-fn field_type() -> impl Strategy<Value = FieldType> {
-    prop_oneof![
-        Just(FieldType::String),
-        Just(FieldType::Number),
-        Just(FieldType::Integer),
-        Just(FieldType::Boolean),
-        Just(FieldType::Object)
-    ]
+/// Any field type a definition may name.
+pub(crate) fn field_type() -> impl Strategy<Value = FieldType> {
+    prop::sample::select(FieldType::ALL)
 }
 
 /// A hint that fits `ty` (or none), with valid parameters.

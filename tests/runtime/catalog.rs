@@ -30,7 +30,7 @@ fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
 
 /// Rewrites the header's CRC-32 to match the bytes (a consistent file
 /// whose contents are wrong).
-fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+pub(crate) fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
     let crc = crc32fast::hash(&bytes[16..]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes

@@ -9,6 +9,8 @@ use foundry_catalog::artifact::Artifact;
 use foundry_catalog::catalog::{Builder, CatalogErrors, Progress, ResponseCatalog, Unusable};
 use proptest::prelude::*;
 
+use crate::catalog::with_checksum;
+
 /// The example manifests, as templates.
 fn templates() -> Vec<serde_json::Value> {
     foundry_catalog::examples::MANIFESTS
@@ -39,15 +41,22 @@ fn build_artifact(
     sources: &[(String, String)],
     previous: Option<&ResponseCatalog>,
 ) -> Result<(Artifact, Progress), CatalogErrors> {
+    let (artifact, progress) = counted(previous, |builder| builder.build(sources.to_vec()));
+    Ok((artifact?, progress))
+}
+
+/// Runs `build` with a builder on `previous` (if given) that records its
+/// progress; the result and the last progress report (the tally).
+fn counted<T>(previous: Option<&ResponseCatalog>, build: impl FnOnce(&Builder) -> T) -> (T, Progress) {
     let last = Arc::new(Mutex::new(Progress::default()));
     let seen = Arc::clone(&last);
     let mut builder = Builder::new().on_progress(move |p| *seen.lock().expect("lock") = *p);
     if let Some(previous) = previous {
         builder.previous(previous).expect("the previous catalog is usable");
     }
-    let artifact = builder.build(sources.to_vec())?;
+    let built = build(&builder);
     let progress = *last.lock().expect("lock");
-    Ok((artifact, progress))
+    (built, progress)
 }
 
 /// An artifact file's bytes loaded as a server loads them (bodies not hashed).
@@ -116,9 +125,7 @@ fn a_previous_artifact_with_a_changed_body_is_not_trusted() {
     let at = first.windows(body.len()).position(|w| w == &body[..]).expect("the body is in the file");
     let mut tampered = first.clone();
     tampered[at + body.len() / 2] ^= 0x01;
-    let crc = crc32fast::hash(&tampered[16..]);
-    tampered[12..16].copy_from_slice(&crc.to_le_bytes());
-    let previous = loaded(&tampered);
+    let previous = loaded(&with_checksum(tampered));
     let (incremental, progress) = build(&sources, Some(&previous)).expect("builds");
     assert_eq!(incremental, first, "the changed product is built again, not copied");
     assert_eq!((progress.rendered, progress.compressed), (1, 1));
@@ -136,9 +143,7 @@ fn a_previous_artifact_from_another_build_is_refused_with_the_reason() {
     let generator = first.windows(21).position(|w| w == b"foundry-catalog 0.1.0").expect("the generator");
     let mut other = first.clone();
     other[generator + 16..generator + 21].copy_from_slice(b"9.9.9");
-    let crc = crc32fast::hash(&other[16..]);
-    other[12..16].copy_from_slice(&crc.to_le_bytes());
-    let error = Builder::new().previous(&loaded(&other)).expect_err("another version");
+    let error = Builder::new().previous(&loaded(&with_checksum(other))).expect_err("another version");
     assert_eq!(error.to_string(), "it was built by foundry-catalog 9.9.9, and this is foundry-catalog 0.1.0");
 
     #[cfg(feature = "compression")]
@@ -253,13 +258,8 @@ fn write_aged(path: &std::path::Path, text: &str, age: std::time::Duration) {
 }
 
 fn rebuild(dir: &std::path::Path, previous: &ResponseCatalog) -> (ResponseCatalog, Progress) {
-    let last = Arc::new(Mutex::new(Progress::default()));
-    let seen = Arc::clone(&last);
-    let mut builder = Builder::new().on_progress(move |p| *seen.lock().expect("lock") = *p);
-    builder.previous(previous).expect("usable");
-    let catalog = ResponseCatalog::from_artifact(builder.build_dir(dir).expect("builds")).expect("loads");
-    let progress = *last.lock().expect("lock");
-    (catalog, progress)
+    let (artifact, progress) = counted(Some(previous), |builder| builder.build_dir(dir).expect("builds"));
+    (ResponseCatalog::from_artifact(artifact).expect("loads"), progress)
 }
 
 /// A folder rebuilt in the same process (a server's reload) takes a file

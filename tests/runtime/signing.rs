@@ -6,6 +6,8 @@ use foundry_catalog::artifact::{Artifact, ArtifactError};
 use foundry_catalog::catalog::{Builder, ContentCoding, ResponseCatalog};
 use foundry_catalog::signing::{SigningKey, VerifyKey};
 
+use crate::catalog::with_checksum;
+
 fn examples() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")
 }
@@ -23,12 +25,6 @@ fn open(bytes: &[u8], key: &VerifyKey) -> Result<ResponseCatalog, ArtifactError>
     let artifact = Artifact::parse(Bytes::copy_from_slice(bytes))?;
     artifact.verify(key)?;
     ResponseCatalog::load(&artifact)
-}
-
-fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
-    let crc = crc32fast::hash(&bytes[16..]);
-    bytes[12..16].copy_from_slice(&crc.to_le_bytes());
-    bytes
 }
 
 #[test]
