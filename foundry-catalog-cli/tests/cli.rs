@@ -714,7 +714,9 @@ fn a_connection_that_never_finishes_still_lets_the_process_exit_0_at_the_drain_t
     let status = server.exit_within(std::time::Duration::from_secs(10)).expect("exits at the drain timeout");
     assert_eq!(status.code(), Some(0));
     assert!(signalled.elapsed() >= std::time::Duration::from_millis(900), "waited for the drain timeout");
-    assert!(server.log_has("drain timeout reached"), "the log says why it did not drain");
+    // The process has exited; its last lines may still be on their way
+    // through the pipe to the thread that reads them.
+    server.wait_for_log("drain timeout reached");
     drop(stuck);
 }
 
