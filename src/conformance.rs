@@ -595,10 +595,10 @@ impl Checker {
             );
         }
         // A known record type (by label) lists its own fields, whose
-        // formats the rows' values must have.
+        // formats, lists and nested objects the rows' values must have.
         let known = label.and_then(crate::record_type);
-        let formats: Vec<Option<FieldFormat>> = match known {
-            Some(known) if known_preview(known, descriptors) => known.fields.iter().map(|f| f.format).collect(),
+        let fields: &[FieldDescriptor] = match known {
+            Some(known) if known_preview(known, descriptors) => &known.fields,
             Some(known) => {
                 self.push(
                     &preview_at.key("fields"),
@@ -609,23 +609,16 @@ impl Checker {
                         known.fields.iter().map(|f| &*f.name).collect::<Vec<_>>()
                     ),
                 );
-                vec![None; fields.len()]
+                &fields
             }
-            None => vec![None; fields.len()],
+            None => &fields,
         };
-        self.rows(rows, &fields, &formats, slug, &sample_at.key("rows"));
+        self.rows(rows, fields, slug, &sample_at.key("rows"));
     }
 
-    fn rows(
-        &mut self,
-        rows: &[Value],
-        fields: &[FieldDescriptor],
-        formats: &[Option<FieldFormat>],
-        slug: Option<&str>,
-        base: &Ptr<'_>,
-    ) {
-        for (field, format) in fields.iter().zip(formats) {
-            if *format == Some(FieldFormat::Key)
+    fn rows(&mut self, rows: &[Value], fields: &[FieldDescriptor], slug: Option<&str>, base: &Ptr<'_>) {
+        for field in fields {
+            if field.format == Some(FieldFormat::Key)
                 && let Some((first, again)) =
                     crate::format::check_unique(rows.iter().filter_map(|r| r.get(&*field.name)))
             {
@@ -639,49 +632,84 @@ impl Checker {
         for (i, row) in rows.iter().enumerate() {
             let here = base.index(i);
             let Some(row) = row.as_object() else { continue };
-            for key in row.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())) {
-                self.push(&here.key(key), Rule::Sample, format!("`{key}` is not a field of the record type"));
-            }
-            for (field, format) in fields.iter().zip(formats) {
-                let at = here.key(&field.name);
-                let Some(value) = row.get(&*field.name) else {
-                    if field.required {
-                        self.push(&here, Rule::Sample, format!("the required field `{}` is missing", field.name));
-                    }
-                    continue;
-                };
-                let fits = match field.field_type {
-                    FieldType::String => value.is_string(),
-                    FieldType::Number => value.is_number(),
-                    FieldType::Integer => value.is_i64() || value.is_u64(),
-                    FieldType::Boolean => value.is_boolean(),
-                    FieldType::Object => value.is_object(),
-                };
-                if !fits {
-                    self.push(
-                        &at,
-                        Rule::Sample,
-                        format!("expected a {} (the schema's type), found {}", field.field_type, kind(value)),
-                    );
-                    continue;
-                }
-                if let Some(format) = format
-                    && let Err(problem) = format.check(value, slug)
-                {
-                    self.push(&at, Rule::FieldFormat, format!("`{}` has format `{format}`: {problem}", field.name));
-                }
+            self.fields(row, fields, slug, &here);
+            for field in fields {
                 // Fixture text: row n repeats row 1's text with the suffix " n".
-                if let (Some(first_text), Some(text)) = (suffixed_text(rows, &field.name), value.as_str()) {
+                if let (Some(first_text), Some(text)) =
+                    (suffixed_text(rows, &field.name), row.get(&*field.name).and_then(Value::as_str))
+                {
                     let expected = format!("{first_text}{}", row_suffix(i + 1));
                     if text != expected {
                         self.push(
-                            &at,
+                            &here.key(&field.name),
                             Rule::Sample,
                             format!("{text:?} should be {expected:?} (row 1's text with the row suffix)"),
                         );
                     }
                 }
             }
+        }
+    }
+
+    /// Checks an object (a row or a nested object) against its fields: no
+    /// unknown key, every required field, each value of its field's type.
+    fn fields(&mut self, object: &Map<String, Value>, fields: &[FieldDescriptor], slug: Option<&str>, here: &Ptr<'_>) {
+        for key in object.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())) {
+            self.push(&here.key(key), Rule::Sample, format!("`{key}` is not a field of the record type"));
+        }
+        for field in fields {
+            match object.get(&*field.name) {
+                Some(value) => self.value(value, field, slug, &here.key(&field.name)),
+                None if field.required => {
+                    self.push(here, Rule::Sample, format!("the required field `{}` is missing", field.name));
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Checks one value against the field or list item that holds it: its
+    /// type, its format, and what it nests (list lengths and items, nested
+    /// fields), at every depth.
+    fn value(&mut self, value: &Value, field: &FieldDescriptor, slug: Option<&str>, at: &Ptr<'_>) {
+        let fits = match field.field_type {
+            FieldType::String => value.is_string(),
+            FieldType::Number => value.is_number(),
+            FieldType::Integer => value.is_i64() || value.is_u64(),
+            FieldType::Boolean => value.is_boolean(),
+            FieldType::Object => value.is_object(),
+            FieldType::Array => value.is_array(),
+        };
+        if !fits {
+            let expected = match field.field_type {
+                FieldType::Integer => "an integer".to_owned(),
+                FieldType::Array => "an array".to_owned(),
+                FieldType::Object => "an object".to_owned(),
+                other => format!("a {other}"),
+            };
+            self.push(at, Rule::Sample, format!("expected {expected} (the schema's type), found {}", kind(value)));
+            return;
+        }
+        if let Some(format) = field.format
+            && let Err(problem) = format.check(value, slug)
+        {
+            let what = if field.name.is_empty() { "the item".to_owned() } else { format!("`{}`", field.name) };
+            self.push(at, Rule::FieldFormat, format!("{what} has format `{format}`: {problem}"));
+        }
+        if let (Some(items), Some(list)) = (field.item_type(), value.as_array()) {
+            let len = list.len();
+            if let Some(min) = field.min_items.filter(|&min| len < min as usize) {
+                self.push(at, Rule::Sample, format!("the list holds {len} items, fewer than min_items {min}"));
+            }
+            if let Some(max) = field.max_items.filter(|&max| len > max as usize) {
+                self.push(at, Rule::Sample, format!("the list holds {len} items, more than max_items {max}"));
+            }
+            for (i, item) in list.iter().enumerate() {
+                self.value(item, items, slug, &at.index(i));
+            }
+        }
+        if let (Some(fields), Some(object)) = (field.nested_fields(), value.as_object()) {
+            self.fields(object, fields, slug, at);
         }
     }
 }
@@ -740,14 +768,10 @@ fn known_preview(known: &crate::RecordSchema, descriptors: &[Value]) -> bool {
 /// A well-formed field descriptor from `schema_preview.fields[i]`.
 fn descriptor(value: &Value) -> Option<FieldDescriptor> {
     let field_type: FieldType = value.get("type")?.as_str()?.parse().ok()?;
+    let required = value.get("required")?.as_bool()?;
     Some(FieldDescriptor {
         name: Cow::Owned(value.get("name")?.as_str()?.to_owned()),
-        field_type,
-        required: value.get("required")?.as_bool()?,
-        description: Cow::Borrowed(""),
-        fixture: None,
-        format: None,
-        rust_name: None,
+        ..FieldDescriptor::new("", field_type, required, "", None, None)
     })
 }
 

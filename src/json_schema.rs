@@ -18,7 +18,7 @@ use crate::product::{AvailabilityEntry, AvailabilityStatus, Coverage, ProductMan
 use crate::response::ProductResponse;
 use crate::serving::ErrorKind;
 use crate::shape::{Field, Format, Role, Shape};
-use crate::{RecordSchema, SampleType};
+use crate::{FieldDescriptor, RecordSchema, SampleType};
 
 /// JSON Schema (2020-12) of a shape.
 fn json_schema(shape: &Shape) -> Value {
@@ -285,23 +285,48 @@ pub fn manifest_schema() -> Value {
 }
 
 /// The schema of one row of a record type: each field's type and, with a
-/// format, the format's schema ([`crate::FieldFormat::json_schema`]).
+/// format, the format's schema ([`crate::FieldFormat::json_schema`]), at
+/// every depth.
 fn row_schema(schema: &RecordSchema) -> Value {
+    object_of(&schema.fields)
+}
+
+/// A closed object of these fields.
+fn object_of(fields: &[FieldDescriptor]) -> Value {
     let mut properties = Map::new();
-    for field in schema.fields.iter() {
-        let mut property = match field.format {
-            Some(format) => format.json_schema(),
-            None => json!({"type": field.field_type.as_str()}),
-        };
+    for field in fields {
+        let mut property = value_schema(field);
         property["description"] = json!(field.description);
         properties.insert(field.name.to_string(), property);
     }
+    let required: Vec<&str> = fields.iter().filter(|f| f.required).map(|f| &*f.name).collect();
     json!({
         "type": "object",
         "properties": properties,
-        "required": schema.required_fields().collect::<Vec<_>>(),
+        "required": required,
         "additionalProperties": false,
     })
+}
+
+/// The schema of a field's or a list item's values.
+fn value_schema(field: &FieldDescriptor) -> Value {
+    if let Some(format) = field.format {
+        return format.json_schema();
+    }
+    match (field.item_type(), field.nested_fields()) {
+        (Some(item), _) => {
+            let mut array = json!({"type": "array", "items": value_schema(item)});
+            if let Some(min) = field.min_items {
+                array["minItems"] = json!(min);
+            }
+            if let Some(max) = field.max_items {
+                array["maxItems"] = json!(max);
+            }
+            array
+        }
+        (None, Some(fields)) => object_of(fields),
+        (None, None) => json!({"type": field.field_type.as_str()}),
+    }
 }
 
 /// The JSON Schema of one record type's rows, generated from its schema.

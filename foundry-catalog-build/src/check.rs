@@ -4,16 +4,23 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use crate::definition::RecordTypeDefinition;
-use crate::error::{DefinitionError, Location};
+use crate::error::{DefinitionError, Location, Path};
 use crate::naming;
 use foundry_catalog_core::fixture;
-use foundry_catalog_core::{FieldFormat, FieldType, FixtureHint, RecordSchema};
+use foundry_catalog_core::{FieldDescriptor, FieldFormat, FieldType, FixtureHint, RecordSchema};
 
 /// The most sample rows a definition may ask for.
 pub(crate) const MAX_SAMPLE_ROWS: u64 = 1000;
+
+/// How deeply lists and nested objects may nest: a record's field is at
+/// depth 1, a field of a nested object or a list's item one deeper.
+pub const MAX_DEPTH: usize = 8;
+
+/// The largest `min_items` a list may ask for (every fixture row holds at
+/// least that many items).
+pub const MAX_MIN_ITEMS: u32 = 100;
 
 /// A definition that passed every check, with its Rust names.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +33,9 @@ pub struct CheckedType {
     pub type_name: String,
     /// The Rust field names, in field order (possibly `r#…`).
     pub field_names: Vec<String>,
+    /// The structs of its nested objects, sorted; they are declared in a
+    /// module named after the record label, as prost nests messages.
+    pub structs: Vec<String>,
 }
 
 /// Checks one parsed definition read from `file`.
@@ -56,7 +66,7 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
             "choose another record label",
         );
     }
-    let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let stem = std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
     if stem != label {
         invalid(
             Location::RecordLabel,
@@ -79,125 +89,9 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
         );
     }
 
-    let mut field_names = Vec::with_capacity(definition.fields.len());
-    let mut wire_seen: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut rust_seen: BTreeMap<String, (usize, &str)> = BTreeMap::new();
-    for (index, field) in definition.fields.iter().enumerate() {
-        let at = || Location::Field { index, name: field.name.to_string() };
-        if !naming::is_wire_name(&field.name) {
-            invalid(
-                at(),
-                format!("the name {:?} cannot name a field", field.name),
-                "use ASCII letters, digits, `_` and `-`, with at least one letter or digit",
-            );
-        } else if let Some(&first) = wire_seen.get(&*field.name) {
-            invalid(at(), format!("the name is already used by fields[{first}]"), "give every field a different name");
-        } else {
-            wire_seen.insert(&field.name, index);
-            let rust = match &field.rust_name {
-                Some(explicit) => naming::explicit_field_name(explicit).ok_or_else(|| {
-                    (
-                        format!("`rust_name` {explicit:?} is not a Rust field name"),
-                        "write a snake_case identifier such as `self_type`; a keyword that can be raw is written `r#type`",
-                    )
-                }),
-                None => naming::field_name(&field.name)
-                    .ok_or(("the name leaves no Rust identifier".to_owned(), "use a name with letters")),
-            };
-            match rust {
-                Ok(rust) => {
-                    let key = naming::unraw(&rust).to_owned();
-                    if let Some(&(first, first_wire)) = rust_seen.get(&key) {
-                        invalid(
-                            at(),
-                            format!(
-                                "`{}` and fields[{first}] `{first_wire}` both become the Rust field `{key}`",
-                                field.name
-                            ),
-                            "rename one of the two fields, or give one a `rust_name` (such as \"rust_name\": \"other_name\"), which keeps the wire name",
-                        );
-                    } else {
-                        rust_seen.insert(key, (index, &field.name));
-                    }
-                    field_names.push(rust);
-                }
-                Err((message, hint)) => invalid(at(), message, hint),
-            }
-        }
-        if field.description.trim().is_empty() {
-            invalid(
-                at(),
-                "the description is empty".to_owned(),
-                "describe what the field means; it becomes the doc comment and the schema_preview description",
-            );
-        }
-        if let Some(format) = field.format
-            && format.field_type() != field.field_type
-        {
-            invalid(
-                at(),
-                format!(
-                    "format `{format}` is for {} fields but the field is {}",
-                    format.field_type(),
-                    a(field.field_type)
-                ),
-                &match FieldFormat::formats_for(field.field_type) {
-                    formats if formats.is_empty() => {
-                        format!("remove the format: {} fields take none", field.field_type)
-                    }
-                    formats => format!("for {} field use one of: {}", a(field.field_type), formats.join(", ")),
-                },
-            );
-        }
-        if let Some(hint) = &field.fixture {
-            match hint.field_type() {
-                Some(fits) if !hint.fits_type(field.field_type) => invalid(
-                    at(),
-                    format!(
-                        "fixture hint `{}` makes {fits} values but the field is {}",
-                        hint.kind(),
-                        a(field.field_type)
-                    ),
-                    &format!(
-                        "for {} field use one of: {}",
-                        a(field.field_type),
-                        FixtureHint::kinds_for(field.field_type).join(", ")
-                    ),
-                ),
-                None if field.required => invalid(
-                    at(),
-                    "fixture hint `absent` on a required field".to_owned(),
-                    "every row carries every required field: remove the hint or make the field optional",
-                ),
-                Some(_)
-                    if field.format.is_some_and(|f| f.field_type() == field.field_type)
-                        && !fixture::hint_fits(hint, field) =>
-                {
-                    let format = field.format.map(FieldFormat::as_str).unwrap_or_default();
-                    let kind = field.format.map(FieldFormat::hint_kind).unwrap_or_default();
-                    invalid(
-                        at(),
-                        format!("fixture hint `{}` cannot seed values of format `{format}`", hint.kind()),
-                        &format!("seed a `{format}` field with a `{kind}` hint, or leave the hint out"),
-                    )
-                }
-                _ => {
-                    if let Err(problem) = fixture::check_hint(hint) {
-                        invalid(at(), problem.message, &problem.hint);
-                    } else if let (Some(FieldFormat::Token), FixtureHint::Token(token)) = (field.format, hint)
-                        && !foundry_catalog_core::is_lowercase_underscore(token)
-                    {
-                        invalid(
-                            at(),
-                            format!("token {token:?} is not lowercase_underscore, as the `token` format needs"),
-                            "use lowercase letters, digits and single underscores, such as \"fixture_validated\"",
-                        );
-                    }
-                }
-            }
-        }
-    }
-
+    let mut structs = BTreeMap::new();
+    let mut object = Object { invalid: &mut invalid, structs: &mut structs };
+    let field_names = object.fields(&definition.fields, &Path::root(), "", 1);
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -217,7 +111,7 @@ pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<Chec
         fields: Cow::Owned(definition.fields),
         schema_hash: Cow::Owned(schema_hash),
     };
-    Ok(CheckedType { file: file.to_owned(), schema, type_name, field_names })
+    Ok(CheckedType { file: file.to_owned(), schema, type_name, field_names, structs: structs.into_keys().collect() })
 }
 
 /// Checks a set of definitions against each other: no two share a label or
@@ -253,4 +147,253 @@ pub(crate) fn check_set<'a>(types: impl Iterator<Item = (&'a str, &'a str, &'a s
 fn a(field_type: FieldType) -> String {
     let article = if field_type.as_str().starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
     format!("{article} {field_type}")
+}
+
+/// Reports a problem at a place with a hint.
+type Invalid<'a> = dyn FnMut(Location, String, &str) + 'a;
+
+/// Checks the fields of one object (the record or a nested object) and
+/// the values they hold, at every depth.
+struct Object<'a, 'b> {
+    invalid: &'a mut Invalid<'b>,
+    /// Every struct name taken so far, with the place that took it.
+    structs: &'a mut BTreeMap<String, String>,
+}
+
+impl Object<'_, '_> {
+    /// Checks `fields`, the fields of the struct `struct_name` (empty for
+    /// the record's own) at `path`, at `depth`; returns their Rust names (in order, for those that have
+    /// one).
+    fn fields(&mut self, fields: &[FieldDescriptor], path: &Path, struct_name: &str, depth: usize) -> Vec<String> {
+        let mut field_names = Vec::with_capacity(fields.len());
+        let mut wire_seen: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut rust_seen: BTreeMap<String, (usize, &str)> = BTreeMap::new();
+        for (index, field) in fields.iter().enumerate() {
+            let here = path.field(index, &field.name);
+            let at = || here.location();
+            if !naming::is_wire_name(&field.name) {
+                (self.invalid)(
+                    at(),
+                    format!("the name {:?} cannot name a field", field.name),
+                    "use ASCII letters, digits, `_` and `-`, with at least one letter or digit",
+                );
+            } else if let Some(&first) = wire_seen.get(&*field.name) {
+                (self.invalid)(
+                    at(),
+                    format!("the name is already used by fields[{first}]"),
+                    "give every field of an object a different name",
+                );
+            } else {
+                wire_seen.insert(&field.name, index);
+                match naming::rust_field_name(field) {
+                    Ok(rust) => {
+                        let key = naming::unraw(&rust).to_owned();
+                        if let Some(&(first, first_wire)) = rust_seen.get(&key) {
+                            (self.invalid)(
+                                at(),
+                                format!(
+                                    "`{}` and fields[{first}] `{first_wire}` both become the Rust field `{key}`",
+                                    field.name
+                                ),
+                                "rename one of the two fields, or give one a `rust_name` (such as \"rust_name\": \"other_name\"), which keeps the wire name",
+                            );
+                        } else {
+                            rust_seen.insert(key, (index, &field.name));
+                        }
+                        field_names.push(rust);
+                    }
+                    Err((message, hint)) => (self.invalid)(at(), message, hint),
+                }
+            }
+            if field.description.trim().is_empty() {
+                (self.invalid)(
+                    at(),
+                    "the description is empty".to_owned(),
+                    "describe what the field means; it becomes the doc comment and the schema_preview description",
+                );
+            }
+            let nested = naming::nested_type_name(struct_name, &field.name);
+            self.value(field, &here, nested.as_deref(), depth);
+        }
+        field_names
+    }
+
+    /// Checks what a field or a list's item holds: its type's keys, its
+    /// format and fixture hint, and what it nests. `struct_name` is the
+    /// name its nested object's struct would take.
+    fn value(&mut self, field: &FieldDescriptor, here: &Path, struct_name: Option<&str>, depth: usize) {
+        let at = || here.location();
+        let ty = field.field_type;
+        if depth > MAX_DEPTH {
+            (self.invalid)(
+                at(),
+                format!("lists and objects nest {depth} deep here, over the limit of {MAX_DEPTH}"),
+                "flatten the record: move deep values into fields of their own, or use an open object (`object` without `fields`)",
+            );
+            return;
+        }
+        let misplaced = [
+            ("items", field.items.is_some(), FieldType::Array),
+            ("min_items", field.min_items.is_some(), FieldType::Array),
+            ("max_items", field.max_items.is_some(), FieldType::Array),
+            ("fields", field.fields.is_some(), FieldType::Object),
+        ];
+        for (key, present, owner) in misplaced {
+            if present && ty != owner {
+                (self.invalid)(
+                    at(),
+                    format!("`{key}` is for {} fields but the field is {}", owner, a(ty)),
+                    &format!("remove `{key}`, or make the field's type `{owner}`"),
+                );
+            }
+        }
+        self.format_and_hint(field, here);
+        match ty {
+            FieldType::Array => {
+                if let (Some(min), Some(max)) = (field.min_items, field.max_items)
+                    && min > max
+                {
+                    (self.invalid)(
+                        at(),
+                        format!("min_items {min} is over max_items {max}"),
+                        "make min_items at most max_items",
+                    );
+                }
+                if field.min_items.is_some_and(|min| min > MAX_MIN_ITEMS) {
+                    (self.invalid)(
+                        at(),
+                        format!("min_items {} is over {MAX_MIN_ITEMS}", field.min_items.unwrap_or_default()),
+                        &format!("every fixture row holds that many items: ask for at most {MAX_MIN_ITEMS}"),
+                    );
+                }
+                match field.item_type() {
+                    Some(item) => {
+                        let item_name = struct_name.map(naming::item_type_name);
+                        self.value(item, &here.items(), item_name.as_deref(), depth + 1);
+                    }
+                    None => (self.invalid)(
+                        at(),
+                        "an array field has no `items`".to_owned(),
+                        "say what the list holds, such as \"items\": {\"type\": \"string\"}",
+                    ),
+                }
+            }
+            FieldType::Object => {
+                let Some(fields) = field.nested_fields() else { return };
+                if fields.is_empty() {
+                    (self.invalid)(
+                        at(),
+                        "the nested field list is empty".to_owned(),
+                        "add fields, or leave `fields` out for an open object (any keys)",
+                    );
+                    return;
+                }
+                let Some(struct_name) = struct_name else {
+                    (self.invalid)(
+                        at(),
+                        "the nested object's name leaves no Rust struct name".to_owned(),
+                        "name the field with letters",
+                    );
+                    return;
+                };
+                if let Some(taken) = self.structs.get(struct_name) {
+                    (self.invalid)(
+                        at(),
+                        format!("the nested object's struct would be `{struct_name}`, which {taken} already is"),
+                        "rename one of the two fields: a nested object's struct is named after the fields on its path",
+                    );
+                    return;
+                }
+                self.structs.insert(struct_name.to_owned(), format!("{}", here.location()));
+                self.fields(fields, here, struct_name, depth + 1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Checks a value's format and fixture hint against its type.
+    fn format_and_hint(&mut self, field: &FieldDescriptor, here: &Path) {
+        let at = || here.location();
+        if let Some(format) = field.format
+            && (format.field_type() != field.field_type || field.fields.is_some())
+        {
+            let message = if format.field_type() == field.field_type {
+                format!("format `{format}` is for open objects but the object has `fields`")
+            } else {
+                format!(
+                    "format `{format}` is for {} fields but the field is {}",
+                    format.field_type(),
+                    a(field.field_type)
+                )
+            };
+            (self.invalid)(
+                at(),
+                message,
+                &match FieldFormat::formats_for(field.field_type) {
+                    _ if field.fields.is_some() => "remove the format: a nested object takes none".to_owned(),
+                    formats if formats.is_empty() => {
+                        format!("remove the format: {} fields take none", field.field_type)
+                    }
+                    formats => format!("for {} field use one of: {}", a(field.field_type), formats.join(", ")),
+                },
+            );
+        }
+        let Some(hint) = &field.fixture else { return };
+        let nests = field.field_type == FieldType::Array || field.fields.is_some();
+        match hint.field_type() {
+            None if field.required => (self.invalid)(
+                at(),
+                "fixture hint `absent` on a required field".to_owned(),
+                "every row carries every required field: remove the hint or make the field optional",
+            ),
+            Some(_) if nests => (self.invalid)(
+                at(),
+                format!("fixture hint `{}` on {} field", hint.kind(), describe(field)),
+                "its values are made from its items' or fields' hints: move the hint there (only `absent` fits here)",
+            ),
+            Some(fits) if !hint.fits_type(field.field_type) => (self.invalid)(
+                at(),
+                format!("fixture hint `{}` makes {fits} values but the field is {}", hint.kind(), a(field.field_type)),
+                &format!(
+                    "for {} field use one of: {}",
+                    a(field.field_type),
+                    FixtureHint::kinds_for(field.field_type).join(", ")
+                ),
+            ),
+            Some(_)
+                if field.format.is_some_and(|f| f.field_type() == field.field_type)
+                    && !fixture::hint_fits(hint, field) =>
+            {
+                let format = field.format.map(FieldFormat::as_str).unwrap_or_default();
+                let kind = field.format.map(FieldFormat::hint_kind).unwrap_or_default();
+                (self.invalid)(
+                    at(),
+                    format!("fixture hint `{}` cannot seed values of format `{format}`", hint.kind()),
+                    &format!("seed a `{format}` field with a `{kind}` hint, or leave the hint out"),
+                )
+            }
+            _ => {
+                if let Err(problem) = fixture::check_hint(hint) {
+                    (self.invalid)(at(), problem.message, &problem.hint);
+                } else if let (Some(FieldFormat::Token), FixtureHint::Token(token)) = (field.format, hint)
+                    && !foundry_catalog_core::is_lowercase_underscore(token.as_ref())
+                {
+                    (self.invalid)(
+                        at(),
+                        format!("token {token:?} is not lowercase_underscore, as the `token` format needs"),
+                        "use lowercase letters, digits and single underscores, such as \"fixture_validated\"",
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `a list`, `a nested object` or the type with its article.
+fn describe(field: &FieldDescriptor) -> String {
+    match field.field_type {
+        FieldType::Array => "a list".to_owned(),
+        FieldType::Object if field.fields.is_some() => "a nested object".to_owned(),
+        ty => a(ty),
+    }
 }

@@ -67,11 +67,11 @@ foundry_catalog_core::wire_enum! {
         RequiredFieldRemoved = "required_field_removed",
         /// An optional field that is gone.
         OptionalFieldRemoved = "optional_field_removed",
-        /// A field whose JSON type changed (other than the two below).
+        /// A field (or a list's items, or a nested field) whose JSON type changed (other than the two below).
         FieldRetyped = "field_retyped",
-        /// An integer field that became a number.
+        /// An integer field that became a number, or an object with fields that became an open object.
         FieldWidened = "field_widened",
-        /// A number field that became an integer.
+        /// A number field that became an integer, or an open object that got fields.
         FieldNarrowed = "field_narrowed",
         /// A required field that became optional.
         FieldMadeOptional = "field_made_optional",
@@ -93,6 +93,12 @@ foundry_catalog_core::wire_enum! {
         FormatChanged = "format_changed",
         /// A field's explicit `rust_name` changed (the wire is untouched).
         RustNameChanged = "rust_name_changed",
+        /// A list's `min_items` / `max_items` allow every list they allowed before, and more.
+        ListBoundsLoosened = "list_bounds_loosened",
+        /// A list's `min_items` / `max_items` allow only lists they allowed before.
+        ListBoundsTightened = "list_bounds_tightened",
+        /// A list's bounds moved both ways (one end allows more, the other fewer).
+        ListBoundsChanged = "list_bounds_changed",
         /// A field's fixture hint changed.
         FixtureChanged = "fixture_changed",
         /// A description changed (the type's or a field's).
@@ -122,13 +128,17 @@ impl ChangeKind {
             ChangeKind::RequiredFieldRemoved => (Breaking, Backward),
             ChangeKind::FieldMadeOptional | ChangeKind::FieldWidened => (Backward, Backward),
             ChangeKind::FieldNarrowed => (Forward, Forward),
+            ChangeKind::ListBoundsTightened => (Forward, Forward),
+            ChangeKind::ListBoundsLoosened => (Backward, Backward),
+            ChangeKind::ListBoundsChanged => (Breaking, Breaking),
             ChangeKind::FieldMadeRequired => (Forward, Forward),
         }
     }
 
     /// Whether the change alters `schema_hash` (its canonical form is the
     /// record label and each field's name, type and required flag, in
-    /// order; the digest length cuts it).
+    /// order, with list items and bounds and nested fields at every depth;
+    /// the digest length cuts it).
     pub const fn changes_hash(self) -> bool {
         !matches!(
             self,
@@ -164,10 +174,19 @@ impl ChangeKind {
                 "no reader accepts both types: add a field with the new type under a new name and retire the old one"
             }
             ChangeKind::FieldWidened => {
-                "every integer is a number, so new readers take old records; old readers reject new values with a fraction: update readers first"
+                "new readers take every old value (an integer is a number, an object with fields is an object); old readers reject the new values outside the old type: update readers first"
             }
             ChangeKind::FieldNarrowed => {
-                "new readers reject old values with a fraction: make sure every record already holds a whole number, then update readers"
+                "new readers reject old values outside the new type (a number with a fraction, an object without the fields): make sure every record already fits it, then update readers"
+            }
+            ChangeKind::ListBoundsLoosened => {
+                "new readers take every old list; old readers reject the longer or shorter lists now allowed: update readers first"
+            }
+            ChangeKind::ListBoundsTightened => {
+                "new readers reject old lists outside the new bounds: make sure every record's list already fits them, then update readers"
+            }
+            ChangeKind::ListBoundsChanged => {
+                "each side rejects some lists of the other: loosen the bounds in one step and tighten them in another"
             }
             ChangeKind::FieldMadeOptional => "old readers reject new records without the field: update readers first",
             ChangeKind::FieldMadeRequired => "new readers reject old records without the field: update writers first",
@@ -200,7 +219,9 @@ pub struct Change {
     pub record_label: String,
     /// The file on the new side (the old side for a removed type).
     pub file: String,
-    /// The field's wire name, for field changes.
+    /// The field's wire path, for field changes: its name, or for a
+    /// nested field the names on the way joined by `.` (`seller.name`),
+    /// `[]` marking a list's items (`offers[].price`, `tags[]`).
     pub field: Option<String>,
     /// What changed.
     pub kind: ChangeKind,
@@ -322,12 +343,12 @@ pub fn diff(old: &[CheckedType], new: &[CheckedType]) -> Report {
     Report { changes, hashes }
 }
 
-fn change(t: &CheckedType, field: Option<&FieldDescriptor>, kind: ChangeKind, detail: String) -> Change {
+fn change(t: &CheckedType, field: Option<&str>, kind: ChangeKind, detail: String) -> Change {
     let (strict, tolerant) = kind.compatibility();
     Change {
         record_label: t.schema.record_label.to_string(),
         file: t.file.clone(),
-        field: field.map(|f| f.name.to_string()),
+        field: field.map(str::to_owned),
         kind,
         detail,
         changes_hash: kind.changes_hash(),
@@ -355,92 +376,149 @@ fn type_changes(o: &CheckedType, n: &CheckedType, out: &mut Vec<Change>) {
         let detail = format!("sample_rows {} -> {}", os.sample_rows, ns.sample_rows);
         out.push(change(n, None, ChangeKind::SampleRowsChanged, detail));
     }
+    fields_changes(n, &os.fields, &ns.fields, "", out);
+}
+
+/// The path of field `name` of the object at `prefix` (empty for the
+/// record): `name`, `seller.name`, `offers[].price`.
+fn path(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") }
+}
+
+/// The changes between two field lists of one object (the record's or a
+/// nested object's at `prefix`), nested ones with their paths.
+fn fields_changes(
+    n: &CheckedType,
+    old: &[FieldDescriptor],
+    new: &[FieldDescriptor],
+    prefix: &str,
+    out: &mut Vec<Change>,
+) {
     let position = |fields: &[FieldDescriptor], name: &str| fields.iter().position(|f| f.name == name);
     let mut added = Vec::new();
     let mut removed = Vec::new();
-    for (index, nf) in ns.fields.iter().enumerate() {
-        let Some(old_index) = position(&os.fields, &nf.name) else {
-            added.push(out.len());
+    for (index, nf) in new.iter().enumerate() {
+        let at = path(prefix, &nf.name);
+        let Some(old_index) = position(old, &nf.name) else {
+            added.push((out.len(), nf));
             let (kind, what) = if nf.required {
                 (ChangeKind::RequiredFieldAdded, "required")
             } else {
                 (ChangeKind::OptionalFieldAdded, "optional")
             };
-            out.push(change(n, Some(nf), kind, format!("{what} {} field added at position {index}", nf.field_type)));
+            out.push(change(n, Some(&at), kind, format!("{what} {} field added at position {index}", nf.field_type)));
             continue;
         };
-        let of = &os.fields[old_index];
-        if of.field_type != nf.field_type {
-            let detail = format!("type {} -> {}", of.field_type, nf.field_type);
-            let kind = match (of.field_type, nf.field_type) {
-                (FieldType::Integer, FieldType::Number) => ChangeKind::FieldWidened,
-                (FieldType::Number, FieldType::Integer) => ChangeKind::FieldNarrowed,
-                _ => ChangeKind::FieldRetyped,
-            };
-            out.push(change(n, Some(nf), kind, detail));
-        }
+        let of = &old[old_index];
+        value_changes(n, of, nf, &at, out);
         if of.required != nf.required {
             let (kind, detail) = if nf.required {
                 (ChangeKind::FieldMadeRequired, "optional -> required")
             } else {
                 (ChangeKind::FieldMadeOptional, "required -> optional")
             };
-            out.push(change(n, Some(nf), kind, detail.to_owned()));
+            out.push(change(n, Some(&at), kind, detail.to_owned()));
         }
         if old_index != index {
             let detail = format!("position {old_index} -> {index}");
-            out.push(change(n, Some(nf), ChangeKind::FieldMoved, detail));
-        }
-        match (of.format, nf.format) {
-            (None, Some(new)) => {
-                out.push(change(n, Some(nf), ChangeKind::FormatAdded, format!("format `{new}` added")))
-            }
-            (Some(old), None) => {
-                out.push(change(n, Some(nf), ChangeKind::FormatRemoved, format!("format `{old}` removed")))
-            }
-            (Some(old), Some(new)) if old != new => {
-                out.push(change(n, Some(nf), ChangeKind::FormatChanged, format!("format `{old}` -> `{new}`")))
-            }
-            _ => {}
+            out.push(change(n, Some(&at), ChangeKind::FieldMoved, detail));
         }
         if of.rust_name != nf.rust_name {
             let name =
                 |n: &Option<std::borrow::Cow<'static, str>>| n.as_deref().unwrap_or("(from the wire name)").to_owned();
             let detail = format!("rust_name {} -> {}", name(&of.rust_name), name(&nf.rust_name));
-            out.push(change(n, Some(nf), ChangeKind::RustNameChanged, detail));
-        }
-        if of.fixture != nf.fixture {
-            out.push(change(n, Some(nf), ChangeKind::FixtureChanged, "fixture hint changed".to_owned()));
+            out.push(change(n, Some(&at), ChangeKind::RustNameChanged, detail));
         }
         if of.description != nf.description {
-            out.push(change(n, Some(nf), ChangeKind::DescriptionChanged, "description changed".to_owned()));
+            out.push(change(n, Some(&at), ChangeKind::DescriptionChanged, "description changed".to_owned()));
         }
     }
-    for of in os.fields.iter() {
-        if position(&ns.fields, &of.name).is_none() {
-            removed.push((out.len(), of.field_type));
+    for of in old {
+        if position(new, &of.name).is_none() {
+            removed.push((out.len(), of));
             let (kind, what) = if of.required {
                 (ChangeKind::RequiredFieldRemoved, "required")
             } else {
                 (ChangeKind::OptionalFieldRemoved, "optional")
             };
-            out.push(change(n, Some(of), kind, format!("{what} {} field removed", of.field_type)));
+            let at = path(prefix, &of.name);
+            out.push(change(n, Some(&at), kind, format!("{what} {} field removed", of.field_type)));
         }
     }
     // A removed and an added field of the same type may be one rename; it
     // is reported as both, with a note, never guessed.
-    for &(r, field_type) in &removed {
-        for &a in &added {
-            let added_type = ns.fields.iter().find(|f| Some(f.name.to_string()) == out[a].field).map(|f| f.field_type);
-            if added_type == Some(field_type) {
-                let (from, to) = (out[r].field.clone().unwrap_or_default(), out[a].field.clone().unwrap_or_default());
+    for &(r, of) in &removed {
+        for &(a, nf) in &added {
+            if of.field_type == nf.field_type {
                 let note = format!(
-                    "possible rename `{from}` -> `{to}`: renaming is a removal and an addition for every reader"
+                    "possible rename `{}` -> `{}`: renaming is a removal and an addition for every reader",
+                    of.name, nf.name
                 );
                 out[r].note = Some(note.clone());
                 out[a].note = Some(note);
             }
         }
+    }
+}
+
+/// The changes between what a field (or a list's items) holds on the two
+/// sides: its type, format and fixture hint, its list bounds and items,
+/// its nested fields.
+fn value_changes(n: &CheckedType, of: &FieldDescriptor, nf: &FieldDescriptor, at: &str, out: &mut Vec<Change>) {
+    let open = |f: &FieldDescriptor| f.field_type == FieldType::Object && f.fields.is_none();
+    let structured = |f: &FieldDescriptor| f.nested_fields().is_some();
+    if of.field_type != nf.field_type {
+        let detail = format!("type {} -> {}", of.field_type, nf.field_type);
+        let kind = match (of.field_type, nf.field_type) {
+            (FieldType::Integer, FieldType::Number) => ChangeKind::FieldWidened,
+            (FieldType::Number, FieldType::Integer) => ChangeKind::FieldNarrowed,
+            _ => ChangeKind::FieldRetyped,
+        };
+        out.push(change(n, Some(at), kind, detail));
+        return;
+    }
+    if open(of) && structured(nf) {
+        out.push(change(n, Some(at), ChangeKind::FieldNarrowed, "open object -> object with fields".to_owned()));
+    } else if structured(of) && open(nf) {
+        out.push(change(n, Some(at), ChangeKind::FieldWidened, "object with fields -> open object".to_owned()));
+    }
+    match (of.format, nf.format) {
+        (None, Some(new)) => out.push(change(n, Some(at), ChangeKind::FormatAdded, format!("format `{new}` added"))),
+        (Some(old), None) => {
+            out.push(change(n, Some(at), ChangeKind::FormatRemoved, format!("format `{old}` removed")))
+        }
+        (Some(old), Some(new)) if old != new => {
+            out.push(change(n, Some(at), ChangeKind::FormatChanged, format!("format `{old}` -> `{new}`")))
+        }
+        _ => {}
+    }
+    if of.fixture != nf.fixture {
+        out.push(change(n, Some(at), ChangeKind::FixtureChanged, "fixture hint changed".to_owned()));
+    }
+    let (old_min, new_min) = (of.min_items.unwrap_or(0), nf.min_items.unwrap_or(0));
+    let (old_max, new_max) = (of.max_items.unwrap_or(u32::MAX), nf.max_items.unwrap_or(u32::MAX));
+    if (old_min, old_max) != (new_min, new_max) {
+        let bounds = |f: &FieldDescriptor| {
+            let show = |b: Option<u32>| b.map_or_else(|| "-".to_owned(), |b| b.to_string());
+            format!("{}..{}", show(f.min_items), show(f.max_items))
+        };
+        let detail = format!("list bounds {} -> {}", bounds(of), bounds(nf));
+        // Bounds that only allow more lists let new readers read every old
+        // list; bounds that allow fewer only old readers every new one.
+        let kind = if new_min <= old_min && new_max >= old_max {
+            ChangeKind::ListBoundsLoosened
+        } else if new_min >= old_min && new_max <= old_max {
+            ChangeKind::ListBoundsTightened
+        } else {
+            ChangeKind::ListBoundsChanged
+        };
+        out.push(change(n, Some(at), kind, detail));
+    }
+    if let (Some(oi), Some(ni)) = (of.item_type(), nf.item_type()) {
+        value_changes(n, oi, ni, &format!("{at}[]"), out);
+    }
+    if let (Some(ofs), Some(nfs)) = (of.nested_fields(), nf.nested_fields()) {
+        fields_changes(n, ofs, nfs, at, out);
     }
 }
 

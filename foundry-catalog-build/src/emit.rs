@@ -173,44 +173,19 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str) -> Result<String, Defi
     p.doc_comment(0, "");
     p.doc_comment(0, &format!(" Generated from `{}`; its schema hash is `{}`.", t.file, schema.schema_hash));
     p.line(0, &derives());
-    p.text_line(0, &format!("pub struct {name} {{"));
-    for (field, rust_name) in schema.fields.iter().zip(&t.field_names) {
-        let field_name = identifier(&t.file, rust_name)?;
-        for line in doc_text(&field.description) {
-            doc_line_comment(&mut p, INDENT, &line);
-        }
-        let wire = &*field.name;
-        let mut serde_args = Vec::new();
-        if naming::unraw(rust_name) != wire {
-            serde_args.push(Doc::text(format!("rename = {}", string_literal(wire))));
-        }
-        let (base, with) = match field.format.and_then(|f| f.rust_type(runtime)) {
-            Some((ty, with)) => (Doc::text(ty), with),
-            None => (field_type(field.field_type), None),
-        };
-        if let Some(with) = with {
-            let module = if field.required { with } else { format!("{with}::option") };
-            serde_args.push(Doc::text(format!("with = {}", string_literal(&module))));
-        }
-        let ty = if field.required {
-            base
-        } else {
-            serde_args.push(Doc::text("default"));
-            serde_args.push(Doc::text("skip_serializing_if = \"::std::option::Option::is_none\""));
-            Doc::generic("::std::option::Option", vec![base])
-        };
-        if !serde_args.is_empty() {
-            p.line(INDENT, &Doc::attribute("serde", serde_args));
-        }
-        p.line(INDENT, &Doc::Seq(vec![Doc::text(format!("pub {field_name}: ")), ty, Doc::text(",")]));
-    }
-    p.text_line(0, "}");
+    let module = naming::module_name(label).ok_or_else(|| DefinitionError::Internal {
+        file: t.file.clone(),
+        message: format!("`{label}` names no module"),
+    })?;
+    let mut nested = Vec::new();
+    let outer = Scope { runtime, prefix: format!("{module}::") };
+    struct_body(&mut p, 0, name, "", &schema.fields, "", &outer, &t.file, &mut nested)?;
 
     p.breakable_line(0, &format!("impl {runtime}::RecordType"), &format!("for {name} {{"));
     let str_const = |name: &str, value: &str| format!("const {name}: &'static str = {};", string_literal(value));
     p.text_line(INDENT, &str_const("LABEL", label));
     p.text_line(INDENT, &str_const("DESCRIPTION", &schema.description));
-    let descriptors = schema.fields.iter().map(|f| descriptor(f, runtime, &t.file)).collect::<Result<_, _>>()?;
+    let descriptors = schema.fields.iter().map(|f| descriptor(f, runtime, &t.file, true)).collect::<Result<_, _>>()?;
     p.line(
         INDENT,
         &Doc::Seq(vec![
@@ -241,7 +216,183 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str) -> Result<String, Defi
     p.text_line(INDENT, &format!("const SAMPLE_ROWS: usize = {};", schema.sample_rows));
     p.text_line(INDENT, &str_const("SCHEMA_HASH", &schema.schema_hash));
     p.text_line(0, "}");
+    if !nested.is_empty() {
+        nested_module(&mut p, label, &module, runtime, &t.file, nested)?;
+    }
     Ok(p.finish())
+}
+
+/// `pub mod <label> { … }`: the structs of the record type's nested objects,
+/// outermost first, each in field order.
+fn nested_module<'a>(
+    p: &mut Printer,
+    label: &str,
+    module: &str,
+    runtime: &str,
+    file: &str,
+    mut nested: Vec<Nested<'a>>,
+) -> Result<(), DefinitionError> {
+    p.doc_comment(0, &format!(" The nested objects of record type `{label}`."));
+    p.text_line(0, &format!("pub mod {module} {{"));
+    let inner = Scope { runtime: &runtime_in_module(runtime), prefix: String::new() };
+    let mut next = 0;
+    while let Some(object) = nested.get(next) {
+        let (name, fields, path, description) =
+            (object.name.clone(), object.fields, object.path.clone(), object.description);
+        let name = identifier(file, &name)?;
+        p.doc_comment(INDENT, &format!(" The `{path}` object of record type `{label}`."));
+        if !description.trim().is_empty() {
+            p.doc_comment(INDENT, "");
+            for line in doc_text(description) {
+                doc_line_comment(p, INDENT, &line);
+            }
+        }
+        p.line(INDENT, &derives());
+        struct_body(p, INDENT, name, name, fields, &path, &inner, file, &mut nested)?;
+        next += 1;
+    }
+    p.text_line(0, "}");
+    Ok(())
+}
+
+/// The runtime path as written one module further in: a path from the
+/// crate or an extern crate is unchanged; `self::x` becomes `super::x` and
+/// `super::x` gains a `super::`.
+fn runtime_in_module(runtime: &str) -> String {
+    if runtime.starts_with("::") || runtime == "crate" || runtime.starts_with("crate::") {
+        runtime.to_owned()
+    } else if let Some(rest) = runtime.strip_prefix("self::") {
+        format!("super::{rest}")
+    } else if runtime == "self" {
+        "super".to_owned()
+    } else if runtime == "super" || runtime.starts_with("super::") {
+        format!("super::{runtime}")
+    } else {
+        runtime.to_owned()
+    }
+}
+
+/// Where a struct is written: the runtime path as it is written there, and
+/// the prefix that names the nested structs from there.
+struct Scope<'r> {
+    runtime: &'r str,
+    prefix: String,
+}
+
+/// A nested object whose struct is still to be written.
+struct Nested<'a> {
+    /// Its struct's name.
+    name: String,
+    /// Its fields.
+    fields: &'a [FieldDescriptor],
+    /// Its wire path from the record (`seller`, `offers[]`, `seller.address`).
+    path: String,
+    /// The description of the field that holds it (empty for a list's item).
+    description: &'a str,
+}
+
+/// `pub struct name { … }` at `indent` for `fields` of the object at wire
+/// path `path` (empty for the record), whose nested structs are named
+/// after `own` (empty for the record, else `name`); nested objects it
+/// holds are added to `nested`.
+#[allow(clippy::too_many_arguments)]
+fn struct_body<'a>(
+    p: &mut Printer,
+    indent: usize,
+    name: &str,
+    own: &str,
+    fields: &'a [FieldDescriptor],
+    path: &str,
+    scope: &Scope<'_>,
+    file: &str,
+    nested: &mut Vec<Nested<'a>>,
+) -> Result<(), DefinitionError> {
+    let inner = indent + INDENT;
+    p.text_line(indent, &format!("pub struct {name} {{"));
+    for field in fields {
+        let rust_name = naming::rust_field_name(field)
+            .map_err(|(message, _)| DefinitionError::Internal { file: file.to_owned(), message })?;
+        let field_name = identifier(file, &rust_name)?;
+        for line in doc_text(&field.description) {
+            doc_line_comment(p, inner, &line);
+        }
+        let wire = &*field.name;
+        let mut serde_args = Vec::new();
+        if naming::unraw(&rust_name) != wire {
+            serde_args.push(Doc::text(format!("rename = {}", string_literal(wire))));
+        }
+        let value = Value {
+            path: if path.is_empty() { wire.to_owned() } else { format!("{path}.{wire}") },
+            struct_name: naming::nested_type_name(own, wire),
+            description: &field.description,
+            own_field: true,
+        };
+        let (base, with) = value_type(field, value, scope, nested);
+        if let Some(with) = with {
+            let module = if field.required { with } else { format!("{with}::option") };
+            serde_args.push(Doc::text(format!("with = {}", string_literal(&module))));
+        }
+        let ty = if field.required {
+            base
+        } else {
+            serde_args.push(Doc::text("default"));
+            serde_args.push(Doc::text("skip_serializing_if = \"::std::option::Option::is_none\""));
+            Doc::generic("::std::option::Option", vec![base])
+        };
+        if !serde_args.is_empty() {
+            p.line(inner, &Doc::attribute("serde", serde_args));
+        }
+        p.line(inner, &Doc::Seq(vec![Doc::text(format!("pub {field_name}: ")), ty, Doc::text(",")]));
+    }
+    p.text_line(indent, "}");
+    Ok(())
+}
+
+/// What [`value_type`] needs to know of a value beyond its descriptor.
+struct Value<'a> {
+    /// Its wire path from the record (`seller.name`, `offers[]`).
+    path: String,
+    /// The struct it gets if it is a nested object.
+    struct_name: Option<String>,
+    /// The description of the field that holds it (empty for an item).
+    description: &'a str,
+    /// Whether it is a field's own value (not a list's item).
+    own_field: bool,
+}
+
+/// The Rust type of a field's or an item's values, and the serde `with`
+/// module it needs (a field's own only: a list of dates holds their text,
+/// since no `with` module reaches into a `Vec`). A nested object's struct
+/// is added to `nested`.
+fn value_type<'a>(
+    field: &'a FieldDescriptor,
+    value: Value<'a>,
+    scope: &Scope<'_>,
+    nested: &mut Vec<Nested<'a>>,
+) -> (Doc, Option<String>) {
+    if let Some((ty, with)) = field.format.and_then(|f| f.rust_type(scope.runtime))
+        && (value.own_field || with.is_none())
+    {
+        return (Doc::text(ty), with);
+    }
+    match (field.field_type, field.item_type(), field.nested_fields(), value.struct_name) {
+        (FieldType::Array, Some(item), _, struct_name) => {
+            let item_value = Value {
+                path: format!("{}[]", value.path),
+                struct_name: struct_name.as_deref().map(naming::item_type_name),
+                description: "",
+                own_field: false,
+            };
+            let (inner, _) = value_type(item, item_value, scope, nested);
+            (Doc::generic("::std::vec::Vec", vec![inner]), None)
+        }
+        (FieldType::Object, _, Some(fields), Some(name)) => {
+            let ty = format!("{}{name}", scope.prefix);
+            nested.push(Nested { name, fields, path: value.path, description: value.description });
+            (Doc::text(ty), None)
+        }
+        (field_type, ..) => (self::field_type(field_type), None),
+    }
 }
 
 /// `#[derive(…)]` of every struct.
@@ -267,28 +418,35 @@ fn field_type(field_type: FieldType) -> Doc {
         FieldType::Number => Doc::text("f64"),
         FieldType::Integer => Doc::text("i64"),
         FieldType::Boolean => Doc::text("bool"),
-        FieldType::Object => Doc::generic(
+        // A list without items or an object with fields never gets here
+        // (the check requires items; nested objects have structs).
+        FieldType::Object | FieldType::Array => Doc::generic(
             "::serde_json::Map",
             vec![Doc::text("::std::string::String"), Doc::text("::serde_json::Value")],
         ),
     }
 }
 
-fn descriptor(field: &FieldDescriptor, runtime: &str, file: &str) -> Result<Doc, DefinitionError> {
+/// The constant expression of a field's descriptor (or, `named` false, a
+/// list item's), nested descriptors in `const { … }` blocks.
+fn descriptor(field: &FieldDescriptor, runtime: &str, file: &str, named: bool) -> Result<Doc, DefinitionError> {
     let field_type = match field.field_type {
         FieldType::String => "String",
         FieldType::Number => "Number",
         FieldType::Integer => "Integer",
         FieldType::Boolean => "Boolean",
         FieldType::Object => "Object",
+        FieldType::Array => "Array",
     };
+    let none = || Doc::text("::std::option::Option::None");
+    let some = |doc: Doc| Doc::call("::std::option::Option::Some", vec![doc]);
     let hint = match &field.fixture {
-        None => Doc::text("::std::option::Option::None"),
+        None => none(),
         Some(hint) => {
             let with_text = |kind: &str, text: &str| {
                 Doc::call(format!("{runtime}::FixtureHint::{kind}"), vec![Doc::text(string_literal(text))])
             };
-            let hint = match hint {
+            some(match hint {
                 FixtureHint::Text(s) => with_text("text", s),
                 FixtureHint::Token(s) => with_text("token", s),
                 FixtureHint::Date(s) => with_text("date", s),
@@ -305,27 +463,54 @@ fn descriptor(field: &FieldDescriptor, runtime: &str, file: &str) -> Result<Doc,
                 }
                 FixtureHint::Sequence => Doc::text(format!("{runtime}::FixtureHint::Sequence")),
                 FixtureHint::Absent => Doc::text(format!("{runtime}::FixtureHint::Absent")),
-            };
-            Doc::call("::std::option::Option::Some", vec![hint])
+            })
         }
     };
-    Ok(Doc::call(
-        format!("{runtime}::FieldDescriptor::new"),
-        vec![
-            Doc::text(string_literal(&field.name)),
-            Doc::text(format!("{runtime}::FieldType::{field_type}")),
-            Doc::text(if field.required { "true" } else { "false" }),
-            Doc::text(string_literal(&field.description)),
-            hint,
-            match field.format {
-                None => Doc::text("::std::option::Option::None"),
-                Some(format) => Doc::call(
-                    "::std::option::Option::Some",
-                    vec![Doc::text(format!("{runtime}::FieldFormat::{format:?}"))],
-                ),
-            },
-        ],
-    ))
+    let format = match field.format {
+        None => none(),
+        Some(format) => some(Doc::text(format!("{runtime}::FieldFormat::{format:?}"))),
+    };
+    let bound = |bound: Option<u32>| bound.map_or_else(none, |n| some(Doc::text(n.to_string())));
+    let (name, required, description) =
+        if named { (&*field.name, field.required, &*field.description) } else { ("", true, "") };
+    let head = [
+        Doc::text(string_literal(name)),
+        Doc::text(if required { "true" } else { "false" }),
+        Doc::text(string_literal(description)),
+    ];
+    let constructor = |name: &str| format!("{runtime}::FieldDescriptor::{name}");
+    let table = |descriptors: Vec<Doc>| Doc::const_block(Doc::Seq(vec![Doc::text("&"), Doc::array(descriptors)]));
+    Ok(match (field.item_type(), field.nested_fields()) {
+        (Some(item), _) => {
+            let item = descriptor(item, runtime, file, false)?;
+            let mut args = Vec::from(head);
+            args.extend([hint, table(vec![item]), bound(field.min_items), bound(field.max_items)]);
+            Doc::call(constructor("array"), args)
+        }
+        (None, Some(fields)) => {
+            let fields = fields.iter().map(|f| descriptor(f, runtime, file, true)).collect::<Result<_, _>>()?;
+            let mut args = Vec::from(head);
+            args.extend([hint, table(fields)]);
+            Doc::call(constructor("object"), args)
+        }
+        (None, None) if !named => {
+            Doc::call(constructor("item"), vec![Doc::text(format!("{runtime}::FieldType::{field_type}")), hint, format])
+        }
+        (None, None) => {
+            let [name, required, description] = head;
+            Doc::call(
+                constructor("new"),
+                vec![
+                    name,
+                    Doc::text(format!("{runtime}::FieldType::{field_type}")),
+                    required,
+                    description,
+                    hint,
+                    format,
+                ],
+            )
+        }
+    })
 }
 
 /// A name checked to be an identifier, or an internal error instead of

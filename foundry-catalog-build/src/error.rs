@@ -18,6 +18,13 @@ pub enum Location {
         /// The field's wire name.
         name: String,
     },
+    /// A place inside a field: a field of a nested object or the items of
+    /// a list, written as the steps to it from the top-level field, such
+    /// as ``fields[2] `seller`.fields[0] `name` `` or ``fields[1] `tags`.items``.
+    Nested {
+        /// The steps, joined by `.`.
+        path: String,
+    },
 }
 
 impl fmt::Display for Location {
@@ -26,7 +33,60 @@ impl fmt::Display for Location {
             Location::RecordLabel => f.write_str("record_label"),
             Location::SampleRows => f.write_str("sample_rows"),
             Location::Fields => f.write_str("fields"),
-            Location::Field { index, name } => write!(f, "fields[{index}] `{name}`"),
+            Location::Field { index, name } => f.write_str(&Step::Field(*index, name.clone()).to_string()),
+            Location::Nested { path } => f.write_str(path),
+        }
+    }
+}
+
+/// One step into a definition's fields.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A field of `fields`, by index and wire name.
+    Field(usize, String),
+    /// A list's `items`.
+    Items,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Field(index, name) => write!(f, "fields[{index}] `{name}`"),
+            Step::Items => f.write_str("items"),
+        }
+    }
+}
+
+/// The steps from a definition's `fields` to a field or item, as the
+/// checks walk them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Path(Vec<Step>);
+
+impl Path {
+    /// The definition's own `fields`.
+    pub(crate) fn root() -> Path {
+        Path::default()
+    }
+
+    /// The field `index` (wire name `name`) of the object at this path.
+    pub(crate) fn field(&self, index: usize, name: &str) -> Path {
+        let mut steps = self.0.clone();
+        steps.push(Step::Field(index, name.to_owned()));
+        Path(steps)
+    }
+
+    /// The items of the list at this path.
+    pub(crate) fn items(&self) -> Path {
+        let mut steps = self.0.clone();
+        steps.push(Step::Items);
+        Path(steps)
+    }
+
+    /// Where this is, as an error names it.
+    pub(crate) fn location(&self) -> Location {
+        match self.0.as_slice() {
+            [Step::Field(index, name)] => Location::Field { index: *index, name: name.clone() },
+            steps => Location::Nested { path: steps.iter().map(Step::to_string).collect::<Vec<_>>().join(".") },
         }
     }
 }

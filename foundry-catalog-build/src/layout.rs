@@ -42,6 +42,10 @@ pub(crate) enum Doc {
     Seq(Vec<Doc>),
     /// `open`, items separated by `, `, `close`: one line, or one item a line.
     List(List),
+    /// A block expression with one expression in it (`const { … }`), which
+    /// prettyplease always breaks: the head and `{`, the expression on a
+    /// line of its own four spaces in, and `}` back on the block's line.
+    Block(&'static str, Box<Doc>),
 }
 
 /// A delimited list (see [`Doc::List`]).
@@ -85,12 +89,19 @@ impl Doc {
         ])
     }
 
-    /// The width of the piece written on one line.
+    /// An inline `const { expr }` block.
+    pub(crate) fn const_block(expr: Doc) -> Doc {
+        Doc::Block("const", Box::new(expr))
+    }
+
+    /// The width of the piece written on one line; a block never is, so
+    /// it is wider than any line and breaks every list around it.
     fn flat_width(&self) -> usize {
         match self {
             Doc::Text(text) => text.len(),
-            Doc::Seq(parts) => parts.iter().map(Doc::flat_width).sum(),
+            Doc::Seq(parts) => parts.iter().map(Doc::flat_width).fold(0, usize::saturating_add),
             Doc::List(list) => list.flat_width(),
+            Doc::Block(..) => usize::MAX / 2,
         }
     }
 
@@ -104,14 +115,16 @@ impl Doc {
             // one is written as one word).
             Doc::List(list) if list.items.is_empty() => (list.open.len() + list.close.len(), false),
             Doc::List(list) => (list.open.len(), true),
+            // `head {` then the break.
+            Doc::Block(head, _) => (head.len() + 2, true),
         }
     }
 }
 
 impl List {
     fn flat_width(&self) -> usize {
-        let items: usize = self.items.iter().map(Doc::flat_width).sum();
-        self.open.len() + items + 2 * self.items.len().saturating_sub(1) + self.close.len()
+        let items = self.items.iter().map(Doc::flat_width).fold(0, usize::saturating_add);
+        (self.open.len() + 2 * self.items.len().saturating_sub(1) + self.close.len()).saturating_add(items)
     }
 }
 
@@ -183,7 +196,7 @@ impl Printer {
     fn fits(&self, indent: usize, width: usize) -> bool {
         let space = MARGIN.saturating_sub(indent).max(MIN_SPACE);
         let used = (self.out.len() - self.line_start).saturating_sub(indent);
-        used + width <= space
+        used.saturating_add(width) <= space
     }
 
     /// Writes `doc`; `indent` is the indentation of the box it belongs to
@@ -202,6 +215,16 @@ impl Printer {
                 }
             }
             Doc::List(list) => self.list(list, indent, trailing),
+            Doc::Block(head, expr) => {
+                self.out.push_str(head);
+                self.out.push_str(" {");
+                self.newline();
+                self.spaces(indent + INDENT);
+                self.doc(expr, indent + INDENT, 0);
+                self.newline();
+                self.spaces(indent);
+                self.out.push('}');
+            }
         }
     }
 
@@ -211,7 +234,7 @@ impl Printer {
             self.out.push_str(list.close);
             return;
         };
-        let width = list.flat_width() - list.open.len() + trailing;
+        let width = (list.flat_width() - list.open.len()).saturating_add(trailing);
         if self.fits(indent, width) {
             for (i, item) in list.items.iter().enumerate() {
                 if i > 0 {
@@ -251,6 +274,13 @@ impl Printer {
                     self.flat(item);
                 }
                 self.out.push_str(list.close);
+            }
+            // Never flat (it never fits); written as the one-line form.
+            Doc::Block(head, expr) => {
+                self.out.push_str(head);
+                self.out.push_str(" { ");
+                self.flat(expr);
+                self.out.push_str(" }");
             }
         }
     }

@@ -6,7 +6,16 @@
 //! suffix (`self_`). A name that starts with a digit gets a `_` prefix
 //! (`2fa` → `_2fa`). The wire name is always kept through
 //! `#[serde(rename = "…")]` when it differs from the Rust name.
+//!
+//! A nested object's struct is named after its path, each field on the
+//! way in UpperCamelCase, with `Item` for a list's items (`offers` › items
+//! › `seller` → `OffersItemSeller`), and declared in a module named after
+//! the record label (`price_observation::OffersItemSeller`), as prost puts
+//! nested messages in a module named after their parent. Names therefore
+//! never clash across record types; two paths of one record type that give
+//! one name are an error naming both.
 
+use foundry_catalog_core::FieldDescriptor;
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// Every Rust keyword, strict and reserved, up to edition 2024.
@@ -84,4 +93,42 @@ pub(crate) fn is_identifier(name: &str) -> bool {
         && bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
         && bare != "_";
     well_formed && if raw { !NOT_RAW.contains(&bare) } else { !KEYWORDS.contains(&bare) }
+}
+
+/// The Rust name of a field: its `rust_name` when it has one (checked),
+/// otherwise the one made from its wire name; or what is wrong, with a
+/// hint.
+pub(crate) fn rust_field_name(field: &FieldDescriptor) -> Result<String, (String, &'static str)> {
+    match &field.rust_name {
+        Some(explicit) => explicit_field_name(explicit).ok_or_else(|| {
+            (
+                format!("`rust_name` {explicit:?} is not a Rust field name"),
+                "write a snake_case identifier such as `self_type`; a keyword that can be raw is written `r#type`",
+            )
+        }),
+        None => {
+            field_name(&field.name).ok_or(("the name leaves no Rust identifier".to_owned(), "use a name with letters"))
+        }
+    }
+}
+
+/// The struct of a nested object: its parent object's struct name (empty
+/// for the record) followed by the field's name in UpperCamelCase (`` +
+/// `seller` → `Seller`, `Seller` + `address` → `SellerAddress`). `None`
+/// when that leaves no name, a keyword, or a name starting with a digit.
+pub(crate) fn nested_type_name(parent: &str, field: &str) -> Option<String> {
+    let name = format!("{parent}{}", field.to_upper_camel_case());
+    is_identifier(&name).then_some(name)
+}
+
+/// The module that holds a record type's nested structs: its label, as
+/// a field name would be written (`r#type` for a keyword label).
+pub(crate) fn module_name(label: &str) -> Option<String> {
+    field_name(label)
+}
+
+/// The struct of a list's object items: the list's name followed by
+/// `Item` (`Offers` → `OffersItem`).
+pub(crate) fn item_type_name(list: &str) -> String {
+    format!("{list}Item")
 }

@@ -63,22 +63,40 @@ pub const DEFAULT_FRACTION: f64 = 0.5;
 
 /// The hint used when a field has none: its format's default recipe, or
 /// (without a format) text named after the field for strings, a sequence
-/// for numbers, a default payload for objects.
+/// for numbers, integers and booleans, a default payload for open objects.
+/// Lists and nested objects take none: their items and fields have their
+/// own.
 pub fn default_hint(field: &FieldDescriptor) -> FixtureHint {
+    default_hint_named(field, &field.name)
+}
+
+/// [`default_hint`] for a value named `name` (a list's items are named
+/// after the list).
+fn default_hint_named(field: &FieldDescriptor, name: &str) -> FixtureHint {
     match field.format {
         Some(FieldFormat::Date) => FixtureHint::date(DEFAULT_DATE),
         Some(FieldFormat::Url) => FixtureHint::url(DEFAULT_URL_BASE),
         Some(FieldFormat::Fraction) => FixtureHint::Fraction(DEFAULT_FRACTION),
-        Some(FieldFormat::Token | FieldFormat::Key) => FixtureHint::Token(Cow::Owned(default_token(&field.name))),
+        Some(FieldFormat::Token | FieldFormat::Key) => FixtureHint::Token(Cow::Owned(default_token(name))),
         Some(FieldFormat::Payload) => FixtureHint::payload(DEFAULT_FIXTURE_MODE),
-        Some(FieldFormat::Text) => FixtureHint::Text(Cow::Owned(words(&field.name))),
+        Some(FieldFormat::Text) => FixtureHint::Text(Cow::Owned(words(name))),
         None => match field.field_type {
-            FieldType::String => FixtureHint::Text(Cow::Owned(words(&field.name))),
-            FieldType::Number | FieldType::Integer | FieldType::Boolean => FixtureHint::Sequence,
+            FieldType::String => FixtureHint::Text(Cow::Owned(words(name))),
+            FieldType::Number | FieldType::Integer | FieldType::Boolean | FieldType::Array => FixtureHint::Sequence,
             FieldType::Object => FixtureHint::payload(DEFAULT_FIXTURE_MODE),
         },
     }
 }
+
+/// How many items a list holds in every fixture row: [`LIST_ITEMS`], moved
+/// into the field's `min_items`..=`max_items`.
+pub fn list_len(field: &FieldDescriptor) -> usize {
+    let len = LIST_ITEMS.max(field.min_items.unwrap_or(0)).min(field.max_items.unwrap_or(u32::MAX));
+    usize::try_from(len).unwrap_or(usize::MAX)
+}
+
+/// The number of items of a fixture list whose bounds allow it.
+pub const LIST_ITEMS: u32 = 2;
 
 /// `fixture_<field name in snake_case>`, a `lowercase_underscore` token.
 fn default_token(name: &str) -> String {
@@ -99,24 +117,47 @@ pub fn hint_fits(hint: &FixtureHint, field: &FieldDescriptor) -> bool {
 /// otherwise the default. (A hint that does not fit is rejected by the build;
 /// this fallback only keeps hand-made descriptors from panicking.)
 pub fn effective_hint(field: &FieldDescriptor) -> Cow<'_, FixtureHint> {
+    effective_hint_named(field, &field.name)
+}
+
+fn effective_hint_named<'a>(field: &'a FieldDescriptor, name: &str) -> Cow<'a, FixtureHint> {
     match &field.fixture {
         Some(FixtureHint::Absent) if !field.required => Cow::Owned(FixtureHint::Absent),
         Some(hint) if hint_fits(hint, field) => Cow::Borrowed(hint),
-        _ => Cow::Owned(default_hint(field)),
+        _ => Cow::Owned(default_hint_named(field, name)),
     }
 }
 
 /// The field's value on `row`, or `None` when the field is left out
 /// (an optional field with the `"absent"` hint).
+///
+/// A list holds [`list_len`] items, each the value its item type has on
+/// `row` (text items are named after the list); a nested object holds its
+/// fields' values on `row`, as a row does.
 pub fn value(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Value> {
-    match field.field_type {
-        FieldType::String => optional_string(field, slug, row).map(Value::String),
-        FieldType::Number => optional_number(field, row).map(number_value),
-        // Rows count 1, 2, 3… and alternate true, false… (the `sequence` hint).
-        FieldType::Integer => present(field).then(|| Value::from(row as u64)),
-        FieldType::Boolean => present(field).then_some(Value::Bool(row % 2 == 1)),
-        FieldType::Object => optional_object(field, slug).map(Value::Object),
+    value_named(field, &field.name, slug, row)
+}
+
+fn value_named(field: &FieldDescriptor, name: &str, slug: &str, row: usize) -> Option<Value> {
+    let hint = effective_hint_named(field, name);
+    if matches!(*hint, FixtureHint::Absent) {
+        return None;
     }
+    Some(match field.field_type {
+        FieldType::String => Value::String(string_from(&hint, field, name, slug, row)),
+        FieldType::Number => number_value(number_from(&hint, row)),
+        // Rows count 1, 2, 3… and alternate true, false… (the `sequence` hint).
+        FieldType::Integer => Value::from(row as u64),
+        FieldType::Boolean => Value::Bool(row % 2 == 1),
+        FieldType::Object => match field.nested_fields() {
+            Some(fields) => Value::Object(self::row(fields, slug, row)),
+            None => Value::Object(object_from(&hint, slug)),
+        },
+        FieldType::Array => {
+            let item = field.item_type()?;
+            Value::Array((0..list_len(field)).filter_map(|_| value_named(item, name, slug, row)).collect())
+        }
+    })
 }
 
 /// One fixture row as a JSON object whose keys are in field order.
@@ -129,36 +170,7 @@ pub fn rows(schema: &RecordSchema, slug: &str) -> Vec<Map<String, Value>> {
     (1..=schema.sample_rows).map(|n| row(&schema.fields, slug, n)).collect()
 }
 
-/// Whether an integer or boolean field has a value (not `"absent"`).
-fn present(field: &FieldDescriptor) -> bool {
-    !matches!(&*effective_hint(field), FixtureHint::Absent)
-}
-
-/// The string value of an optional string field, `None` for `"absent"`.
-fn optional_string(field: &FieldDescriptor, slug: &str, row: usize) -> Option<String> {
-    match &*effective_hint(field) {
-        FixtureHint::Absent => None,
-        hint => Some(string_from(hint, field, slug, row)),
-    }
-}
-
-/// The numeric value of an optional number field, `None` for `"absent"`.
-fn optional_number(field: &FieldDescriptor, row: usize) -> Option<f64> {
-    match &*effective_hint(field) {
-        FixtureHint::Absent => None,
-        hint => Some(number_from(hint, row)),
-    }
-}
-
-/// The object value of an optional object field, `None` for `"absent"`.
-fn optional_object(field: &FieldDescriptor, slug: &str) -> Option<Map<String, Value>> {
-    match &*effective_hint(field) {
-        FixtureHint::Absent => None,
-        hint => Some(object_from(hint, slug)),
-    }
-}
-
-fn string_from(hint: &FixtureHint, field: &FieldDescriptor, slug: &str, row: usize) -> String {
+fn string_from(hint: &FixtureHint, field: &FieldDescriptor, name: &str, slug: &str, row: usize) -> String {
     match hint {
         FixtureHint::Text(phrase) => format!("{TEXT_PREFIX} {phrase}{}", row_suffix(row)),
         // A key differs on every row, row 1 included, and has no space.
@@ -166,7 +178,7 @@ fn string_from(hint: &FixtureHint, field: &FieldDescriptor, slug: &str, row: usi
         FixtureHint::Token(token) => format!("{token}{}", row_suffix(row)),
         FixtureHint::Date(first) => date_on_row(first, row),
         FixtureHint::Url(base) => format!("{}/{slug}/{row}", base.trim_end_matches('/')),
-        _ => format!("{TEXT_PREFIX} {}{}", words(&field.name), row_suffix(row)),
+        _ => format!("{TEXT_PREFIX} {}{}", words(name), row_suffix(row)),
     }
 }
 

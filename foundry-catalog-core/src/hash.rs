@@ -6,18 +6,25 @@
 //! {"fields":[{"name":…,"required":…,"type":…},…],"record_label":…}
 //! ```
 //!
-//! with the fields in definition order. Descriptions and fixture hints are
-//! left out, so editing prose never changes the hash; renaming, retyping,
-//! reordering a field or flipping `required` always does.
+//! with the fields in definition order. A list field adds `items` (its item
+//! type: `type` and, as it has them, `items`, `fields`, `min_items`,
+//! `max_items`) and its own `min_items` / `max_items`; a nested object
+//! adds `fields`, each written as a top-level field is. A key a field does
+//! not have is left out, so a definition without lists or nested objects
+//! has the canonical form it always had. Descriptions, fixture hints,
+//! formats and Rust names are left out, so editing prose never changes the
+//! hash; renaming, retyping, reordering a field at any depth, changing an
+//! item type or a list bound, or flipping `required` always does.
 //!
 //! `schema_hash` is the lowercase hex SHA-256 of the canonical form's UTF-8
 //! bytes, cut to the first 40 characters when the definition asks for a
 //! 40-character digest.
 //!
-//! Why plain `serde_json` output is JCS here: the object holds only strings
-//! and booleans (no numbers, whose JCS form differs), its keys are ASCII and
-//! are declared below in sorted order, and `serde_json` escapes strings
-//! exactly as JCS does (`\"`, `\\`, `\b \f \n \r \t`, other control
+//! Why plain `serde_json` output is JCS here: the object holds strings,
+//! booleans and list bounds, which are integers below 2^32 (JCS writes an
+//! integer below 2^53 as its decimal digits, as `serde_json` does), its
+//! keys are ASCII and are declared below in sorted order, and `serde_json`
+//! escapes strings exactly as JCS does (`\"`, `\\`, `\b \f \n \r \t`, other control
 //! characters as lowercase `\u00xx`, everything else verbatim).
 
 use serde::Serialize;
@@ -25,13 +32,47 @@ use sha2::{Digest, Sha256};
 
 use crate::model::{DigestLength, FieldDescriptor, RecordSchema};
 
-/// One field in the canonical form. Keys are declared in JCS (sorted) order.
+/// One field in the canonical form. Keys are declared in JCS (sorted) order;
+/// those a field without nesting lacks are left out, so a definition that
+/// uses only strings, numbers, integers, booleans and open objects has the
+/// canonical form it always had.
 #[derive(Serialize)]
 struct CanonicalField<'a> {
-    name: &'a str,
-    required: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<Vec<CanonicalField<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    items: Option<Box<CanonicalField<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_items: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_items: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    required: Option<bool>,
     #[serde(rename = "type")]
     field_type: &'static str,
+}
+
+impl<'a> CanonicalField<'a> {
+    /// A named field: its name and required flag, then its type.
+    fn field(field: &'a FieldDescriptor) -> Self {
+        CanonicalField { name: Some(&field.name), required: Some(field.required), ..CanonicalField::value(field) }
+    }
+
+    /// A value's type: the JSON type, and for a list its items and bounds,
+    /// for a nested object its fields.
+    fn value(field: &'a FieldDescriptor) -> Self {
+        CanonicalField {
+            fields: field.nested_fields().map(|fields| fields.iter().map(CanonicalField::field).collect()),
+            items: field.item_type().map(|item| Box::new(CanonicalField::value(item))),
+            max_items: field.max_items,
+            min_items: field.min_items,
+            name: None,
+            required: None,
+            field_type: field.field_type.as_str(),
+        }
+    }
 }
 
 /// The canonical form. Keys are declared in JCS (sorted) order.
@@ -52,13 +93,7 @@ struct Canonical<'a> {
 /// );
 /// ```
 pub fn canonical_json(record_label: &str, fields: &[FieldDescriptor]) -> String {
-    let canonical = Canonical {
-        fields: fields
-            .iter()
-            .map(|f| CanonicalField { name: &f.name, required: f.required, field_type: f.field_type.as_str() })
-            .collect(),
-        record_label,
-    };
+    let canonical = Canonical { fields: fields.iter().map(CanonicalField::field).collect(), record_label };
     // Serializing structs of strings and booleans into a String cannot fail.
     serde_json::to_string(&canonical).unwrap_or_default()
 }

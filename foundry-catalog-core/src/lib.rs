@@ -32,7 +32,7 @@ mod wire_enum;
 
 pub use format::{AbsoluteUrl, FieldFormat, InvalidUrl};
 pub use model::{
-    DigestLength, FieldDescriptor, FieldType, FixtureHint, RecordSchema, SampleStatus, SampleType,
+    DigestLength, FieldDescriptor, FieldType, FixtureHint, Items, RecordSchema, SampleStatus, SampleType,
     is_lowercase_underscore,
 };
 pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};

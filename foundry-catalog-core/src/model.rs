@@ -30,8 +30,11 @@ crate::wire_enum! {
         Integer = "integer",
         /// `true` or `false` (`bool` in generated code).
         Boolean = "boolean",
-        /// A JSON object (`serde_json::Map<String, serde_json::Value>` in generated code).
+        /// A JSON object: with `fields`, a struct of its own in generated
+        /// code; without, an open `serde_json::Map<String, serde_json::Value>`.
         Object = "object",
+        /// A JSON array of `items` (`Vec<T>` in generated code).
+        Array = "array",
     }
 }
 
@@ -220,6 +223,7 @@ impl FixtureHint {
             FieldType::Number => &["fraction", "sequence"],
             FieldType::Integer | FieldType::Boolean => &["sequence"],
             FieldType::Object => &["payload"],
+            FieldType::Array => &[],
         }
     }
 }
@@ -256,6 +260,19 @@ pub struct FieldDescriptor {
     /// definitions only; generated constants leave it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rust_name: Option<Cow<'static, str>>,
+    /// `array` fields: the type of every item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Items>,
+    /// `array` fields: the fewest items a list may hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u32>,
+    /// `array` fields: the most items a list may hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u32>,
+    /// `object` fields: the fields of the nested object, in wire order;
+    /// `None` for an open object (any keys, any values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Cow<'static, [FieldDescriptor]>>,
 }
 
 impl FieldDescriptor {
@@ -276,7 +293,163 @@ impl FieldDescriptor {
             fixture,
             format,
             rust_name: None,
+            items: None,
+            min_items: None,
+            max_items: None,
+            fields: None,
         }
+    }
+
+    /// An `array` field whose items are `items` (made with
+    /// [`FieldDescriptor::item`], [`FieldDescriptor::array`] or
+    /// [`FieldDescriptor::object`], unnamed), usable in constants.
+    #[allow(clippy::too_many_arguments)]
+    pub const fn array(
+        name: &'static str,
+        required: bool,
+        description: &'static str,
+        fixture: Option<FixtureHint>,
+        items: &'static [FieldDescriptor; 1],
+        min_items: Option<u32>,
+        max_items: Option<u32>,
+    ) -> Self {
+        FieldDescriptor {
+            name: Cow::Borrowed(name),
+            field_type: FieldType::Array,
+            required,
+            description: Cow::Borrowed(description),
+            fixture,
+            format: None,
+            rust_name: None,
+            items: Some(Items(Cow::Borrowed(items))),
+            min_items,
+            max_items,
+            fields: None,
+        }
+    }
+
+    /// An `object` field with these nested fields, usable in constants.
+    pub const fn object(
+        name: &'static str,
+        required: bool,
+        description: &'static str,
+        fixture: Option<FixtureHint>,
+        fields: &'static [FieldDescriptor],
+    ) -> Self {
+        FieldDescriptor {
+            name: Cow::Borrowed(name),
+            field_type: FieldType::Object,
+            required,
+            description: Cow::Borrowed(description),
+            fixture,
+            format: None,
+            rust_name: None,
+            items: None,
+            min_items: None,
+            max_items: None,
+            fields: Some(Cow::Borrowed(fields)),
+        }
+    }
+
+    /// The item of a list of scalars: a descriptor without a name,
+    /// required, undescribed; usable in constants.
+    pub const fn item(field_type: FieldType, fixture: Option<FixtureHint>, format: Option<FieldFormat>) -> Self {
+        FieldDescriptor::new("", field_type, true, "", fixture, format)
+    }
+
+    /// The items of an `array` field.
+    pub fn item_type(&self) -> Option<&FieldDescriptor> {
+        self.items.as_ref().map(Items::get)
+    }
+
+    /// The nested fields of an `object` field that has them.
+    pub fn nested_fields(&self) -> Option<&[FieldDescriptor]> {
+        self.fields.as_deref()
+    }
+
+    /// How deeply values of this field nest: 0 for a scalar or an open
+    /// object, one more than its deepest part for a list or a nested
+    /// object.
+    pub fn depth(&self) -> usize {
+        let items = self.item_type().map_or(0, |item| 1 + item.depth());
+        let fields = self.nested_fields().map_or(0, |fields| 1 + fields.iter().map(Self::depth).max().unwrap_or(0));
+        items.max(fields)
+    }
+}
+
+/// The item type of an `array` field: one descriptor without a name of its
+/// own (`name` is empty, `required` is true, the description empty). In a
+/// definition it is written with the type keys only: `type`, and
+/// `fixture`, `format`, `items`, `min_items`, `max_items` or `fields` as
+/// its type takes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Items(Cow<'static, [FieldDescriptor]>);
+
+impl Items {
+    /// Items described by `item`.
+    pub fn new(item: FieldDescriptor) -> Self {
+        Items(Cow::Owned(vec![item]))
+    }
+
+    /// The item descriptor.
+    pub fn get(&self) -> &FieldDescriptor {
+        // Both constructors hold exactly one descriptor.
+        &self.0[0]
+    }
+}
+
+/// An item as a definition writes it: the type keys of a field.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ItemKeys {
+    #[serde(rename = "type")]
+    field_type: FieldType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fixture: Option<FixtureHint>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    format: Option<FieldFormat>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    items: Option<Items>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    min_items: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_items: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fields: Option<Cow<'static, [FieldDescriptor]>>,
+}
+
+impl Serialize for Items {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let item = self.get().clone();
+        ItemKeys {
+            field_type: item.field_type,
+            fixture: item.fixture,
+            format: item.format,
+            items: item.items,
+            min_items: item.min_items,
+            max_items: item.max_items,
+            fields: item.fields,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Items {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let keys = ItemKeys::deserialize(deserializer)?;
+        Ok(Items::new(FieldDescriptor {
+            name: Cow::Borrowed(""),
+            field_type: keys.field_type,
+            required: true,
+            description: Cow::Borrowed(""),
+            fixture: keys.fixture,
+            format: keys.format,
+            rust_name: None,
+            items: keys.items,
+            min_items: keys.min_items,
+            max_items: keys.max_items,
+            fields: keys.fields,
+        }))
     }
 }
 

@@ -17,7 +17,12 @@ fn base() -> Value {
             {"name": "weightKg", "type": "number", "required": true, "description": "Weight."},
             {"name": "note", "type": "string", "required": false, "description": "Free text."},
             {"name": "route", "type": "object", "required": false, "description": "Legs."},
-            {"name": "pieces", "type": "integer", "required": true, "description": "Parcels in the shipment."}
+            {"name": "pieces", "type": "integer", "required": true, "description": "Parcels in the shipment."},
+            {"name": "tags", "type": "array", "items": {"type": "string"}, "min_items": 1, "max_items": 5, "required": true, "description": "Labels."},
+            {"name": "sender", "type": "object", "required": true, "description": "Who sent it.", "fields": [
+                {"name": "name", "type": "string", "required": true, "description": "Sender's name."},
+                {"name": "country", "type": "string", "required": false, "description": "Sender's country."}
+            ]}
         ]
     })
 }
@@ -90,6 +95,32 @@ fn edits() -> Vec<(&'static str, Edit)> {
         ("fixture_changed", edit(|d| fields(d)[2]["fixture"] = json!({"text": "courier remark"}))),
         ("description_changed", edit(|d| fields(d)[0]["description"] = json!("Tracking number."))),
         ("possible_rename", edit(|d| fields(d)[2]["name"] = json!("remark"))),
+        ("list_bounds_loosened", edit(|d| fields(d)[5]["max_items"] = json!(10))),
+        ("list_bounds_tightened", edit(|d| fields(d)[5]["max_items"] = json!(3))),
+        (
+            "list_bounds_changed",
+            edit(|d| {
+                fields(d)[5]["min_items"] = json!(2);
+                fields(d)[5]["max_items"] = json!(10);
+            }),
+        ),
+        ("items_retyped", edit(|d| fields(d)[5]["items"]["type"] = json!("integer"))),
+        (
+            "nested_field_added",
+            edit(|d| {
+                let city = json!({"name": "city", "type": "string", "required": false, "description": "City."});
+                fields(&mut fields(d)[6]).push(city);
+            }),
+        ),
+        ("nested_field_retyped", edit(|d| fields(&mut fields(d)[6])[0]["type"] = json!("integer"))),
+        ("nested_field_made_required", edit(|d| fields(&mut fields(d)[6])[1]["required"] = json!(true))),
+        (
+            "open_object_given_fields",
+            edit(|d| {
+                fields(d)[3]["fields"] =
+                    json!([{"name": "legs", "type": "integer", "required": true, "description": "Legs."}])
+            }),
+        ),
     ]
 }
 

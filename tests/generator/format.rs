@@ -62,12 +62,8 @@ pub(crate) fn field(
 ) -> FieldDescriptor {
     FieldDescriptor {
         name: Cow::Owned(name.to_owned()),
-        field_type,
-        required,
         description: Cow::Owned(description.to_owned()),
-        fixture,
-        format: None,
-        rust_name: None,
+        ..FieldDescriptor::new("", field_type, required, "", fixture, None)
     }
 }
 
@@ -144,31 +140,22 @@ fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
         .boxed(),
         FieldType::Integer | FieldType::Boolean => Just(Some(FixtureHint::Sequence)).boxed(),
         FieldType::Object => "[a-z_]{1,60}".prop_map(|m| Some(FixtureHint::Payload(Cow::Owned(m)))).boxed(),
+        FieldType::Array => Just(None).boxed(),
     };
     prop_oneof![Just(None), fitting, absent].boxed()
 }
 
 /// Fields with names and descriptions of any length up to past the margin,
-/// descriptions with quotes, backslashes, Markdown and non-ASCII text.
+/// descriptions with quotes, backslashes, Markdown and non-ASCII text,
+/// lists and nested objects two deep.
 fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
-    prop::collection::vec(
-        ("[a-zA-Z][a-zA-Z0-9_-]{0,90}", field_type(), any::<bool>(), "[A-Za-z][A-Za-z0-9 ,.\"\\\\<>\\[\\]`é€]{0,120}"),
+    crate::properties::nested_fields(
+        "[a-zA-Z][a-zA-Z0-9_-]{0,90}",
+        "[A-Za-z][A-Za-z0-9 ,.\"\\\\<>\\[\\]`é€]{0,120}",
+        hint,
         1..8,
+        2,
     )
-    .prop_flat_map(|specs| {
-        specs
-            .into_iter()
-            .enumerate()
-            .map(|(i, (base, ty, required, description))| {
-                crate::properties::format_and_hint(ty, required, hint(ty, required)).prop_map(
-                    move |(format, fixture)| FieldDescriptor {
-                        format,
-                        ..field(&format!("{base}Z{i}"), ty, required, &description, fixture)
-                    },
-                )
-            })
-            .collect::<Vec<_>>()
-    })
 }
 
 proptest! {

@@ -168,6 +168,7 @@ fn fixture_rows_follow_the_rules_for_every_registered_type() {
                     FieldType::Integer => assert!(value.is_i64() || value.is_u64(), "{at}: not an integer"),
                     FieldType::Boolean => assert!(value.is_boolean(), "{at}: not a boolean"),
                     FieldType::Object => assert!(value.is_object(), "{at}: not an object"),
+                    FieldType::Array => assert!(value.is_array(), "{at}: not an array"),
                 }
                 if let Some(format) = field.format {
                     assert_eq!(format.check(value, Some(ctx.slug.as_str())), Ok(()), "{at}: format {format}");

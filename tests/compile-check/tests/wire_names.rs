@@ -40,10 +40,11 @@ fn every_corpus_type_round_trips() {
     typed_rows_match_schema::<corpus::Keywords>();
     typed_rows_match_schema::<corpus::MarkdownDocs>();
     typed_rows_match_schema::<corpus::Minimal>();
+    typed_rows_match_schema::<corpus::PriceObservation>();
     typed_rows_match_schema::<corpus::StockCount>();
     typed_rows_match_schema::<corpus::UpperSelf>();
     typed_rows_match_schema::<corpus::WeatherReading>();
-    assert_eq!(corpus::RECORD_TYPES.len(), 8, "a new corpus definition needs a line above");
+    assert_eq!(corpus::RECORD_TYPES.len(), 9, "a new corpus definition needs a line above");
 }
 
 #[test]
@@ -59,6 +60,33 @@ fn integers_and_booleans_are_typed_and_step_by_row() {
     assert_eq!(json["unitsOnShelf"], serde_json::json!(2), "a JSON integer, not 2.0");
     assert!(json["unitsOnShelf"].is_u64());
     assert_eq!(json["inStock"], serde_json::json!(false));
+}
+
+#[test]
+fn lists_and_nested_objects_are_typed_at_every_depth() {
+    use corpus::price_observation::{OffersItem, Seller, SellerAddress};
+    let rows = corpus::PriceObservation::fixture_rows(&slug());
+    let second = &rows[1];
+    // Lists hold two items (within min_items 1, max_items 5), each the
+    // item type's value on the row; text follows the suffix rule inside.
+    assert_eq!(second.tags, ["Deterministic fixture tag 2", "Deterministic fixture tag 2"]);
+    let Seller { name, country, address } = &second.seller;
+    assert_eq!(name, "Deterministic fixture name 2");
+    assert_eq!(country.as_deref(), Some("de 2"));
+    let Some(SellerAddress { city, lines }) = address else { panic!("the nested optional object is filled") };
+    assert_eq!(city, "Deterministic fixture city 2");
+    assert_eq!(lines, &["Deterministic fixture lines 2", "Deterministic fixture lines 2"]);
+    let offers: &Vec<OffersItem> = second.offers.as_ref().expect("optional lists are filled");
+    assert_eq!(offers.len(), 2);
+    assert_eq!(offers[0].seen_on.to_string(), "2026-01-02", "a date in a nested object is a time::Date");
+    let links = offers[0].links.as_ref().expect("filled");
+    assert_eq!(links.len(), 1, "max_items 1 caps the fixture list");
+    assert_eq!(links[0].as_str(), "https://fixtures.example.org/records/compile-check/2");
+    assert!(second.grid.is_none(), "an absent optional list is left out");
+    let json = serde_json::to_value(second).expect("serializes");
+    assert_eq!(json["seller"]["address"]["lines"][1], "Deterministic fixture lines 2");
+    assert_eq!(json["offers"][1]["price"], 0.79);
+    assert_eq!(json["quantity"], 2);
 }
 
 #[test]
