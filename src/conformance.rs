@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 use crate::fixture::{TEXT_PREFIX, row_suffix};
 use crate::product::{API_PATH_PREFIX, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
 use crate::shape::{Field, Role, Shape};
-use crate::{DigestLength, FieldDescriptor, FieldFormat, FieldType, SampleType};
+use crate::{DigestLength, FieldDescriptor, FieldFormat, FieldType, RecordSchema, SampleType};
 
 /// Which rule a violation breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -150,7 +150,17 @@ impl std::error::Error for Violations {}
 /// assert!(violations.iter().any(|v| v.rule.code() == "missing_field"));
 /// ```
 pub fn validate(body: &Value) -> Vec<Violation> {
-    let mut checker = Checker::default();
+    validate_with(body, &[])
+}
+
+/// [`validate`], knowing `record_types` besides the generated ones (a
+/// serving crate's own, from its [`foundry_catalog_build`]-generated
+/// `RECORD_TYPES`): a sample of one of them is checked against its
+/// definition at every depth, as the generated ones are.
+///
+/// [`foundry_catalog_build`]: https://docs.rs/foundry-catalog-build
+pub fn validate_with(body: &Value, record_types: &[RecordSchema]) -> Vec<Violation> {
+    let mut checker = Checker { types: record_types, ..Checker::default() };
     match body.as_object() {
         None => checker.push(
             &Ptr::Root,
@@ -176,6 +186,28 @@ pub fn validate(body: &Value) -> Vec<Violation> {
             }
         }
     }
+    checker.out
+}
+
+/// Checks sample rows against their record type at every depth: each row
+/// an object of the type's fields, each value of its field's type and
+/// format, lists within their bounds and nested objects with their own
+/// fields. Pointers are relative to the rows (`/1/seller/name`).
+///
+/// ```
+/// use foundry_catalog::{RecordType, conformance, records::RegulatoryStatusSignal};
+/// let rows = serde_json::json!([{"entityName": 7}]);
+/// let violations = conformance::validate_rows(&RegulatoryStatusSignal::SCHEMA, rows.as_array().unwrap(), None);
+/// assert!(violations.iter().any(|v| v.pointer == "/0/entityName"));
+/// ```
+pub fn validate_rows(schema: &RecordSchema, rows: &[Value], slug: Option<&str>) -> Vec<Violation> {
+    let mut checker = Checker::default();
+    for (i, row) in rows.iter().enumerate() {
+        if !row.is_object() {
+            checker.push(&Ptr::Root.index(i), Rule::Sample, format!("a row is an object, not {}", kind(row)));
+        }
+    }
+    checker.rows(rows, &schema.fields, slug, &Ptr::Root);
     checker.out
 }
 
@@ -238,7 +270,7 @@ fn kind(value: &Value) -> &'static str {
 /// assert!(violations.iter().any(|v| v.pointer.is_empty() && v.message.contains("`title`")));
 /// ```
 pub fn validate_manifest(manifest: &Value) -> Vec<Violation> {
-    let mut checker = Checker { out: Vec::new(), manifest: true };
+    let mut checker = Checker { manifest: true, ..Checker::default() };
     match manifest.as_object() {
         None => checker.push(&Ptr::Root, Rule::Type, format!("a manifest is a JSON object, not {}", kind(manifest))),
         Some(object) => {
@@ -250,14 +282,16 @@ pub fn validate_manifest(manifest: &Value) -> Vec<Violation> {
 }
 
 #[derive(Default)]
-struct Checker {
+struct Checker<'t> {
     out: Vec<Violation>,
+    /// Record types known besides the generated ones (a serving crate's own).
+    types: &'t [RecordSchema],
     /// Checking a manifest: only stored and optional keys exist, and
     /// optional ones may be left out.
     manifest: bool,
 }
 
-impl Checker {
+impl Checker<'_> {
     fn push(&mut self, at: &Ptr<'_>, rule: Rule, message: impl Into<String>) {
         self.out.push(Violation::new(at.to_string(), rule, message));
     }
@@ -596,7 +630,9 @@ impl Checker {
         }
         // A known record type (by label) lists its own fields, whose
         // formats, lists and nested objects the rows' values must have.
-        let known = label.and_then(crate::record_type);
+        let known = label.and_then(|label| {
+            self.types.iter().find(|t| t.record_label == label).or_else(|| crate::record_type(label))
+        });
         let fields: &[FieldDescriptor] = match known {
             Some(known) if known_preview(known, descriptors) => &known.fields,
             Some(known) => {

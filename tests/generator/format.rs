@@ -12,8 +12,6 @@ use foundry_catalog_build::{Generator, Source};
 use proptest::prelude::*;
 use serde_json::json;
 
-use crate::properties::field_type;
-
 /// Generated code without its `//` header and the blank lines between
 /// items, which prettyplease does not print (it drops comments and
 /// separates items by a line break only).

@@ -8,5 +8,7 @@ mod corpus;
 mod diff;
 mod format;
 mod incremental;
+mod nested;
 mod properties;
 mod reproducible;
+mod vectors;
