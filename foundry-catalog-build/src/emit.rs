@@ -185,15 +185,11 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str) -> Result<String, Defi
     let str_const = |name: &str, value: &str| format!("const {name}: &'static str = {};", string_literal(value));
     p.text_line(INDENT, &str_const("LABEL", label));
     p.text_line(INDENT, &str_const("DESCRIPTION", &schema.description));
-    let descriptors = schema.fields.iter().map(|f| descriptor(f, runtime, &t.file, true)).collect::<Result<_, _>>()?;
-    p.line(
-        INDENT,
-        &Doc::Seq(vec![
-            Doc::text(format!("const FIELDS: &'static [{runtime}::FieldDescriptor] = &")),
-            Doc::array(descriptors),
-            Doc::text(";"),
-        ]),
-    );
+    let descriptors = schema.fields.iter().map(|f| descriptor(f, &t.file, true)).collect::<Result<_, _>>()?;
+    p.text_line(INDENT, &format!("const FIELDS: &'static [{runtime}::FieldDescriptor] = {{"));
+    p.text_line(2 * INDENT, &format!("use {runtime}::codegen::*;"));
+    p.line(2 * INDENT, &Doc::Seq(vec![Doc::text("&"), Doc::array(descriptors)]));
+    p.text_line(INDENT, "};");
     let required = schema.required_fields().map(|f| Doc::text(string_literal(f))).collect();
     p.line(
         INDENT,
@@ -428,8 +424,10 @@ fn field_type(field_type: FieldType) -> Doc {
 }
 
 /// The constant expression of a field's descriptor (or, `named` false, a
-/// list item's), nested descriptors in `const { … }` blocks.
-fn descriptor(field: &FieldDescriptor, runtime: &str, file: &str, named: bool) -> Result<Doc, DefinitionError> {
+/// list item's), written with the runtime's `codegen` builder: the field,
+/// then only what differs from the defaults, then `.build()`; nested
+/// descriptors in `const { … }` blocks.
+fn descriptor(field: &FieldDescriptor, file: &str, named: bool) -> Result<Doc, DefinitionError> {
     let field_type = match field.field_type {
         FieldType::String => "String",
         FieldType::Number => "Number",
@@ -438,79 +436,55 @@ fn descriptor(field: &FieldDescriptor, runtime: &str, file: &str, named: bool) -
         FieldType::Object => "Object",
         FieldType::Array => "Array",
     };
-    let none = || Doc::text("::std::option::Option::None");
-    let some = |doc: Doc| Doc::call("::std::option::Option::Some", vec![doc]);
-    let hint = match &field.fixture {
-        None => none(),
-        Some(hint) => {
-            let with_text = |kind: &str, text: &str| {
-                Doc::call(format!("{runtime}::FixtureHint::{kind}"), vec![Doc::text(string_literal(text))])
-            };
-            some(match hint {
-                FixtureHint::Text(s) => with_text("text", s),
-                FixtureHint::Token(s) => with_text("token", s),
-                FixtureHint::Date(s) => with_text("date", s),
-                FixtureHint::Url(s) => with_text("url", s),
-                FixtureHint::Payload(s) => with_text("payload", s),
-                FixtureHint::Fraction(f) if f.is_finite() => {
-                    Doc::call(format!("{runtime}::FixtureHint::Fraction"), vec![Doc::text(float_literal(*f))])
-                }
-                FixtureHint::Fraction(f) => {
-                    return Err(DefinitionError::Internal {
-                        file: file.to_owned(),
-                        message: format!("fraction {f} reached the emitter"),
-                    });
-                }
-                FixtureHint::Sequence => Doc::text(format!("{runtime}::FixtureHint::Sequence")),
-                FixtureHint::Absent => Doc::text(format!("{runtime}::FixtureHint::Absent")),
-            })
-        }
+    let ty = Doc::text(format!("FieldType::{field_type}"));
+    let head = if named {
+        let name = Doc::text(string_literal(&field.name));
+        Doc::call("field", vec![name, ty, Doc::text(string_literal(&field.description))])
+    } else {
+        Doc::call("item", vec![ty])
     };
-    let format = match field.format {
-        None => none(),
-        Some(format) => some(Doc::text(format!("{runtime}::FieldFormat::{format:?}"))),
-    };
-    let bound = |bound: Option<u32>| bound.map_or_else(none, |n| some(Doc::text(n.to_string())));
-    let (name, required, description) =
-        if named { (&*field.name, field.required, &*field.description) } else { ("", true, "") };
-    let head = [
-        Doc::text(string_literal(name)),
-        Doc::text(if required { "true" } else { "false" }),
-        Doc::text(string_literal(description)),
-    ];
-    let constructor = |name: &str| format!("{runtime}::FieldDescriptor::{name}");
-    let table = |descriptors: Vec<Doc>| Doc::const_block(Doc::Seq(vec![Doc::text("&"), Doc::array(descriptors)]));
-    Ok(match (field.item_type(), field.nested_fields()) {
-        (Some(item), _) => {
-            let item = descriptor(item, runtime, file, false)?;
-            let mut args = Vec::from(head);
-            args.extend([hint, table(vec![item]), bound(field.min_items), bound(field.max_items)]);
-            Doc::call(constructor("array"), args)
+    let mut calls: Vec<(String, Vec<Doc>)> = Vec::new();
+    let mut call = |name: &str, args: Vec<Doc>| calls.push((name.to_owned(), args));
+    if named && !field.required {
+        call("optional", vec![]);
+    }
+    let text = |text: &str| vec![Doc::text(string_literal(text))];
+    match &field.fixture {
+        None => {}
+        Some(FixtureHint::Text(s)) => call("text", text(s)),
+        Some(FixtureHint::Token(s)) => call("token", text(s)),
+        Some(FixtureHint::Date(s)) => call("date", text(s)),
+        Some(FixtureHint::Url(s)) => call("url", text(s)),
+        Some(FixtureHint::Payload(s)) => call("payload", text(s)),
+        Some(FixtureHint::Fraction(f)) if f.is_finite() => call("fraction", vec![Doc::text(float_literal(*f))]),
+        Some(FixtureHint::Fraction(f)) => {
+            return Err(DefinitionError::Internal {
+                file: file.to_owned(),
+                message: format!("fraction {f} reached the emitter"),
+            });
         }
-        (None, Some(fields)) => {
-            let fields = fields.iter().map(|f| descriptor(f, runtime, file, true)).collect::<Result<_, _>>()?;
-            let mut args = Vec::from(head);
-            args.extend([hint, table(fields)]);
-            Doc::call(constructor("object"), args)
-        }
-        (None, None) if !named => {
-            Doc::call(constructor("item"), vec![Doc::text(format!("{runtime}::FieldType::{field_type}")), hint, format])
-        }
-        (None, None) => {
-            let [name, required, description] = head;
-            Doc::call(
-                constructor("new"),
-                vec![
-                    name,
-                    Doc::text(format!("{runtime}::FieldType::{field_type}")),
-                    required,
-                    description,
-                    hint,
-                    format,
-                ],
-            )
-        }
-    })
+        Some(FixtureHint::Sequence) => call("sequence", vec![]),
+        Some(FixtureHint::Absent) => call("absent", vec![]),
+    }
+    if let Some(format) = field.format {
+        call("format", vec![Doc::text(format!("FieldFormat::{format:?}"))]);
+    }
+    let table = |expr: Doc| Doc::const_block(Doc::Seq(vec![Doc::text("&"), expr]));
+    if let Some(item) = field.item_type() {
+        call("items", vec![table(descriptor(item, file, false)?)]);
+    }
+    if let Some(min) = field.min_items {
+        call("min_items", vec![Doc::text(min.to_string())]);
+    }
+    if let Some(max) = field.max_items {
+        call("max_items", vec![Doc::text(max.to_string())]);
+    }
+    if let Some(fields) = field.nested_fields() {
+        let fields = fields.iter().map(|f| descriptor(f, file, true)).collect::<Result<_, _>>()?;
+        call("fields", vec![table(Doc::array(fields))]);
+    }
+    call("build", vec![]);
+    Ok(Doc::chain(head, calls))
 }
 
 /// A name checked to be an identifier, or an internal error instead of

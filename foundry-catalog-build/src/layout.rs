@@ -14,10 +14,17 @@
 //!   goes on a line of its own, indented four spaces more than the line
 //!   the box belongs to, with a trailing comma (none in attributes) and
 //!   the closing delimiter back on that line's indentation;
-//! - it fits when its flat width, plus the text after it up to the next
+//! - a method chain (`field(…).optional().build()`) is a consistent box
+//!   four spaces in with a break before each `.`: on one line, or every
+//!   call on a line of its own (the head's arguments then sit in the box
+//!   too); a lone block argument (`.items(const { … })`) follows `(`
+//!   directly, in no box of its own;
+//! - an inline `const { expr }` is a consistent box with a break after `{`
+//!   and before `}`;
+//! - a box fits when its flat width, plus the text after it up to the next
 //!   possible break, is at most the space left on the line: 89 columns
-//!   from the left margin, but never less than 60 after the indentation.
-//!   Widths are in bytes, as prettyplease counts them.
+//!   from the left margin, but never less than 60 after the indentation
+//!   the line starts at. Widths are in bytes, as prettyplease counts them.
 //!
 //! Everything else the emitter writes has no break opportunity (paths,
 //! literals, doc comments) or always breaks (item bodies). The tests hold
@@ -42,10 +49,15 @@ pub(crate) enum Doc {
     Seq(Vec<Doc>),
     /// `open`, items separated by `, `, `close`: one line, or one item a line.
     List(List),
-    /// A block expression with one expression in it (`const { … }`), which
-    /// prettyplease always breaks: the head and `{`, the expression on a
-    /// line of its own four spaces in, and `}` back on the block's line.
+    /// A block expression with one expression in it (`const { … }`): a
+    /// consistent box with a break after `{` and before `}`; broken, the
+    /// expression is on a line of its own four spaces in and `}` back on
+    /// the block's line.
     Block(&'static str, Box<Doc>),
+    /// A method chain `head.a(…).b(…)`: a consistent box, four spaces in,
+    /// with a break before each `.`; broken, every call starts a line of
+    /// its own, and the head's arguments sit in the box too.
+    Chain(Box<Doc>, Vec<(String, Vec<Doc>)>),
 }
 
 /// A delimited list (see [`Doc::List`]).
@@ -94,14 +106,23 @@ impl Doc {
         Doc::Block("const", Box::new(expr))
     }
 
-    /// The width of the piece written on one line; a block never is, so
-    /// it is wider than any line and breaks every list around it.
+    /// A method chain on `head` (see [`Doc::Chain`]).
+    pub(crate) fn chain(head: Doc, calls: Vec<(String, Vec<Doc>)>) -> Doc {
+        Doc::Chain(Box::new(head), calls)
+    }
+
+    /// The width of the piece written on one line.
     fn flat_width(&self) -> usize {
         match self {
             Doc::Text(text) => text.len(),
-            Doc::Seq(parts) => parts.iter().map(Doc::flat_width).fold(0, usize::saturating_add),
+            Doc::Seq(parts) => parts.iter().map(Doc::flat_width).sum(),
             Doc::List(list) => list.flat_width(),
-            Doc::Block(..) => usize::MAX / 2,
+            // `head { expr }`
+            Doc::Block(head, expr) => head.len() + 5 + expr.flat_width(),
+            Doc::Chain(head, calls) => {
+                let calls: usize = calls.iter().map(|(name, args)| 1 + name.len() + args_width(args)).sum();
+                head.flat_width() + calls
+            }
         }
     }
 
@@ -117,15 +138,31 @@ impl Doc {
             Doc::List(list) => (list.open.len(), true),
             // `head {` then the break.
             Doc::Block(head, _) => (head.len() + 2, true),
+            Doc::Chain(head, calls) => match head.width_to_break() {
+                (width, true) => (width, true),
+                // The break before the first `.`.
+                (width, false) => (width, !calls.is_empty()),
+            },
         }
     }
 }
 
 impl List {
     fn flat_width(&self) -> usize {
-        let items = self.items.iter().map(Doc::flat_width).fold(0, usize::saturating_add);
-        (self.open.len() + 2 * self.items.len().saturating_sub(1) + self.close.len()).saturating_add(items)
+        let items: usize = self.items.iter().map(Doc::flat_width).sum();
+        self.open.len() + items + 2 * self.items.len().saturating_sub(1) + self.close.len()
     }
+}
+
+/// The flat width of call arguments `(a, b)`.
+fn args_width(args: &[Doc]) -> usize {
+    let items: usize = args.iter().map(Doc::flat_width).sum();
+    2 + items + 2 * args.len().saturating_sub(1)
+}
+
+/// Call arguments as a list.
+fn args_list(args: &[Doc]) -> List {
+    List { open: "(", items: args.to_vec(), close: ")", trailing_comma: true }
 }
 
 fn width_to_break(parts: &[Doc]) -> (usize, bool) {
@@ -191,12 +228,16 @@ impl Printer {
         self.line_start = self.out.len();
     }
 
-    /// Whether `width` more bytes fit on the current line, whose
-    /// indentation is `indent` (prettyplease's `size <= space`).
-    fn fits(&self, indent: usize, width: usize) -> bool {
-        let space = MARGIN.saturating_sub(indent).max(MIN_SPACE);
-        let used = (self.out.len() - self.line_start).saturating_sub(indent);
-        used.saturating_add(width) <= space
+    /// Whether `width` more bytes fit on the current line
+    /// (prettyplease's `size <= space`, where the space is set at each line
+    /// break from the indentation the line starts at, whatever box comes
+    /// after).
+    fn fits(&self, width: usize) -> bool {
+        let line = &self.out[self.line_start..];
+        let line_indent = line.len() - line.trim_start_matches(' ').len();
+        let space = MARGIN.saturating_sub(line_indent).max(MIN_SPACE);
+        let used = line.len() - line_indent;
+        used + width <= space
     }
 
     /// Writes `doc`; `indent` is the indentation of the box it belongs to
@@ -215,6 +256,7 @@ impl Printer {
                 }
             }
             Doc::List(list) => self.list(list, indent, trailing),
+            Doc::Block(..) | Doc::Chain(..) if self.fits(doc.flat_width() + trailing) => self.flat(doc),
             Doc::Block(head, expr) => {
                 self.out.push_str(head);
                 self.out.push_str(" {");
@@ -225,6 +267,27 @@ impl Printer {
                 self.spaces(indent);
                 self.out.push('}');
             }
+            Doc::Chain(head, calls) => {
+                let inner = indent + INDENT;
+                self.doc(head, inner, 0);
+                for (i, (name, args)) in calls.iter().enumerate() {
+                    self.newline();
+                    self.spaces(inner);
+                    self.out.push('.');
+                    self.out.push_str(name);
+                    let after = if i + 1 == calls.len() { trailing } else { 0 };
+                    match args.as_slice() {
+                        // A lone block argument is written right after `(`,
+                        // in no box of its own (prettyplease's `is_blocklike`).
+                        [block @ Doc::Block(..)] => {
+                            self.out.push('(');
+                            self.doc(block, inner, after + 1);
+                            self.out.push(')');
+                        }
+                        args => self.list(&args_list(args), inner, after),
+                    }
+                }
+            }
         }
     }
 
@@ -234,8 +297,8 @@ impl Printer {
             self.out.push_str(list.close);
             return;
         };
-        let width = (list.flat_width() - list.open.len()).saturating_add(trailing);
-        if self.fits(indent, width) {
+        let width = list.flat_width() - list.open.len() + trailing;
+        if self.fits(width) {
             for (i, item) in list.items.iter().enumerate() {
                 if i > 0 {
                     self.out.push_str(", ");
@@ -275,12 +338,19 @@ impl Printer {
                 }
                 self.out.push_str(list.close);
             }
-            // Never flat (it never fits); written as the one-line form.
             Doc::Block(head, expr) => {
                 self.out.push_str(head);
                 self.out.push_str(" { ");
                 self.flat(expr);
                 self.out.push_str(" }");
+            }
+            Doc::Chain(head, calls) => {
+                self.flat(head);
+                for (name, args) in calls {
+                    self.out.push('.');
+                    self.out.push_str(name);
+                    self.flat(&Doc::List(args_list(args)));
+                }
             }
         }
     }
@@ -292,7 +362,7 @@ impl Printer {
     pub(crate) fn breakable_line(&mut self, indent: usize, head: &str, tail: &str) {
         self.spaces(indent);
         self.out.push_str(head);
-        if self.fits(indent, 1 + tail.len()) {
+        if self.fits(1 + tail.len()) {
             self.out.push(' ');
         } else {
             self.newline();

@@ -10,6 +10,7 @@
 //! | field types, sample types, digest lengths, fixture hints, field descriptors, record schemas | [`FieldType`], [`SampleType`], [`DigestLength`], [`FixtureHint`], [`FieldDescriptor`], [`RecordSchema`] |
 //! | the canonical form and `schema_hash` | [`hash`] |
 //! | fixture values | [`fixture`] |
+//! | the `const` builder generated field tables are written with | [`codegen`] |
 //! | product slugs | [`Slug`] |
 //! | UTC timestamps with microseconds, timestamps with a numeric offset | [`UtcTimestamp`], [`OffsetTimestamp`] |
 //! | absolute http(s) URLs (RFC 3986) | [`is_absolute_url`], [`AbsoluteUrl`] |
@@ -21,6 +22,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod codegen;
 pub mod fixture;
 pub mod format;
 pub mod hash;

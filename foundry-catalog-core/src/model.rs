@@ -300,63 +300,6 @@ impl FieldDescriptor {
         }
     }
 
-    /// An `array` field whose items are `items` (made with
-    /// [`FieldDescriptor::item`], [`FieldDescriptor::array`] or
-    /// [`FieldDescriptor::object`], unnamed), usable in constants.
-    #[allow(clippy::too_many_arguments)]
-    pub const fn array(
-        name: &'static str,
-        required: bool,
-        description: &'static str,
-        fixture: Option<FixtureHint>,
-        items: &'static [FieldDescriptor; 1],
-        min_items: Option<u32>,
-        max_items: Option<u32>,
-    ) -> Self {
-        FieldDescriptor {
-            name: Cow::Borrowed(name),
-            field_type: FieldType::Array,
-            required,
-            description: Cow::Borrowed(description),
-            fixture,
-            format: None,
-            rust_name: None,
-            items: Some(Items(Cow::Borrowed(items))),
-            min_items,
-            max_items,
-            fields: None,
-        }
-    }
-
-    /// An `object` field with these nested fields, usable in constants.
-    pub const fn object(
-        name: &'static str,
-        required: bool,
-        description: &'static str,
-        fixture: Option<FixtureHint>,
-        fields: &'static [FieldDescriptor],
-    ) -> Self {
-        FieldDescriptor {
-            name: Cow::Borrowed(name),
-            field_type: FieldType::Object,
-            required,
-            description: Cow::Borrowed(description),
-            fixture,
-            format: None,
-            rust_name: None,
-            items: None,
-            min_items: None,
-            max_items: None,
-            fields: Some(Cow::Borrowed(fields)),
-        }
-    }
-
-    /// The item of a list of scalars: a descriptor without a name,
-    /// required, undescribed; usable in constants.
-    pub const fn item(field_type: FieldType, fixture: Option<FixtureHint>, format: Option<FieldFormat>) -> Self {
-        FieldDescriptor::new("", field_type, true, "", fixture, format)
-    }
-
     /// The items of an `array` field.
     pub fn item_type(&self) -> Option<&FieldDescriptor> {
         self.items.as_ref().map(Items::get)
@@ -386,6 +329,11 @@ impl FieldDescriptor {
 pub struct Items(Cow<'static, [FieldDescriptor]>);
 
 impl Items {
+    /// Items described by a descriptor in a constant.
+    pub const fn borrowed(item: &'static FieldDescriptor) -> Self {
+        Items(Cow::Borrowed(std::slice::from_ref(item)))
+    }
+
     /// Items described by `item`.
     pub fn new(item: FieldDescriptor) -> Self {
         Items(Cow::Owned(vec![item]))

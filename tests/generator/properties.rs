@@ -139,7 +139,7 @@ fn value(name: &'static str, description: &'static str, hint: HintFor, depth: u3
     let scalar = prop::sample::select(scalars)
         .prop_flat_map(move |ty| {
             format_and_hint(ty, true, hint(ty, true))
-                .prop_map(move |(format, fixture)| FieldDescriptor::item(ty, fixture, format))
+                .prop_map(move |(format, fixture)| FieldDescriptor::new("", ty, true, "", fixture, format))
         })
         .boxed();
     if depth == 0 {
@@ -155,12 +155,12 @@ fn value(name: &'static str, description: &'static str, hint: HintFor, depth: u3
             items: Some(Items::new(item)),
             min_items,
             max_items,
-            ..FieldDescriptor::item(FieldType::Array, None, None)
+            ..FieldDescriptor::new("", FieldType::Array, true, "", None, None)
         }
     });
     let object = nested_fields(name, description, hint, 1..4, depth - 1).prop_map(|fields| FieldDescriptor {
         fields: Some(Cow::Owned(fields)),
-        ..FieldDescriptor::item(FieldType::Object, None, None)
+        ..FieldDescriptor::new("", FieldType::Object, true, "", None, None)
     });
     prop_oneof![2 => scalar, 1 => list, 1 => object].boxed()
 }
