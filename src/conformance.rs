@@ -708,6 +708,9 @@ impl Checker<'_> {
     /// type, its format, and what it nests (list lengths and items, nested
     /// fields), at every depth.
     fn value(&mut self, value: &Value, field: &FieldDescriptor, slug: Option<&str>, at: &Ptr<'_>) {
+        if value.is_null() && field.nullable {
+            return;
+        }
         let fits = match field.field_type {
             FieldType::String => value.is_string(),
             FieldType::Number => value.is_number(),
@@ -723,8 +726,19 @@ impl Checker<'_> {
                 FieldType::Object => "an object".to_owned(),
                 other => format!("a {other}"),
             };
-            self.push(at, Rule::Sample, format!("expected {expected} (the schema's type), found {}", kind(value)));
+            let or_null = if field.nullable { " or null" } else { "" };
+            self.push(
+                at,
+                Rule::Sample,
+                format!("expected {expected}{or_null} (the schema's type), found {}", kind(value)),
+            );
             return;
+        }
+        if let (Some(values), Some(text)) = (field.values(), value.as_str())
+            && !values.iter().any(|v| v.value == text)
+        {
+            let listed: Vec<&str> = values.iter().map(|v| &*v.value).collect();
+            self.push(at, Rule::Sample, format!("{text:?} is not one of the closed set {listed:?}"));
         }
         if let Some(format) = field.format
             && let Err(problem) = format.check(value, slug)

@@ -308,10 +308,21 @@ fn object_of(fields: &[FieldDescriptor]) -> Value {
     })
 }
 
-/// The schema of a field's or a list item's values.
+/// The schema of a field's or a list item's values (or `null`, when the
+/// value is nullable).
 fn value_schema(field: &FieldDescriptor) -> Value {
+    let schema = non_null_schema(field);
+    if field.nullable { json!({"anyOf": [schema, {"type": "null"}]}) } else { schema }
+}
+
+/// The schema of a field's or a list item's values other than `null`.
+fn non_null_schema(field: &FieldDescriptor) -> Value {
     if let Some(format) = field.format {
         return format.json_schema();
+    }
+    if let Some(values) = field.values() {
+        let values: Vec<&str> = values.iter().map(|v| &*v.value).collect();
+        return json!({"type": "string", "enum": values});
     }
     match (field.item_type(), field.nested_fields()) {
         (Some(item), _) => {

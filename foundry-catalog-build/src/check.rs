@@ -9,7 +9,7 @@ use crate::definition::RecordTypeDefinition;
 use crate::error::{DefinitionError, Location, Path};
 use crate::naming;
 use foundry_catalog_core::fixture;
-use foundry_catalog_core::{FieldDescriptor, FieldFormat, FieldType, FixtureHint, RecordSchema};
+use foundry_catalog_core::{EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, RecordSchema};
 
 /// The most sample rows a definition may ask for.
 pub(crate) const MAX_SAMPLE_ROWS: u64 = 1000;
@@ -237,6 +237,7 @@ impl Object<'_, '_> {
             ("min_items", field.min_items.is_some(), FieldType::Array),
             ("max_items", field.max_items.is_some(), FieldType::Array),
             ("fields", field.fields.is_some(), FieldType::Object),
+            ("enum", field.enum_values.is_some(), FieldType::String),
         ];
         for (key, present, owner) in misplaced {
             if present && ty != owner {
@@ -248,6 +249,9 @@ impl Object<'_, '_> {
             }
         }
         self.format_and_hint(field, here);
+        if let Some(values) = field.values() {
+            self.closed_set(values, here, struct_name);
+        }
         match ty {
             FieldType::Array => {
                 if let (Some(min), Some(max)) = (field.min_items, field.max_items)
@@ -296,18 +300,91 @@ impl Object<'_, '_> {
                     );
                     return;
                 };
-                if let Some(taken) = self.structs.get(struct_name) {
-                    (self.invalid)(
-                        at(),
-                        format!("the nested object's struct would be `{struct_name}`, which {taken} already is"),
-                        "rename one of the two fields: a nested object's struct is named after the fields on its path",
-                    );
+                if self.structs.contains_key(struct_name) {
+                    self.take_name(struct_name, here);
                     return;
                 }
-                self.structs.insert(struct_name.to_owned(), format!("{}", here.location()));
+                self.take_name(struct_name, here);
                 self.fields(fields, here, struct_name, depth + 1);
             }
             _ => {}
+        }
+    }
+
+    /// Checks a closed set: values, each once, whose Rust variants are
+    /// identifiers that differ; its enum takes the name `enum_name`.
+    fn closed_set(&mut self, values: &[EnumValue], here: &Path, enum_name: Option<&str>) {
+        let at = || here.location();
+        if values.is_empty() {
+            (self.invalid)(
+                at(),
+                "the closed set is empty".to_owned(),
+                "list the values, such as \"enum\": [\"new\", \"used\"]",
+            );
+            return;
+        }
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut variants: BTreeMap<String, &str> = BTreeMap::new();
+        for (index, value) in values.iter().enumerate() {
+            if let Some(first) = seen.insert(&value.value, index) {
+                (self.invalid)(
+                    at(),
+                    format!("the value {:?} is listed twice (enum[{first}] and enum[{index}])", value.value),
+                    "list every value once",
+                );
+                continue;
+            }
+            let variant = match &value.rust_name {
+                Some(explicit) if naming::is_identifier(explicit) => explicit.to_string(),
+                Some(explicit) => {
+                    (self.invalid)(
+                        at(),
+                        format!("`rust_name` {explicit:?} of the value {:?} is not a Rust identifier", value.value),
+                        "write an UpperCamelCase identifier such as `SecondHand`",
+                    );
+                    continue;
+                }
+                None => match naming::variant_name(&value.value) {
+                    Some(variant) => variant,
+                    None => {
+                        (self.invalid)(
+                            at(),
+                            format!("the value {:?} leaves no Rust variant name", value.value),
+                            "name its variant: {\"value\": \"…\", \"rust_name\": \"SomeName\"}",
+                        );
+                        continue;
+                    }
+                },
+            };
+            if let Some(other) = variants.insert(variant.clone(), &value.value) {
+                (self.invalid)(
+                    at(),
+                    format!("the values {other:?} and {:?} both become the Rust variant `{variant}`", value.value),
+                    "give one of them a `rust_name`: {\"value\": \"…\", \"rust_name\": \"OtherName\"}, which keeps the wire value",
+                );
+            }
+        }
+        match enum_name {
+            Some(name) => self.take_name(name, here),
+            None => (self.invalid)(
+                at(),
+                "the field's name leaves no Rust enum name".to_owned(),
+                "name the field with letters",
+            ),
+        }
+    }
+
+    /// Takes a type name in the record type's module for the value at
+    /// `here`, or reports that another value has it.
+    fn take_name(&mut self, name: &str, here: &Path) {
+        if let Some(taken) = self.structs.get(name) {
+            (self.invalid)(
+                here.location(),
+                format!("its Rust type would be `{name}`, which {taken} already is"),
+                "rename one of the two fields: a nested type is named after the fields on its path",
+            );
+        } else {
+            self.structs.insert(name.to_owned(), here.location().to_string());
         }
     }
 
@@ -338,8 +415,15 @@ impl Object<'_, '_> {
                 },
             );
         }
+        if let (Some(format), Some(_)) = (field.format, field.values()) {
+            (self.invalid)(
+                at(),
+                format!("format `{format}` on a closed set"),
+                "remove the format: the values are the closed set's, listed in `enum`",
+            );
+        }
         let Some(hint) = &field.fixture else { return };
-        let nests = field.field_type == FieldType::Array || field.fields.is_some();
+        let nests = field.field_type == FieldType::Array || field.fields.is_some() || field.values().is_some();
         match hint.field_type() {
             None if field.required => (self.invalid)(
                 at(),
@@ -349,7 +433,7 @@ impl Object<'_, '_> {
             Some(_) if nests => (self.invalid)(
                 at(),
                 format!("fixture hint `{}` on {} field", hint.kind(), describe(field)),
-                "its values are made from its items' or fields' hints: move the hint there (only `absent` fits here)",
+                "a list's or nested object's values come from its items' or fields' hints, a closed set's from its values in turn: remove the hint (only `absent` fits here)",
             ),
             Some(fits) if !hint.fits_type(field.field_type) => (self.invalid)(
                 at(),
@@ -394,6 +478,7 @@ fn describe(field: &FieldDescriptor) -> String {
     match field.field_type {
         FieldType::Array => "a list".to_owned(),
         FieldType::Object if field.fields.is_some() => "a nested object".to_owned(),
+        FieldType::String if field.values().is_some() => "a closed set".to_owned(),
         ty => a(ty),
     }
 }

@@ -21,7 +21,7 @@
 
 use std::collections::BTreeMap;
 
-use foundry_catalog_core::{FieldDescriptor, FieldType, RecordSchema};
+use foundry_catalog_core::{EnumValue, FieldDescriptor, FieldType, RecordSchema};
 use serde::Serialize;
 
 use crate::CheckedType;
@@ -69,9 +69,9 @@ foundry_catalog_core::wire_enum! {
         OptionalFieldRemoved = "optional_field_removed",
         /// A field (or a list's items, or a nested field) whose JSON type changed (other than the two below).
         FieldRetyped = "field_retyped",
-        /// An integer field that became a number, or an object with fields that became an open object.
+        /// An integer field that became a number, an object with fields that became an open object, or a closed set that became any string.
         FieldWidened = "field_widened",
-        /// A number field that became an integer, or an open object that got fields.
+        /// A number field that became an integer, an open object that got fields, or a string that became a closed set.
         FieldNarrowed = "field_narrowed",
         /// A required field that became optional.
         FieldMadeOptional = "field_made_optional",
@@ -99,6 +99,14 @@ foundry_catalog_core::wire_enum! {
         ListBoundsTightened = "list_bounds_tightened",
         /// A list's bounds moved both ways (one end allows more, the other fewer).
         ListBoundsChanged = "list_bounds_changed",
+        /// A value added to a closed set.
+        EnumValueAdded = "enum_value_added",
+        /// A value removed from a closed set.
+        EnumValueRemoved = "enum_value_removed",
+        /// A value that may now be `null`.
+        MadeNullable = "made_nullable",
+        /// A value that may no longer be `null`.
+        MadeNonNullable = "made_non_nullable",
         /// A field's fixture hint changed.
         FixtureChanged = "fixture_changed",
         /// A description changed (the type's or a field's).
@@ -131,6 +139,8 @@ impl ChangeKind {
             ChangeKind::ListBoundsTightened => (Forward, Forward),
             ChangeKind::ListBoundsLoosened => (Backward, Backward),
             ChangeKind::ListBoundsChanged => (Breaking, Breaking),
+            ChangeKind::EnumValueAdded | ChangeKind::MadeNullable => (Backward, Backward),
+            ChangeKind::EnumValueRemoved | ChangeKind::MadeNonNullable => (Forward, Forward),
             ChangeKind::FieldMadeRequired => (Forward, Forward),
         }
     }
@@ -174,10 +184,10 @@ impl ChangeKind {
                 "no reader accepts both types: add a field with the new type under a new name and retire the old one"
             }
             ChangeKind::FieldWidened => {
-                "new readers take every old value (an integer is a number, an object with fields is an object); old readers reject the new values outside the old type: update readers first"
+                "new readers take every old value (an integer is a number, an object with fields is an object, a closed set's value is a string); old readers reject the new values outside the old type: update readers first"
             }
             ChangeKind::FieldNarrowed => {
-                "new readers reject old values outside the new type (a number with a fraction, an object without the fields): make sure every record already fits it, then update readers"
+                "new readers reject old values outside the new type (a number with a fraction, an object without the fields, a string outside the closed set): make sure every record already fits it, then update readers"
             }
             ChangeKind::ListBoundsLoosened => {
                 "new readers take every old list; old readers reject the longer or shorter lists now allowed: update readers first"
@@ -187,6 +197,16 @@ impl ChangeKind {
             }
             ChangeKind::ListBoundsChanged => {
                 "each side rejects some lists of the other: loosen the bounds in one step and tighten them in another"
+            }
+            ChangeKind::EnumValueAdded => {
+                "new readers take every old value; old readers (and exhaustive matches on the Rust enum) reject the new one: update readers before writers send it"
+            }
+            ChangeKind::EnumValueRemoved => {
+                "new readers reject old records holding the value: make sure no record holds it, then update readers"
+            }
+            ChangeKind::MadeNullable => "old readers reject null: update readers before writers send null",
+            ChangeKind::MadeNonNullable => {
+                "new readers reject old records holding null: make sure no record holds null, then update readers"
             }
             ChangeKind::FieldMadeOptional => "old readers reject new records without the field: update readers first",
             ChangeKind::FieldMadeRequired => "new readers reject old records without the field: update writers first",
@@ -494,6 +514,30 @@ fn value_changes(n: &CheckedType, of: &FieldDescriptor, nf: &FieldDescriptor, at
     }
     if of.fixture != nf.fixture {
         out.push(change(n, Some(at), ChangeKind::FixtureChanged, "fixture hint changed".to_owned()));
+    }
+    match (of.values(), nf.values()) {
+        (None, Some(_)) => {
+            out.push(change(n, Some(at), ChangeKind::FieldNarrowed, "string -> closed set".to_owned()));
+        }
+        (Some(_), None) => {
+            out.push(change(n, Some(at), ChangeKind::FieldWidened, "closed set -> string".to_owned()));
+        }
+        (Some(old), Some(new)) => {
+            let has = |set: &[EnumValue], value: &str| set.iter().any(|v| v.value == value);
+            for value in new.iter().filter(|v| !has(old, &v.value)) {
+                out.push(change(n, Some(at), ChangeKind::EnumValueAdded, format!("value {:?} added", value.value)));
+            }
+            for value in old.iter().filter(|v| !has(new, &v.value)) {
+                let detail = format!("value {:?} removed", value.value);
+                out.push(change(n, Some(at), ChangeKind::EnumValueRemoved, detail));
+            }
+        }
+        (None, None) => {}
+    }
+    match (of.nullable, nf.nullable) {
+        (false, true) => out.push(change(n, Some(at), ChangeKind::MadeNullable, "now nullable".to_owned())),
+        (true, false) => out.push(change(n, Some(at), ChangeKind::MadeNonNullable, "no longer nullable".to_owned())),
+        _ => {}
     }
     let (old_min, new_min) = (of.min_items.unwrap_or(0), nf.min_items.unwrap_or(0));
     let (old_max, new_max) = (of.max_items.unwrap_or(u32::MAX), nf.max_items.unwrap_or(u32::MAX));

@@ -132,3 +132,21 @@ pub(crate) fn module_name(label: &str) -> Option<String> {
 pub(crate) fn item_type_name(list: &str) -> String {
     format!("{list}Item")
 }
+
+/// The Rust variant of a closed set's value: its UpperCamelCase (`used` →
+/// `Used`, `like-new` → `LikeNew`), with a `V` before a leading digit
+/// (`2nd` → `V2nd`) and `Self_` for the one keyword an UpperCamelCase name
+/// can be (`self` → `Self_`, as fields get `self_`). `None` when that
+/// leaves no identifier (a value of punctuation only, or of letters outside
+/// ASCII): the definition names it with `rust_name`.
+pub(crate) fn variant_name(value: &str) -> Option<String> {
+    let name = value.to_upper_camel_case();
+    let name = if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("V{name}")
+    } else if NOT_RAW.contains(&name.as_str()) {
+        format!("{name}_")
+    } else {
+        name
+    };
+    is_identifier(&name).then_some(name)
+}

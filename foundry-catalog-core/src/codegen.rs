@@ -25,7 +25,7 @@
 use std::borrow::Cow;
 
 pub use crate::format::FieldFormat;
-pub use crate::model::{FieldDescriptor, FieldType};
+pub use crate::model::{EnumValue, FieldDescriptor, FieldType};
 use crate::model::{FixtureHint, Items};
 
 /// A field (or a list's item) being described; see the [module](self).
@@ -42,6 +42,8 @@ pub struct Field {
     min_items: Option<u32>,
     max_items: Option<u32>,
     fields: Option<&'static [FieldDescriptor]>,
+    values: Option<&'static [EnumValue]>,
+    nullable: bool,
 }
 
 /// A fixture hint as the builder holds it (`Copy`, `'static`).
@@ -70,7 +72,14 @@ pub const fn field(name: &'static str, field_type: FieldType, description: &'sta
         min_items: None,
         max_items: None,
         fields: None,
+        values: None,
+        nullable: false,
     }
+}
+
+/// One value of a closed set.
+pub const fn value(value: &'static str) -> EnumValue {
+    EnumValue::new(value)
 }
 
 /// A list's item of this type: no name, no description, always present.
@@ -82,6 +91,16 @@ impl Field {
     /// The field may be left out.
     pub const fn optional(self) -> Field {
         Field { required: false, ..self }
+    }
+
+    /// The value may be `null`.
+    pub const fn nullable(self) -> Field {
+        Field { nullable: true, ..self }
+    }
+
+    /// A closed set of values.
+    pub const fn values(self, values: &'static [EnumValue]) -> Field {
+        Field { values: Some(values), ..self }
     }
 
     /// A `text` fixture hint.
@@ -179,6 +198,11 @@ impl Field {
                 Some(fields) => Some(Cow::Borrowed(fields)),
                 None => None,
             },
+            enum_values: match self.values {
+                Some(values) => Some(Cow::Borrowed(values)),
+                None => None,
+            },
+            nullable: self.nullable,
         }
     }
 }

@@ -133,7 +133,9 @@ fn effective_hint_named<'a>(field: &'a FieldDescriptor, name: &str) -> Cow<'a, F
 ///
 /// A list holds [`list_len`] items, each the value its item type has on
 /// `row` (text items are named after the list); a nested object holds its
-/// fields' values on `row`, as a row does.
+/// fields' values on `row`, as a row does; a closed set gives its values
+/// in turn (row 1 the first). A nullable value is never `null` here: a
+/// sample shows the value's shape.
 pub fn value(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Value> {
     value_named(field, &field.name, slug, row)
 }
@@ -144,7 +146,11 @@ fn value_named(field: &FieldDescriptor, name: &str, slug: &str, row: usize) -> O
         return None;
     }
     Some(match field.field_type {
-        FieldType::String => Value::String(string_from(&hint, field, name, slug, row)),
+        FieldType::String => match field.values().filter(|v| !v.is_empty()) {
+            // A closed set's values in turn, row by row.
+            Some(values) => Value::String(values[(row.max(1) - 1) % values.len()].value.to_string()),
+            None => Value::String(string_from(&hint, field, name, slug, row)),
+        },
         FieldType::Number => number_value(number_from(&hint, row)),
         // Rows count 1, 2, 3… and alternate true, false… (the `sequence` hint).
         FieldType::Integer => Value::from(row as u64),

@@ -383,4 +383,21 @@ pub mod date {
             .transpose()
         }
     }
+
+    /// The same for an optional, nullable date: `Option<Option<time::Date>>`
+    /// (with `default` and `skip_serializing_if = "Option::is_none"`):
+    /// absent is `None`, null `Some(None)` (see [`crate::nullable`]).
+    pub mod nullable {
+        use serde::{Deserializer, Serializer};
+
+        /// Serializes `Some(Some(date))` as `YYYY-MM-DD`, `Some(None)` as null.
+        pub fn serialize<S: Serializer>(date: &Option<Option<time::Date>>, serializer: S) -> Result<S::Ok, S::Error> {
+            super::option::serialize(&date.flatten(), serializer)
+        }
+
+        /// Deserializes a present `YYYY-MM-DD` date or null.
+        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Option<time::Date>>, D::Error> {
+            super::option::deserialize(deserializer).map(Some)
+        }
+    }
 }

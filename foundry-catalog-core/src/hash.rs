@@ -7,14 +7,16 @@
 //! ```
 //!
 //! with the fields in definition order. A list field adds `items` (its item
-//! type: `type` and, as it has them, `items`, `fields`, `min_items`,
-//! `max_items`) and its own `min_items` / `max_items`; a nested object
-//! adds `fields`, each written as a top-level field is. A key a field does
-//! not have is left out, so a definition without lists or nested objects
-//! has the canonical form it always had. Descriptions, fixture hints,
-//! formats and Rust names are left out, so editing prose never changes the
-//! hash; renaming, retyping, reordering a field at any depth, changing an
-//! item type or a list bound, or flipping `required` always does.
+//! type: `type` and, as it has them, the keys below) and its own
+//! `min_items` / `max_items`; a nested object adds `fields`, each written
+//! as a top-level field is; a closed set adds `enum`, its values sorted by
+//! code point without repeats (a set: reordering it changes nothing); a
+//! nullable value adds `"nullable": true`. A key a field does not have is
+//! left out, so a definition without these constructs has the canonical
+//! form it always had. Descriptions, fixture hints, formats and Rust names
+//! are left out, so editing prose never changes the hash; renaming,
+//! retyping, reordering a field at any depth, changing an item type, a list
+//! bound, a closed set or `nullable`, or flipping `required` always does.
 //!
 //! `schema_hash` is the lowercase hex SHA-256 of the canonical form's UTF-8
 //! bytes, cut to the first 40 characters when the definition asks for a
@@ -38,6 +40,8 @@ use crate::model::{DigestLength, FieldDescriptor, RecordSchema};
 /// canonical form it always had.
 #[derive(Serialize)]
 struct CanonicalField<'a> {
+    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
+    enum_values: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fields: Option<Vec<CanonicalField<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,6 +52,8 @@ struct CanonicalField<'a> {
     min_items: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    nullable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     required: Option<bool>,
     #[serde(rename = "type")]
@@ -64,11 +70,20 @@ impl<'a> CanonicalField<'a> {
     /// for a nested object its fields.
     fn value(field: &'a FieldDescriptor) -> Self {
         CanonicalField {
+            // A set: sorted (by code point, as UTF-8 bytes sort), so
+            // reordering the values changes nothing on the wire or here.
+            enum_values: field.values().map(|values| {
+                let mut values: Vec<&str> = values.iter().map(|v| &*v.value).collect();
+                values.sort_unstable();
+                values.dedup();
+                values
+            }),
             fields: field.nested_fields().map(|fields| fields.iter().map(CanonicalField::field).collect()),
             items: field.item_type().map(|item| Box::new(CanonicalField::value(item))),
             max_items: field.max_items,
             min_items: field.min_items,
             name: None,
+            nullable: field.nullable,
             required: None,
             field_type: field.field_type.as_str(),
         }

@@ -27,6 +27,7 @@ pub mod fixture;
 pub mod format;
 pub mod hash;
 mod model;
+pub mod nullable;
 mod slug;
 mod timestamp;
 mod url;
@@ -34,7 +35,7 @@ mod wire_enum;
 
 pub use format::{AbsoluteUrl, FieldFormat, InvalidUrl};
 pub use model::{
-    DigestLength, FieldDescriptor, FieldType, FixtureHint, Items, RecordSchema, SampleStatus, SampleType,
+    DigestLength, EnumValue, FieldDescriptor, FieldType, FixtureHint, Items, RecordSchema, SampleStatus, SampleType,
     is_lowercase_underscore,
 };
 pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};

@@ -273,6 +273,82 @@ pub struct FieldDescriptor {
     /// `None` for an open object (any keys, any values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<Cow<'static, [FieldDescriptor]>>,
+    /// `string` fields: the closed set of values, in definition order.
+    #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+    pub enum_values: Option<Cow<'static, [EnumValue]>>,
+    /// Whether the value may be `null`. Distinct from `required`: an
+    /// optional field may be absent, a nullable one may be `null`, and a
+    /// field may be both.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nullable: bool,
+}
+
+/// One value of a closed set (`"enum"` of a `string` field): the wire
+/// value and, from a definition, the Rust variant name to use instead of
+/// the one made from the value. In a definition it is written as the
+/// value itself, or `{"value": "…", "rust_name": "…"}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnumValue {
+    /// The value, exactly as it appears in JSON.
+    pub value: Cow<'static, str>,
+    /// The Rust variant name to use instead of the one made from the value.
+    pub rust_name: Option<Cow<'static, str>>,
+}
+
+impl EnumValue {
+    /// A value without an explicit Rust name, usable in constants.
+    pub const fn new(value: &'static str) -> Self {
+        EnumValue { value: Cow::Borrowed(value), rust_name: None }
+    }
+}
+
+impl Serialize for EnumValue {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match &self.rust_name {
+            None => serializer.serialize_str(&self.value),
+            Some(rust_name) => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("value", &self.value)?;
+                map.serialize_entry("rust_name", rust_name)?;
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for EnumValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = EnumValue;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a value (a string) or {\"value\": …, \"rust_name\": …}")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<EnumValue, E> {
+                Ok(EnumValue { value: Cow::Owned(value.to_owned()), rust_name: None })
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<EnumValue, A::Error> {
+                const KEYS: &[&str] = &["value", "rust_name"];
+                let (mut value, mut rust_name) = (None, None);
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match &*key {
+                        "value" if value.is_none() => value = Some(map.next_value::<String>()?),
+                        "rust_name" if rust_name.is_none() => rust_name = Some(map.next_value::<String>()?),
+                        "value" => return Err(serde::de::Error::duplicate_field("value")),
+                        "rust_name" => return Err(serde::de::Error::duplicate_field("rust_name")),
+                        other => return Err(serde::de::Error::unknown_field(other, KEYS)),
+                    }
+                }
+                let value = value.ok_or_else(|| serde::de::Error::missing_field("value"))?;
+                Ok(EnumValue { value: Cow::Owned(value), rust_name: rust_name.map(Cow::Owned) })
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 impl FieldDescriptor {
@@ -297,12 +373,19 @@ impl FieldDescriptor {
             min_items: None,
             max_items: None,
             fields: None,
+            enum_values: None,
+            nullable: false,
         }
     }
 
     /// The items of an `array` field.
     pub fn item_type(&self) -> Option<&FieldDescriptor> {
         self.items.as_ref().map(Items::get)
+    }
+
+    /// The closed set of a `string` field that has one.
+    pub fn values(&self) -> Option<&[EnumValue]> {
+        self.enum_values.as_deref()
     }
 
     /// The nested fields of an `object` field that has them.
@@ -323,8 +406,8 @@ impl FieldDescriptor {
 /// The item type of an `array` field: one descriptor without a name of its
 /// own (`name` is empty, `required` is true, the description empty). In a
 /// definition it is written with the type keys only: `type`, and
-/// `fixture`, `format`, `items`, `min_items`, `max_items` or `fields` as
-/// its type takes them.
+/// `fixture`, `format`, `items`, `min_items`, `max_items`, `fields`,
+/// `enum` or `nullable` as its type takes them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Items(Cow<'static, [FieldDescriptor]>);
 
@@ -364,6 +447,10 @@ struct ItemKeys {
     max_items: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fields: Option<Cow<'static, [FieldDescriptor]>>,
+    #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+    enum_values: Option<Cow<'static, [EnumValue]>>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    nullable: bool,
 }
 
 impl Serialize for Items {
@@ -377,6 +464,8 @@ impl Serialize for Items {
             min_items: item.min_items,
             max_items: item.max_items,
             fields: item.fields,
+            enum_values: item.enum_values,
+            nullable: item.nullable,
         }
         .serialize(serializer)
     }
@@ -397,6 +486,8 @@ impl<'de> Deserialize<'de> for Items {
             min_items: keys.min_items,
             max_items: keys.max_items,
             fields: keys.fields,
+            enum_values: keys.enum_values,
+            nullable: keys.nullable,
         }))
     }
 }

@@ -22,7 +22,9 @@ fn base() -> Value {
             {"name": "sender", "type": "object", "required": true, "description": "Who sent it.", "fields": [
                 {"name": "name", "type": "string", "required": true, "description": "Sender's name."},
                 {"name": "country", "type": "string", "required": false, "description": "Sender's country."}
-            ]}
+            ]},
+            {"name": "priority", "type": "string", "enum": ["low", "high"], "required": true, "description": "How urgent."},
+            {"name": "memo", "type": "string", "nullable": true, "required": false, "description": "A remark or null."}
         ]
     })
 }
@@ -114,6 +116,11 @@ fn edits() -> Vec<(&'static str, Edit)> {
         ),
         ("nested_field_retyped", edit(|d| fields(&mut fields(d)[6])[0]["type"] = json!("integer"))),
         ("nested_field_made_required", edit(|d| fields(&mut fields(d)[6])[1]["required"] = json!(true))),
+        ("enum_value_added", edit(|d| fields(d)[7]["enum"] = json!(["low", "high", "urgent"]))),
+        ("enum_value_removed", edit(|d| fields(d)[7]["enum"] = json!(["low"]))),
+        ("string_given_closed_set", edit(|d| fields(d)[2]["enum"] = json!(["fragile", "urgent"]))),
+        ("made_nullable", edit(|d| fields(d)[1]["nullable"] = json!(true))),
+        ("made_non_nullable", edit(|d| fields(d)[8]["nullable"] = json!(false))),
         (
             "open_object_given_fields",
             edit(|d| {
@@ -149,6 +156,16 @@ fn a_rename_is_reported_as_both_with_a_note() {
     let kinds: Vec<ChangeKind> = report.changes.iter().map(|c| c.kind).collect();
     assert_eq!(kinds, [ChangeKind::OptionalFieldAdded, ChangeKind::OptionalFieldRemoved]);
     assert!(report.changes.iter().all(|c| c.note.as_deref().is_some_and(|n| n.contains("possible rename"))));
+}
+
+#[test]
+fn reordering_a_closed_set_changes_nothing() {
+    let mut reordered = base();
+    fields(&mut reordered)[7]["enum"] = json!(["high", "low"]);
+    let (old, new) = (checked(&[base()], "old"), checked(&[reordered], "new"));
+    let report = diff(&old, &new);
+    assert_eq!(report.changes, [], "a closed set is a set");
+    assert_eq!(old[0].schema.schema_hash, new[0].schema.schema_hash);
 }
 
 #[test]

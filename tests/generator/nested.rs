@@ -50,13 +50,24 @@ fn the_validator_points_at_each_fault_inside_the_row() {
     rows[2]["seller"]["zip"] = json!("10115");
     rows[2]["tags"] = json!([]);
     rows[1]["offers"][1] = json!("not an object");
+    rows[0]["condition"] = json!("broken");
+    rows[1]["offers"][0]["channel"] = json!("phone");
+    rows[2]["quantity"] = Value::Null;
+    rows[2]["ratings"] = json!([1, null, "five"]);
+    // Null where a value is nullable is no fault, absent or not.
+    rows[0]["discount"] = Value::Null;
+    rows[1]["note"] = Value::Null;
     assert_eq!(
         pointers(&schema, &rows),
         [
+            "/0/condition",
             "/0/offers/0/links",
             "/0/offers/1/seenOn",
+            "/1/offers/0/channel",
             "/1/offers/1",
             "/1/seller/address/lines/1",
+            "/2/quantity",
+            "/2/ratings/2",
             "/2/seller",
             "/2/seller/zip",
             "/2/tags",
@@ -95,4 +106,10 @@ fn the_canonical_form_covers_nested_contract_and_leaves_prose_out() {
     assert_ne!(edit(|d| d["fields"][6]["items"]["min_items"] = json!(2)), original);
     assert_ne!(edit(|d| d["fields"][3]["max_items"] = json!(6)), original);
     assert_ne!(edit(|d| d["fields"][4]["fields"][0]["name"] = json!("title")), original);
+    assert_ne!(edit(|d| d["fields"][9]["nullable"] = json!(false)), original);
+    assert_ne!(edit(|d| d["fields"][12]["items"]["nullable"] = json!(false)), original);
+    assert_ne!(edit(|d| d["fields"][8]["enum"][4] = json!("spare")), original);
+    // A closed set is a set: its order and its values' Rust names are not contract.
+    assert_eq!(edit(|d| d["fields"][8]["enum"] = json!(["self", "used", "new", "2nd-hand", "for parts"])), original);
+    assert_eq!(edit(|d| d["fields"][8]["enum"][3]["rust_name"] = json!("Spares")), original);
 }

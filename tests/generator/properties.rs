@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use foundry_catalog::hash::schema_hash;
 use foundry_catalog::{
-    DigestLength, FieldDescriptor, FieldFormat, FieldType, FixtureHint, Items, fixture, json_schema,
+    DigestLength, EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, Items, fixture, json_schema,
 };
 use foundry_catalog_build::{Generator, Source};
 use proptest::prelude::*;
@@ -109,7 +109,7 @@ pub(crate) fn nested_fields(
             .into_iter()
             .enumerate()
             .map(|(i, (base, value, required, leave_out, text))| {
-                let nests = value.items.is_some() || value.fields.is_some();
+                let nests = value.items.is_some() || value.fields.is_some() || value.enum_values.is_some();
                 let named = FieldDescriptor {
                     name: Cow::Owned(format!("{base}{i}")),
                     required,
@@ -133,8 +133,13 @@ pub(crate) fn nested_fields(
 /// An unnamed value: a scalar (with a fitting format and hint), or while
 /// `depth` allows a list of values (with bounds around the fixture
 /// length, or none) or an object of fields.
-fn value(name: &'static str, description: &'static str, hint: HintFor, depth: u32) -> BoxedStrategy<FieldDescriptor> {
-    // Every type but a list (an object here is open).
+fn value_shape(
+    name: &'static str,
+    description: &'static str,
+    hint: HintFor,
+    depth: u32,
+) -> BoxedStrategy<FieldDescriptor> {
+    // Every type but a list (an object here is open), or a closed set.
     let scalars: Vec<FieldType> = FieldType::ALL.iter().copied().filter(|t| *t != FieldType::Array).collect();
     let scalar = prop::sample::select(scalars)
         .prop_flat_map(move |ty| {
@@ -142,6 +147,11 @@ fn value(name: &'static str, description: &'static str, hint: HintFor, depth: u3
                 .prop_map(move |(format, fixture)| FieldDescriptor::new("", ty, true, "", fixture, format))
         })
         .boxed();
+    let closed = prop::collection::btree_set("[a-z]{1,6}", 1..5).prop_map(|values| FieldDescriptor {
+        enum_values: Some(values.into_iter().map(|v| EnumValue { value: Cow::Owned(v), rust_name: None }).collect()),
+        ..FieldDescriptor::new("", FieldType::String, true, "", None, None)
+    });
+    let scalar = prop_oneof![4 => scalar, 1 => closed].boxed();
     if depth == 0 {
         return scalar;
     }
@@ -163,6 +173,13 @@ fn value(name: &'static str, description: &'static str, hint: HintFor, depth: u3
         ..FieldDescriptor::new("", FieldType::Object, true, "", None, None)
     });
     prop_oneof![2 => scalar, 1 => list, 1 => object].boxed()
+}
+
+/// A value: one of [`value_shape`]'s, nullable or not.
+fn value(name: &'static str, description: &'static str, hint: HintFor, depth: u32) -> BoxedStrategy<FieldDescriptor> {
+    (value_shape(name, description, hint, depth), any::<bool>())
+        .prop_map(|(value, nullable)| FieldDescriptor { nullable, ..value })
+        .boxed()
 }
 
 fn label() -> impl Strategy<Value = String> {
@@ -205,6 +222,8 @@ proptest! {
         let row_schema = json_schema::record_type_schema(schema);
         let all = fixture::rows(schema, "prop-slug");
         prop_assert_eq!(all.len(), rows);
+        let values: Vec<Value> = all.iter().cloned().map(Value::Object).collect();
+        prop_assert_eq!(foundry_catalog::conformance::validate_rows(schema, &values, Some("prop-slug")), []);
         for (i, row) in all.iter().enumerate() {
             let n = i + 1;
             let row_value = Value::Object(row.clone());
@@ -213,6 +232,10 @@ proptest! {
                 let value = row.get(&*field.name);
                 // One rule, its consumers agreeing: every value the fixture
                 // generator makes has its field's format.
+                if let (Some(values), Some(value)) = (field.values(), value) {
+                    prop_assert!(values.iter().any(|v| Some(&*v.value) == value.as_str()), "{}: {}", field.name, value);
+                    continue;
+                }
                 if let (Some(format), Some(value)) = (field.format, value) {
                     let checked = format.check(value, Some("prop-slug"));
                     prop_assert!(checked.is_ok(), "{}: {:?}", field.name, checked);
@@ -294,7 +317,16 @@ proptest! {
 /// validators check the shipped types' rows against the shipped schema
 /// files in CI.)
 fn fits(schema: &Value, value: &Value) -> bool {
+    if let Some(branches) = schema["anyOf"].as_array() {
+        return branches.iter().any(|branch| fits(branch, value));
+    }
+    if let Some(values) = schema["enum"].as_array()
+        && !values.contains(value)
+    {
+        return false;
+    }
     let typed = match schema["type"].as_str() {
+        Some("null") => value.is_null(),
         Some("string") => value.is_string(),
         Some("number") => value.is_number(),
         Some("integer") => value.is_i64() || value.is_u64(),

@@ -9,6 +9,10 @@ import hashlib, json, pathlib, sys
 def canon(f, named=True):
     c = {"type": f["type"], **({"name": f["name"], "required": f["required"]} if named else {})}
     c.update({k: f[k] for k in ("min_items", "max_items") if k in f})
+    if f.get("nullable"):
+        c["nullable"] = True
+    if "enum" in f:
+        c["enum"] = sorted({v if isinstance(v, str) else v["value"] for v in f["enum"]})
     if "items" in f:
         c["items"] = canon(f["items"], named=False)
     if "fields" in f:

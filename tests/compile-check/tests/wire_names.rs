@@ -90,6 +90,39 @@ fn lists_and_nested_objects_are_typed_at_every_depth() {
 }
 
 #[test]
+fn closed_sets_are_enums_and_null_is_kept_apart_from_absent() {
+    use corpus::price_observation::{Condition, OffersItemChannel};
+    let rows = corpus::PriceObservation::fixture_rows(&slug());
+    // A closed set's values in turn, row by row; variants follow the naming
+    // policy (`2nd-hand` → `V2ndHand`) or the definition's `rust_name`.
+    let conditions: Vec<Condition> = rows.iter().map(|r| r.condition).collect();
+    assert_eq!(conditions, [Condition::New, Condition::Used, Condition::V2ndHand]);
+    assert_eq!(serde_json::to_value(Condition::ForParts).expect("serializes"), "for parts");
+    assert_eq!(serde_json::to_value(Condition::Self_).expect("serializes"), "self");
+    assert_eq!(rows[1].offers.as_ref().expect("filled")[0].channel, OffersItemChannel::Store);
+    assert!(serde_json::from_value::<Condition>(serde_json::json!("broken")).is_err());
+
+    // Optional and nullable: absent, null and a value each read back as
+    // they were written.
+    let mut json = serde_json::to_value(&rows[0]).expect("serializes");
+    for note in [None, Some(Value::Null), Some(Value::from("a remark"))] {
+        match &note {
+            Some(note) => json["note"] = note.clone(),
+            None => drop(json.as_object_mut().and_then(|row| row.remove("note"))),
+        }
+        let row: corpus::PriceObservation = serde_json::from_value(json.clone()).expect("deserializes");
+        assert_eq!(serde_json::to_value(&row).expect("serializes").get("note"), note.as_ref());
+    }
+    // Required and nullable: null is `None`, and is written as null.
+    json["discount"] = Value::Null;
+    json["lastSeen"] = Value::Null;
+    json["ratings"] = serde_json::json!([5, null]);
+    let row: corpus::PriceObservation = serde_json::from_value(json.clone()).expect("deserializes");
+    assert_eq!((row.discount, row.last_seen, row.ratings.clone()), (None, Some(None), vec![Some(5), None]));
+    assert_eq!(serde_json::to_value(&row).expect("serializes"), json);
+}
+
+#[test]
 fn keyword_fields_keep_their_wire_names() {
     let row = &corpus::Keywords::fixture_rows(&slug())[0];
     let json = serde_json::to_value(row).expect("serializes");
