@@ -734,6 +734,14 @@ impl Checker<'_> {
             );
             return;
         }
+        if let Some(number) = value.as_f64() {
+            if let Some(minimum) = field.minimum.filter(|&minimum| number < minimum) {
+                self.push(at, Rule::Sample, format!("{number} is below the minimum {minimum}"));
+            }
+            if let Some(maximum) = field.maximum.filter(|&maximum| number > maximum) {
+                self.push(at, Rule::Sample, format!("{number} is above the maximum {maximum}"));
+            }
+        }
         if let (Some(values), Some(text)) = (field.values(), value.as_str())
             && !values.iter().any(|v| v.value == text)
         {

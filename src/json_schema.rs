@@ -315,8 +315,34 @@ fn value_schema(field: &FieldDescriptor) -> Value {
     if field.nullable { json!({"anyOf": [schema, {"type": "null"}]}) } else { schema }
 }
 
-/// The schema of a field's or a list item's values other than `null`.
+/// The schema of a field's or a list item's values other than `null`,
+/// with its bounds.
 fn non_null_schema(field: &FieldDescriptor) -> Value {
+    let mut schema = unbounded_schema(field);
+    // Whole bounds are written as integers (`1`, not `1.0`).
+    let number = |bound: f64| {
+        if bound.fract() == 0.0 && bound.abs() <= 9_007_199_254_740_992.0 { json!(bound as i64) } else { json!(bound) }
+    };
+    if let (Some(object), true) = (schema.as_object_mut(), field.minimum.is_some() || field.maximum.is_some()) {
+        // A format's own bound (a fraction's minimum 0) stays when it is tighter.
+        let existing = |object: &Map<String, Value>, key: &str| object.get(key).and_then(Value::as_f64);
+        if let Some(minimum) = field.minimum
+            && existing(object, "minimum").is_none_or(|own| own < minimum)
+        {
+            object.insert("minimum".to_owned(), number(minimum));
+        }
+        if let Some(maximum) = field.maximum
+            && existing(object, "maximum").is_none_or(|own| own > maximum)
+        {
+            object.insert("maximum".to_owned(), number(maximum));
+        }
+    }
+    schema
+}
+
+/// The schema of a field's or a list item's values other than `null`,
+/// without bounds.
+fn unbounded_schema(field: &FieldDescriptor) -> Value {
     if let Some(format) = field.format {
         return format.json_schema();
     }

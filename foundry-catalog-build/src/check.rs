@@ -9,6 +9,7 @@ use crate::definition::RecordTypeDefinition;
 use crate::error::{DefinitionError, Location, Path};
 use crate::naming;
 use foundry_catalog_core::fixture;
+use foundry_catalog_core::hash::es_number;
 use foundry_catalog_core::{EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, RecordSchema};
 
 /// The most sample rows a definition may ask for.
@@ -17,6 +18,10 @@ pub(crate) const MAX_SAMPLE_ROWS: u64 = 1000;
 /// How deeply lists and nested objects may nest: a record's field is at
 /// depth 1, a field of a nested object or a list's item one deeper.
 pub const MAX_DEPTH: usize = 8;
+
+/// 2^53: the largest whole number every JSON reader holds exactly; an
+/// integer field's bounds stay within it.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_992.0;
 
 /// The largest `min_items` a list may ask for (every fixture row holds at
 /// least that many items).
@@ -248,6 +253,7 @@ impl Object<'_, '_> {
                 );
             }
         }
+        self.bounds(field, here);
         self.format_and_hint(field, here);
         if let Some(values) = field.values() {
             self.closed_set(values, here, struct_name);
@@ -308,6 +314,46 @@ impl Object<'_, '_> {
                 self.fields(fields, here, struct_name, depth + 1);
             }
             _ => {}
+        }
+    }
+
+    /// Checks `minimum` and `maximum`: on integers and numbers only, in
+    /// order, and on integers whole numbers that `i64` and every JSON
+    /// reader hold exactly (within ±2^53).
+    fn bounds(&mut self, field: &FieldDescriptor, here: &Path) {
+        let at = || here.location();
+        let numeric = matches!(field.field_type, FieldType::Integer | FieldType::Number);
+        for (key, bound) in [("minimum", field.minimum), ("maximum", field.maximum)] {
+            let Some(bound) = bound else { continue };
+            if !numeric {
+                (self.invalid)(
+                    at(),
+                    format!("`{key}` is for integer and number fields but the field is {}", a(field.field_type)),
+                    &format!("remove `{key}`, or make the field's type `integer` or `number`"),
+                );
+            } else if field.field_type == FieldType::Integer && (bound.fract() != 0.0 || bound.abs() > MAX_SAFE_INTEGER)
+            {
+                (self.invalid)(
+                    at(),
+                    format!("`{key}` {} is not a whole number within ±2^53", es_number(bound)),
+                    "an integer's bounds are whole numbers every JSON reader holds exactly, such as 0 or 100",
+                );
+            }
+        }
+        if field.format == Some(FieldFormat::Fraction)
+            && (field.minimum.is_some_and(|min| min >= 1.0) || field.maximum.is_some_and(|max| max < 0.0))
+        {
+            (self.invalid)(
+                at(),
+                "the bounds leave no value of format `fraction` (0 <= x < 1)".to_owned(),
+                "bound a fraction within [0, 1), or remove the format",
+            );
+        }
+        if let (Some(min), Some(max)) = (field.minimum, field.maximum)
+            && min > max
+        {
+            let (min, max) = (es_number(min), es_number(max));
+            (self.invalid)(at(), format!("minimum {min} is over maximum {max}"), "make minimum at most maximum");
         }
     }
 

@@ -99,6 +99,12 @@ foundry_catalog_core::wire_enum! {
         ListBoundsTightened = "list_bounds_tightened",
         /// A list's bounds moved both ways (one end allows more, the other fewer).
         ListBoundsChanged = "list_bounds_changed",
+        /// A number's `minimum` / `maximum` allow every value they allowed before, and more.
+        ValueBoundsLoosened = "value_bounds_loosened",
+        /// A number's `minimum` / `maximum` allow only values they allowed before.
+        ValueBoundsTightened = "value_bounds_tightened",
+        /// A number's bounds moved both ways.
+        ValueBoundsChanged = "value_bounds_changed",
         /// A value added to a closed set.
         EnumValueAdded = "enum_value_added",
         /// A value removed from a closed set.
@@ -136,9 +142,9 @@ impl ChangeKind {
             ChangeKind::RequiredFieldRemoved => (Breaking, Backward),
             ChangeKind::FieldMadeOptional | ChangeKind::FieldWidened => (Backward, Backward),
             ChangeKind::FieldNarrowed => (Forward, Forward),
-            ChangeKind::ListBoundsTightened => (Forward, Forward),
-            ChangeKind::ListBoundsLoosened => (Backward, Backward),
-            ChangeKind::ListBoundsChanged => (Breaking, Breaking),
+            ChangeKind::ListBoundsTightened | ChangeKind::ValueBoundsTightened => (Forward, Forward),
+            ChangeKind::ListBoundsLoosened | ChangeKind::ValueBoundsLoosened => (Backward, Backward),
+            ChangeKind::ListBoundsChanged | ChangeKind::ValueBoundsChanged => (Breaking, Breaking),
             ChangeKind::EnumValueAdded | ChangeKind::MadeNullable => (Backward, Backward),
             ChangeKind::EnumValueRemoved | ChangeKind::MadeNonNullable => (Forward, Forward),
             ChangeKind::FieldMadeRequired => (Forward, Forward),
@@ -197,6 +203,15 @@ impl ChangeKind {
             }
             ChangeKind::ListBoundsChanged => {
                 "each side rejects some lists of the other: loosen the bounds in one step and tighten them in another"
+            }
+            ChangeKind::ValueBoundsLoosened => {
+                "new readers take every old value; old readers reject the values now allowed outside the old bounds: update readers first"
+            }
+            ChangeKind::ValueBoundsTightened => {
+                "new readers reject old values outside the new bounds: make sure every record already fits them, then update readers"
+            }
+            ChangeKind::ValueBoundsChanged => {
+                "each side rejects some values of the other: loosen the bounds in one step and tighten them in another"
             }
             ChangeKind::EnumValueAdded => {
                 "new readers take every old value; old readers (and exhaustive matches on the Rust enum) reject the new one: update readers before writers send it"
@@ -539,24 +554,15 @@ fn value_changes(n: &CheckedType, of: &FieldDescriptor, nf: &FieldDescriptor, at
         (true, false) => out.push(change(n, Some(at), ChangeKind::MadeNonNullable, "no longer nullable".to_owned())),
         _ => {}
     }
-    let (old_min, new_min) = (of.min_items.unwrap_or(0), nf.min_items.unwrap_or(0));
-    let (old_max, new_max) = (of.max_items.unwrap_or(u32::MAX), nf.max_items.unwrap_or(u32::MAX));
-    if (old_min, old_max) != (new_min, new_max) {
-        let bounds = |f: &FieldDescriptor| {
-            let show = |b: Option<u32>| b.map_or_else(|| "-".to_owned(), |b| b.to_string());
-            format!("{}..{}", show(f.min_items), show(f.max_items))
-        };
-        let detail = format!("list bounds {} -> {}", bounds(of), bounds(nf));
-        // Bounds that only allow more lists let new readers read every old
-        // list; bounds that allow fewer only old readers every new one.
-        let kind = if new_min <= old_min && new_max >= old_max {
-            ChangeKind::ListBoundsLoosened
-        } else if new_min >= old_min && new_max <= old_max {
-            ChangeKind::ListBoundsTightened
-        } else {
-            ChangeKind::ListBoundsChanged
-        };
-        out.push(change(n, Some(at), kind, detail));
+    let items = |f: &FieldDescriptor| (f.min_items.map(f64::from), f.max_items.map(f64::from));
+    let kinds = [ChangeKind::ListBoundsLoosened, ChangeKind::ListBoundsTightened, ChangeKind::ListBoundsChanged];
+    if let Some((kind, detail)) = bounds_change(items(of), items(nf), kinds) {
+        out.push(change(n, Some(at), kind, format!("list bounds {detail}")));
+    }
+    let values = |f: &FieldDescriptor| (f.minimum, f.maximum);
+    let kinds = [ChangeKind::ValueBoundsLoosened, ChangeKind::ValueBoundsTightened, ChangeKind::ValueBoundsChanged];
+    if let Some((kind, detail)) = bounds_change(values(of), values(nf), kinds) {
+        out.push(change(n, Some(at), kind, format!("bounds {detail}")));
     }
     if let (Some(oi), Some(ni)) = (of.item_type(), nf.item_type()) {
         value_changes(n, oi, ni, &format!("{at}[]"), out);
@@ -564,6 +570,35 @@ fn value_changes(n: &CheckedType, of: &FieldDescriptor, nf: &FieldDescriptor, at
     if let (Some(ofs), Some(nfs)) = (of.nested_fields(), nf.nested_fields()) {
         fields_changes(n, ofs, nfs, at, out);
     }
+}
+
+/// How a pair of bounds (least, greatest; `None` for none) moved: the
+/// loosened, tightened or changed kind of `kinds` and the change in words,
+/// or `None` when they did not. Bounds that only allow more values let new
+/// readers read every old value; bounds that allow fewer, only old readers
+/// every new one.
+fn bounds_change(
+    old: (Option<f64>, Option<f64>),
+    new: (Option<f64>, Option<f64>),
+    [loosened, tightened, changed]: [ChangeKind; 3],
+) -> Option<(ChangeKind, String)> {
+    if old == new {
+        return None;
+    }
+    let (old_lo, old_hi) = (old.0.unwrap_or(f64::NEG_INFINITY), old.1.unwrap_or(f64::INFINITY));
+    let (new_lo, new_hi) = (new.0.unwrap_or(f64::NEG_INFINITY), new.1.unwrap_or(f64::INFINITY));
+    let kind = if new_lo <= old_lo && new_hi >= old_hi {
+        loosened
+    } else if new_lo >= old_lo && new_hi <= old_hi {
+        tightened
+    } else {
+        changed
+    };
+    let show = |(lo, hi): (Option<f64>, Option<f64>)| {
+        let bound = |b: Option<f64>| b.map_or_else(|| "-".to_owned(), foundry_catalog_core::hash::es_number);
+        format!("{}..{}", bound(lo), bound(hi))
+    };
+    Some((kind, format!("{} -> {}", show(old), show(new))))
 }
 
 /// The compatibility policy as a Markdown table, from

@@ -546,6 +546,12 @@ fn descriptor(field: &FieldDescriptor, file: &str, named: bool) -> Result<Doc, D
     if let Some(item) = field.item_type() {
         call("items", vec![table(descriptor(item, file, false)?)]);
     }
+    if let Some(minimum) = field.minimum {
+        call("minimum", vec![Doc::text(float_literal(minimum))]);
+    }
+    if let Some(maximum) = field.maximum {
+        call("maximum", vec![Doc::text(float_literal(maximum))]);
+    }
     if let Some(min) = field.min_items {
         call("min_items", vec![Doc::text(min.to_string())]);
     }

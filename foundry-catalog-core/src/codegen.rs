@@ -43,6 +43,8 @@ pub struct Field {
     max_items: Option<u32>,
     fields: Option<&'static [FieldDescriptor]>,
     values: Option<&'static [EnumValue]>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
     nullable: bool,
 }
 
@@ -73,6 +75,8 @@ pub const fn field(name: &'static str, field_type: FieldType, description: &'sta
         max_items: None,
         fields: None,
         values: None,
+        minimum: None,
+        maximum: None,
         nullable: false,
     }
 }
@@ -101,6 +105,16 @@ impl Field {
     /// A closed set of values.
     pub const fn values(self, values: &'static [EnumValue]) -> Field {
         Field { values: Some(values), ..self }
+    }
+
+    /// The least value allowed.
+    pub const fn minimum(self, minimum: f64) -> Field {
+        Field { minimum: Some(minimum), ..self }
+    }
+
+    /// The greatest value allowed.
+    pub const fn maximum(self, maximum: f64) -> Field {
+        Field { maximum: Some(maximum), ..self }
     }
 
     /// A `text` fixture hint.
@@ -198,6 +212,8 @@ impl Field {
                 Some(fields) => Some(Cow::Borrowed(fields)),
                 None => None,
             },
+            minimum: self.minimum,
+            maximum: self.maximum,
             enum_values: match self.values {
                 Some(values) => Some(Cow::Borrowed(values)),
                 None => None,

@@ -151,9 +151,10 @@ fn value_named(field: &FieldDescriptor, name: &str, slug: &str, row: usize) -> O
             Some(values) => Value::String(values[(row.max(1) - 1) % values.len()].value.to_string()),
             None => Value::String(string_from(&hint, field, name, slug, row)),
         },
-        FieldType::Number => number_value(number_from(&hint, row)),
-        // Rows count 1, 2, 3… and alternate true, false… (the `sequence` hint).
-        FieldType::Integer => Value::from(row as u64),
+        FieldType::Number => number_value(number_from(&hint, field, row)),
+        // Rows count 1, 2, 3… (within the bounds) and alternate true,
+        // false… (the `sequence` hint).
+        FieldType::Integer => Value::from(counted(field, row)),
         FieldType::Boolean => Value::Bool(row % 2 == 1),
         FieldType::Object => match field.nested_fields() {
             Some(fields) => Value::Object(self::row(fields, slug, row)),
@@ -188,16 +189,50 @@ fn string_from(hint: &FixtureHint, field: &FieldDescriptor, name: &str, slug: &s
     }
 }
 
-fn number_from(hint: &FixtureHint, row: usize) -> f64 {
+fn number_from(hint: &FixtureHint, field: &FieldDescriptor, row: usize) -> f64 {
     match hint {
         FixtureHint::Fraction(first) => {
             // Whole thousandths keep the printed value short and exact-looking.
             let first = (first * 1000.0).round() as i64;
             let step = 10 * (row.saturating_sub(1) as i64 % 100);
-            (first - step).rem_euclid(1000) as f64 / 1000.0
+            let value = (first - step).rem_euclid(1000) as f64 / 1000.0;
+            // Moved into the bounds, if they leave it out.
+            let (lo, hi) = (field.minimum.unwrap_or(f64::MIN), field.maximum.unwrap_or(f64::MAX));
+            if lo <= hi { value.clamp(lo, hi) } else { value }
         }
-        _ => row as f64,
+        _ => {
+            // Counted like an integer when the bounds hold one; otherwise
+            // the least value the bounds allow.
+            let whole = |bound: Option<f64>, round: fn(f64) -> f64| bound.map(round);
+            match (whole(field.minimum, f64::ceil), whole(field.maximum, f64::floor)) {
+                (Some(lo), Some(hi)) if lo > hi => field.minimum.unwrap_or(lo),
+                _ => counted(field, row) as f64,
+            }
+        }
     }
+}
+
+/// The row number counted into the field's bounds: 1, 2, 3… when they
+/// allow it; otherwise from the first whole value the bounds allow, and
+/// back to the least one after the greatest (`minimum` 5, `maximum` 6: 5,
+/// 6, 5).
+fn counted(field: &FieldDescriptor, row: usize) -> i64 {
+    // Whole bounds within ±2^53, so the arithmetic below is exact in i128.
+    let bound = |b: Option<f64>, round: fn(f64) -> f64| {
+        b.map(|b| round(b).clamp(-9_007_199_254_740_992.0, 9_007_199_254_740_992.0) as i128)
+    };
+    let (lo, hi) = (bound(field.minimum, f64::ceil), bound(field.maximum, f64::floor));
+    let step = i128::try_from(row.saturating_sub(1)).unwrap_or(0);
+    let value = match (lo, hi) {
+        (Some(lo), Some(hi)) if lo > hi => lo,
+        (lo, None) => lo.map_or(1, |lo| lo.max(1)) + step,
+        (lo, Some(hi)) => {
+            let start = 1i128.min(hi).max(lo.unwrap_or(i128::MIN));
+            let lo = lo.unwrap_or(start);
+            lo + (start - lo + step) % (hi - lo + 1)
+        }
+    };
+    i64::try_from(value).unwrap_or(i64::MAX)
 }
 
 fn object_from(hint: &FixtureHint, slug: &str) -> Map<String, Value> {

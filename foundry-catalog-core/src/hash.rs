@@ -22,14 +22,16 @@
 //! bytes, cut to the first 40 characters when the definition asks for a
 //! 40-character digest.
 //!
-//! Why plain `serde_json` output is JCS here: the object holds strings,
-//! booleans and list bounds, which are integers below 2^32 (JCS writes an
-//! integer below 2^53 as its decimal digits, as `serde_json` does), its
-//! keys are ASCII and are declared below in sorted order, and `serde_json`
-//! escapes strings exactly as JCS does (`\"`, `\\`, `\b \f \n \r \t`, other control
-//! characters as lowercase `\u00xx`, everything else verbatim).
+//! The form is written by [`jcs`]: keys sorted by UTF-16 code units,
+//! strings escaped by `serde_json` (exactly as JCS escapes: `\"`, `\\`,
+//! `\b \f \n \r \t`, other control characters as lowercase `\u00xx`,
+//! everything else verbatim), numbers (list bounds, `minimum`, `maximum`)
+//! as ECMAScript writes them, through `ryu-js`, a maintained port of that
+//! algorithm; `tests/runtime/hash.rs` holds it to RFC 8785's number
+//! examples.
 
 use serde::Serialize;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::model::{DigestLength, FieldDescriptor, RecordSchema};
@@ -49,7 +51,11 @@ struct CanonicalField<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_items: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    maximum: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     min_items: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    minimum: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -81,7 +87,9 @@ impl<'a> CanonicalField<'a> {
             fields: field.nested_fields().map(|fields| fields.iter().map(CanonicalField::field).collect()),
             items: field.item_type().map(|item| Box::new(CanonicalField::value(item))),
             max_items: field.max_items,
+            maximum: field.maximum,
             min_items: field.min_items,
+            minimum: field.minimum,
             name: None,
             nullable: field.nullable,
             required: None,
@@ -109,8 +117,65 @@ struct Canonical<'a> {
 /// ```
 pub fn canonical_json(record_label: &str, fields: &[FieldDescriptor]) -> String {
     let canonical = Canonical { fields: fields.iter().map(CanonicalField::field).collect(), record_label };
-    // Serializing structs of strings and booleans into a String cannot fail.
-    serde_json::to_string(&canonical).unwrap_or_default()
+    // Structs of strings, booleans and finite numbers always convert.
+    serde_json::to_value(&canonical).map(|value| jcs(&value)).unwrap_or_default()
+}
+
+/// The RFC 8785 (JCS) serialization of a JSON value: object keys sorted by
+/// their UTF-16 code units, no whitespace, strings escaped as JCS says
+/// (`serde_json` escapes exactly so), numbers as ECMAScript writes them
+/// (`Number.prototype.toString`, through `ryu-js`: `1e+21`, `0.000001`,
+/// `1e-7`, `5` for `5.0`).
+///
+/// ```
+/// let value = serde_json::json!({"b": [1.0, 1e21, 0.000001, 1e-7, -0.0], "a": "\u{e9}\n"});
+/// assert_eq!(foundry_catalog_core::hash::jcs(&value), r#"{"a":"é\n","b":[1,1e+21,0.000001,1e-7,0]}"#);
+/// ```
+pub fn jcs(value: &Value) -> String {
+    let mut out = String::new();
+    write_jcs(value, &mut out);
+    out
+}
+
+fn write_jcs(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(number) => out.push_str(&es_number(number.as_f64().unwrap_or(f64::NAN))),
+        // Serializing a string cannot fail.
+        Value::String(text) => out.push_str(&serde_json::to_string(text).unwrap_or_default()),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_jcs(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+            out.push('{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                out.push(':');
+                write_jcs(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A finite number as ECMAScript's `Number.prototype.toString` writes it
+/// (RFC 8785 §3.2.2.3); JSON holds no other kind.
+pub fn es_number(number: f64) -> String {
+    ryu_js::Buffer::new().format(number).to_owned()
 }
 
 /// The `schema_hash` of a record type: lowercase hex SHA-256 of

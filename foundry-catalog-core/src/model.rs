@@ -273,6 +273,12 @@ pub struct FieldDescriptor {
     /// `None` for an open object (any keys, any values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<Cow<'static, [FieldDescriptor]>>,
+    /// `integer` and `number` fields: the least value allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<f64>,
+    /// `integer` and `number` fields: the greatest value allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<f64>,
     /// `string` fields: the closed set of values, in definition order.
     #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Cow<'static, [EnumValue]>>,
@@ -373,6 +379,8 @@ impl FieldDescriptor {
             min_items: None,
             max_items: None,
             fields: None,
+            minimum: None,
+            maximum: None,
             enum_values: None,
             nullable: false,
         }
@@ -407,7 +415,7 @@ impl FieldDescriptor {
 /// own (`name` is empty, `required` is true, the description empty). In a
 /// definition it is written with the type keys only: `type`, and
 /// `fixture`, `format`, `items`, `min_items`, `max_items`, `fields`,
-/// `enum` or `nullable` as its type takes them.
+/// `minimum`, `maximum`, `enum` or `nullable` as its type takes them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Items(Cow<'static, [FieldDescriptor]>);
 
@@ -447,6 +455,10 @@ struct ItemKeys {
     max_items: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fields: Option<Cow<'static, [FieldDescriptor]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    minimum: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    maximum: Option<f64>,
     #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
     enum_values: Option<Cow<'static, [EnumValue]>>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -464,6 +476,8 @@ impl Serialize for Items {
             min_items: item.min_items,
             max_items: item.max_items,
             fields: item.fields,
+            minimum: item.minimum,
+            maximum: item.maximum,
             enum_values: item.enum_values,
             nullable: item.nullable,
         }
@@ -486,6 +500,8 @@ impl<'de> Deserialize<'de> for Items {
             min_items: keys.min_items,
             max_items: keys.max_items,
             fields: keys.fields,
+            minimum: keys.minimum,
+            maximum: keys.maximum,
             enum_values: keys.enum_values,
             nullable: keys.nullable,
         }))

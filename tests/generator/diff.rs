@@ -17,7 +17,7 @@ fn base() -> Value {
             {"name": "weightKg", "type": "number", "required": true, "description": "Weight."},
             {"name": "note", "type": "string", "required": false, "description": "Free text."},
             {"name": "route", "type": "object", "required": false, "description": "Legs."},
-            {"name": "pieces", "type": "integer", "required": true, "description": "Parcels in the shipment."},
+            {"name": "pieces", "type": "integer", "minimum": 1, "maximum": 100, "required": true, "description": "Parcels in the shipment."},
             {"name": "tags", "type": "array", "items": {"type": "string"}, "min_items": 1, "max_items": 5, "required": true, "description": "Labels."},
             {"name": "sender", "type": "object", "required": true, "description": "Who sent it.", "fields": [
                 {"name": "name", "type": "string", "required": true, "description": "Sender's name."},
@@ -116,6 +116,16 @@ fn edits() -> Vec<(&'static str, Edit)> {
         ),
         ("nested_field_retyped", edit(|d| fields(&mut fields(d)[6])[0]["type"] = json!("integer"))),
         ("nested_field_made_required", edit(|d| fields(&mut fields(d)[6])[1]["required"] = json!(true))),
+        ("value_bounds_loosened", edit(|d| fields(d)[4]["maximum"] = json!(1000))),
+        ("value_bounds_tightened", edit(|d| fields(d)[4]["minimum"] = json!(2))),
+        (
+            "value_bounds_changed",
+            edit(|d| {
+                fields(d)[4]["minimum"] = json!(0);
+                fields(d)[4]["maximum"] = json!(50);
+            }),
+        ),
+        ("value_bounds_removed", edit(|d| drop(fields(d)[4].as_object_mut().and_then(|f| f.remove("maximum"))))),
         ("enum_value_added", edit(|d| fields(d)[7]["enum"] = json!(["low", "high", "urgent"]))),
         ("enum_value_removed", edit(|d| fields(d)[7]["enum"] = json!(["low"]))),
         ("string_given_closed_set", edit(|d| fields(d)[2]["enum"] = json!(["fragile", "urgent"]))),

@@ -109,7 +109,13 @@ pub(crate) fn nested_fields(
             .into_iter()
             .enumerate()
             .map(|(i, (base, value, required, leave_out, text))| {
-                let nests = value.items.is_some() || value.fields.is_some() || value.enum_values.is_some();
+                // Lists, objects, closed sets and bounded numbers keep
+                // what their value strategy made.
+                let nests = value.items.is_some()
+                    || value.fields.is_some()
+                    || value.enum_values.is_some()
+                    || value.minimum.is_some()
+                    || value.maximum.is_some();
                 let named = FieldDescriptor {
                     name: Cow::Owned(format!("{base}{i}")),
                     required,
@@ -151,7 +157,19 @@ fn value_shape(
         enum_values: Some(values.into_iter().map(|v| EnumValue { value: Cow::Owned(v), rust_name: None }).collect()),
         ..FieldDescriptor::new("", FieldType::String, true, "", None, None)
     });
-    let scalar = prop_oneof![4 => scalar, 1 => closed].boxed();
+    // Integers and numbers between bounds (either may be missing).
+    let bound = || prop_oneof![Just(None), (-20i32..20).prop_map(|b| Some(f64::from(b) / 4.0))];
+    let bounded = (prop_oneof![Just(FieldType::Integer), Just(FieldType::Number)], bound(), bound())
+        .prop_filter("a bound", |(_, min, max)| min.is_some() || max.is_some())
+        .prop_map(|(ty, min, max)| {
+            let whole = |b: Option<f64>| if ty == FieldType::Integer { b.map(f64::round) } else { b };
+            let (minimum, maximum) = match (whole(min), whole(max)) {
+                (Some(a), Some(b)) => (Some(a.min(b)), Some(a.max(b))),
+                other => other,
+            };
+            FieldDescriptor { minimum, maximum, ..FieldDescriptor::new("", ty, true, "", None, None) }
+        });
+    let scalar = prop_oneof![6 => scalar, 1 => closed, 1 => bounded].boxed();
     if depth == 0 {
         return scalar;
     }
@@ -338,6 +356,12 @@ fn fits(schema: &Value, value: &Value) -> bool {
         _ => true,
     };
     if !typed {
+        return false;
+    }
+    if let Some(number) = value.as_f64()
+        && (schema["minimum"].as_f64().is_some_and(|min| number < min)
+            || schema["maximum"].as_f64().is_some_and(|max| number > max))
+    {
         return false;
     }
     if let (Some(list), Some(items)) = (value.as_array(), schema.get("items")) {

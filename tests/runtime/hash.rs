@@ -73,3 +73,52 @@ fn canonical_form_is_jcs_for_awkward_strings() {
         "{\"fields\":[{\"name\":\"a\\\"b\\\\c\\u001f\u{7f}é\u{2028}\",\"required\":true,\"type\":\"string\"}],\"record_label\":\"l\"}"
     );
 }
+
+/// RFC 8785 Appendix B: IEEE 754 doubles (by their bits) and how JCS
+/// writes them, the numbers `minimum` and `maximum` bring into the
+/// canonical form.
+#[test]
+fn canonical_numbers_are_written_as_rfc_8785_shows() {
+    let examples: [(u64, &str); 24] = [
+        (0x0000000000000000, "0"),
+        (0x8000000000000000, "0"),
+        (0x0000000000000001, "5e-324"),
+        (0x8000000000000001, "-5e-324"),
+        (0x7fefffffffffffff, "1.7976931348623157e+308"),
+        (0xffefffffffffffff, "-1.7976931348623157e+308"),
+        (0x4340000000000000, "9007199254740992"),
+        (0xc340000000000000, "-9007199254740992"),
+        (0x4430000000000000, "295147905179352830000"),
+        (0x44b52d02c7e14af5, "9.999999999999997e+22"),
+        (0x44b52d02c7e14af6, "1e+23"),
+        (0x44b52d02c7e14af7, "1.0000000000000001e+23"),
+        (0x444b1ae4d6e2ef4e, "999999999999999700000"),
+        (0x444b1ae4d6e2ef4f, "999999999999999900000"),
+        (0x444b1ae4d6e2ef50, "1e+21"),
+        (0x3eb0c6f7a0b5ed8c, "9.999999999999997e-7"),
+        (0x3eb0c6f7a0b5ed8d, "0.000001"),
+        (0x41b3de4355555553, "333333333.3333332"),
+        (0x41b3de4355555554, "333333333.33333325"),
+        (0x41b3de4355555555, "333333333.3333333"),
+        (0x41b3de4355555556, "333333333.3333334"),
+        (0x41b3de4355555557, "333333333.33333343"),
+        (0xbecbf647612f3696, "-0.0000033333333333333333"),
+        (0x43143ff3c1cb0959, "1424953923781206.2"),
+    ];
+    for (bits, expected) in examples {
+        assert_eq!(foundry_catalog::hash::es_number(f64::from_bits(bits)), expected, "{bits:016x}");
+    }
+}
+
+#[test]
+fn bounds_enter_the_canonical_form_as_jcs_numbers() {
+    let mut fields = fields();
+    fields[1].minimum = Some(0.000001);
+    fields[1].maximum = Some(1e21);
+    let canonical = canonical_json("example_record", &fields);
+    assert!(
+        canonical
+            .contains(r#"{"maximum":1e+21,"minimum":0.000001,"name":"confidence","required":true,"type":"number"}"#),
+        "{canonical}"
+    );
+}
