@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::definition::RecordTypeDefinition;
 use crate::error::{DefinitionError, Location, Path};
 use crate::naming;
+use crate::positions::Positions;
 use foundry_catalog_core::fixture;
 use foundry_catalog_core::hash::es_number;
 use foundry_catalog_core::{EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, RecordSchema};
@@ -44,12 +45,19 @@ pub struct CheckedType {
 }
 
 /// Checks one parsed definition read from `file`.
-pub(crate) fn check(file: &str, definition: RecordTypeDefinition) -> Result<CheckedType, Vec<DefinitionError>> {
+pub(crate) fn check(
+    file: &str,
+    definition: RecordTypeDefinition,
+    positions: &Positions,
+) -> Result<CheckedType, Vec<DefinitionError>> {
     let mut errors = Vec::new();
     let label = definition.record_label.clone();
     let mut invalid = |location: Location, message: String, hint: &str| {
+        let (line, column) = positions.of(&location.pointer());
         errors.push(DefinitionError::Invalid {
             file: file.to_owned(),
+            line,
+            column,
             record_label: label.clone(),
             location: Box::new(location),
             message,

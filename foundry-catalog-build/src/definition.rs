@@ -3,8 +3,10 @@
 
 use serde::Deserialize;
 
-use crate::error::{DefinitionError, Location};
+use crate::error::DefinitionError;
+use crate::positions::{Positions, child};
 use foundry_catalog_core::{DigestLength, FieldDescriptor, SampleType};
+use serde_json::Value;
 
 /// The largest definition file accepted, in bytes.
 pub const MAX_DEFINITION_BYTES: usize = 1 << 20;
@@ -40,54 +42,205 @@ fn default_sample_rows() -> u64 {
     DEFAULT_SAMPLE_ROWS
 }
 
-/// Parses the bytes of one definition file. `file` is the path used in
-/// error messages.
-pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<RecordTypeDefinition, DefinitionError> {
+/// Parses the bytes of one definition file, with the place of each of its
+/// values. `file` is the path used in error messages. Every format error
+/// of the file is reported (a fault that stops reading, such as invalid
+/// JSON, alone).
+pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<(RecordTypeDefinition, Positions), Vec<DefinitionError>> {
     let file = file.to_owned();
     if bytes.len() > MAX_DEFINITION_BYTES {
-        return Err(DefinitionError::TooLarge { file, size: bytes.len(), limit: MAX_DEFINITION_BYTES });
+        return Err(vec![DefinitionError::TooLarge { file, size: bytes.len(), limit: MAX_DEFINITION_BYTES }]);
     }
     if bytes.starts_with(b"\xEF\xBB\xBF") {
-        return Err(DefinitionError::ByteOrderMark { file });
+        return Err(vec![DefinitionError::ByteOrderMark { file }]);
     }
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
             let (line, column) = line_column(bytes, e.valid_up_to());
-            return Err(DefinitionError::NotUtf8 { file, line, column });
+            return Err(vec![DefinitionError::NotUtf8 { file, line, column }]);
         }
     };
     let Some(start) = text.find(|c: char| !c.is_ascii_whitespace()) else {
-        return Err(DefinitionError::Empty { file });
+        return Err(vec![DefinitionError::Empty { file }]);
     };
     if !text[start..].starts_with('{') {
         let (line, column) = line_column(bytes, start);
-        return Err(DefinitionError::Format {
+        return Err(vec![DefinitionError::Format {
             file,
             line,
             column,
             message: "a definition must be a JSON object".to_owned(),
             hint: "write one object: {\"record_label\": …, \"sample_type\": …, \"fields\": […]}".to_owned(),
-        });
+        }]);
     }
     // Syntax first, on the plain JSON tree, so a value of the wrong type is
     // never reported as invalid JSON.
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| syntax_error(file.clone(), &e))?;
-    let definition: RecordTypeDefinition = serde_json::from_str(text).map_err(|e| format_error(file.clone(), &e))?;
+    let mut value: Value = serde_json::from_str(text).map_err(|e| vec![syntax_error(file.clone(), &e)])?;
+    let positions = Positions::scan(text);
     // serde also accepts a struct written as an array; the format does not.
-    let entries = value.get("fields").and_then(|f| f.as_array()).map(Vec::as_slice).unwrap_or_default();
-    for (index, (entry, field)) in entries.iter().zip(&definition.fields).enumerate() {
-        if !entry.is_object() {
-            return Err(DefinitionError::Invalid {
-                file,
-                record_label: definition.record_label.clone(),
-                location: Box::new(Location::Field { index, name: field.name.to_string() }),
-                message: "the field is written as an array".to_owned(),
-                hint: "write each field as an object with `name`, `type`, `required` and `description`".to_owned(),
-            });
+    let mut errors: Vec<DefinitionError> = array_forms(&value, "")
+        .into_iter()
+        .map(|pointer| {
+            let (line, column) = positions.of(&pointer);
+            DefinitionError::Format {
+                file: file.clone(),
+                line,
+                column,
+                message: "a field or an item is written as an array".to_owned(),
+                hint: "write it as an object: {\"name\": …, \"type\": …, \"required\": …, \"description\": …}"
+                    .to_owned(),
+            }
+        })
+        .collect();
+    // Every format error, not only the first: each one found is set aside
+    // (an unknown key removed, a wrong or missing value replaced by one that
+    // reads) and the tree read again, until it reads or nothing changes.
+    for _ in 0..MAX_FORMAT_ERRORS {
+        match serde_path_to_error::deserialize::<_, RecordTypeDefinition>(&value) {
+            Ok(definition) if errors.is_empty() => return Ok((definition, positions)),
+            Ok(_) => break,
+            Err(e) => {
+                let pointer = pointer_of(e.path());
+                let message = e.into_inner().to_string();
+                // An unknown or misspelt key is shown at the key itself.
+                let (line, column) = match unknown_key(&message) {
+                    Some(key) if !pointer.ends_with(&child("", &key)) => positions.key_of(&child(&pointer, &key)),
+                    Some(_) => positions.key_of(&pointer),
+                    None => positions.of(&pointer),
+                };
+                errors.push(format_error(file.clone(), message.clone(), line, column));
+                if !set_aside(&mut value, &pointer, &message) {
+                    break;
+                }
+            }
         }
     }
-    Ok(definition)
+    Err(errors)
+}
+
+/// The most format errors reported for one file.
+const MAX_FORMAT_ERRORS: usize = 64;
+
+/// A serde path (`fields[2].items.type`) as a JSON pointer
+/// (`/fields/2/items/type`); an enum's variant is the key it is written as.
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        pointer = match segment {
+            Segment::Seq { index } => child(&pointer, &index.to_string()),
+            Segment::Map { key } | Segment::Enum { variant: key } => child(&pointer, key),
+            Segment::Unknown => pointer,
+        };
+    }
+    pointer
+}
+
+/// The pointers of fields and items written as arrays, at every depth.
+fn array_forms(value: &Value, pointer: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(object) = value.as_object() else { return out };
+    if let Some(Value::Array(fields)) = object.get("fields") {
+        for (i, field) in fields.iter().enumerate() {
+            let at = child(&child(pointer, "fields"), &i.to_string());
+            if field.is_array() {
+                out.push(at);
+            } else {
+                out.extend(array_forms(field, &at));
+            }
+        }
+    }
+    if let Some(item) = object.get("items") {
+        let at = child(pointer, "items");
+        if item.is_array() {
+            out.push(at);
+        } else {
+            out.extend(array_forms(item, &at));
+        }
+    }
+    out
+}
+
+/// Sets aside what made reading fail at `pointer`, so the next reading
+/// goes further: an unknown key is removed, a missing key gets a value
+/// that reads, a wrong value is replaced by one. Returns whether anything
+/// changed. The values are never used: a file with a format error fails.
+fn set_aside(value: &mut Value, pointer: &str, message: &str) -> bool {
+    let quoted = |prefix: &str| message.strip_prefix(prefix).and_then(|rest| rest.split('`').nth(1)).map(str::to_owned);
+    if let Some(key) = unknown_key(message) {
+        // The path may end at the key or at its object.
+        let object = if pointer.ends_with(&child("", &key)) { parent(pointer) } else { pointer };
+        return value.pointer_mut(object).and_then(Value::as_object_mut).and_then(|o| o.remove(&key)).is_some();
+    }
+    if let Some(key) = quoted("missing field ") {
+        let Some(placeholder) = placeholder(&key) else { return false };
+        return value
+            .pointer_mut(pointer)
+            .and_then(Value::as_object_mut)
+            .is_some_and(|o| o.insert(key, placeholder).is_none());
+    }
+    // A fixture hint is one value: whatever is wrong inside it, it goes.
+    if let Some(cut) = pointer.find("/fixture") {
+        let hint = &pointer[..cut + "/fixture".len()];
+        if hint.len() == pointer.len() || pointer[hint.len()..].starts_with('/') {
+            let object = parent(hint);
+            return value
+                .pointer_mut(object)
+                .and_then(Value::as_object_mut)
+                .and_then(|o| o.remove("fixture"))
+                .is_some();
+        }
+    }
+    let key = pointer.rsplit('/').next().unwrap_or_default();
+    let replacement = match placeholder(key) {
+        Some(placeholder) => placeholder,
+        // An entry of `fields` or of `enum`.
+        None if key.parse::<usize>().is_ok() && parent(pointer).ends_with("/enum") => Value::from("x"),
+        None if key.parse::<usize>().is_ok() => placeholder_field(),
+        None => {
+            let object = parent(pointer);
+            return value.pointer_mut(object).and_then(Value::as_object_mut).and_then(|o| o.remove(key)).is_some();
+        }
+    };
+    match value.pointer_mut(pointer) {
+        Some(slot) if *slot != replacement => {
+            *slot = replacement;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The key serde's message names as unknown.
+fn unknown_key(message: &str) -> Option<String> {
+    message.strip_prefix("unknown field ").and_then(|rest| rest.split('`').nth(1)).map(str::to_owned)
+}
+
+/// The pointer of the value that holds the one at `pointer`.
+fn parent(pointer: &str) -> &str {
+    pointer.rfind('/').map_or("", |cut| &pointer[..cut])
+}
+
+/// A value that reads for a key of the format, to read on past an error.
+fn placeholder(key: &str) -> Option<Value> {
+    Some(match key {
+        "record_label" | "name" | "description" | "value" => Value::from("x"),
+        "sample_type" => Value::from("deterministic_public_source_fixture"),
+        "type" => Value::from("string"),
+        "required" | "nullable" => Value::from(true),
+        "fields" => Value::Array(vec![placeholder_field()]),
+        "digest_length" => Value::from(64),
+        "sample_rows" => Value::from(DEFAULT_SAMPLE_ROWS),
+        "fixture" | "format" | "rust_name" | "items" | "min_items" | "max_items" | "minimum" | "maximum" | "enum"
+        | "$schema" => return None,
+        _ => return None,
+    })
+}
+
+/// A field that reads, to read on past an entry of `fields` that does not.
+fn placeholder_field() -> Value {
+    serde_json::json!({"name": "x", "type": "string", "required": true, "description": "x"})
 }
 
 /// Line and column (from 1, column in characters) of a byte offset whose
@@ -120,8 +273,7 @@ fn syntax_error(file: String, e: &serde_json::Error) -> DefinitionError {
     DefinitionError::Syntax { file, line, column, message, hint: hint.to_owned() }
 }
 
-fn format_error(file: String, e: &serde_json::Error) -> DefinitionError {
-    let (mut message, line, column) = message_and_place(e);
+fn format_error(file: String, mut message: String, line: usize, column: usize) -> DefinitionError {
     let hint = if message.starts_with("unknown field") {
         "remove the key or correct its spelling; the allowed keys are listed above"
     } else if message.starts_with("unknown variant") {
@@ -130,9 +282,10 @@ fn format_error(file: String, e: &serde_json::Error) -> DefinitionError {
         "add the key; see schema/record-type.schema.json for the format"
     } else if message.contains("digest length") {
         "write 64 (the default) or 40"
-    } else if message == "expected value" {
-        // What serde_json says when an enum (a field type, sample type or
-        // fixture hint) meets a number, array, boolean or null.
+    } else if message.contains("expected string or map") || message.contains("expected map with a single key") {
+        // What serde says when an enum (a field type, sample type or
+        // fixture hint) meets a number, array, boolean or null, or a hint
+        // object with other than one key.
         message = "this value has the wrong type".to_owned();
         "`sample_type` and a field's `type` are strings; a fixture hint is a string (\"sequence\", \"absent\") or an object with one key, such as {\"text\": \"entity name\"}"
     } else {

@@ -24,7 +24,22 @@ pub enum Location {
     Nested {
         /// The steps, joined by `.`.
         path: String,
+        /// The same place as a JSON pointer (`/fields/2/fields/0`).
+        pointer: String,
     },
+}
+
+impl Location {
+    /// The place as a JSON pointer into the definition file.
+    pub fn pointer(&self) -> String {
+        match self {
+            Location::RecordLabel => "/record_label".to_owned(),
+            Location::SampleRows => "/sample_rows".to_owned(),
+            Location::Fields => "/fields".to_owned(),
+            Location::Field { index, .. } => format!("/fields/{index}"),
+            Location::Nested { pointer, .. } => pointer.clone(),
+        }
+    }
 }
 
 impl fmt::Display for Location {
@@ -34,7 +49,7 @@ impl fmt::Display for Location {
             Location::SampleRows => f.write_str("sample_rows"),
             Location::Fields => f.write_str("fields"),
             Location::Field { index, name } => f.write_str(&Step::Field(*index, name.clone()).to_string()),
-            Location::Nested { path } => f.write_str(path),
+            Location::Nested { path, .. } => f.write_str(path),
         }
     }
 }
@@ -86,7 +101,16 @@ impl Path {
     pub(crate) fn location(&self) -> Location {
         match self.0.as_slice() {
             [Step::Field(index, name)] => Location::Field { index: *index, name: name.clone() },
-            steps => Location::Nested { path: steps.iter().map(Step::to_string).collect::<Vec<_>>().join(".") },
+            steps => Location::Nested {
+                path: steps.iter().map(Step::to_string).collect::<Vec<_>>().join("."),
+                pointer: steps
+                    .iter()
+                    .map(|step| match step {
+                        Step::Field(index, _) => format!("/fields/{index}"),
+                        Step::Items => "/items".to_owned(),
+                    })
+                    .collect(),
+            },
         }
     }
 }
@@ -170,10 +194,14 @@ pub enum DefinitionError {
         hint: String,
     },
     /// A well-formed definition breaks a rule.
-    #[error("{file}: record type `{record_label}`, {location}: {message}; hint: {hint}")]
+    #[error("{file}:{line}:{column}: record type `{record_label}`, {location}: {message}; hint: {hint}")]
     Invalid {
         /// The path, relative to the crate root.
         file: String,
+        /// Line of the place, from 1.
+        line: usize,
+        /// Column of the place (in characters), from 1.
+        column: usize,
         /// The definition's record label.
         record_label: String,
         /// Where in the definition (boxed to keep the error small).

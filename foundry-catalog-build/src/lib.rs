@@ -56,6 +56,7 @@ mod error;
 mod files;
 mod layout;
 mod naming;
+mod positions;
 
 pub use check::CheckedType;
 pub use compile::Compilation;
@@ -280,6 +281,6 @@ impl Generator {
 
 /// Reads and checks one definition.
 fn read_and_check(source: &Source) -> Result<CheckedType, Vec<DefinitionError>> {
-    let definition = definition::parse(&source.path, &source.bytes).map_err(|e| vec![e])?;
-    check::check(&source.path, definition)
+    let (definition, positions) = definition::parse(&source.path, &source.bytes)?;
+    check::check(&source.path, definition, &positions)
 }
