@@ -60,18 +60,20 @@ pub(crate) fn index_path(output: &Path) -> PathBuf {
     path
 }
 
-/// This generator's identity for a runtime path, or `None` when the running
-/// executable cannot be identified (then nothing is reused).
-pub(crate) fn identity(runtime: &str) -> Option<String> {
+/// This generator's identity for a runtime path and settings, or `None`
+/// when the running executable cannot be identified (then nothing is
+/// reused).
+pub(crate) fn identity(runtime: &str, settings: &crate::settings::Settings) -> Option<String> {
     let exe = std::env::current_exe().and_then(std::fs::metadata).ok()?;
     let modified = exe.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).ok()?;
     Some(format!(
-        "{} {} index 2 exe {} {}.{:09} runtime {runtime}",
+        "{} {} index 2 exe {} {}.{:09} runtime {runtime} settings {}",
         env!("CARGO_PKG_NAME"),
         env!("CARGO_PKG_VERSION"),
         exe.len(),
         modified.as_secs(),
-        modified.subsec_nanos()
+        modified.subsec_nanos(),
+        settings.identity()
     ))
 }
 

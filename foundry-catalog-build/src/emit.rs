@@ -16,6 +16,7 @@ use crate::check::CheckedType;
 use crate::error::DefinitionError;
 use crate::layout::{Doc, INDENT, Printer, float_literal, string_literal};
 use crate::naming;
+use crate::settings::Settings;
 use foundry_catalog_core::{DigestLength, EnumValue, FieldDescriptor, FieldType, FixtureHint, SampleType};
 
 /// The first line of every generated file.
@@ -157,7 +158,7 @@ pub(crate) fn registry<'a>(names: impl Iterator<Item = &'a str>, runtime: &str) 
 }
 
 /// One record type's code: its struct and its `RecordType` impl.
-pub(crate) fn record_type(t: &CheckedType, runtime: &str) -> Result<String, DefinitionError> {
+pub(crate) fn record_type(t: &CheckedType, runtime: &str, settings: &Settings) -> Result<String, DefinitionError> {
     let schema = &t.schema;
     let name = identifier(&t.file, &t.type_name)?;
     let label = &*schema.record_label;
@@ -172,13 +173,16 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str) -> Result<String, Defi
     }
     p.doc_comment(0, "");
     p.doc_comment(0, &format!(" Generated from `{}`; its schema hash is `{}`.", t.file, schema.schema_hash));
-    p.line(0, &derives());
+    p.line(0, &derive_list(settings.struct_derives()));
+    for attribute in settings.type_attributes(label) {
+        p.line(0, attribute);
+    }
     let module = naming::module_name(label).ok_or_else(|| DefinitionError::Internal {
         file: t.file.clone(),
         message: format!("`{label}` names no module"),
     })?;
     let mut nested = Vec::new();
-    let outer = Scope { runtime, prefix: format!("{module}::") };
+    let outer = Scope { runtime, prefix: format!("{module}::"), label, settings };
     struct_body(&mut p, 0, name, "", &schema.fields, "", &outer, &t.file, &mut nested)?;
 
     p.breakable_line(0, &format!("impl {runtime}::RecordType"), &format!("for {name} {{"));
@@ -213,7 +217,7 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str) -> Result<String, Defi
     p.text_line(INDENT, &str_const("SCHEMA_HASH", &schema.schema_hash));
     p.text_line(0, "}");
     if !nested.is_empty() {
-        nested_module(&mut p, label, &module, runtime, &t.file, nested)?;
+        nested_module(&mut p, &module, &outer, &t.file, nested)?;
     }
     Ok(p.finish())
 }
@@ -222,15 +226,16 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str) -> Result<String, Defi
 /// outermost first, each in field order.
 fn nested_module<'a>(
     p: &mut Printer,
-    label: &str,
     module: &str,
-    runtime: &str,
+    outer: &Scope<'_>,
     file: &str,
     mut nested: Vec<Nested<'a>>,
 ) -> Result<(), DefinitionError> {
+    let label = outer.label;
     p.doc_comment(0, &format!(" The nested objects and closed sets of record type `{label}`."));
     p.text_line(0, &format!("pub mod {module} {{"));
-    let inner = Scope { runtime: &runtime_in_module(runtime), prefix: String::new() };
+    let runtime = runtime_in_module(outer.runtime);
+    let inner = Scope { runtime: &runtime, prefix: String::new(), label, settings: outer.settings };
     let mut next = 0;
     while let Some(nested_type) = nested.get(next) {
         let (name, kind, path, description) =
@@ -247,11 +252,16 @@ fn nested_module<'a>(
                 doc_line_comment(p, INDENT, &line);
             }
         }
+        let derives = match kind {
+            Kind::Struct(_) => inner.settings.struct_derives(),
+            Kind::Enum(_) => inner.settings.enum_derives(),
+        };
+        p.line(INDENT, &derive_list(derives));
+        for attribute in inner.settings.type_attributes(&format!("{label}.{path}")) {
+            p.line(INDENT, attribute);
+        }
         match kind {
-            Kind::Struct(fields) => {
-                p.line(INDENT, &derives());
-                struct_body(p, INDENT, name, name, fields, &path, &inner, file, &mut nested)?;
-            }
+            Kind::Struct(fields) => struct_body(p, INDENT, name, name, fields, &path, &inner, file, &mut nested)?,
             Kind::Enum(values) => enum_body(p, name, values, file)?,
         }
         next += 1;
@@ -263,17 +273,6 @@ fn nested_module<'a>(
 /// `pub enum name { … }` for a closed set: one variant per value, each
 /// renamed to its wire value.
 fn enum_body(p: &mut Printer, name: &str, values: &[EnumValue], file: &str) -> Result<(), DefinitionError> {
-    let derive = [
-        "::std::fmt::Debug",
-        "::std::clone::Clone",
-        "::std::marker::Copy",
-        "::std::cmp::PartialEq",
-        "::std::cmp::Eq",
-        "::std::hash::Hash",
-        "::serde::Serialize",
-        "::serde::Deserialize",
-    ];
-    p.line(INDENT, &Doc::attribute("derive", derive.into_iter().map(Doc::text).collect()));
     p.text_line(INDENT, &format!("pub enum {name} {{"));
     let inner = 2 * INDENT;
     for value in values {
@@ -314,11 +313,14 @@ fn runtime_in_module(runtime: &str) -> String {
     }
 }
 
-/// Where a struct is written: the runtime path as it is written there, and
-/// the prefix that names the nested structs from there.
+/// Where a struct is written: the runtime path as it is written there, the
+/// prefix that names the nested structs from there, the record type and
+/// the settings that add derives and attributes.
 struct Scope<'r> {
     runtime: &'r str,
     prefix: String,
+    label: &'r str,
+    settings: &'r Settings,
 }
 
 /// A type of the record type's module still to be written.
@@ -401,6 +403,10 @@ fn struct_body<'a>(
         if !serde_args.is_empty() {
             p.line(inner, &Doc::attribute("serde", serde_args));
         }
+        let object = if path.is_empty() { scope.label.to_owned() } else { format!("{}.{path}", scope.label) };
+        for attribute in scope.settings.field_attributes(&format!("{object}.{wire}")) {
+            p.line(inner, attribute);
+        }
         p.line(inner, &Doc::Seq(vec![Doc::text(format!("pub {field_name}: ")), ty, Doc::text(",")]));
     }
     p.text_line(indent, "}");
@@ -461,21 +467,9 @@ fn value_type<'a>(
     }
 }
 
-/// `#[derive(…)]` of every struct.
-fn derives() -> Doc {
-    Doc::attribute(
-        "derive",
-        [
-            "::std::fmt::Debug",
-            "::std::clone::Clone",
-            "::std::cmp::PartialEq",
-            "::serde::Serialize",
-            "::serde::Deserialize",
-        ]
-        .into_iter()
-        .map(Doc::text)
-        .collect(),
-    )
+/// `#[derive(…)]` of these paths.
+fn derive_list(paths: Vec<String>) -> Doc {
+    Doc::attribute("derive", paths.into_iter().map(Doc::text).collect())
 }
 
 fn field_type(field_type: FieldType) -> Doc {

@@ -225,6 +225,17 @@ pub enum DefinitionError {
         /// How to fix it.
         hint: String,
     },
+    /// A generator setting (a derive or an attribute) that cannot be
+    /// applied.
+    #[error("generator setting {setting}: {message}; hint: {hint}")]
+    Setting {
+        /// The setting, as the `Generator` method call that made it.
+        setting: String,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: String,
+    },
     /// The generator made something it could not print: a bug.
     #[error("{file}: internal generator error: {message}; hint: report this together with the definition")]
     Internal {
@@ -249,6 +260,7 @@ impl DefinitionError {
             | DefinitionError::Invalid { file, .. }
             | DefinitionError::Conflict { file, .. }
             | DefinitionError::Internal { file, .. } => file,
+            DefinitionError::Setting { .. } => "<generator>",
         }
     }
 }

@@ -57,6 +57,7 @@ mod files;
 mod layout;
 mod naming;
 mod positions;
+mod settings;
 
 pub use check::CheckedType;
 pub use compile::Compilation;
@@ -71,11 +72,20 @@ pub use files::Source;
 pub struct Generator {
     runtime: String,
     threads: usize,
+    derives: Vec<String>,
+    type_attributes: Vec<(String, String)>,
+    field_attributes: Vec<(String, String)>,
 }
 
 impl Default for Generator {
     fn default() -> Self {
-        Generator { runtime: "::foundry_catalog".to_owned(), threads: emit::available_threads() }
+        Generator {
+            runtime: "::foundry_catalog".to_owned(),
+            threads: emit::available_threads(),
+            derives: Vec::new(),
+            type_attributes: Vec::new(),
+            field_attributes: Vec::new(),
+        }
     }
 }
 
@@ -101,6 +111,56 @@ impl Generator {
         self
     }
 
+    /// Adds a derive to every generated struct and enum, like typify's
+    /// `with_derive`: a path such as `"Eq"`, `"Hash"` or
+    /// `"schemars::JsonSchema"` (the crate that includes the code must
+    /// depend on what it names). A standard derive (`Eq`, `Hash`,
+    /// `PartialOrd`, `Ord`, `Default`, `Copy`) that a type's fields cannot
+    /// have fails the build naming the type and the field (`Eq` beside an
+    /// `f64`); `Ord` needs `Eq` and `PartialOrd` beside it.
+    ///
+    /// ```
+    /// use foundry_catalog_build::{Generator, Source};
+    /// let definition = r#"{"record_label": "tally", "sample_type": "deterministic_executable_fixture",
+    ///     "fields": [{"name": "count", "type": "integer", "required": true, "description": "How many."}]}"#;
+    /// let code = Generator::new().derive("Eq").derive("Hash").generate(&[Source::new("t/tally.json", definition)]).unwrap();
+    /// assert!(code.contains("::std::cmp::Eq"));
+    /// let money = definition.replace("integer", "number");
+    /// let refused = Generator::new().derive("Eq").generate(&[Source::new("t/tally.json", money)]).unwrap_err();
+    /// assert!(refused.to_string().contains("`tally.count` is a number (f64)"));
+    /// ```
+    pub fn derive(mut self, path: impl Into<String>) -> Self {
+        self.derives.push(path.into());
+        self
+    }
+
+    /// Adds attributes (`"#[serde(deny_unknown_fields)]"`, one or more
+    /// `#[…]`) to the generated type at `address`, like prost-build's
+    /// `type_attribute`: a record type by its label
+    /// (`"price_observation"`), a nested object or closed set by the field
+    /// names on its path (`"price_observation.seller"`,
+    /// `"price_observation.condition"`), a list's items with `[]`
+    /// (`"price_observation.offers[]"`). An address that matches nothing,
+    /// or text that is not `#[path]`, `#[path = literal]` or `#[path(…)]`,
+    /// fails the build naming the setting.
+    pub fn type_attribute(mut self, address: impl Into<String>, attribute: impl Into<String>) -> Self {
+        self.type_attributes.push((address.into(), attribute.into()));
+        self
+    }
+
+    /// Adds attributes to the generated field at `address`: its object's
+    /// address and its wire name (`"price_observation.seller.name"`). As
+    /// [`Generator::type_attribute`] otherwise.
+    pub fn field_attribute(mut self, address: impl Into<String>, attribute: impl Into<String>) -> Self {
+        self.field_attributes.push((address.into(), attribute.into()));
+        self
+    }
+
+    /// The settings, checked on their own.
+    fn settings(&self) -> Result<settings::Settings, Errors> {
+        settings::Settings::new(&self.derives, &self.type_attributes, &self.field_attributes).map_err(Errors)
+    }
+
     /// Reads and checks every definition. Sources may come in any order;
     /// they are processed sorted by path. All problems are reported.
     pub fn check(&self, sources: &[Source]) -> Result<Vec<CheckedType>, Errors> {
@@ -118,6 +178,10 @@ impl Generator {
         errors.extend(check::check_set(
             types.iter().map(|t| (t.file.as_str(), &*t.schema.record_label, t.type_name.as_str())),
         ));
+        match self.settings() {
+            Ok(settings) => errors.extend(settings.check(&types.iter().collect::<Vec<_>>(), &Default::default())),
+            Err(e) => errors.extend(e.0),
+        }
         if errors.is_empty() { Ok(types) } else { Err(Errors(errors)) }
     }
 
@@ -125,7 +189,8 @@ impl Generator {
     /// returns the source and writes nothing.
     pub fn generate(&self, sources: &[Source]) -> Result<String, Errors> {
         let runtime = emit::runtime_path(&self.runtime)?;
-        let parts = self.assemble(sources, &runtime, None)?;
+        let settings = self.settings()?;
+        let parts = self.assemble(sources, &runtime, &settings, None)?;
         // Without an index every part is generated now.
         let pieces: Vec<&str> = parts
             .iter()
@@ -165,14 +230,15 @@ impl Generator {
     /// Nothing is written when a definition has a problem.
     pub fn compile(&self, sources: &[Source], output: &std::path::Path) -> Result<Compilation, Errors> {
         let runtime = emit::runtime_path(&self.runtime)?;
+        let settings = self.settings()?;
         let layout = compile::Layout::new(output)?;
-        let identity = cache::identity(&runtime);
+        let identity = cache::identity(&runtime, &settings);
         let previous = identity.as_deref().and_then(|identity| cache::Previous::load(output, identity));
-        let parts = self.assemble(sources, &runtime, previous.as_ref())?;
+        let parts = self.assemble(sources, &runtime, &settings, previous.as_ref())?;
         let registry = emit::registry(parts.iter().map(|p| p.type_name.as_str()), &runtime);
         let regenerate = |source: &Source| -> Result<String, Errors> {
             let t = read_and_check(source).map_err(Errors)?;
-            Ok(emit::record_type(&t, &runtime)?)
+            Ok(emit::record_type(&t, &runtime, &settings)?)
         };
         compile::write(&layout, &parts, &registry, identity.as_deref(), previous.as_ref(), &regenerate)
     }
@@ -184,6 +250,7 @@ impl Generator {
         &self,
         sources: &'a [Source],
         runtime: &str,
+        settings: &settings::Settings,
         previous: Option<&'a cache::Previous>,
     ) -> Result<Vec<compile::Part<'a>>, Errors> {
         let mut parts = Vec::with_capacity(sources.len());
@@ -216,10 +283,18 @@ impl Generator {
         errors.extend(check::check_set(
             parts.iter().map(|p| (p.source.path.as_str(), p.record_label.as_str(), p.type_name.as_str())),
         ));
+        if !settings.is_empty() {
+            let reused = parts
+                .iter()
+                .filter(|p| matches!(p.code, compile::Code::Reused(_)))
+                .map(|p| p.record_label.as_str())
+                .collect();
+            errors.extend(settings.check(&checked.iter().collect::<Vec<_>>(), &reused));
+        }
         if !errors.is_empty() {
             return Err(Errors(errors));
         }
-        let code = emit::in_parallel(&checked, self.threads, |t| emit::record_type(t, runtime))?;
+        let code = emit::in_parallel(&checked, self.threads, |t| emit::record_type(t, runtime, settings))?;
         let mut code: std::collections::BTreeMap<&str, String> =
             checked.iter().map(|t| t.file.as_str()).zip(code).collect();
         for part in &mut parts {

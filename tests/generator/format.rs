@@ -24,7 +24,7 @@ fn without_header_and_blank_lines(code: &str) -> String {
 
 /// Fails with the first differing line when prettyplease would print the
 /// generated code differently.
-fn assert_formatted_as_prettyplease(code: &str) {
+pub(crate) fn assert_formatted_as_prettyplease(code: &str) {
     let file = syn::parse_file(code).unwrap_or_else(|e| panic!("generated code parses: {e}\n{code}"));
     let expected = prettyplease::unparse(&file);
     let written = without_header_and_blank_lines(code);

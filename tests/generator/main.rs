@@ -11,4 +11,5 @@ mod incremental;
 mod nested;
 mod properties;
 mod reproducible;
+mod settings;
 mod vectors;

@@ -9,3 +9,9 @@
 pub mod corpus {
     include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 }
+
+/// `settings/*.json`, generated with extra derives (`Eq`, `Hash`,
+/// `PartialOrd`, `Ord`) and attributes (see `build.rs`).
+pub mod settings {
+    include!(concat!(env!("OUT_DIR"), "/settings.rs"));
+}

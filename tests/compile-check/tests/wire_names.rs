@@ -183,3 +183,23 @@ fn formats_are_typed_and_rust_names_keep_the_wire() {
     assert_eq!(json["Self"], row.r#type.as_str());
     assert!(json.get("absentDay").is_none());
 }
+
+#[test]
+fn derives_and_attributes_from_generator_settings_take_effect() {
+    use foundry_catalog_compile_check::settings::{Tally, tally::PartsItem};
+    let rows = Tally::fixture_rows(&slug());
+    // Hash and Eq: rows go in a set; Ord: they sort.
+    let set: std::collections::HashSet<&Tally> = rows.iter().collect();
+    assert_eq!(set.len(), rows.len());
+    let mut sorted = rows.clone();
+    sorted.sort();
+    assert_eq!(sorted.iter().map(|r| r.count).collect::<Vec<_>>(), [1, 2, 3], "the row numbers: minimum 0 allows them");
+    // `#[serde(deny_unknown_fields)]` on the record and the item struct.
+    let mut json = serde_json::to_value(&rows[0]).expect("serializes");
+    json["extra"] = Value::Bool(true);
+    assert!(serde_json::from_value::<Tally>(json).is_err(), "an unknown key is refused");
+    // `#[serde(alias = "id")]` on one nested field.
+    let part: PartsItem = serde_json::from_value(serde_json::json!({"id": "p-1"})).expect("the alias is read");
+    assert_eq!((part.code.as_str(), part.note), ("p-1", None));
+    assert!(serde_json::from_value::<PartsItem>(serde_json::json!({"code": "p", "x": 1})).is_err());
+}
