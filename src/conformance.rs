@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 use crate::fixture::{TEXT_PREFIX, row_suffix};
 use crate::product::{API_PATH_PREFIX, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
 use crate::shape::{Field, Role, Shape};
-use crate::{DigestLength, FieldDescriptor, FieldFormat, FieldType, RecordSchema, SampleType};
+use crate::{FieldDescriptor, FieldFormat, FieldType, RecordSchema, SampleType};
 
 /// Which rule a violation breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -291,7 +291,14 @@ struct Checker<'t> {
     manifest: bool,
 }
 
-impl Checker<'_> {
+impl<'t> Checker<'t> {
+    /// The record type with this label: one given to the checker, or a
+    /// generated one.
+    fn known(&self, label: Option<&str>) -> Option<&'t RecordSchema> {
+        let label = label?;
+        self.types.iter().find(|t| t.record_label == label).or_else(|| crate::record_type(label))
+    }
+
     fn push(&mut self, at: &Ptr<'_>, rule: Rule, message: impl Into<String>) {
         self.out.push(Violation::new(at.to_string(), rule, message));
     }
@@ -559,12 +566,18 @@ impl Checker<'_> {
                     );
                 }
             }
-            if let (Some(fields), Some(label), Some(hash)) =
-                (&fields, label, preview.get("schema_hash").and_then(Value::as_str))
-            {
-                let digest = if hash.len() == 40 { DigestLength::Hex40 } else { DigestLength::Hex64 };
-                let expected = crate::hash::schema_hash(label, fields, digest);
-                if hash != expected {
+            // The hash covers the whole contract (lists' items, nested
+            // fields, closed sets, null, bounds), which a preview does not
+            // show: it is checked for a known record type, against its
+            // definition, or against the preview's fields when they differ
+            // from it. An unknown type's hash cannot be recomputed.
+            if let (Some(known), Some(hash)) = (self.known(label), preview.get("schema_hash").and_then(Value::as_str)) {
+                let expected = match &fields {
+                    _ if known_preview(known, descriptors) => Some(known.schema_hash.to_string()),
+                    Some(fields) => Some(crate::hash::schema_hash(&known.record_label, fields, known.digest_length)),
+                    None => None,
+                };
+                if let Some(expected) = expected.filter(|expected| expected != hash) {
                     self.push(
                         &preview_at.key("schema_hash"),
                         Rule::SchemaHash,
@@ -630,9 +643,7 @@ impl Checker<'_> {
         }
         // A known record type (by label) lists its own fields, whose
         // formats, lists and nested objects the rows' values must have.
-        let known = label.and_then(|label| {
-            self.types.iter().find(|t| t.record_label == label).or_else(|| crate::record_type(label))
-        });
+        let known = self.known(label);
         let fields: &[FieldDescriptor] = match known {
             Some(known) if known_preview(known, descriptors) => &known.fields,
             Some(known) => {

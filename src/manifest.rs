@@ -10,7 +10,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::conformance::{Rule, Violation, Violations, validate};
+use crate::RecordSchema;
+use crate::conformance::{Rule, Violation, Violations, validate_with};
 use crate::preview::{ManifestLocation, ProductContext, Sample, SchemaPreview};
 use crate::product::{ProductManifest, ProductRecord};
 
@@ -72,18 +73,32 @@ impl ProductManifest {
     /// spec. All problems are returned together; pointers are relative to
     /// the record, whose keys mirror the manifest's (`/marketplaces/0/key`).
     pub fn build(&self) -> Result<ProductRecord, Violations> {
-        let record = self.assemble()?;
-        let violations = record_violations(&crate::response::body_bytes(&record));
+        self.build_with(&[])
+    }
+
+    /// [`ProductManifest::build`], knowing `record_types` besides the
+    /// generated ones: a serving crate's own (its generated
+    /// `RECORD_TYPES`), whose samples are checked at every depth.
+    pub fn build_with(&self, record_types: &[RecordSchema]) -> Result<ProductRecord, Violations> {
+        let record = self.assemble_with(record_types)?;
+        let violations = record_violations(&crate::response::body_bytes(&record), record_types);
         if violations.0.is_empty() { Ok(record) } else { Err(violations) }
     }
 
     /// The record with its sample and schema preview, not yet checked
     /// against the spec (callers validate its serialized body once).
     pub(crate) fn assemble(&self) -> Result<ProductRecord, Violations> {
+        self.assemble_with(&[])
+    }
+
+    fn assemble_with(&self, record_types: &[RecordSchema]) -> Result<ProductRecord, Violations> {
         let mut problems = Vec::new();
-        let record_type = crate::record_type(&self.record_label);
+        let record_type = record_types
+            .iter()
+            .find(|t| t.record_label == self.record_label)
+            .or_else(|| crate::record_type(&self.record_label));
         if record_type.is_none() {
-            let known: Vec<&str> = crate::record_types().iter().map(|t| &*t.record_label).collect();
+            let known: Vec<&str> = record_types.iter().chain(crate::record_types()).map(|t| &*t.record_label).collect();
             problems.push(Violation::new(
                 "/record_label",
                 Rule::RecordType,
@@ -106,7 +121,7 @@ impl ProductManifest {
 
 /// Every violation of a serialized response body `{"data": record}`,
 /// with pointers relative to the record (as the manifest's keys are).
-pub(crate) fn record_violations(body: &[u8]) -> Violations {
+pub(crate) fn record_violations(body: &[u8], record_types: &[RecordSchema]) -> Violations {
     let body: Value = match serde_json::from_slice(body) {
         Ok(body) => body,
         Err(e) => {
@@ -114,7 +129,7 @@ pub(crate) fn record_violations(body: &[u8]) -> Violations {
         }
     };
     Violations(
-        validate(&body)
+        validate_with(&body, record_types)
             .into_iter()
             .map(|v| Violation { pointer: v.pointer.strip_prefix("/data").unwrap_or(&v.pointer).to_owned(), ..v })
             .collect(),

@@ -12,15 +12,31 @@ use crate::{BROKEN, USAGE};
 /// Each argument is a file, or an http:// or https:// URL fetched with GET
 /// (point it at a live service). Prints each violation as
 /// `<source>: <json pointer>: [<rule>] <message>`, or `<source>: ok`. Exit
-/// code 1 if any body breaks a rule, 2 if one cannot be read or is not JSON.
+/// code 1 if any body breaks a rule, 2 if one cannot be read or is not JSON
+/// (or a `--record-types` definition is broken).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Response files or http(s) URLs.
     #[arg(required = true, value_name = "FILE_OR_URL")]
     sources: Vec<String>,
+    /// A folder of record-type definitions (a serving crate's own
+    /// `record-types/`): samples of these types are checked against their
+    /// definitions at every depth, as the built-in ones are.
+    #[arg(long, value_name = "DIR")]
+    record_types: Option<std::path::PathBuf>,
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
+    let record_types = match &args.record_types {
+        None => Vec::new(),
+        Some(dir) => match definitions(dir) {
+            Ok(types) => types,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(USAGE);
+            }
+        },
+    };
     let mut worst = 0;
     for source in &args.sources {
         let body = match read(source) {
@@ -31,7 +47,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
                 continue;
             }
         };
-        let violations = foundry_catalog::conformance::validate(&body);
+        let violations = foundry_catalog::conformance::validate_with(&body, &record_types);
         for v in &violations {
             crate::outln!("{source}: {v}");
         }
@@ -42,6 +58,13 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         }
     }
     ExitCode::from(worst)
+}
+
+/// The record types defined in `dir`, checked as a build script checks them.
+fn definitions(dir: &std::path::Path) -> Result<Vec<foundry_catalog::RecordSchema>, String> {
+    let sources = foundry_catalog_build::Source::read_dir(dir, ".").map_err(|e| e.to_string())?;
+    let checked = foundry_catalog_build::Generator::new().check(&sources).map_err(|e| e.to_string())?;
+    Ok(checked.into_iter().map(|t| t.schema).collect())
 }
 
 /// The JSON body of a file or a URL.

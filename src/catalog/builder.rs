@@ -242,7 +242,7 @@ impl Builder {
     /// artifact's representations when the body is theirs, else compresses.
     fn prepare(&self, file: &str, record: &ProductRecord, source: [u8; SOURCE_LEN]) -> Result<Product, CatalogError> {
         let body = crate::response::body_bytes(record);
-        let violations = crate::manifest::record_violations(&body);
+        let violations = crate::manifest::record_violations(&body, &[]);
         if !violations.0.is_empty() {
             return Err(CatalogError::Invalid { file: file.to_owned(), violations });
         }

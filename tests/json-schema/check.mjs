@@ -54,10 +54,14 @@ function newAjv() {
   return ajv;
 }
 
+// A schema named generated/… is in the --generated folder, others in schema/.
+const schemaPath = (file) =>
+  file.startsWith("generated/") ? join(generated, file.slice("generated/".length)) : join(ROOT, "schema", file);
+
 const compiled = new Map();
 function validator(name, stem = "") {
   const file = name.replace("{stem}", stem);
-  if (!compiled.has(file)) compiled.set(file, newAjv().compile(load(join(ROOT, "schema", file))));
+  if (!compiled.has(file)) compiled.set(file, newAjv().compile(load(schemaPath(file))));
   return compiled.get(file);
 }
 
@@ -92,15 +96,18 @@ for (const c of cases.valid) {
 }
 
 for (const c of cases.invalid) {
-  const v = validator(c.schema);
   for (const path of files(c.instances)) {
+    const v = validator(c.schema, stemOf(path));
     let instance;
     try {
       instance = load(path);
     } catch {
       continue; // not JSON at all: rejected before any schema
     }
-    expect((c.except ?? []).includes(basename(path)), v, instance, rel(path));
+    const each = c.each_item ? instance.map((v, i) => [i, v]) : [[null, instance]];
+    for (const [i, one] of each) {
+      expect((c.except ?? []).includes(basename(path)), v, one, i === null ? rel(path) : `${rel(path)}[${i}]`);
+    }
   }
 }
 
@@ -119,7 +126,7 @@ for (const c of cases.required) {
   for (const path of files(c.instances)) {
     const stem = stemOf(path);
     const v = validator(c.schema, stem);
-    const required = load(join(ROOT, "schema", c.schema.replace("{stem}", stem))).required;
+    const required = load(schemaPath(c.schema.replace("{stem}", stem))).required;
     for (const [i, row] of items(c, path)) {
       for (const key of required) {
         const missing = { ...row };

@@ -88,6 +88,8 @@ struct Run {
     checks: usize,
     failures: Vec<String>,
     validators: BTreeMap<String, Validator>,
+    /// The --generated folder: a schema named `generated/…` is there.
+    generated: PathBuf,
 }
 
 impl Run {
@@ -105,11 +107,19 @@ impl Run {
 
     fn validator(&mut self, file: &str) -> Result<&Validator, String> {
         if !self.validators.contains_key(file) {
-            let schema = load(&root().join("schema").join(file))?;
+            let schema = load(&schema_path(&self.generated, file))?;
             let validator = compile(&schema).map_err(|e| format!("{file}: {e}"))?;
             self.validators.insert(file.to_owned(), validator);
         }
         self.validators.get(file).ok_or_else(|| format!("{file}: not compiled"))
+    }
+}
+
+/// A schema named `generated/…` is in the --generated folder, others in schema/.
+fn schema_path(generated: &Path, file: &str) -> PathBuf {
+    match file.strip_prefix("generated/") {
+        Some(rest) => generated.join(rest),
+        None => root().join("schema").join(file),
     }
 }
 
@@ -124,7 +134,7 @@ fn items(case: &Value, instance: Value) -> Vec<(Option<usize>, Value)> {
 
 fn run(generated: &Path) -> Result<Run, String> {
     let cases = load(&root().join("tests/json-schema/cases.json"))?;
-    let mut run = Run { checks: 0, failures: Vec::new(), validators: BTreeMap::new() };
+    let mut run = Run { checks: 0, failures: Vec::new(), validators: BTreeMap::new(), generated: generated.to_owned() };
     let list = |key: &str| cases[key].as_array().cloned().unwrap_or_default();
     let text = |value: &Value| value.as_str().unwrap_or_default().to_owned();
 
@@ -139,13 +149,16 @@ fn run(generated: &Path) -> Result<Run, String> {
     }
 
     for case in list("invalid") {
-        let schema = text(&case["schema"]);
         let except: Vec<String> = case["except"].as_array().into_iter().flatten().map(text).collect();
         for path in files(&case["instances"], generated)? {
+            let schema = text(&case["schema"]).replace("{stem}", &stem(&path));
             // Not JSON at all: rejected before any schema.
             let Ok(instance) = load(&path) else { continue };
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
-            run.expect(except.contains(&name), &schema, &instance, &rel(&path))?;
+            for (i, one) in items(&case, instance) {
+                let what = i.map_or_else(|| rel(&path), |i| format!("{}[{i}]", rel(&path)));
+                run.expect(except.contains(&name), &schema, &one, &what)?;
+            }
         }
     }
 
@@ -165,7 +178,7 @@ fn run(generated: &Path) -> Result<Run, String> {
         for path in files(&case["instances"], generated)? {
             let stem = stem(&path);
             let schema = text(&case["schema"]).replace("{stem}", &stem);
-            let required = load(&root().join("schema").join(&schema))?["required"].clone();
+            let required = load(&schema_path(generated, &schema))?["required"].clone();
             for (i, row) in items(&case, load(&path)?) {
                 for key in required.as_array().into_iter().flatten().map(text) {
                     let mut missing = row.clone();
