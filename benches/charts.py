@@ -150,17 +150,17 @@ def side_by_side(rows):
     columns = ["ours_1_thread_us", "ours_all_threads_us", "typify_1_thread_us"]
     names, values = [], {}
     table = [
-        f"| types | rounds | {series[0]} | {series[1]} | {series[2]} | typify ÷ ours, 1 thread | typify ÷ ours, {threads} threads |",
-        "|---|---|---|---|---|---|---|",
+        f"| corpus | types | rounds | {series[0]} | {series[1]} | {series[2]} | typify ÷ ours, 1 thread | typify ÷ ours, {threads} threads |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        name = f"{int(row['types']):,} types"
+        name = f"{row['corpus']}, {int(row['types']):,}"
         names.append(name)
         for label, column in zip(series, columns):
             values[(name, label)] = float(row[column])
         one, all_, theirs = (float(row[c]) for c in columns)
         table.append(
-            f"| {int(row['types']):,} | {row['rounds']} | {one:.1f} µs | {all_:.1f} µs | {theirs:.1f} µs | {theirs / one:.1f}× | {theirs / all_:.1f}× |"
+            f"| {row['corpus']} | {int(row['types']):,} | {row['rounds']} | {one:.1f} µs | {all_:.1f} µs | {theirs:.1f} µs | {theirs / one:.1f}× | {theirs / all_:.1f}× |"
         )
     chart = bar_chart("Generation time per record type (lower is better)", "µs per record type", names, series, values)
     return chart, "\n".join(table)

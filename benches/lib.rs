@@ -74,6 +74,138 @@ pub fn synthetic(types: usize) -> Vec<Source> {
     (0..types).map(|t| definition(t, "A synthetic record type.")).collect()
 }
 
+/// The two corpora of the side-by-side comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Corpus {
+    /// Strings, numbers and open objects, with formats and every fixture
+    /// hint ([`synthetic`]).
+    Flat,
+    /// Every construct: integers, booleans, bounds, closed sets, null,
+    /// lists (of strings, of objects holding lists), objects with fields
+    /// two deep ([`rich_field`]).
+    Rich,
+}
+
+impl Corpus {
+    /// Its name in tables and result files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Corpus::Flat => "flat",
+            Corpus::Rich => "rich",
+        }
+    }
+
+    /// `types` definitions of this corpus.
+    pub fn sources(self, types: usize) -> Vec<Source> {
+        match self {
+            Corpus::Flat => synthetic(types),
+            Corpus::Rich => (0..types).map(rich_definition).collect(),
+        }
+    }
+
+    /// The same shapes as one JSON Schema document for typify.
+    pub fn json_schema(self, types: usize) -> String {
+        match self {
+            Corpus::Flat => synthetic_json_schema(types),
+            Corpus::Rich => {
+                let definitions: serde_json::Map<String, serde_json::Value> = (0..types)
+                    .map(|t| {
+                        let fields: Vec<serde_json::Value> = (0..FIELDS_PER_TYPE).map(|f| rich_field(t, f)).collect();
+                        (heck_upper_camel(&label(t)), object_schema(&fields, "A synthetic record type."))
+                    })
+                    .collect();
+                serde_json::json!({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": definitions})
+                    .to_string()
+            }
+        }
+    }
+}
+
+/// Field `f` of rich type `t`, as a definition writes it: ten shapes in
+/// turn, every fifth field optional.
+pub fn rich_field(t: usize, f: usize) -> serde_json::Value {
+    use serde_json::json;
+    let name = format!("fieldNumber{f}");
+    let description = format!("Synthetic field {f} of {}.", label(t));
+    let mut field = match f % 10 {
+        0 => json!({"type": "string"}),
+        1 => json!({"type": "integer", "minimum": 0, "maximum": 1000}),
+        2 => json!({"type": "boolean"}),
+        3 => json!({"type": "number", "minimum": 0, "maximum": 1, "nullable": true}),
+        4 => json!({"type": "string", "enum": ["alpha", "beta", "gamma", "delta"]}),
+        5 => json!({"type": "array", "items": {"type": "string"}, "min_items": 1, "max_items": 5}),
+        6 => json!({"type": "object", "fields": [
+            {"name": "name", "type": "string", "required": true, "description": "A name."},
+            {"name": "code", "type": "string", "enum": ["a", "b"], "required": true, "description": "A code."},
+            {"name": "counts", "type": "array", "items": {"type": "integer"}, "required": false, "description": "Counts."}
+        ]}),
+        7 => json!({"type": "array", "items": {"type": "object", "fields": [
+            {"name": "price", "type": "number", "minimum": 0, "required": true, "description": "A price."},
+            {"name": "seenOn", "type": "string", "format": "date", "nullable": true, "required": true, "description": "A day."},
+            {"name": "flags", "type": "array", "items": {"type": "boolean"}, "required": true, "description": "Flags."}
+        ]}}),
+        8 => json!({"type": "string", "nullable": true}),
+        _ => json!({"type": "object"}),
+    };
+    field["name"] = json!(name);
+    field["required"] = json!(f % 5 != 4);
+    field["description"] = json!(description);
+    field
+}
+
+/// Rich definition `t`.
+fn rich_definition(t: usize) -> Source {
+    let fields: Vec<serde_json::Value> = (0..FIELDS_PER_TYPE).map(|f| rich_field(t, f)).collect();
+    let json = serde_json::json!({
+        "record_label": label(t),
+        "description": "A synthetic record type.",
+        "sample_type": "deterministic_executable_fixture",
+        "fields": fields,
+    });
+    Source::new(format!("bench/{}.json", label(t)), json.to_string())
+}
+
+/// A definition's fields as a JSON Schema object (`properties`,
+/// `required`).
+fn object_schema(fields: &[serde_json::Value], description: &str) -> serde_json::Value {
+    let properties: serde_json::Map<String, serde_json::Value> = fields
+        .iter()
+        .map(|f| {
+            let mut schema = value_schema(f);
+            schema["description"] = f["description"].clone();
+            (f["name"].as_str().unwrap_or_default().to_owned(), schema)
+        })
+        .collect();
+    let required: Vec<&serde_json::Value> =
+        fields.iter().filter(|f| f["required"] == true).map(|f| &f["name"]).collect();
+    serde_json::json!({"description": description, "type": "object", "required": required, "properties": properties})
+}
+
+/// A definition's value (field or item) as a JSON Schema.
+fn value_schema(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::json;
+    let mut schema = match value["type"].as_str().unwrap_or_default() {
+        "object" if value.get("fields").is_some() => {
+            object_schema(value["fields"].as_array().map(Vec::as_slice).unwrap_or_default(), "A nested object.")
+        }
+        "array" => json!({"type": "array", "items": value_schema(&value["items"])}),
+        other => json!({"type": other}),
+    };
+    for (ours, theirs) in [
+        ("min_items", "minItems"),
+        ("max_items", "maxItems"),
+        ("minimum", "minimum"),
+        ("maximum", "maximum"),
+        ("enum", "enum"),
+        ("format", "format"),
+    ] {
+        if let Some(v) = value.get(ours) {
+            schema[theirs] = v.clone();
+        }
+    }
+    if value["nullable"] == true { json!({"anyOf": [schema, {"type": "null"}]}) } else { schema }
+}
+
 /// The same `types` shapes as one JSON Schema document for typify: each
 /// record type an object schema under `definitions`, with the same
 /// property names, JSON types, required lists and descriptions (fixture
@@ -150,7 +282,8 @@ impl Drop for Scratch {
 }
 
 /// The header of the side-by-side result file (`benches/results/side-by-side.csv`).
-pub const SIDE_BY_SIDE_CSV: &str = "types,rounds,ours_1_thread_us,ours_all_threads_us,threads,typify_1_thread_us\n";
+pub const SIDE_BY_SIDE_CSV: &str =
+    "corpus,types,rounds,ours_1_thread_us,ours_all_threads_us,threads,typify_1_thread_us\n";
 
 /// What [`side_by_side`] measured: Markdown tables to print, and the
 /// generation rows as CSV lines (without [`SIDE_BY_SIDE_CSV`]'s header).
@@ -174,12 +307,13 @@ pub fn side_by_side(profile: &str, sizes: &[usize], rounds: impl Fn(usize) -> us
     );
     let _ = writeln!(
         out,
-        "| types | rounds | ours, 1 thread | ours, {cores} threads | typify 0.8.0 (+ prettyplease), 1 thread | typify ÷ ours, 1 thread | typify ÷ ours, {cores} threads |"
+        "| corpus | types | rounds | ours, 1 thread | ours, {cores} threads | typify 0.8.0 (+ prettyplease), 1 thread | typify ÷ ours, 1 thread | typify ÷ ours, {cores} threads |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
-    for &types in sizes {
-        let sources = synthetic(types);
-        let schema = synthetic_json_schema(types);
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    for (corpus, types) in [Corpus::Flat, Corpus::Rich].into_iter().flat_map(|c| sizes.iter().map(move |&t| (c, t))) {
+        let sources = corpus.sources(types);
+        let schema = corpus.json_schema(types);
+        let name = corpus.name();
         let (mut one, mut all, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
         let rounds = rounds(types).max(1);
         for _ in 0..rounds {
@@ -190,21 +324,21 @@ pub fn side_by_side(profile: &str, sizes: &[usize], rounds: impl Fn(usize) -> us
         let (one, all, theirs) = (median(one), median(all), median(theirs));
         let _ = writeln!(
             csv,
-            "{types},{rounds},{:.1},{:.1},{cores},{:.1}",
+            "{name},{types},{rounds},{:.1},{:.1},{cores},{:.1}",
             micros_per_type(one, types),
             micros_per_type(all, types),
             micros_per_type(theirs, types),
         );
         let _ = writeln!(
             out,
-            "| {types} | {rounds} | {:.1} | {:.1} | {:.1} | {:.1}× | {:.1}× |",
+            "| {name} | {types} | {rounds} | {:.1} | {:.1} | {:.1} | {:.1}× | {:.1}× |",
             micros_per_type(one, types),
             micros_per_type(all, types),
             micros_per_type(theirs, types),
             theirs.as_secs_f64() / one.as_secs_f64(),
             theirs.as_secs_f64() / all.as_secs_f64(),
         );
-        eprintln!("{types} types done");
+        eprintln!("{name}: {types} types done");
     }
     let types = sizes.iter().copied().max().unwrap_or(1000);
     out.push_str(&incremental(types, rounds(types).max(3)));

@@ -10,8 +10,30 @@ use foundry_catalog::response::ProductResponse;
 use foundry_catalog::conformance::validate;
 use libfuzzer_sys::fuzz_target;
 
+/// A serving crate's own record type with every construct (lists,
+/// nested objects, closed sets, null, bounds), read once.
+fn rich() -> &'static foundry_catalog::RecordSchema {
+    static RICH: std::sync::OnceLock<foundry_catalog::RecordSchema> = std::sync::OnceLock::new();
+    RICH.get_or_init(|| {
+        let text = include_str!("../../examples/record-types-app/record-types/listing_snapshot.json");
+        let source = foundry_catalog_build::Source::new("listing_snapshot.json", text);
+        let checked = foundry_catalog_build::Generator::new().threads(1).check(&[source]).expect("the example reads");
+        checked.into_iter().next().expect("one type").schema
+    })
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(body) = serde_json::from_slice::<serde_json::Value>(data) else { return };
+    // Rows (an array) against the rich type, at every depth; bodies with
+    // it known.
+    if let Some(rows) = body.as_array() {
+        for v in foundry_catalog::conformance::validate_rows(rich(), rows, Some("listing-watch")) {
+            assert!(v.pointer.starts_with('/'), "{v}");
+        }
+    }
+    for v in foundry_catalog::conformance::validate_with(&body, std::slice::from_ref(rich())) {
+        assert!(v.pointer.is_empty() || v.pointer.starts_with('/'), "{v}");
+    }
     let violations = validate(&body);
     for v in &violations {
         assert!(v.pointer.is_empty() || v.pointer.starts_with('/'), "{v}");
