@@ -113,3 +113,30 @@ fn the_canonical_form_covers_nested_contract_and_leaves_prose_out() {
     assert_eq!(edit(|d| d["fields"][8]["enum"] = json!(["self", "used", "new", "2nd-hand", "for parts"])), original);
     assert_eq!(edit(|d| d["fields"][8]["enum"][3]["rust_name"] = json!("Spares")), original);
 }
+
+/// The preview and sample of a definition with every construct, pinned: the
+/// preview lists the top-level fields with their JSON types (a closed set is
+/// a `string`, a nested object an `object`, a list an `array`), the sample
+/// holds the rows at every depth.
+#[test]
+fn the_preview_and_sample_of_every_construct_are_pinned() {
+    use foundry_catalog::Slug;
+    use foundry_catalog::preview::{ProductContext, Sample, SchemaPreview};
+    let schema = schema_of(DEFINITION);
+    let ctx = ProductContext::new(
+        Slug::new("nested-slug").expect("a slug"),
+        "2026-03-01T08:30:00.123456Z".parse().expect("a timestamp"),
+    );
+    let preview = serde_json::to_value(SchemaPreview::new(&schema, &ctx)).expect("serializes");
+    let types: Vec<&str> =
+        preview["fields"].as_array().into_iter().flatten().filter_map(|f| f["type"].as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            "string", "integer", "boolean", "array", "object", "array", "array", "object", "string", "number",
+            "string", "string", "array"
+        ]
+    );
+    insta::assert_json_snapshot!("price_observation_preview", preview);
+    insta::assert_json_snapshot!("price_observation_sample", Sample::new(&schema, &ctx));
+}
