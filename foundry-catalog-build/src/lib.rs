@@ -6,7 +6,9 @@
 //! prettyplease-formatted text itself, so it depends on no `syn`, `quote`
 //! or `prettyplease` (its tests hold every byte to prettyplease).
 //!
-//! Its public API is [`Generator`] (configure, then [`Generator::check`],
+//! Its public API is [`Generator`] (configure — runtime path, threads,
+//! [`Generator::derive`], [`Generator::type_attribute`],
+//! [`Generator::field_attribute`] — then [`Generator::check`],
 //! [`Generator::generate`], [`Generator::compile`] or
 //! [`Generator::build_script`]), the [`Source`] it reads, the
 //! [`CheckedType`] and [`Compilation`] it returns, and the errors
@@ -16,10 +18,12 @@
 //!
 //! | step | module | in → out |
 //! |---|---|---|
-//! | read | `definition` | bytes → a definition, line:column errors |
+//! | read | `definition` | bytes → a definition, every format error with line:column |
+//! | place | `positions` | JSON text → the line:column of every value and key |
 //! | check | `check` | definition → [`CheckedType`] (schema, hash, names) |
 //! | name | `naming` | wire names → Rust identifiers |
 //! | emit | `emit` | checked types → Rust text, formatted as prettyplease formats it (`layout`) |
+//! | settings | `settings` | derives and attributes for generated types, checked (`proc-macro2`) |
 //! | reuse | `cache` | the index of a compiled output: each definition's bytes and where its code lies |
 //! | write | `compile` | the output and its shards, each written only on change |
 //! | files | `files` | folder → sources; files replaced whole |

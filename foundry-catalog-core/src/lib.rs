@@ -11,6 +11,7 @@
 //! | the canonical form and `schema_hash` | [`hash`] |
 //! | fixture values | [`fixture`] |
 //! | the `const` builder generated field tables are written with | [`codegen`] |
+//! | optional and nullable fields: absent, `null` and a value kept apart | [`nullable`] |
 //! | product slugs | [`Slug`] |
 //! | UTC timestamps with microseconds, timestamps with a numeric offset | [`UtcTimestamp`], [`OffsetTimestamp`] |
 //! | absolute http(s) URLs (RFC 3986) | [`is_absolute_url`], [`AbsoluteUrl`] |
