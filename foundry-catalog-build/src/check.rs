@@ -48,7 +48,7 @@ pub struct CheckedType {
 pub(crate) fn check(
     file: &str,
     definition: RecordTypeDefinition,
-    positions: &Positions,
+    positions: &Positions<'_>,
 ) -> Result<CheckedType, Vec<DefinitionError>> {
     let mut errors = Vec::new();
     let label = definition.record_label.clone();
@@ -225,7 +225,8 @@ impl Object<'_, '_> {
                     "describe what the field means; it becomes the doc comment and the schema_preview description",
                 );
             }
-            let nested = naming::nested_type_name(struct_name, &field.name);
+            // Only a list, a nested object or a closed set names a type.
+            let nested = nests(field).then(|| naming::nested_type_name(struct_name, &field.name)).flatten();
             self.value(field, &here, nested.as_deref(), depth);
         }
         field_names
@@ -525,6 +526,12 @@ impl Object<'_, '_> {
             }
         }
     }
+}
+
+/// Whether a value names a Rust type of its own (or its items may): a
+/// list, a nested object or a closed set.
+pub(crate) fn nests(field: &FieldDescriptor) -> bool {
+    field.field_type == FieldType::Array || field.fields.is_some() || field.enum_values.is_some()
 }
 
 /// `a list`, `a nested object` or the type with its article.

@@ -46,7 +46,10 @@ fn default_sample_rows() -> u64 {
 /// values. `file` is the path used in error messages. Every format error
 /// of the file is reported (a fault that stops reading, such as invalid
 /// JSON, alone).
-pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<(RecordTypeDefinition, Positions), Vec<DefinitionError>> {
+pub(crate) fn parse<'a>(
+    file: &str,
+    bytes: &'a [u8],
+) -> Result<(RecordTypeDefinition, Positions<'a>), Vec<DefinitionError>> {
     let file = file.to_owned();
     if bytes.len() > MAX_DEFINITION_BYTES {
         return Err(vec![DefinitionError::TooLarge { file, size: bytes.len(), limit: MAX_DEFINITION_BYTES }]);
@@ -77,7 +80,7 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<(RecordTypeDefinition, P
     // Syntax first, on the plain JSON tree, so a value of the wrong type is
     // never reported as invalid JSON.
     let mut value: Value = serde_json::from_str(text).map_err(|e| vec![syntax_error(file.clone(), &e)])?;
-    let positions = Positions::scan(text);
+    let positions = Positions::new(text);
     // serde also accepts a struct written as an array; the format does not.
     let mut errors: Vec<DefinitionError> = array_forms(&value, "")
         .into_iter()
@@ -93,6 +96,13 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<(RecordTypeDefinition, P
             }
         })
         .collect();
+    // Most definitions read at once; only one that does not is read again,
+    // error by error, with the path of each.
+    if errors.is_empty()
+        && let Ok(definition) = RecordTypeDefinition::deserialize(&value)
+    {
+        return Ok((definition, positions));
+    }
     // Every format error, not only the first: each one found is set aside
     // (an unknown key removed, a wrong or missing value replaced by one that
     // reads) and the tree read again, until it reads or nothing changes.
@@ -141,22 +151,21 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
 fn array_forms(value: &Value, pointer: &str) -> Vec<String> {
     let mut out = Vec::new();
     let Some(object) = value.as_object() else { return out };
+    // Pointers are made only for what is found (the walk is on every file).
     if let Some(Value::Array(fields)) = object.get("fields") {
         for (i, field) in fields.iter().enumerate() {
-            let at = child(&child(pointer, "fields"), &i.to_string());
             if field.is_array() {
-                out.push(at);
-            } else {
-                out.extend(array_forms(field, &at));
+                out.push(child(&child(pointer, "fields"), &i.to_string()));
+            } else if field.get("fields").is_some() || field.get("items").is_some() {
+                out.extend(array_forms(field, &child(&child(pointer, "fields"), &i.to_string())));
             }
         }
     }
     if let Some(item) = object.get("items") {
-        let at = child(pointer, "items");
         if item.is_array() {
-            out.push(at);
-        } else {
-            out.extend(array_forms(item, &at));
+            out.push(child(pointer, "items"));
+        } else if item.get("fields").is_some() || item.get("items").is_some() {
+            out.extend(array_forms(item, &child(pointer, "items")));
         }
     }
     out

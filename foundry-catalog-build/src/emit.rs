@@ -376,7 +376,7 @@ fn struct_body<'a>(
         }
         let value = Value {
             path: if path.is_empty() { wire.to_owned() } else { format!("{path}.{wire}") },
-            struct_name: naming::nested_type_name(own, wire),
+            struct_name: crate::check::nests(field).then(|| naming::nested_type_name(own, wire)).flatten(),
             description: &field.description,
             own_field: true,
         };

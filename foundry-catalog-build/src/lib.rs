@@ -183,6 +183,7 @@ impl Generator {
             types.iter().map(|t| (t.file.as_str(), &*t.schema.record_label, t.type_name.as_str())),
         ));
         match self.settings() {
+            Ok(settings) if settings.is_empty() => {}
             Ok(settings) => errors.extend(settings.check(&types.iter().collect::<Vec<_>>(), &Default::default())),
             Err(e) => errors.extend(e.0),
         }

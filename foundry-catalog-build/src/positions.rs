@@ -4,9 +4,18 @@
 
 use std::collections::BTreeMap;
 
-/// The place of every value in a JSON text, by JSON pointer (RFC 6901).
+/// The place of every value in a JSON text, by JSON pointer (RFC 6901),
+/// found the first time one is asked for (a definition without errors
+/// never needs one).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Positions {
+pub(crate) struct Positions<'a> {
+    text: &'a str,
+    scanned: std::cell::OnceCell<Scanned>,
+}
+
+/// What a scan found.
+#[derive(Debug, Clone, Default)]
+struct Scanned {
     /// Line and column (from 1, the column in characters) of each value.
     at: BTreeMap<String, (usize, usize)>,
     /// Line and column of the key of each object member, by the member's
@@ -14,28 +23,22 @@ pub(crate) struct Positions {
     keys: BTreeMap<String, (usize, usize)>,
 }
 
-impl Positions {
+impl<'a> Positions<'a> {
     /// The places of the values of `text`, which is valid JSON (it was
     /// parsed before); a text that is not gives what was found up to the
     /// fault.
-    pub(crate) fn scan(text: &str) -> Positions {
-        let mut scanner = Scanner {
-            text,
-            bytes: text.as_bytes(),
-            i: 0,
-            line: 1,
-            line_start: 0,
-            out: BTreeMap::new(),
-            keys: BTreeMap::new(),
-        };
-        scanner.value(String::new(), 0);
-        Positions { at: scanner.out, keys: scanner.keys }
+    pub(crate) fn new(text: &'a str) -> Positions<'a> {
+        Positions { text, scanned: std::cell::OnceCell::new() }
+    }
+
+    fn scanned(&self) -> &Scanned {
+        self.scanned.get_or_init(|| scan(self.text))
     }
 
     /// The line and column of the key of the object member at `pointer`,
     /// or of the value when it has no key there.
     pub(crate) fn key_of(&self, pointer: &str) -> (usize, usize) {
-        self.keys.get(pointer).copied().unwrap_or_else(|| self.of(pointer))
+        self.scanned().keys.get(pointer).copied().unwrap_or_else(|| self.of(pointer))
     }
 
     /// The line and column of the value at `pointer`, or of its nearest
@@ -44,7 +47,7 @@ impl Positions {
     pub(crate) fn of(&self, pointer: &str) -> (usize, usize) {
         let mut pointer = pointer;
         loop {
-            if let Some(&place) = self.at.get(pointer) {
+            if let Some(&place) = self.scanned().at.get(pointer) {
                 return place;
             }
             match pointer.rfind('/') {
@@ -53,6 +56,20 @@ impl Positions {
             }
         }
     }
+}
+
+fn scan(text: &str) -> Scanned {
+    let mut scanner = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        i: 0,
+        line: 1,
+        line_start: 0,
+        out: BTreeMap::new(),
+        keys: BTreeMap::new(),
+    };
+    scanner.value(String::new(), 0);
+    Scanned { at: scanner.out, keys: scanner.keys }
 }
 
 /// A JSON pointer one key or index further in.
@@ -179,7 +196,7 @@ mod tests {
     #[test]
     fn every_value_and_escaped_key_has_its_place() {
         let text = "{\n  \"a\": [1, {\"b/c\": \"x\"}],\n  \"q\\\"k\": true\n}";
-        let positions = Positions::scan(text);
+        let positions = Positions::new(text);
         assert_eq!(positions.of(""), (1, 1));
         assert_eq!(positions.of("/a"), (2, 8));
         assert_eq!(positions.of("/a/1"), (2, 12));

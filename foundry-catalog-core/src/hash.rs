@@ -30,7 +30,6 @@
 //! algorithm; `tests/runtime/hash.rs` holds it to RFC 8785's number
 //! examples.
 
-use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -40,29 +39,17 @@ use crate::model::{DigestLength, FieldDescriptor, RecordSchema};
 /// those a field without nesting lacks are left out, so a definition that
 /// uses only strings, numbers, integers, booleans and open objects has the
 /// canonical form it always had.
-#[derive(Serialize)]
 struct CanonicalField<'a> {
-    #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
     enum_values: Option<Vec<&'a str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     fields: Option<Vec<CanonicalField<'a>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     items: Option<Box<CanonicalField<'a>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     max_items: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     maximum: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     min_items: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     minimum: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     nullable: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     required: Option<bool>,
-    #[serde(rename = "type")]
     field_type: &'static str,
 }
 
@@ -99,7 +86,6 @@ impl<'a> CanonicalField<'a> {
 }
 
 /// The canonical form. Keys are declared in JCS (sorted) order.
-#[derive(Serialize)]
 struct Canonical<'a> {
     fields: Vec<CanonicalField<'a>>,
     record_label: &'a str,
@@ -117,8 +103,104 @@ struct Canonical<'a> {
 /// ```
 pub fn canonical_json(record_label: &str, fields: &[FieldDescriptor]) -> String {
     let canonical = Canonical { fields: fields.iter().map(CanonicalField::field).collect(), record_label };
-    // Structs of strings, booleans and finite numbers always convert.
-    serde_json::to_value(&canonical).map(|value| jcs(&value)).unwrap_or_default()
+    let mut out = String::with_capacity(64 + 64 * fields.len());
+    canonical.write(&mut out);
+    out
+}
+
+impl Canonical<'_> {
+    /// Writes the form as [`jcs`] writes its JSON value (keys in sorted
+    /// order, ECMAScript numbers), without building the value.
+    fn write(&self, out: &mut String) {
+        out.push_str("{\"fields\":");
+        write_list(&self.fields, out);
+        out.push_str(",\"record_label\":");
+        write_string(self.record_label, out);
+        out.push('}');
+    }
+}
+
+impl CanonicalField<'_> {
+    fn write(&self, out: &mut String) {
+        // Keys in JCS order: enum, fields, items, max_items, maximum,
+        // min_items, minimum, name, nullable, required, type.
+        let mut first = true;
+        let mut key = |name: &str, out: &mut String| {
+            out.push_str(if first { "{\"" } else { ",\"" });
+            out.push_str(name);
+            out.push_str("\":");
+            first = false;
+        };
+        if let Some(values) = &self.enum_values {
+            key("enum", out);
+            out.push('[');
+            for (i, value) in values.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(value, out);
+            }
+            out.push(']');
+        }
+        if let Some(fields) = &self.fields {
+            key("fields", out);
+            write_list(fields, out);
+        }
+        if let Some(items) = &self.items {
+            key("items", out);
+            items.write(out);
+        }
+        let numbers = [
+            ("max_items", self.max_items.map(f64::from)),
+            ("maximum", self.maximum),
+            ("min_items", self.min_items.map(f64::from)),
+            ("minimum", self.minimum),
+        ];
+        for (name, number) in numbers {
+            if let Some(number) = number {
+                key(name, out);
+                out.push_str(&es_number(number));
+            }
+        }
+        if let Some(name) = self.name {
+            key("name", out);
+            write_string(name, out);
+        }
+        if self.nullable {
+            key("nullable", out);
+            out.push_str("true");
+        }
+        if let Some(required) = self.required {
+            key("required", out);
+            out.push_str(if required { "true" } else { "false" });
+        }
+        key("type", out);
+        write_string(self.field_type, out);
+        out.push('}');
+    }
+}
+
+fn write_list(fields: &[CanonicalField<'_>], out: &mut String) {
+    out.push('[');
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        field.write(out);
+    }
+    out.push(']');
+}
+
+/// A JSON string as JCS writes it (`serde_json`'s escaping is JCS's).
+fn write_string(text: &str, out: &mut String) {
+    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        // Serializing a string cannot fail.
+        out.push_str(&serde_json::to_string(text).unwrap_or_default());
+    } else {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    }
 }
 
 /// The RFC 8785 (JCS) serialization of a JSON value: object keys sorted by
@@ -144,7 +226,7 @@ fn write_jcs(value: &Value, out: &mut String) {
         Value::Bool(false) => out.push_str("false"),
         Value::Number(number) => out.push_str(&es_number(number.as_f64().unwrap_or(f64::NAN))),
         // Serializing a string cannot fail.
-        Value::String(text) => out.push_str(&serde_json::to_string(text).unwrap_or_default()),
+        Value::String(text) => write_string(text, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -163,7 +245,7 @@ fn write_jcs(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                write_string(key, out);
                 out.push(':');
                 write_jcs(item, out);
             }
