@@ -10,8 +10,9 @@
 #
 # For each, in the dev and the release profile: a cold build (an empty
 # target folder, dependencies included), then one definition edited (a
-# field of one type renamed, in both) and built again. Also the generated
-# code's size per type. Prints a Markdown table.
+# field of one type renamed, in both) and built again, the two generators
+# alternating, ROUNDS times (default 3; the median is shown). Also the
+# generated code's size per type. Prints a Markdown table.
 #
 #   bash benches/rustc.sh [TYPES]
 #
@@ -95,26 +96,29 @@ EOF
   printf '#![allow(warnings)]\npub mod types {\n    include!(concat!(env!("OUT_DIR"), "/codegen.rs"));\n}\n' >"$1/src/lib.rs"
 }
 
-# Renames field 3 of the middle type in both forms of a corpus.
-edit() { # dir
-  python3 - "$1" "$types" <<'PY'
+# Renames field 3 of the middle type in both forms of a corpus to $2.
+edit() { # dir, new name
+  python3 - "$1" "$types" "$2" <<'PY'
 import json, sys
-d, types = sys.argv[1], int(sys.argv[2])
+d, types, new = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 label = f"synthetic_type_{types // 2:04}"
 path = f"{d}/record-types/{label}.json"
 definition = json.load(open(path))
-definition["fields"][3]["name"] = "renamedField"
+old = definition["fields"][3]["name"]
+definition["fields"][3]["name"] = new
 json.dump(definition, open(path, "w"))
 schema = json.load(open(f"{d}/schema.json"))
 name = "".join(w[:1].upper() + w[1:] for w in label.split("_"))
 t = schema["definitions"][name]
-t["properties"]["renamedField"] = t["properties"].pop("fieldNumber3")
-t["required"] = ["renamedField" if r == "fieldNumber3" else r for r in t["required"]]
+t["properties"][new] = t["properties"].pop(old)
+t["required"] = [new if r == old else r for r in t["required"]]
 json.dump(schema, open(f"{d}/schema.json", "w"))
 PY
 }
 
-size() { # target dir, crate: lines and bytes of the generated code per type
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+size() { # target dir: lines and bytes of the generated code per type
   local files
   files=$(find "$1" -path '*/out/*' \( -name 'records.rs' -o -path '*/records.d/*.rs' -o -name 'codegen.rs' \) | sort -u)
   # shellcheck disable=SC2086
@@ -124,28 +128,42 @@ size() { # target dir, crate: lines and bytes of the generated code per type
   printf '%d lines / %.1f KB' "$((lines / types))" "$(echo "$bytes / $types / 1024" | bc -l)"
 }
 
+rounds=${ROUNDS:-3}
 echo "| corpus | generator | code per type | cold, dev | one edit, dev | cold, release | one edit, release |"
 echo "|---|---|---|---|---|---|---|"
 for corpus in flat rich; do
-  for generator in ours typify; do
-    row="| $corpus | $generator"
-    sized=""
-    for profile in dev release; do
-      dir="$work/$corpus-$generator-$profile"
+  declare -A times=() sized=()
+  for profile in dev release; do
+    flag=""; [ "$profile" = release ] && flag="--release"
+    for generator in ours typify; do
+      dir="$work/$corpus-$generator"
+      rm -rf "$dir"
       "$write_corpus" "$corpus" "$types" "$dir"
       "${generator}_crate" "$dir"
       cp "$repo/Cargo.lock" "$dir/Cargo.lock"
-      flag=""; [ "$profile" = release ] && flag="--release"
       # Dependencies are fetched before the clock starts.
       (cd "$dir" && cargo fetch --quiet)
       cold=$(cd "$dir" && CARGO_TARGET_DIR="$dir/target" seconds cargo build $flag)
-      [ -n "$sized" ] || sized=$(size "$dir/target" "$generator")
-      edit "$dir"
-      warm=$(cd "$dir" && CARGO_TARGET_DIR="$dir/target" seconds cargo build $flag)
-      row="$row | ${cold} s | ${warm} s"
-      rm -rf "$dir/target"
+      times[$generator]="${times[$generator]:-} | ${cold} s"
+      [ -n "${sized[$generator]:-}" ] || sized[$generator]=$(size "$dir/target")
     done
-    # The size column goes after the generator.
-    echo "$row |" | sed "s/| $generator |/| $generator | $sized |/"
+    # One edit, built again: the two generators alternate, $rounds times.
+    declare -A edits=()
+    for round in $(seq "$rounds"); do
+      for generator in ours typify; do
+        dir="$work/$corpus-$generator"
+        edit "$dir" "renamedField$round"
+        took=$(cd "$dir" && CARGO_TARGET_DIR="$dir/target" seconds cargo build $flag)
+        edits[$generator]="${edits[$generator]:-} $took"
+      done
+    done
+    for generator in ours typify; do
+      times[$generator]="${times[$generator]} | $(tr ' ' '\n' <<<"${edits[$generator]}" | grep . | median) s"
+    done
+    unset edits
   done
+  for generator in ours typify; do
+    echo "| $corpus | $generator | ${sized[$generator]}${times[$generator]} |"
+  done
+  unset times sized
 done

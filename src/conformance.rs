@@ -679,7 +679,7 @@ impl<'t> Checker<'t> {
         for (i, row) in rows.iter().enumerate() {
             let here = base.index(i);
             let Some(row) = row.as_object() else { continue };
-            self.fields(row, fields, slug, &here);
+            self.fields(row, fields, slug, &here, "the record type");
             for field in fields {
                 // Fixture text: row n repeats row 1's text with the suffix " n".
                 if let (Some(first_text), Some(text)) =
@@ -700,9 +700,16 @@ impl<'t> Checker<'t> {
 
     /// Checks an object (a row or a nested object) against its fields: no
     /// unknown key, every required field, each value of its field's type.
-    fn fields(&mut self, object: &Map<String, Value>, fields: &[FieldDescriptor], slug: Option<&str>, here: &Ptr<'_>) {
+    fn fields(
+        &mut self,
+        object: &Map<String, Value>,
+        fields: &[FieldDescriptor],
+        slug: Option<&str>,
+        here: &Ptr<'_>,
+        what: &str,
+    ) {
         for key in object.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())) {
-            self.push(&here.key(key), Rule::Sample, format!("`{key}` is not a field of the record type"));
+            self.push(&here.key(key), Rule::Sample, format!("`{key}` is not a field of {what}"));
         }
         for field in fields {
             match object.get(&*field.name) {
@@ -778,7 +785,7 @@ impl<'t> Checker<'t> {
             }
         }
         if let (Some(fields), Some(object)) = (field.nested_fields(), value.as_object()) {
-            self.fields(object, fields, slug, at);
+            self.fields(object, fields, slug, at, "the nested object");
         }
     }
 }
