@@ -22,7 +22,7 @@
 //! bytes, cut to the first 40 characters when the definition asks for a
 //! 40-character digest.
 //!
-//! The form is written by [`jcs`]: keys sorted by UTF-16 code units,
+//! [`canonical_json`] writes the form as JCS requires: keys in sorted order,
 //! strings escaped by `serde_json` (exactly as JCS escapes: `\"`, `\\`,
 //! `\b \f \n \r \t`, other control characters as lowercase `\u00xx`,
 //! everything else verbatim), numbers (list bounds, `minimum`, `maximum`)
@@ -30,7 +30,6 @@
 //! algorithm; `tests/runtime/hash.rs` holds it to RFC 8785's number
 //! examples.
 
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::model::{DigestLength, FieldDescriptor, RecordSchema};
@@ -109,8 +108,8 @@ pub fn canonical_json(record_label: &str, fields: &[FieldDescriptor]) -> String 
 }
 
 impl Canonical<'_> {
-    /// Writes the form as [`jcs`] writes its JSON value (keys in sorted
-    /// order, ECMAScript numbers), without building the value.
+    /// Writes the form as JCS writes it (keys in sorted order, ECMAScript
+    /// numbers), without building a JSON value.
     fn write(&self, out: &mut String) {
         out.push_str("{\"fields\":");
         write_list(&self.fields, out);
@@ -133,14 +132,7 @@ impl CanonicalField<'_> {
         };
         if let Some(values) = &self.enum_values {
             key("enum", out);
-            out.push('[');
-            for (i, value) in values.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(value, out);
-            }
-            out.push(']');
+            write_array(values, out, |value, out| write_string(value, out));
         }
         if let Some(fields) = &self.fields {
             key("fields", out);
@@ -181,12 +173,17 @@ impl CanonicalField<'_> {
 }
 
 fn write_list(fields: &[CanonicalField<'_>], out: &mut String) {
+    write_array(fields, out, CanonicalField::write);
+}
+
+/// `[a,b,…]`, each item written by `write`.
+fn write_array<T>(items: &[T], out: &mut String, write: impl Fn(&T, &mut String)) {
     out.push('[');
-    for (i, field) in fields.iter().enumerate() {
+    for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        field.write(out);
+        write(item, out);
     }
     out.push(']');
 }
@@ -200,57 +197,6 @@ fn write_string(text: &str, out: &mut String) {
         out.push('"');
         out.push_str(text);
         out.push('"');
-    }
-}
-
-/// The RFC 8785 (JCS) serialization of a JSON value: object keys sorted by
-/// their UTF-16 code units, no whitespace, strings escaped as JCS says
-/// (`serde_json` escapes exactly so), numbers as ECMAScript writes them
-/// (`Number.prototype.toString`, through `ryu-js`: `1e+21`, `0.000001`,
-/// `1e-7`, `5` for `5.0`).
-///
-/// ```
-/// let value = serde_json::json!({"b": [1.0, 1e21, 0.000001, 1e-7, -0.0], "a": "\u{e9}\n"});
-/// assert_eq!(foundry_catalog_core::hash::jcs(&value), r#"{"a":"é\n","b":[1,1e+21,0.000001,1e-7,0]}"#);
-/// ```
-pub fn jcs(value: &Value) -> String {
-    let mut out = String::new();
-    write_jcs(value, &mut out);
-    out
-}
-
-fn write_jcs(value: &Value, out: &mut String) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => out.push_str(&es_number(number.as_f64().unwrap_or(f64::NAN))),
-        // Serializing a string cannot fail.
-        Value::String(text) => write_string(text, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_jcs(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
-            out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(key, out);
-                out.push(':');
-                write_jcs(item, out);
-            }
-            out.push('}');
-        }
     }
 }
 
