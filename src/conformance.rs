@@ -680,21 +680,74 @@ impl<'t> Checker<'t> {
             let here = base.index(i);
             let Some(row) = row.as_object() else { continue };
             self.fields(row, fields, slug, &here, "the record type");
-            for field in fields {
-                // Fixture text: row n repeats row 1's text with the suffix " n".
-                if let (Some(first_text), Some(text)) =
-                    (suffixed_text(rows, &field.name), row.get(&*field.name).and_then(Value::as_str))
-                {
-                    let expected = format!("{first_text}{}", row_suffix(i + 1));
-                    if text != expected {
-                        self.push(
-                            &here.key(&field.name),
-                            Rule::Sample,
-                            format!("{text:?} should be {expected:?} (row 1's text with the row suffix)"),
-                        );
+            if i > 0
+                && let Some(first) = rows.first().and_then(Value::as_object)
+            {
+                let second = rows.get(1).and_then(Value::as_object);
+                self.suffixes(first, second, row, fields, i + 1, &here);
+            }
+        }
+    }
+
+    /// Fixture text at every depth: row `n` repeats row 1's text at the same
+    /// place (the same field, the same list index) with the suffix `" n"`,
+    /// where row 1's text is fixture text or row 2 repeats it with `" 2"`.
+    fn suffixes(
+        &mut self,
+        first: &Map<String, Value>,
+        second: Option<&Map<String, Value>>,
+        row: &Map<String, Value>,
+        fields: &[FieldDescriptor],
+        n: usize,
+        here: &Ptr<'_>,
+    ) {
+        for field in fields {
+            let name = &*field.name;
+            if let (Some(a), Some(value)) = (first.get(name), row.get(name)) {
+                self.suffix(a, second.and_then(|s| s.get(name)), value, field, n, &here.key(name));
+            }
+        }
+    }
+
+    /// [`Checker::suffixes`] for one value (a field's or a list item's).
+    fn suffix(
+        &mut self,
+        first: &Value,
+        second: Option<&Value>,
+        value: &Value,
+        field: &FieldDescriptor,
+        n: usize,
+        at: &Ptr<'_>,
+    ) {
+        match (first, value) {
+            (Value::String(first), Value::String(text)) if field.values().is_none() => {
+                let follows = first.starts_with(TEXT_PREFIX)
+                    || second
+                        .and_then(Value::as_str)
+                        .is_some_and(|second| *second == format!("{first}{}", row_suffix(2)));
+                let expected = format!("{first}{}", row_suffix(n));
+                if follows && *text != expected {
+                    self.push(
+                        at,
+                        Rule::Sample,
+                        format!("{text:?} should be {expected:?} (row 1's text with the row suffix)"),
+                    );
+                }
+            }
+            (Value::Object(first), Value::Object(object)) => {
+                if let Some(fields) = field.nested_fields() {
+                    self.suffixes(first, second.and_then(Value::as_object), object, fields, n, at);
+                }
+            }
+            (Value::Array(first), Value::Array(list)) => {
+                if let Some(item) = field.item_type() {
+                    let second = second.and_then(Value::as_array);
+                    for (j, (a, value)) in first.iter().zip(list).enumerate() {
+                        self.suffix(a, second.and_then(|s| s.get(j)), value, item, n, &at.index(j));
                     }
                 }
             }
+            _ => {}
         }
     }
 
@@ -732,6 +785,8 @@ impl<'t> Checker<'t> {
         let fits = match field.field_type {
             FieldType::String => value.is_string(),
             FieldType::Number => value.is_number(),
+            // Written as a whole number, as a Rust `i64` reads it (`3`, not
+            // `3.0`: docs/record-types.md, "One contract").
             FieldType::Integer => value.is_i64() || value.is_u64(),
             FieldType::Boolean => value.is_boolean(),
             FieldType::Object => value.is_object(),
@@ -752,11 +807,12 @@ impl<'t> Checker<'t> {
             );
             return;
         }
-        if let Some(number) = value.as_f64() {
-            if let Some(minimum) = field.minimum.filter(|&minimum| number < minimum) {
+        if let Value::Number(number) = value {
+            use std::cmp::Ordering::{Greater, Less};
+            if let Some(minimum) = field.minimum.filter(|&minimum| compare(number, minimum) == Some(Less)) {
                 self.push(at, Rule::Sample, format!("{number} is below the minimum {minimum}"));
             }
-            if let Some(maximum) = field.maximum.filter(|&maximum| number > maximum) {
+            if let Some(maximum) = field.maximum.filter(|&maximum| compare(number, maximum) == Some(Greater)) {
                 self.push(at, Rule::Sample, format!("{number} is above the maximum {maximum}"));
             }
         }
@@ -790,15 +846,22 @@ impl<'t> Checker<'t> {
     }
 }
 
-/// Row 1's value of a string field that follows the suffix rule: fixture
-/// text (starting "Deterministic fixture"), or any text that row 2 repeats
-/// with `" 2"` (tokens such as `fixture_validated`).
-fn suffixed_text<'a>(rows: &'a [Value], name: &str) -> Option<&'a str> {
-    let text = |row: usize| rows.get(row).and_then(|r| r.get(name)).and_then(Value::as_str);
-    let first = text(0)?;
-    let follows =
-        first.starts_with(TEXT_PREFIX) || text(1).is_some_and(|second| second == format!("{first}{}", row_suffix(2)));
-    follows.then_some(first)
+/// How a JSON number compares with a bound, exactly: an integer such as
+/// `-9007199254740993` is not rounded to the `f64` next to it.
+fn compare(number: &serde_json::Number, bound: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    let whole = number.as_i64().map(i128::from).or_else(|| number.as_u64().map(i128::from));
+    match whole {
+        // Every whole f64 within ±2^100 converts to i128 exactly.
+        Some(n) if bound.is_finite() && bound.abs() < 1e30 => {
+            let floor = bound.floor() as i128;
+            Some(match n.cmp(&floor) {
+                Ordering::Equal if bound.fract() != 0.0 => Ordering::Less,
+                order => order,
+            })
+        }
+        _ => number.as_f64()?.partial_cmp(&bound),
+    }
 }
 
 /// The value of an integer, `3` and `3.0` alike (JSON Schema's integer:

@@ -321,7 +321,11 @@ fn non_null_schema(field: &FieldDescriptor) -> Value {
     let mut schema = unbounded_schema(field);
     // Whole bounds are written as integers (`1`, not `1.0`).
     let number = |bound: f64| {
-        if bound.fract() == 0.0 && bound.abs() <= 9_007_199_254_740_992.0 { json!(bound as i64) } else { json!(bound) }
+        if bound.fract() == 0.0 && bound.abs() <= crate::MAX_SAFE_INTEGER as f64 {
+            json!(bound as i64)
+        } else {
+            json!(bound)
+        }
     };
     if let (Some(object), true) = (schema.as_object_mut(), field.minimum.is_some() || field.maximum.is_some()) {
         // A format's own bound (a fraction's minimum 0) stays when it is tighter.

@@ -213,7 +213,7 @@ impl<'de> Deserialize<'de> for WholeNumber {
         let whole = match (number.as_i64(), number.as_f64()) {
             (Some(i), _) => Some(i),
             // Within ±2^53 every integral f64 is exact, so the cast loses nothing.
-            (None, Some(f)) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 => Some(f as i64),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() <= crate::MAX_SAFE_INTEGER as f64 => Some(f as i64),
             _ => None,
         };
         whole.map(WholeNumber).ok_or_else(|| {

@@ -11,7 +11,9 @@ use crate::naming;
 use crate::positions::Positions;
 use foundry_catalog_core::fixture;
 use foundry_catalog_core::hash::es_number;
-use foundry_catalog_core::{EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, RecordSchema};
+use foundry_catalog_core::{
+    EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, MAX_SAFE_INTEGER, RecordSchema,
+};
 
 /// The most sample rows a definition may ask for.
 pub(crate) const MAX_SAMPLE_ROWS: u64 = 1000;
@@ -19,10 +21,6 @@ pub(crate) const MAX_SAMPLE_ROWS: u64 = 1000;
 /// How deeply lists and nested objects may nest: a record's field is at
 /// depth 1, a field of a nested object or a list's item one deeper.
 pub const MAX_DEPTH: usize = 8;
-
-/// 2^53: the largest whole number every JSON reader holds exactly; an
-/// integer field's bounds stay within it.
-const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_992.0;
 
 /// The largest `min_items` a list may ask for (every fixture row holds at
 /// least that many items).
@@ -103,7 +101,7 @@ pub(crate) fn check(
     }
 
     let mut structs = BTreeMap::new();
-    let mut object = Object { invalid: &mut invalid, structs: &mut structs };
+    let mut object = Object { invalid: &mut invalid, structs: &mut structs, positions };
     let field_names = object.fields(&definition.fields, &Path::root(), "", 1);
     if !errors.is_empty() {
         return Err(errors);
@@ -167,13 +165,15 @@ type Invalid<'a> = dyn FnMut(Location, String, &str) + 'a;
 
 /// Checks the fields of one object (the record or a nested object) and
 /// the values they hold, at every depth.
-struct Object<'a, 'b> {
+struct Object<'a, 'b, 'p> {
     invalid: &'a mut Invalid<'b>,
     /// Every struct name taken so far, with the place that took it.
     structs: &'a mut BTreeMap<String, String>,
+    /// The file's text, where a bound is read exactly.
+    positions: &'a Positions<'p>,
 }
 
-impl Object<'_, '_> {
+impl Object<'_, '_, '_> {
     /// Checks `fields`, the fields of the struct `struct_name` (empty for
     /// the record's own) at `path`, at `depth`; returns their Rust names (in order, for those that have
     /// one).
@@ -340,8 +340,7 @@ impl Object<'_, '_> {
                     format!("`{key}` is for integer and number fields but the field is {}", a(field.field_type)),
                     &format!("remove `{key}`, or make the field's type `integer` or `number`"),
                 );
-            } else if field.field_type == FieldType::Integer && (bound.fract() != 0.0 || bound.abs() > MAX_SAFE_INTEGER)
-            {
+            } else if field.field_type == FieldType::Integer && !self.safe_integer(bound, here, key) {
                 (self.invalid)(
                     at(),
                     format!("`{key}` {} is not a whole number within ±2^53", es_number(bound)),
@@ -363,6 +362,23 @@ impl Object<'_, '_> {
         {
             let (min, max) = (es_number(min), es_number(max));
             (self.invalid)(at(), format!("minimum {min} is over maximum {max}"), "make minimum at most maximum");
+        }
+    }
+
+    /// Whether an integer's bound is a whole number within ±2^53, read
+    /// from its text in the file, not from the `f64` that may have rounded
+    /// it.
+    fn safe_integer(&self, bound: f64, here: &Path, key: &str) -> bool {
+        if bound.fract() != 0.0 || bound.abs() > MAX_SAFE_INTEGER as f64 {
+            return false;
+        }
+        // An f64 holds 15-17 significant digits: `9007199254740993` and
+        // `5.0000000000000001` read as whole numbers within the bounds.
+        let pointer = format!("{}/{key}", here.location().pointer());
+        match self.positions.scalar_text(&pointer) {
+            Some(text) => exact_integer(text).is_some_and(|n| n.abs() <= i128::from(MAX_SAFE_INTEGER)),
+            // A definition made in code has no text: its f64 is the bound.
+            None => true,
         }
     }
 
@@ -542,4 +558,44 @@ fn describe(field: &FieldDescriptor) -> String {
         FieldType::String if field.values().is_some() => "a closed set".to_owned(),
         ty => a(ty),
     }
+}
+
+/// The value of a JSON number's text when it is a whole number of at most
+/// 20 digits, computed from the digits (no `f64` rounding): `1e3` and
+/// `1000.0` are 1000, `1.5` and `1e-3` are not whole (`None`), nor is a
+/// number too large to matter here.
+pub(crate) fn exact_integer(text: &str) -> Option<i128> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(cut) => (&rest[..cut], rest[cut + 1..].parse::<i64>().ok()?),
+        None => (rest, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() || !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // The digits with the point moved `exponent` places right.
+    let digits = format!("{whole}{fraction}");
+    let digits = digits.trim_start_matches('0');
+    let mut scale = exponent.checked_sub(i64::try_from(fraction.len()).ok()?)?;
+    let significant = digits.trim_end_matches('0');
+    if significant.is_empty() {
+        return Some(0);
+    }
+    scale = scale.checked_add(i64::try_from(digits.len() - significant.len()).ok()?)?;
+    if scale < 0 {
+        return None;
+    }
+    if i64::try_from(significant.len()).ok()?.checked_add(scale)? > 20 {
+        return None;
+    }
+    let mut value: i128 = significant.parse().ok()?;
+    while scale > 0 {
+        value *= 10;
+        scale -= 1;
+    }
+    Some(if negative { -value } else { value })
 }

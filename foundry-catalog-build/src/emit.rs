@@ -174,6 +174,9 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str, settings: &Settings) -
     p.doc_comment(0, "");
     p.doc_comment(0, &format!(" Generated from `{}`; its schema hash is `{}`.", t.file, schema.schema_hash));
     p.line(0, &derive_list(settings.struct_derives()));
+    if let Some(attribute) = settings.struct_attributes() {
+        p.line(0, &attribute);
+    }
     for attribute in settings.type_attributes(label) {
         p.line(0, attribute);
     }
@@ -257,12 +260,18 @@ fn nested_module<'a>(
             Kind::Enum(_) => inner.settings.enum_derives(),
         };
         p.line(INDENT, &derive_list(derives));
+        if let (Kind::Struct(_), Some(attribute)) = (kind, inner.settings.struct_attributes()) {
+            p.line(INDENT, &attribute);
+        }
         for attribute in inner.settings.type_attributes(&format!("{label}.{path}")) {
             p.line(INDENT, attribute);
         }
         match kind {
             Kind::Struct(fields) => struct_body(p, INDENT, name, name, fields, &path, &inner, file, &mut nested)?,
-            Kind::Enum(values) => enum_body(p, name, values, file)?,
+            Kind::Enum(values) => {
+                enum_body(p, name, values, file)?;
+                enum_impls(p, name, values, &inner, file)?;
+            }
         }
         next += 1;
     }
@@ -276,10 +285,7 @@ fn enum_body(p: &mut Printer, name: &str, values: &[EnumValue], file: &str) -> R
     p.text_line(INDENT, &format!("pub enum {name} {{"));
     let inner = 2 * INDENT;
     for value in values {
-        let variant = match &value.rust_name {
-            Some(explicit) => explicit.to_string(),
-            None => naming::variant_name(&value.value).unwrap_or_default(),
-        };
+        let variant = variant_of(value);
         let variant = identifier(file, &variant)?;
         for line in doc_text(&format!("`{}`", value.value)) {
             doc_line_comment(p, inner, &line);
@@ -294,6 +300,68 @@ fn enum_body(p: &mut Printer, name: &str, values: &[EnumValue], file: &str) -> R
     }
     p.text_line(INDENT, "}");
     Ok(())
+}
+
+/// The closed set's enum as its wire values: `ALL` and `VALUES` (in
+/// definition order), `as_str`, `Display`, `FromStr` and `TryFrom<&str>`
+/// (errors: the runtime's `UnknownValue`), as typify gives its enums.
+fn enum_impls(
+    p: &mut Printer,
+    name: &str,
+    values: &[EnumValue],
+    scope: &Scope<'_>,
+    file: &str,
+) -> Result<(), DefinitionError> {
+    let runtime = scope.runtime;
+    let variants = values
+        .iter()
+        .map(|value| Ok(Doc::text(format!("Self::{}", identifier(file, &variant_of(value))?))))
+        .collect::<Result<Vec<_>, DefinitionError>>()?;
+    let wire = values.iter().map(|value| Doc::text(string_literal(&value.value))).collect();
+    let (outer, inner) = (INDENT, 2 * INDENT);
+    p.text_line(INDENT, &format!("impl {name} {{"));
+    p.doc_comment(inner, " Every value of the closed set, in definition order.");
+    let all = Doc::Seq(vec![Doc::text("pub const ALL: &'static [Self] = &"), Doc::array(variants), Doc::text(";")]);
+    p.line(inner, &all);
+    p.doc_comment(inner, " The wire value of each of [`Self::ALL`].");
+    let values =
+        Doc::Seq(vec![Doc::text("pub const VALUES: &'static [&'static str] = &"), Doc::array(wire), Doc::text(";")]);
+    p.line(inner, &values);
+    p.doc_comment(inner, " The wire value.");
+    p.text_line(inner, "pub const fn as_str(self) -> &'static str {");
+    p.text_line(inner + INDENT, "Self::VALUES[self as usize]");
+    p.text_line(inner, "}");
+    p.text_line(outer, "}");
+    p.breakable_line(outer, "impl ::std::fmt::Display", &format!("for {name} {{"));
+    p.text_line(inner, "fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {");
+    p.text_line(inner + INDENT, "f.write_str(self.as_str())");
+    p.text_line(inner, "}");
+    p.text_line(outer, "}");
+    p.breakable_line(outer, "impl ::std::str::FromStr", &format!("for {name} {{"));
+    p.text_line(inner, &format!("type Err = {runtime}::UnknownValue;"));
+    p.text_line(inner, "fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {");
+    let call = Doc::call(
+        format!("{runtime}::codegen::closed_set_value"),
+        vec![Doc::text("Self::ALL"), Doc::text("Self::VALUES"), Doc::text("text")],
+    );
+    p.line(inner + INDENT, &call);
+    p.text_line(inner, "}");
+    p.text_line(outer, "}");
+    p.breakable_line(outer, "impl ::std::convert::TryFrom<&str>", &format!("for {name} {{"));
+    p.text_line(inner, &format!("type Error = {runtime}::UnknownValue;"));
+    p.text_line(inner, "fn try_from(text: &str) -> ::std::result::Result<Self, Self::Error> {");
+    p.text_line(inner + INDENT, "text.parse()");
+    p.text_line(inner, "}");
+    p.text_line(outer, "}");
+    Ok(())
+}
+
+/// The Rust variant of a closed set's value (checked before emitting).
+fn variant_of(value: &EnumValue) -> String {
+    match &value.rust_name {
+        Some(explicit) => explicit.to_string(),
+        None => naming::variant_name(&value.value).unwrap_or_default(),
+    }
 }
 
 /// The runtime path as written one module further in: a path from the
@@ -383,10 +451,22 @@ fn struct_body<'a>(
         let (base, with) = value_type(field, value, scope, nested);
         let option = |ty: Doc| Doc::generic("::std::option::Option", vec![ty]);
         // Absent and null are told apart only when a field may be both
-        // (`Option<Option<T>>`, `nullable`); otherwise each is `None`.
+        // (`Option<Option<T>>`, `nullable`); otherwise each is `None`. A
+        // required nullable field goes through a `with` module, which serde
+        // never defaults, so a missing key is an error.
         let (ty, with) = match (field.required, field.nullable) {
             (true, false) => (base, with),
-            (true, true) => (option(base), with.map(|w| format!("{w}::option"))),
+            (true, true) => (
+                option(base),
+                Some(with.map_or_else(|| format!("{}::nullable::required", scope.runtime), |w| format!("{w}::option"))),
+            ),
+            // A strict reader refuses `null` where the value is not nullable.
+            (false, false) if scope.settings.strict_readers() => (
+                option(base),
+                Some(
+                    with.map_or_else(|| format!("{}::nullable::not_null", scope.runtime), |w| format!("{w}::not_null")),
+                ),
+            ),
             (false, false) => (option(base), with.map(|w| format!("{w}::option"))),
             (false, true) => (
                 option(option(base)),

@@ -79,6 +79,7 @@ pub struct Generator {
     derives: Vec<String>,
     type_attributes: Vec<(String, String)>,
     field_attributes: Vec<(String, String)>,
+    strict_readers: bool,
 }
 
 impl Default for Generator {
@@ -89,6 +90,7 @@ impl Default for Generator {
             derives: Vec::new(),
             type_attributes: Vec::new(),
             field_attributes: Vec::new(),
+            strict_readers: false,
         }
     }
 }
@@ -160,9 +162,30 @@ impl Generator {
         self
     }
 
+    /// Makes every generated struct, at every depth, a strict reader:
+    /// `#[serde(deny_unknown_fields)]`, so a row with a key its definition
+    /// does not name fails to deserialize, as the validator and the row JSON
+    /// Schema refuse it. The default is a tolerant reader, which skips
+    /// unknown keys (docs/evolution.md, "Readers"); what a strict reader
+    /// still leaves to the validator is listed in docs/record-types.md,
+    /// "One contract".
+    ///
+    /// ```
+    /// use foundry_catalog_build::{Generator, Source};
+    /// let definition = r#"{"record_label": "tally", "sample_type": "deterministic_executable_fixture",
+    ///     "fields": [{"name": "count", "type": "integer", "required": true, "description": "How many."}]}"#;
+    /// let code = Generator::new().strict_readers(true).generate(&[Source::new("t/tally.json", definition)]).unwrap();
+    /// assert!(code.contains("#[serde(deny_unknown_fields)]"));
+    /// ```
+    pub fn strict_readers(mut self, strict: bool) -> Self {
+        self.strict_readers = strict;
+        self
+    }
+
     /// The settings, checked on their own.
     fn settings(&self) -> Result<settings::Settings, Errors> {
-        settings::Settings::new(&self.derives, &self.type_attributes, &self.field_attributes).map_err(Errors)
+        settings::Settings::new(&self.derives, &self.type_attributes, &self.field_attributes, self.strict_readers)
+            .map_err(Errors)
     }
 
     /// Reads and checks every definition. Sources may come in any order;

@@ -21,6 +21,9 @@ struct Scanned {
     /// Line and column of the key of each object member, by the member's
     /// pointer.
     keys: BTreeMap<String, (usize, usize)>,
+    /// The byte range of each number, `true`, `false` and `null`, so a
+    /// number can be read from its text rather than from an `f64`.
+    scalars: BTreeMap<String, (usize, usize)>,
 }
 
 impl<'a> Positions<'a> {
@@ -33,6 +36,13 @@ impl<'a> Positions<'a> {
 
     fn scanned(&self) -> &Scanned {
         self.scanned.get_or_init(|| scan(self.text))
+    }
+
+    /// The text of the number (or `true`, `false`, `null`) at `pointer`,
+    /// exactly as the file writes it.
+    pub(crate) fn scalar_text(&self, pointer: &str) -> Option<&'a str> {
+        let &(start, end) = self.scanned().scalars.get(pointer)?;
+        self.text.get(start..end)
     }
 
     /// The line and column of the key of the object member at `pointer`,
@@ -67,9 +77,10 @@ fn scan(text: &str) -> Scanned {
         line_start: 0,
         out: BTreeMap::new(),
         keys: BTreeMap::new(),
+        scalars: BTreeMap::new(),
     };
     scanner.value(String::new(), 0);
-    Scanned { at: scanner.out, keys: scanner.keys }
+    Scanned { at: scanner.out, keys: scanner.keys, scalars: scanner.scalars }
 }
 
 /// A JSON pointer one key or index further in.
@@ -85,6 +96,7 @@ struct Scanner<'a> {
     line_start: usize,
     out: BTreeMap<String, (usize, usize)>,
     keys: BTreeMap<String, (usize, usize)>,
+    scalars: BTreeMap<String, (usize, usize)>,
 }
 
 /// Deeper than serde_json parses (128), so a text that parsed is scanned whole.
@@ -164,9 +176,11 @@ impl Scanner<'_> {
                 self.string();
             }
             Some(_) => {
+                let start = self.i;
                 while self.peek().is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')) {
                     self.i += 1;
                 }
+                self.scalars.insert(pointer, (start, self.i));
             }
             None => {}
         }
@@ -205,5 +219,8 @@ mod tests {
         assert_eq!(positions.of("/a/1/missing"), (2, 12), "a missing key is placed at its object");
         assert_eq!(positions.key_of("/a/1/b~1c"), (2, 13));
         assert_eq!(positions.key_of("/a/0"), (2, 9), "an array entry is placed at its value");
+        assert_eq!(positions.scalar_text("/a/0"), Some("1"));
+        assert_eq!(positions.scalar_text("/q\"k"), Some("true"));
+        assert_eq!(positions.scalar_text("/a/1/b~1c"), None, "a string is not a scalar here");
     }
 }

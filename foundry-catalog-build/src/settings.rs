@@ -31,6 +31,8 @@ pub(crate) struct Settings {
     derives: Vec<Derive>,
     type_attributes: Vec<Attribute>,
     field_attributes: Vec<Attribute>,
+    /// Every struct a strict reader (`deny_unknown_fields`).
+    strict_readers: bool,
 }
 
 /// A derive added to every generated type.
@@ -117,9 +119,10 @@ impl Settings {
         derives: &[String],
         type_attributes: &[(String, String)],
         field_attributes: &[(String, String)],
+        strict_readers: bool,
     ) -> Result<Settings, Vec<DefinitionError>> {
         let mut errors = Vec::new();
-        let mut settings = Settings::default();
+        let mut settings = Settings { strict_readers, ..Settings::default() };
         for derive in derives {
             let setting = format!("derive({derive:?})");
             match path_text(derive) {
@@ -177,6 +180,9 @@ impl Settings {
     /// incremental index's identity.
     pub(crate) fn identity(&self) -> String {
         let mut text = String::new();
+        if self.strict_readers {
+            text.push_str("strict_readers\n");
+        }
         for derive in &self.derives {
             text.push_str(&format!("derive {}\n", derive.path));
         }
@@ -191,6 +197,17 @@ impl Settings {
     /// Whether there is nothing to add.
     pub(crate) fn is_empty(&self) -> bool {
         self.derives.is_empty() && self.type_attributes.is_empty() && self.field_attributes.is_empty()
+    }
+
+    /// Whether every struct is a strict reader.
+    pub(crate) fn strict_readers(&self) -> bool {
+        self.strict_readers
+    }
+
+    /// The attributes every struct has beyond its derives: none, or
+    /// `#[serde(deny_unknown_fields)]` for strict readers.
+    pub(crate) fn struct_attributes(&self) -> Option<Doc> {
+        self.strict_readers.then(|| Doc::attribute("serde", vec![Doc::text("deny_unknown_fields")]))
     }
 
     /// The derives of a struct: the built-in ones, then the settings'.

@@ -222,3 +222,28 @@ impl Field {
         }
     }
 }
+
+/// The value of a closed set whose wire spelling is `text`: what a
+/// generated enum's `FromStr` and `TryFrom<&str>` call, with the enum's
+/// `ALL` and `VALUES` (one spelling per variant, in the same order).
+///
+/// ```
+/// use foundry_catalog_core::codegen::closed_set_value;
+/// #[derive(Debug, Clone, Copy, PartialEq)]
+/// enum Condition { New, Used }
+/// const ALL: &[Condition] = &[Condition::New, Condition::Used];
+/// const VALUES: &[&str] = &["new", "used"];
+/// assert_eq!(closed_set_value(ALL, VALUES, "used"), Ok(Condition::Used));
+/// assert_eq!(closed_set_value(ALL, VALUES, "old").unwrap_err().expected, VALUES);
+/// ```
+pub fn closed_set_value<T: Copy>(
+    all: &[T],
+    values: &'static [&'static str],
+    text: &str,
+) -> Result<T, crate::UnknownValue> {
+    values
+        .iter()
+        .position(|value| *value == text)
+        .and_then(|index| all.get(index).copied())
+        .ok_or_else(|| crate::UnknownValue { text: text.to_owned(), expected: values })
+}

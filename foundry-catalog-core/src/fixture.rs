@@ -39,7 +39,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::format::{FieldFormat, date};
-use crate::model::{FieldDescriptor, FieldType, FixtureHint, RecordSchema};
+use crate::model::{FieldDescriptor, FieldType, FixtureHint, MAX_SAFE_INTEGER, RecordSchema};
 
 /// Every text value starts with these words (spec §1.5).
 pub const TEXT_PREFIX: &str = "Deterministic fixture";
@@ -217,20 +217,21 @@ fn number_from(hint: &FixtureHint, field: &FieldDescriptor, row: usize) -> f64 {
 /// back to the least one after the greatest (`minimum` 5, `maximum` 6: 5,
 /// 6, 5).
 fn counted(field: &FieldDescriptor, row: usize) -> i64 {
-    // Whole bounds within ±2^53, so the arithmetic below is exact in i128.
-    let bound = |b: Option<f64>, round: fn(f64) -> f64| {
-        b.map(|b| round(b).clamp(-9_007_199_254_740_992.0, 9_007_199_254_740_992.0) as i128)
+    // Whole bounds within ±2^53 (no bound is ±2^53), so every value is one
+    // every JSON reader holds exactly and the arithmetic is exact in i128.
+    let safe = i128::from(MAX_SAFE_INTEGER);
+    let bound = |b: Option<f64>, round: fn(f64) -> f64, none: i128| {
+        b.map_or(none, |b| round(b).clamp(-(safe as f64), safe as f64) as i128)
     };
-    let (lo, hi) = (bound(field.minimum, f64::ceil), bound(field.maximum, f64::floor));
+    let (lo, hi) = (bound(field.minimum, f64::ceil, -safe), bound(field.maximum, f64::floor, safe));
     let step = i128::try_from(row.saturating_sub(1)).unwrap_or(0);
-    let value = match (lo, hi) {
-        (Some(lo), Some(hi)) if lo > hi => lo,
-        (lo, None) => lo.map_or(1, |lo| lo.max(1)) + step,
-        (lo, Some(hi)) => {
-            let start = 1i128.min(hi).max(lo.unwrap_or(i128::MIN));
-            let lo = lo.unwrap_or(start);
-            lo + (start - lo + step) % (hi - lo + 1)
-        }
+    let value = if lo > hi {
+        lo
+    } else {
+        // From 1 if the bounds hold it, else from the bound nearest to it;
+        // back to the least value after the greatest.
+        let start = 1i128.clamp(lo, hi);
+        lo + (start - lo + step) % (hi - lo + 1)
     };
     i64::try_from(value).unwrap_or(i64::MAX)
 }

@@ -384,6 +384,22 @@ pub mod date {
         }
     }
 
+    /// The same for an optional date of a strict reader: `Option<time::Date>`
+    /// where `null` is an error (see [`crate::nullable::not_null`]).
+    pub mod not_null {
+        use serde::{Deserializer, Serializer};
+
+        /// Serializes `Some(date)` as `YYYY-MM-DD` (`None` is skipped).
+        pub fn serialize<S: Serializer>(date: &Option<time::Date>, serializer: S) -> Result<S::Ok, S::Error> {
+            super::option::serialize(date, serializer)
+        }
+
+        /// Deserializes a present `YYYY-MM-DD` date, never `null`.
+        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<time::Date>, D::Error> {
+            super::deserialize(deserializer).map(Some)
+        }
+    }
+
     /// The same for an optional, nullable date: `Option<Option<time::Date>>`
     /// (with `default` and `skip_serializing_if = "Option::is_none"`):
     /// absent is `None`, null `Some(None)` (see [`crate::nullable`]).

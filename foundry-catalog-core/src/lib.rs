@@ -36,8 +36,8 @@ mod wire_enum;
 
 pub use format::{AbsoluteUrl, FieldFormat, InvalidUrl};
 pub use model::{
-    DigestLength, EnumValue, FieldDescriptor, FieldType, FixtureHint, Items, RecordSchema, SampleStatus, SampleType,
-    is_lowercase_underscore,
+    DigestLength, EnumValue, FieldDescriptor, FieldType, FixtureHint, Items, MAX_SAFE_INTEGER, RecordSchema,
+    SampleStatus, SampleType, is_lowercase_underscore,
 };
 pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};
 /// The `time` crate, so generated `date` fields (`time::Date`) name it through the runtime.

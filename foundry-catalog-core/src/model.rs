@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::format::FieldFormat;
 
+/// 2^53, the largest whole number every JSON reader holds exactly: an
+/// integer field's bounds and fixture values stay within ±2^53.
+pub const MAX_SAFE_INTEGER: i64 = 1 << 53;
+
 /// Whether `text` is `lowercase_underscore`: a lowercase letter, then
 /// lowercase letters and digits in words joined by single underscores.
 /// Record labels and marketplace keys follow this rule.

@@ -10,6 +10,12 @@ pub mod corpus {
     include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 }
 
+/// Every type in `tests/corpus/good/`, generated as strict readers
+/// (`Generator::strict_readers`).
+pub mod strict {
+    include!(concat!(env!("OUT_DIR"), "/strict.rs"));
+}
+
 /// `settings/*.json`, generated with extra derives (`Eq`, `Hash`,
 /// `PartialOrd`, `Ord`) and attributes (see `build.rs`).
 pub mod settings {

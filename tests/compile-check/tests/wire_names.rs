@@ -41,10 +41,11 @@ fn every_corpus_type_round_trips() {
     typed_rows_match_schema::<corpus::MarkdownDocs>();
     typed_rows_match_schema::<corpus::Minimal>();
     typed_rows_match_schema::<corpus::PriceObservation>();
+    typed_rows_match_schema::<corpus::ShipmentEvent>();
     typed_rows_match_schema::<corpus::StockCount>();
     typed_rows_match_schema::<corpus::UpperSelf>();
     typed_rows_match_schema::<corpus::WeatherReading>();
-    assert_eq!(corpus::RECORD_TYPES.len(), 9, "a new corpus definition needs a line above");
+    assert_eq!(corpus::RECORD_TYPES.len(), 10, "a new corpus definition needs a line above");
 }
 
 #[test]
