@@ -11,7 +11,7 @@
 //! | code | rule |
 //! |---|---|
 //! | `envelope` | the body is an object with exactly one key, `data` |
-//! | `missing_field`, `unknown_field` | every object has exactly the keys of spec §2 |
+//! | `missing_field`, `unknown_field` | every object has exactly the keys of its key table (`<Type>::KEYS`; docs/records.md, "The record, declared once") |
 //! | `type` | every value has its JSON type; enumerated strings have a shown value |
 //! | `format` | slugs, keys, URLs, timestamps, currency and digests have their shown form |
 //! | `route_category` | `category` is the one paired with `route` |
@@ -41,9 +41,9 @@ use crate::{FieldDescriptor, FieldFormat, FieldType, RecordSchema, SampleType};
 pub enum Rule {
     /// The body is not `{"data": …}`.
     Envelope,
-    /// A key of spec §2 is missing.
+    /// A key of the object's key table (`<Type>::KEYS`) is missing.
     MissingField,
-    /// A key not in spec §2.
+    /// A key not in the object's key table (`<Type>::KEYS`).
     UnknownField,
     /// A value of the wrong JSON type or an unshown enumerated value.
     Type,
@@ -57,11 +57,14 @@ pub enum Rule {
     Derived,
     /// `primary_cta` or the primary flags are wrong.
     PrimaryCta,
-    /// An availability entry breaks §2.3 or §3.
+    /// An availability entry's `status_label`, `url` or `clickable` does not
+    /// fit its `status` (docs/records.md, "The conformance validator").
     Availability,
     /// The first listing is not available as `published_product`.
     FirstListing,
-    /// The sample breaks §1.5, §2.4 or its schema.
+    /// The sample disagrees with its `sample_type`, its schema preview or the
+    /// fixture rules (docs/records.md, "The conformance validator";
+    /// docs/fixtures.md).
     Sample,
     /// `schema_hash` does not match the preview's fields.
     SchemaHash,

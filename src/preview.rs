@@ -1,5 +1,6 @@
-//! The `schema_preview` (spec §2.5) and `sample` (spec §2.4) objects of a
-//! product record, built from a record type and a product context.
+//! The `schema_preview` and `sample` objects of a product record, built
+//! from a record type and a product context (docs/records.md, "The
+//! manifest"; the rows: docs/fixtures.md; the hash: docs/schema-hash.md).
 //!
 //! Both are declared once with `wire_object!`. Each value is stored once;
 //! everything the spec says equals something else (`field_count`,
@@ -137,7 +138,9 @@ impl From<&FieldDescriptor> for FieldPreview {
 }
 
 wire_object! {
-    /// The `schema_preview` object of a product record (spec §2.5).
+    /// The `schema_preview` object of a product record (its `schema_hash`:
+    /// docs/schema-hash.md; its `manifest_path`: docs/records.md, "The
+    /// manifest").
     ///
     /// ```
     /// use foundry_catalog::{Slug, preview::{ProductContext, SchemaPreview}};
@@ -196,8 +199,8 @@ impl SchemaPreview {
 }
 
 wire_object! {
-    /// The `sample` object of a product record (spec §2.4): the record
-    /// type's deterministic fixture rows for one product.
+    /// The `sample` object of a product record: the record type's
+    /// deterministic fixture rows for one product (docs/fixtures.md).
     ///
     /// ```
     /// use foundry_catalog::{Slug, preview::{ProductContext, Sample}};

@@ -1,4 +1,5 @@
-//! The product record (spec §2.1–§2.3), declared once.
+//! The product record, with its marketplace listings and availability
+//! entries (docs/records.md, "Product records"), declared once.
 //!
 //! Each object of the record is one `wire_object!` declaration below:
 //! every key in the spec's table order with its role and shape. From it
@@ -74,7 +75,9 @@ foundry_catalog_core::wire_enum! {
 }
 
 foundry_catalog_core::wire_enum! {
-    /// An availability entry's `status` (spec §3).
+    /// An availability entry's `status`: each has its own display texts
+    /// ([`AvailabilityStatus::status_labels`]), and only `published` may carry
+    /// a `url`.
     pub enum AvailabilityStatus {
         /// Listed, or available through a published application.
         Published = "published",
@@ -115,7 +118,8 @@ foundry_catalog_core::wire_enum! {
 }
 
 wire_object! {
-    /// One marketplace listing (spec §2.2); also the value of `primary_cta`.
+    /// One marketplace listing, an entry of `marketplaces` (its derived keys:
+    /// docs/records.md, "The manifest"); also the value of `primary_cta`.
     #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct MarketplaceListing {
@@ -158,7 +162,8 @@ impl MarketplaceListing {
 }
 
 wire_object! {
-    /// One entry of `marketplace_availability` (spec §2.3).
+    /// One entry of `marketplace_availability` (its rule, `availability`:
+    /// docs/records.md, "The conformance validator").
     #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct AvailabilityEntry {
@@ -277,7 +282,8 @@ wire_object! {
 }
 
 wire_object! {
-    /// One product record (spec §2.1), the value of a response's `data`.
+    /// One product record (docs/records.md, "Product records"), the value
+    /// of a response's `data`.
     ///
     /// Build one from a manifest with [`ProductManifest::build`]
     /// (`crate::manifest`); serialize it inside a

@@ -1,4 +1,5 @@
-//! The response envelope `{"data": <product record>}` (spec §1.4, §4).
+//! The response envelope `{"data": <product record>}`: the body of a 200
+//! answer to `GET /api/public/foundry/products/<slug>` (docs/serving.md).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

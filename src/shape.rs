@@ -1,4 +1,5 @@
-//! The wire shape of the read interface: every object of spec §2 as a
+//! The wire shape of the read interface: every object of the product
+//! record (docs/records.md, "The record, declared once") as a
 //! table of its keys in table order, each with its JSON shape and format
 //! and its role (stored, derived, or built from the record type).
 //!

@@ -41,7 +41,7 @@ use serde_json::{Map, Value};
 use crate::format::{FieldFormat, date};
 use crate::model::{FieldDescriptor, FieldType, FixtureHint, MAX_SAFE_INTEGER, RecordSchema};
 
-/// Every text value starts with these words (spec §1.5).
+/// Every text value starts with these words (docs/fixtures.md).
 pub const TEXT_PREFIX: &str = "Deterministic fixture";
 
 /// The first date of a date hint, and of a date hint whose date is unusable.

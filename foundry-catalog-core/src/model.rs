@@ -64,7 +64,8 @@ crate::wire_enum! {
 }
 
 impl SampleType {
-    /// The `sample.sample_status` that goes with this sample type (spec §2.4):
+    /// The `sample.sample_status` that goes with this sample type
+    /// (docs/record-types.md, "Adding a record type"):
     /// public-source fixtures are `valid_public_sample`, executable fixtures
     /// are `valid_route_fixture`.
     pub const fn sample_status(self) -> SampleStatus {
@@ -75,7 +76,8 @@ impl SampleType {
     }
 }
 
-/// Length of the hexadecimal `schema_hash` (spec §2.5 shows 64 and 40).
+/// Length of the hexadecimal `schema_hash`: 64 or 40, a definition's
+/// `digest_length` (docs/schema-hash.md).
 ///
 /// Both are prefixes of the same SHA-256 digest; see [`crate::hash`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

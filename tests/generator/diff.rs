@@ -189,15 +189,76 @@ fn modes_gate_what_they_forbid() {
     assert!(report.violations(Compatibility::Full, false).is_empty(), "tolerant readers ignore it");
 }
 
+/// docs/evolution.md's policy table sits between these two marker lines and
+/// is written by `diff::policy_table()`, never by hand.
+const EVOLUTION_DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/evolution.md");
+const POLICY_BEGIN: &str = "<!-- BEGIN policy table:";
+const POLICY_END: &str = "<!-- END policy table -->";
+/// The one way the doc is written.
+const POLICY_BLESS: &str = "FOUNDRY_CATALOG_BLESS=1 cargo test -p foundry-catalog --test generator the_evolution_policy_shows_the_policy_table";
+
+/// Where the generated section of `doc` starts (the line after the BEGIN
+/// marker) and ends (the END marker).
+fn policy_section(doc: &str) -> std::ops::Range<usize> {
+    let (Some(begin), Some(end)) = (doc.find(POLICY_BEGIN), doc.find(POLICY_END)) else {
+        panic!(
+            "docs/evolution.md lacks the marker lines `{POLICY_BEGIN} …` and `{POLICY_END}` around the policy table"
+        );
+    };
+    let start = doc[begin..].find('\n').map_or(doc.len(), |i| begin + i + 1);
+    assert!(start <= end, "docs/evolution.md: `{POLICY_END}` comes before `{POLICY_BEGIN} …`");
+    start..end
+}
+
+/// `cargo test` only compares the section between the markers with
+/// `policy_table()`, exactly (not "contains": text pasted around the table
+/// passed that); with `FOUNDRY_CATALOG_BLESS=1` it first writes the section,
+/// and nothing else of the doc. A failure names the first differing line,
+/// not the whole table, so its output (with `RUST_BACKTRACE` set, a
+/// backtrace follows the message) offers nothing to paste into the doc,
+/// which is how three backtraces once got there; and test output anywhere
+/// in the doc fails the test.
 #[test]
 fn the_evolution_policy_shows_the_policy_table() {
-    let doc =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/evolution.md")).expect("docs/evolution.md");
-    assert!(
-        doc.contains(&policy_table()),
-        "docs/evolution.md's policy table differs from diff::policy_table():\n{}",
-        policy_table()
-    );
+    let mut doc = std::fs::read_to_string(EVOLUTION_DOC).expect("docs/evolution.md");
+    let expected = format!("\n{}\n", policy_table());
+    let mut section = policy_section(&doc);
+
+    if std::env::var_os("FOUNDRY_CATALOG_BLESS").is_some_and(|v| v == "1") && doc[section.clone()] != expected {
+        doc = format!("{}{expected}{}", &doc[..section.start], &doc[section.end..]);
+        // The whole file or nothing: written beside the doc, then renamed over it.
+        let tmp = format!("{EVOLUTION_DOC}.tmp");
+        std::fs::write(&tmp, &doc).expect("write docs/evolution.md.tmp");
+        std::fs::rename(&tmp, EVOLUTION_DOC).expect("replace docs/evolution.md");
+        eprintln!("wrote docs/evolution.md's policy table from diff::policy_table()");
+        section = policy_section(&doc);
+    }
+
+    let pasted = ["stack backtrace:", "panicked at", "rust_begin_unwind"];
+    if let Some(found) = pasted.iter().find(|p| doc.contains(*p)) {
+        panic!(
+            "docs/evolution.md holds pasted test output (`{found}`): delete it (inside the policy table's markers, \
+             `{POLICY_BLESS}` does)"
+        );
+    }
+    if doc[section.clone()] != expected {
+        let (doc_lines, code_lines): (Vec<&str>, Vec<&str>) =
+            (doc[section].lines().collect(), expected.lines().collect());
+        let at = doc_lines
+            .iter()
+            .zip(&code_lines)
+            .position(|(d, c)| d != c)
+            .unwrap_or(doc_lines.len().min(code_lines.len()));
+        let line = |lines: &[&str]| lines.get(at).map_or_else(|| "(nothing)".to_owned(), |l| format!("{l:?}"));
+        panic!(
+            "docs/evolution.md's policy table is not what diff::policy_table() writes; first difference, line {} \
+             after the BEGIN marker:\n  doc:  {}\n  code: {}\nThe table is generated, not edited by hand: \
+             regenerate it with `{POLICY_BLESS}` and commit the result.",
+            at + 1,
+            line(&doc_lines),
+            line(&code_lines),
+        );
+    }
 }
 
 mod properties {

@@ -139,8 +139,8 @@ fn sample_and_preview_keys_are_in_the_spec_table_order() {
     );
 }
 
-/// Every fixture row of every registered type follows the rules of spec
-/// §1.5 and §2.6: each required field present with its schema type, text
+/// Every fixture row of every registered type follows the fixture rules
+/// (docs/fixtures.md): each required field present with its schema type, text
 /// starting "Deterministic fixture", the " N" suffix on later rows, valid
 /// URLs, dates and fractions, payloads carrying the slug.
 #[test]
