@@ -340,10 +340,12 @@ impl Object<'_, '_, '_> {
                     format!("`{key}` is for integer and number fields but the field is {}", a(field.field_type)),
                     &format!("remove `{key}`, or make the field's type `integer` or `number`"),
                 );
-            } else if field.field_type == FieldType::Integer && !self.safe_integer(bound, here, key) {
+            } else if let Some(shown) =
+                (field.field_type == FieldType::Integer).then(|| self.unsafe_integer(bound, here, key)).flatten()
+            {
                 (self.invalid)(
                     at(),
-                    format!("`{key}` {} is not a whole number within ±2^53", es_number(bound)),
+                    format!("`{key}` {shown} is not a whole number within ±2^53"),
                     "an integer's bounds are whole numbers every JSON reader holds exactly, such as 0 or 100",
                 );
             }
@@ -367,19 +369,18 @@ impl Object<'_, '_, '_> {
 
     /// Whether an integer's bound is a whole number within ±2^53, read
     /// from its text in the file, not from the `f64` that may have rounded
-    /// it.
-    fn safe_integer(&self, bound: f64, here: &Path, key: &str) -> bool {
-        if bound.fract() != 0.0 || bound.abs() > MAX_SAFE_INTEGER as f64 {
-            return false;
-        }
+    /// it; `None` when it is, else the bound as the file writes it.
+    fn unsafe_integer(&self, bound: f64, here: &Path, key: &str) -> Option<String> {
         // An f64 holds 15-17 significant digits: `9007199254740993` and
         // `5.0000000000000001` read as whole numbers within the bounds.
         let pointer = format!("{}/{key}", here.location().pointer());
-        match self.positions.scalar_text(&pointer) {
+        let text = self.positions.scalar_text(&pointer);
+        let safe = match text {
             Some(text) => exact_integer(text).is_some_and(|n| n.abs() <= i128::from(MAX_SAFE_INTEGER)),
             // A definition made in code has no text: its f64 is the bound.
-            None => true,
-        }
+            None => bound.fract() == 0.0 && bound.abs() <= MAX_SAFE_INTEGER as f64,
+        };
+        (!safe).then(|| text.map_or_else(|| es_number(bound), str::to_owned))
     }
 
     /// Checks a closed set: values, each once, whose Rust variants are
@@ -598,4 +599,26 @@ pub(crate) fn exact_integer(text: &str) -> Option<i128> {
         scale -= 1;
     }
     Some(if negative { -value } else { value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exact_integer;
+
+    #[test]
+    fn a_number_is_read_from_its_digits() {
+        assert_eq!(exact_integer("9007199254740993"), Some(9_007_199_254_740_993));
+        assert_eq!(exact_integer("-9007199254740993"), Some(-9_007_199_254_740_993));
+        assert_eq!(exact_integer("9.007199254740993e15"), Some(9_007_199_254_740_993));
+        assert_eq!(exact_integer("90071992547409930e-1"), Some(9_007_199_254_740_993));
+        assert_eq!(exact_integer("1000.000"), Some(1000));
+        assert_eq!(exact_integer("1E3"), Some(1000));
+        assert_eq!(exact_integer("0"), Some(0));
+        assert_eq!(exact_integer("-0.0"), Some(0));
+        assert_eq!(exact_integer("5.0000000000000001"), None, "not whole, though its f64 is");
+        assert_eq!(exact_integer("1.5"), None);
+        assert_eq!(exact_integer("1e-3"), None);
+        assert_eq!(exact_integer("1e300"), None, "too large to matter");
+        assert_eq!(exact_integer("true"), None);
+    }
 }

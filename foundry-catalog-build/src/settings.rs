@@ -93,6 +93,9 @@ struct Attribute {
     setting: String,
     address: String,
     docs: Vec<Doc>,
+    /// The standard derives its `#[derive(…)]` names, checked as
+    /// [`Generator::derive`](crate::Generator::derive)'s are.
+    derives: Vec<Std>,
 }
 
 /// The derives every struct has, and every enum.
@@ -168,7 +171,10 @@ impl Settings {
             for (address, text) in raw {
                 let setting = format!("{what}({address:?}, {text:?})");
                 match attributes(text) {
-                    Ok(docs) => list.push(Attribute { setting, address: address.clone(), docs }),
+                    Ok(docs) => {
+                        let derives = derived(text).into_iter().filter_map(|path| Std::of(&path)).map(|(std, _)| std);
+                        list.push(Attribute { setting, address: address.clone(), derives: derives.collect(), docs });
+                    }
                     Err((message, hint)) => errors.push(setting_error(&setting, message, hint)),
                 }
             }
@@ -261,6 +267,20 @@ impl Settings {
                 }
             }
         }
+        for attribute in &self.type_attributes {
+            for &std in &attribute.derives {
+                let reason = checked
+                    .iter()
+                    .find_map(|t| type_lacks(std, &t.schema.fields, &t.schema.record_label, &attribute.address));
+                if let Some(reason) = reason {
+                    errors.push(setting_error(
+                        &attribute.setting,
+                        format!("`{}` cannot derive `{}`: {reason}", attribute.address, std.name()),
+                        format!("leave `{}` out of this type's derives", std.name()),
+                    ));
+                }
+            }
+        }
         for (list, known, what) in [(&self.type_attributes, &types, "type"), (&self.field_attributes, &fields, "field")]
         {
             for attribute in list {
@@ -329,6 +349,54 @@ fn value_addresses(field: &FieldDescriptor, address: &str, types: &mut BTreeSet<
 /// Why an object of `fields` (at `path`) cannot derive `std`, if it cannot.
 fn object_lacks(std: Std, fields: &[FieldDescriptor], path: &str) -> Option<String> {
     fields.iter().find_map(|field| value_lacks(std, field, &format!("{path}.{}", field.name), true))
+}
+
+/// Why the type at `address` (in the record type `label` of `fields`)
+/// cannot have `std`; `None` when it can or is not there.
+fn type_lacks(std: Std, fields: &[FieldDescriptor], label: &str, address: &str) -> Option<String> {
+    let rest = address.strip_prefix(label)?;
+    if rest.is_empty() {
+        return object_lacks(std, fields, label);
+    }
+    // The field on each step, `[]` for a list's items.
+    let mut steps = rest.strip_prefix('.')?.split('.');
+    let mut field = None::<&FieldDescriptor>;
+    let mut within = fields;
+    for step in &mut steps {
+        let (name, mut items) = (step.trim_end_matches("[]"), step.matches("[]").count());
+        let mut found = within.iter().find(|f| f.name == name)?;
+        while items > 0 {
+            found = found.item_type()?;
+            items -= 1;
+        }
+        within = found.nested_fields().unwrap_or_default();
+        field = Some(found);
+    }
+    let field = field?;
+    match (field.nested_fields(), field.values()) {
+        (Some(nested), _) => object_lacks(std, nested, address),
+        (None, Some(_)) => (std == Std::Default).then(|| format!("`{address}` is a closed set, which has no default")),
+        (None, None) => None,
+    }
+}
+
+/// The paths a `#[derive(…)]` in attribute `text` names.
+fn derived(text: &str) -> Vec<String> {
+    let Ok(tokens) = text.parse::<TokenStream>() else { return Vec::new() };
+    let mut out = Vec::new();
+    for tree in tokens {
+        let TokenTree::Group(group) = tree else { continue };
+        let mut inner = group.stream().into_iter();
+        let (Some(TokenTree::Ident(name)), Some(TokenTree::Group(list))) = (inner.next(), inner.next()) else {
+            continue;
+        };
+        if name != "derive" {
+            continue;
+        }
+        let text = list.stream().to_string();
+        out.extend(text.split(',').map(|p| p.split_whitespace().collect::<String>()).filter(|p| !p.is_empty()));
+    }
+    out
 }
 
 /// Why a value cannot have `std`: its Rust type, or a nested type's.

@@ -77,9 +77,22 @@ fn settings_that_cannot_apply_fail_naming_the_setting() {
             errors(Generator::new().type_attribute("price_observation", "#[doc = \"More.\"]")),
             errors(Generator::new().type_attribute("price_observation", "#[serde[x]]")),
             errors(Generator::new().field_attribute("price_observation.tags", "#[serde(, x)]")),
+            errors(Generator::new().type_attribute("price_observation", "#[derive(Eq)]")),
+            errors(Generator::new().type_attribute("price_observation.offers[]", "#[derive(::std::hash::Hash, Copy)]")),
+            errors(Generator::new().type_attribute("price_observation.condition", "#[derive(Default)]")),
         ]
         .join("\n")
     );
+}
+
+#[test]
+fn a_type_attribute_derives_what_its_type_can_have() {
+    let code = Generator::new()
+        .type_attribute("price_observation.seller.address", "#[derive(Eq, Hash, Default)]")
+        .type_attribute("price_observation.condition", "#[derive(PartialOrd, Ord)]")
+        .generate(&[source()])
+        .expect("the address's fields can have them");
+    assert!(code.contains("#[derive(Eq, Hash, Default)]\n    pub struct SellerAddress"), "{code}");
 }
 
 #[test]
