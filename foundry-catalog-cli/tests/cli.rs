@@ -218,7 +218,11 @@ fn render_reports_every_problem_and_exits_1() {
 
 #[test]
 fn schemas_write_and_check() {
-    assert_eq!(run(&["schemas", "--check"]).status.code(), Some(0), "the committed schema/ is current");
+    assert_eq!(
+        run(&["schemas", "--check"]).status.code(),
+        Some(0),
+        "the committed schema/ is stale: run `cargo run --bin foundry-catalog -- schemas` and commit the result"
+    );
     let dir = temp("schemas");
     let dir_arg = dir.to_str().expect("utf-8");
     let stale = run(&["schemas", "--check", "--dir", dir_arg]);

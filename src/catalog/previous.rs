@@ -67,12 +67,15 @@ impl Previous {
         if metadata.codings != codings {
             return Err(Unusable::Codings { found: names(&metadata.codings), expected: names(codings) });
         }
-        if metadata.record_types != record_type_ids() {
-            return Err(Unusable::RecordTypes);
-        }
+        // How it was rendered before with what: an artifact that does not
+        // say how it was rendered (format version 1) is refused as such,
+        // whatever record types it holds.
         let expected = renderer_sha256();
         if metadata.renderer_sha256.as_deref() != Some(expected) {
             return Err(Unusable::Renderer { found: metadata.renderer_sha256.clone(), expected: expected.to_owned() });
+        }
+        if metadata.record_types != record_type_ids() {
+            return Err(Unusable::RecordTypes);
         }
         Ok(Previous { catalog: catalog.clone(), artifact: artifact.clone() })
     }
