@@ -20,7 +20,7 @@
 //! | `primary_cta` | null without listings; otherwise exactly one listing is primary and `primary_cta` equals it |
 //! | `availability` | a status label shown for the status; `published_product` entries published, clickable, with a URL; unpublished states without a URL |
 //! | `first_listing` | the first listing's key is in availability as `published_product` |
-//! | `sample` | `sample_status` paired with `sample_type`; `record_label`s equal; `fields` = the preview's field names; rows carry every required field, only known fields, values of the preview's types, and the `" N"` suffix on later rows' fixture text; the preview of a generated record type lists exactly its definition's fields |
+//! | `sample` | `sample_status` paired with `sample_type`; `record_label`s equal; `fields` = the preview's field names; rows carry every required field, only known fields, values of the preview's types, and the `" N"` suffix on later rows' fixture text at every depth; the preview of a generated record type lists exactly its definition's fields |
 //! | `schema_hash` | recomputed from the preview's fields and label |
 //! | `manifest_path` | `products/generated/<slug>/product.json` or `<scheme>://actors/<publisher>/<slug>` |
 //! | `field_format` | in the rows of a known record type (its label and fields equal the preview's), every value has its field's format ([`crate::format`](mod@crate::format)); a payload's `product` is the slug; a `key` differs from row to row |

@@ -402,3 +402,17 @@ fn fixture_integers_stay_within_their_bounds_and_2_pow_53() {
     assert!(rows.iter().all(|r| r.offset.is_some_and(|o| (-safe..=-safe + 2).contains(&o))));
     assert!(rows.iter().all(|r| (0.25..=0.5).contains(&r.progress)), "a fraction hint is moved into the bounds");
 }
+
+/// The validator holds a sample to the `" N"` row suffix at every depth,
+/// where the fixtures apply it.
+#[test]
+fn the_row_suffix_is_checked_at_every_depth() {
+    let schema = corpus::ShipmentEvent::SCHEMA;
+    let mut rows: Vec<Value> = fixture::rows(&schema, SLUG).into_iter().map(Value::Object).collect();
+    assert_eq!(rows[1]["route"]["legs"][1]["scans"][0]["scanner"], "Deterministic fixture scanner 2");
+    rows[1]["route"]["legs"][1]["scans"][0]["scanner"] = json!("Deterministic fixture scanner 3");
+    rows[2]["labels"][1] = json!("Deterministic fixture label");
+    let pointers: Vec<String> =
+        conformance::validate_rows(&schema, &rows, Some(SLUG)).into_iter().map(|v| v.pointer).collect();
+    assert_eq!(pointers, ["/1/route/legs/1/scans/0/scanner", "/2/labels/1"]);
+}
