@@ -42,30 +42,65 @@ fn default_sample_rows() -> u64 {
     DEFAULT_SAMPLE_ROWS
 }
 
+/// A definition that did not read as written, read with what was wrong
+/// set aside: its format errors, and (when the rest read) the definition
+/// the rule checks can look at, with the places whose values were put in.
+#[derive(Debug)]
+pub(crate) struct Unread<'a> {
+    /// Every format error found.
+    pub(crate) errors: Vec<DefinitionError>,
+    /// The definition with each broken value set aside, when it read.
+    pub(crate) rest: Option<(RecordTypeDefinition, Positions<'a>, SetAside)>,
+}
+
+impl From<Vec<DefinitionError>> for Unread<'_> {
+    fn from(errors: Vec<DefinitionError>) -> Self {
+        Unread { errors, rest: None }
+    }
+}
+
+/// The places whose values were put in or taken out to read on: a rule
+/// error there would be about the stand-in, not the file.
+#[derive(Debug, Default)]
+pub(crate) struct SetAside {
+    /// Errors at exactly these pointers (a field whose key was changed).
+    at: Vec<String>,
+    /// Errors at or under these pointers (a value replaced whole).
+    under: Vec<String>,
+}
+
+impl SetAside {
+    /// Whether a rule error at `pointer` may be about a stand-in value.
+    pub(crate) fn covers(&self, pointer: &str) -> bool {
+        self.at.iter().any(|p| p == pointer)
+            || self
+                .under
+                .iter()
+                .any(|p| pointer == p || pointer.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/')))
+    }
+}
+
 /// Parses the bytes of one definition file, with the place of each of its
 /// values. `file` is the path used in error messages. Every format error
 /// of the file is reported (a fault that stops reading, such as invalid
-/// JSON, alone).
-pub(crate) fn parse<'a>(
-    file: &str,
-    bytes: &'a [u8],
-) -> Result<(RecordTypeDefinition, Positions<'a>), Vec<DefinitionError>> {
+/// JSON, alone), with what read of the rest, for the rule checks.
+pub(crate) fn parse<'a>(file: &str, bytes: &'a [u8]) -> Result<(RecordTypeDefinition, Positions<'a>), Unread<'a>> {
     let file = file.to_owned();
     if bytes.len() > MAX_DEFINITION_BYTES {
-        return Err(vec![DefinitionError::TooLarge { file, size: bytes.len(), limit: MAX_DEFINITION_BYTES }]);
+        return Err(vec![DefinitionError::TooLarge { file, size: bytes.len(), limit: MAX_DEFINITION_BYTES }].into());
     }
     if bytes.starts_with(b"\xEF\xBB\xBF") {
-        return Err(vec![DefinitionError::ByteOrderMark { file }]);
+        return Err(vec![DefinitionError::ByteOrderMark { file }].into());
     }
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
             let (line, column) = line_column(bytes, e.valid_up_to());
-            return Err(vec![DefinitionError::NotUtf8 { file, line, column }]);
+            return Err(vec![DefinitionError::NotUtf8 { file, line, column }].into());
         }
     };
     let Some(start) = text.find(|c: char| !c.is_ascii_whitespace()) else {
-        return Err(vec![DefinitionError::Empty { file }]);
+        return Err(vec![DefinitionError::Empty { file }].into());
     };
     if !text[start..].starts_with('{') {
         let (line, column) = line_column(bytes, start);
@@ -75,17 +110,21 @@ pub(crate) fn parse<'a>(
             column,
             message: "a definition must be a JSON object".to_owned(),
             hint: "write one object: {\"record_label\": …, \"sample_type\": …, \"fields\": […]}".to_owned(),
-        }]);
+        }]
+        .into());
     }
     // Syntax first, on the plain JSON tree, so a value of the wrong type is
     // never reported as invalid JSON.
-    let mut value: Value = serde_json::from_str(text).map_err(|e| vec![syntax_error(file.clone(), &e)])?;
+    let mut value: Value =
+        serde_json::from_str(text).map_err(|e| Unread::from(vec![syntax_error(file.clone(), &e)]))?;
     let positions = Positions::new(text);
+    let mut set_aside_at = SetAside::default();
     // serde also accepts a struct written as an array; the format does not.
     let mut errors: Vec<DefinitionError> = array_forms(&value, "")
         .into_iter()
         .map(|pointer| {
             let (line, column) = positions.of(&pointer);
+            set_aside_at.under.push(pointer);
             DefinitionError::Format {
                 file: file.clone(),
                 line,
@@ -106,10 +145,14 @@ pub(crate) fn parse<'a>(
     // Every format error, not only the first: each one found is set aside
     // (an unknown key removed, a wrong or missing value replaced by one that
     // reads) and the tree read again, until it reads or nothing changes.
+    let mut rest = None;
     for _ in 0..MAX_FORMAT_ERRORS {
         match serde_path_to_error::deserialize::<_, RecordTypeDefinition>(&value) {
             Ok(definition) if errors.is_empty() => return Ok((definition, positions)),
-            Ok(_) => break,
+            Ok(definition) => {
+                rest = Some(definition);
+                break;
+            }
             Err(e) => {
                 let pointer = pointer_of(e.path());
                 let message = e.into_inner().to_string();
@@ -120,13 +163,13 @@ pub(crate) fn parse<'a>(
                     None => positions.of(&pointer),
                 };
                 errors.push(format_error(file.clone(), message.clone(), line, column));
-                if !set_aside(&mut value, &pointer, &message) {
+                if !set_aside(&mut value, &pointer, &message, &mut set_aside_at) {
                     break;
                 }
             }
         }
     }
-    Err(errors)
+    Err(Unread { errors, rest: rest.map(|definition| (definition, positions, set_aside_at)) })
 }
 
 /// The most format errors reported for one file.
@@ -174,16 +217,29 @@ fn array_forms(value: &Value, pointer: &str) -> Vec<String> {
 /// Sets aside what made reading fail at `pointer`, so the next reading
 /// goes further: an unknown key is removed, a missing key gets a value
 /// that reads, a wrong value is replaced by one. Returns whether anything
-/// changed. The values are never used: a file with a format error fails.
-fn set_aside(value: &mut Value, pointer: &str, message: &str) -> bool {
+/// changed, and notes in `at` where a stand-in now is: a file with a format
+/// error fails, and its rule checks skip those places.
+fn set_aside(value: &mut Value, pointer: &str, message: &str, at: &mut SetAside) -> bool {
     let quoted = |prefix: &str| message.strip_prefix(prefix).and_then(|rest| rest.split('`').nth(1)).map(str::to_owned);
+    // A key of the object at `object` was changed: the checks of that
+    // object (a field, or the definition's own key) may see the stand-in.
+    // Its stand-ins for `required` (false), `nullable` and `description`
+    // make no rule error, so those keys leave the object's checks alone.
+    let changed = |at: &mut SetAside, object: &str, key: &str| {
+        if !object.is_empty() && !matches!(key, "required" | "nullable" | "description") {
+            at.at.push(object.to_owned());
+        }
+        at.under.push(child(object, key));
+    };
     if let Some(key) = unknown_key(message) {
-        // The path may end at the key or at its object.
+        // The path may end at the key or at its object. A key the format
+        // does not have changes nothing the checks look at.
         let object = if pointer.ends_with(&child("", &key)) { parent(pointer) } else { pointer };
         return value.pointer_mut(object).and_then(Value::as_object_mut).and_then(|o| o.remove(&key)).is_some();
     }
     if let Some(key) = quoted("missing field ") {
         let Some(placeholder) = placeholder(&key) else { return false };
+        changed(at, pointer, &key);
         return value
             .pointer_mut(pointer)
             .and_then(Value::as_object_mut)
@@ -194,6 +250,7 @@ fn set_aside(value: &mut Value, pointer: &str, message: &str) -> bool {
         let hint = &pointer[..cut + "/fixture".len()];
         if hint.len() == pointer.len() || pointer[hint.len()..].starts_with('/') {
             let object = parent(hint);
+            changed(at, object, "fixture");
             return value
                 .pointer_mut(object)
                 .and_then(Value::as_object_mut)
@@ -204,14 +261,23 @@ fn set_aside(value: &mut Value, pointer: &str, message: &str) -> bool {
     let key = pointer.rsplit('/').next().unwrap_or_default();
     let replacement = match placeholder(key) {
         Some(placeholder) => placeholder,
-        // An entry of `fields` or of `enum`.
-        None if key.parse::<usize>().is_ok() && parent(pointer).ends_with("/enum") => Value::from("x"),
-        None if key.parse::<usize>().is_ok() => placeholder_field(),
+        // An entry of `enum`: its field's closed set.
+        None if key.parse::<usize>().is_ok() && parent(pointer).ends_with("/enum") => {
+            changed(at, parent(parent(pointer)), "enum");
+            Value::from("x")
+        }
+        // An entry of `fields`: a stand-in field, wholly.
+        None if key.parse::<usize>().is_ok() => {
+            at.under.push(pointer.to_owned());
+            placeholder_field()
+        }
         None => {
             let object = parent(pointer);
+            changed(at, object, key);
             return value.pointer_mut(object).and_then(Value::as_object_mut).and_then(|o| o.remove(key)).is_some();
         }
     };
+    changed(at, parent(pointer), key);
     match value.pointer_mut(pointer) {
         Some(slot) if *slot != replacement => {
             *slot = replacement;
@@ -237,7 +303,9 @@ fn placeholder(key: &str) -> Option<Value> {
         "record_label" | "name" | "description" | "value" => Value::from("x"),
         "sample_type" => Value::from("deterministic_public_source_fixture"),
         "type" => Value::from("string"),
-        "required" | "nullable" => Value::from(true),
+        // `false`: an optional field takes every fixture hint a required one does.
+        "required" => Value::from(false),
+        "nullable" => Value::from(true),
         "fields" => Value::Array(vec![placeholder_field()]),
         "digest_length" => Value::from(64),
         "sample_rows" => Value::from(DEFAULT_SAMPLE_ROWS),

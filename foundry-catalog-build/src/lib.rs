@@ -382,8 +382,23 @@ impl Generator {
     }
 }
 
-/// Reads and checks one definition.
+/// Reads and checks one definition. A file with format errors is checked
+/// too, as far as it read: its rule errors are reported beside the format
+/// errors, except where a broken value was set aside.
 fn read_and_check(source: &Source) -> Result<CheckedType, Vec<DefinitionError>> {
-    let (definition, positions) = definition::parse(&source.path, &source.bytes)?;
-    check::check(&source.path, definition, &positions)
+    match definition::parse(&source.path, &source.bytes) {
+        Ok((definition, positions)) => check::check(&source.path, definition, &positions),
+        Err(unread) => {
+            let mut errors = unread.errors;
+            if let Some((definition, positions, set_aside)) = unread.rest
+                && let Err(rule_errors) = check::check(&source.path, definition, &positions)
+            {
+                errors.extend(rule_errors.into_iter().filter(|error| match error {
+                    DefinitionError::Invalid { location, .. } => !set_aside.covers(&location.pointer()),
+                    _ => true,
+                }));
+            }
+            Err(errors)
+        }
+    }
 }
