@@ -49,8 +49,9 @@ fn default_sample_rows() -> u64 {
 pub(crate) struct Unread<'a> {
     /// Every format error found.
     pub(crate) errors: Vec<DefinitionError>,
-    /// The definition with each broken value set aside, when it read.
-    pub(crate) rest: Option<(RecordTypeDefinition, Positions<'a>, SetAside)>,
+    /// The definition with each broken value set aside, when it read
+    /// (boxed: the error stays small).
+    pub(crate) rest: Option<Box<(RecordTypeDefinition, Positions<'a>, SetAside)>>,
 }
 
 impl From<Vec<DefinitionError>> for Unread<'_> {
@@ -169,7 +170,7 @@ pub(crate) fn parse<'a>(file: &str, bytes: &'a [u8]) -> Result<(RecordTypeDefini
             }
         }
     }
-    Err(Unread { errors, rest: rest.map(|definition| (definition, positions, set_aside_at)) })
+    Err(Unread { errors, rest: rest.map(|definition| Box::new((definition, positions, set_aside_at))) })
 }
 
 /// The most format errors reported for one file.

@@ -31,7 +31,7 @@
 //! prettyplease to this model: for every corpus definition, thousands of
 //! random ones and widths swept across every boundary, formatting the
 //! generated text with prettyplease must give back the same bytes
-//! (`tests/generator/format.rs`).
+//! (`foundry-catalog-build/tests/generator/format.rs`).
 
 /// prettyplease's margin.
 const MARGIN: usize = 89;

@@ -390,7 +390,8 @@ fn read_and_check(source: &Source) -> Result<CheckedType, Vec<DefinitionError>> 
         Ok((definition, positions)) => check::check(&source.path, definition, &positions),
         Err(unread) => {
             let mut errors = unread.errors;
-            if let Some((definition, positions, set_aside)) = unread.rest
+            if let Some(rest) = unread.rest
+                && let (definition, positions, set_aside) = *rest
                 && let Err(rule_errors) = check::check(&source.path, definition, &positions)
             {
                 errors.extend(rule_errors.into_iter().filter(|error| match error {

@@ -2,7 +2,7 @@
 """The schema_hash test vectors under an implementation of their own: the
 recipe of docs/schema-hash.md. Each vector is a definition with the
 canonical JSON and schema_hash it must give; this script recomputes both
-(with --write, it fills them in for a new vector). tests/generator/vectors.rs
+(with --write, it fills them in for a new vector). foundry-catalog-build/tests/generator/vectors.rs
 holds foundry-catalog to the same files."""
 import hashlib, json, pathlib, struct, sys
 

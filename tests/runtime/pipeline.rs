@@ -41,7 +41,7 @@ fn generated_source_is_what_the_build_script_wrote() {
     assert!(!code.contains(env!("CARGO_MANIFEST_DIR")), "no absolute path of the build machine");
     insta::assert_snapshot!("generated_records_rs", code);
     // The build script compiled the same definitions into the same files.
-    // (`tests/generator/incremental.rs` holds compiled files to `generate`.)
+    // (`foundry-catalog-build/tests/generator/incremental.rs` holds compiled files to `generate`.)
     let dir = std::env::temp_dir().join(format!("foundry-catalog-pipeline-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp folder");

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use foundry_catalog_build::{Compilation, Generator, Source};
 
@@ -49,7 +49,7 @@ fn definition(label: &str, description: &str) -> Source {
 
 /// The corpus and enough small definitions for several shards.
 fn sources() -> Vec<Source> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::root();
     let mut sources = Source::read_dir(root, "tests/corpus/good").expect("corpus reads");
     sources.extend((0..150).map(|i| definition(&format!("type_{i:03}"), "One of many.")));
     sources

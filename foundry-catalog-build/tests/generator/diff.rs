@@ -191,11 +191,11 @@ fn modes_gate_what_they_forbid() {
 
 /// docs/evolution.md's policy table sits between these two marker lines and
 /// is written by `diff::policy_table()`, never by hand.
-const EVOLUTION_DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/evolution.md");
+const EVOLUTION_DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/evolution.md");
 const POLICY_BEGIN: &str = "<!-- BEGIN policy table:";
 const POLICY_END: &str = "<!-- END policy table -->";
 /// The one way the doc is written.
-const POLICY_BLESS: &str = "FOUNDRY_CATALOG_BLESS=1 cargo test -p foundry-catalog --test generator the_evolution_policy_shows_the_policy_table";
+const POLICY_BLESS: &str = "FOUNDRY_CATALOG_BLESS=1 cargo test -p foundry-catalog-build --test generator the_evolution_policy_shows_the_policy_table";
 
 /// Where the generated section of `doc` starts (the line after the BEGIN
 /// marker) and ends (the END marker).

@@ -17,7 +17,7 @@ const KEYWORDS: &[&str] = &[
     "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become",
 ];
 
-const DEFINITION: &str = include_str!("../corpus/good/price_observation.json");
+const DEFINITION: &str = include_str!("../../../tests/corpus/good/price_observation.json");
 
 fn source() -> Source {
     Source::new("tests/corpus/good/price_observation.json", DEFINITION)

@@ -4,15 +4,13 @@
 //! (`tests/hash-vectors/check.py`, run in CI), an implementation of its own,
 //! so any drift of ours from the documented form fails here.
 
-use std::path::Path;
-
-use foundry_catalog::hash::canonical_json;
 use foundry_catalog_build::{Generator, Source};
+use foundry_catalog_core::hash::canonical_json;
 use serde_json::Value;
 
 #[test]
 fn every_vector_gives_its_canonical_form_and_hash() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hash-vectors");
+    let dir = crate::root().join("tests/hash-vectors");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/hash-vectors reads")
         .map(|e| e.expect("entry").path())

@@ -5,10 +5,9 @@
 //! boundary, and on random definitions.
 
 use std::borrow::Cow;
-use std::path::Path;
 
-use foundry_catalog::{FieldDescriptor, FieldType, FixtureHint};
 use foundry_catalog_build::{Generator, Source};
+use foundry_catalog_core::{FieldDescriptor, FieldType, FixtureHint};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -67,7 +66,7 @@ pub(crate) fn field(
 
 #[test]
 fn corpus_output_is_what_prettyplease_prints() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::root();
     let sources = Source::read_dir(root, "tests/corpus/good").expect("corpus reads");
     for runtime in ["::foundry_catalog", "crate", "::a_runtime_path_long_enough::to_push_every_line::past_the_margin"] {
         let code = Generator::new().runtime_path(runtime).generate(&sources).expect("corpus generates");
@@ -147,7 +146,7 @@ fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
 /// descriptions with quotes, backslashes, Markdown and non-ASCII text,
 /// lists and nested objects two deep.
 fn fields() -> impl Strategy<Value = Vec<FieldDescriptor>> {
-    crate::properties::nested_fields(
+    foundry_catalog_strategies::nested_fields(
         "[a-zA-Z][a-zA-Z0-9_-]{0,90}",
         "[A-Za-z][A-Za-z0-9 ,.\"\\\\<>\\[\\]`é€]{0,120}",
         hint,

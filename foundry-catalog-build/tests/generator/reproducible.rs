@@ -22,7 +22,7 @@ fn child(dir: &Path) {
 /// created in the given order. A corpus file named like a shipped one is
 /// left out, so the two runs copy the same set whichever order they take.
 fn copy_definitions(to: &Path, reverse: bool) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::root();
     let mut by_name = std::collections::BTreeMap::new();
     for dir in ["tests/corpus/good", "record-types"] {
         for entry in std::fs::read_dir(root.join(dir)).expect("readable") {

@@ -10,7 +10,7 @@ use foundry_catalog_build::{Generator, Source};
 /// insta's snapshot suffix set to the file name (snapshots are named
 /// `<test>@<file>.json`), and reports every failing file at the end.
 fn each_corpus_file(dir: &str, check: impl Fn(&Path)) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::root();
     let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
         .expect("corpus folder is readable")
         .map(|e| e.expect("entry").path())
@@ -33,7 +33,7 @@ fn each_corpus_file(dir: &str, check: impl Fn(&Path)) {
 
 /// A corpus file as a source named by its path from the crate root.
 fn source(path: &Path) -> Source {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::root();
     let display = path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/");
     Source::new(display, std::fs::read(path).expect("corpus file is readable"))
 }
@@ -63,7 +63,7 @@ fn bad_definitions_fail_with_pinned_messages() {
 
 #[test]
 fn every_problem_in_a_file_is_reported() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/bad/many_problems.json");
+    let path = crate::root().join("tests/corpus/bad/many_problems.json");
     let errors = Generator::new().generate(&[source(&path)]).expect_err("bad");
     assert!(errors.0.len() >= 5, "{errors}");
 }
