@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::definition::RecordTypeDefinition;
 use crate::error::{DefinitionError, Location, Path};
+use crate::model::{EnumDef, FieldDef, Place, RustTypes, RustValue, Scalar, StructDef, Variant};
 use crate::naming;
 use crate::positions::Positions;
 use foundry_catalog_core::fixture;
@@ -26,20 +27,23 @@ pub const MAX_DEPTH: usize = 8;
 /// least that many items).
 pub const MAX_MIN_ITEMS: u32 = 100;
 
-/// A definition that passed every check, with its Rust names.
+/// A definition that passed every check, with every Rust item it
+/// generates resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckedType {
     /// The file it came from, as given to the generator.
     pub file: String,
     /// The record schema, hash included.
     pub schema: RecordSchema,
-    /// The struct name.
-    pub type_name: String,
-    /// The Rust field names, in field order (possibly `r#…`).
-    pub field_names: Vec<String>,
-    /// The structs of its nested objects, sorted; they are declared in a
-    /// module named after the record label, as prost nests messages.
-    pub structs: Vec<String>,
+    /// Its structs and enums: names, fields, Rust types and places.
+    pub(crate) types: RustTypes,
+}
+
+impl CheckedType {
+    /// The record's struct name (`PriceObservation`).
+    pub fn type_name(&self) -> &str {
+        &self.types.record.name
+    }
 }
 
 /// Checks one parsed definition read from `file`.
@@ -102,11 +106,14 @@ pub(crate) fn check(
 
     let mut structs = BTreeMap::new();
     let mut object = Object { invalid: &mut invalid, structs: &mut structs, positions };
-    let field_names = object.fields(&definition.fields, &Path::root(), "", 1);
+    let record = Place::record(&label);
+    let fields = object.fields(&definition.fields, &Path::root(), &record, "", 1);
     if !errors.is_empty() {
         return Err(errors);
     }
-    let (Some(type_name), Ok(sample_rows)) = (type_name, usize::try_from(definition.sample_rows)) else {
+    let (Some(type_name), Some(module), Ok(sample_rows)) =
+        (type_name, naming::module_name(&label), usize::try_from(definition.sample_rows))
+    else {
         return Err(vec![DefinitionError::Internal {
             file: file.to_owned(),
             message: "checked names missing".to_owned(),
@@ -122,7 +129,8 @@ pub(crate) fn check(
         fields: Cow::Owned(definition.fields),
         schema_hash: Cow::Owned(schema_hash),
     };
-    Ok(CheckedType { file: file.to_owned(), schema, type_name, field_names, structs: structs.into_keys().collect() })
+    let record = StructDef { name: type_name, at: record, description: String::new(), fields };
+    Ok(CheckedType { file: file.to_owned(), schema, types: RustTypes { module, record } })
 }
 
 /// Checks a set of definitions against each other: no two share a label or
@@ -175,14 +183,23 @@ struct Object<'a, 'b, 'p> {
 
 impl Object<'_, '_, '_> {
     /// Checks `fields`, the fields of the struct `struct_name` (empty for
-    /// the record's own) at `path`, at `depth`; returns their Rust names (in order, for those that have
-    /// one).
-    fn fields(&mut self, fields: &[FieldDescriptor], path: &Path, struct_name: &str, depth: usize) -> Vec<String> {
-        let mut field_names = Vec::with_capacity(fields.len());
+    /// the record's own) at `path` (`at`), at `depth`; returns them
+    /// resolved (in order, those that passed).
+    fn fields(
+        &mut self,
+        fields: &[FieldDescriptor],
+        path: &Path,
+        at: &Place,
+        struct_name: &str,
+        depth: usize,
+    ) -> Vec<FieldDef> {
+        let mut resolved = Vec::with_capacity(fields.len());
         let mut wire_seen: BTreeMap<&str, usize> = BTreeMap::new();
         let mut rust_seen: BTreeMap<String, (usize, &str)> = BTreeMap::new();
         for (index, field) in fields.iter().enumerate() {
             let here = path.field(index, &field.name);
+            let place = at.field(&field.name);
+            let mut rust_name = None;
             let at = || here.location();
             if !naming::is_wire_name(&field.name) {
                 (self.invalid)(
@@ -213,7 +230,7 @@ impl Object<'_, '_, '_> {
                         } else {
                             rust_seen.insert(key, (index, &field.name));
                         }
-                        field_names.push(rust);
+                        rust_name = Some(rust);
                     }
                     Err((message, hint)) => (self.invalid)(at(), message, hint),
                 }
@@ -227,15 +244,35 @@ impl Object<'_, '_, '_> {
             }
             // Only a list, a nested object or a closed set names a type.
             let nested = nests(field).then(|| naming::nested_type_name(struct_name, &field.name)).flatten();
-            self.value(field, &here, nested.as_deref(), depth);
+            let value = self.value(field, &here, &place, nested.as_deref(), depth, true);
+            if let (Some(rust), Some(value)) = (rust_name, value) {
+                resolved.push(FieldDef {
+                    wire: field.name.to_string(),
+                    rust,
+                    description: field.description.to_string(),
+                    required: field.required,
+                    nullable: field.nullable,
+                    value,
+                    at: place,
+                });
+            }
         }
-        field_names
+        resolved
     }
 
-    /// Checks what a field or a list's item holds: its type's keys, its
-    /// format and fixture hint, and what it nests. `struct_name` is the
-    /// name its nested object's struct would take.
-    fn value(&mut self, field: &FieldDescriptor, here: &Path, struct_name: Option<&str>, depth: usize) {
+    /// Checks what a field (`own_field`) or a list's item holds: its
+    /// type's keys, its format and fixture hint, and what it nests; returns
+    /// its Rust type when it passed. `struct_name` is the name its nested
+    /// object's struct or closed set's enum takes.
+    fn value(
+        &mut self,
+        field: &FieldDescriptor,
+        here: &Path,
+        place: &Place,
+        struct_name: Option<&str>,
+        depth: usize,
+        own_field: bool,
+    ) -> Option<RustValue> {
         let at = || here.location();
         let ty = field.field_type;
         if depth > MAX_DEPTH {
@@ -244,7 +281,7 @@ impl Object<'_, '_, '_> {
                 format!("lists and objects nest {depth} deep here, over the limit of {MAX_DEPTH}"),
                 "flatten the record: move deep values into fields of their own, or use an open object (`object` without `fields`)",
             );
-            return;
+            return None;
         }
         let misplaced = [
             ("items", field.items.is_some(), FieldType::Array),
@@ -265,7 +302,10 @@ impl Object<'_, '_, '_> {
         self.bounds(field, here);
         self.format_and_hint(field, here);
         if let Some(values) = field.values() {
-            self.closed_set(values, here, struct_name);
+            let variants = self.closed_set(values, here, struct_name)?;
+            let name = struct_name?.to_owned();
+            let description = field.description.to_string();
+            return Some(RustValue::Enum(Box::new(EnumDef { name, at: place.clone(), description, variants })));
         }
         match ty {
             FieldType::Array => {
@@ -288,24 +328,29 @@ impl Object<'_, '_, '_> {
                 match field.item_type() {
                     Some(item) => {
                         let item_name = struct_name.map(naming::item_type_name);
-                        self.value(item, &here.items(), item_name.as_deref(), depth + 1);
+                        let value =
+                            self.value(item, &here.items(), &place.items(), item_name.as_deref(), depth + 1, false)?;
+                        Some(RustValue::List { item: Box::new(value), nullable: item.nullable })
                     }
-                    None => (self.invalid)(
-                        at(),
-                        "an array field has no `items`".to_owned(),
-                        "say what the list holds, such as \"items\": {\"type\": \"string\"}",
-                    ),
+                    None => {
+                        (self.invalid)(
+                            at(),
+                            "an array field has no `items`".to_owned(),
+                            "say what the list holds, such as \"items\": {\"type\": \"string\"}",
+                        );
+                        None
+                    }
                 }
             }
             FieldType::Object => {
-                let Some(fields) = field.nested_fields() else { return };
+                let Some(fields) = field.nested_fields() else { return Some(RustValue::Scalar(Scalar::OpenObject)) };
                 if fields.is_empty() {
                     (self.invalid)(
                         at(),
                         "the nested field list is empty".to_owned(),
                         "add fields, or leave `fields` out for an open object (any keys)",
                     );
-                    return;
+                    return None;
                 }
                 let Some(struct_name) = struct_name else {
                     (self.invalid)(
@@ -313,16 +358,27 @@ impl Object<'_, '_, '_> {
                         "the nested object's name leaves no Rust struct name".to_owned(),
                         "name the field with letters",
                     );
-                    return;
+                    return None;
                 };
                 if self.structs.contains_key(struct_name) {
                     self.take_name(struct_name, here);
-                    return;
+                    return None;
                 }
                 self.take_name(struct_name, here);
-                self.fields(fields, here, struct_name, depth + 1);
+                let fields = self.fields(fields, here, place, struct_name, depth + 1);
+                let (name, description) = (struct_name.to_owned(), field.description.to_string());
+                Some(RustValue::Struct(Box::new(StructDef { name, at: place.clone(), description, fields })))
             }
-            _ => {}
+            FieldType::String => Some(RustValue::Scalar(match field.format {
+                // A list of dates holds their text: no serde `with` module
+                // reaches into a `Vec`.
+                Some(FieldFormat::Date) if own_field => Scalar::Date,
+                Some(FieldFormat::Url) => Scalar::Url,
+                _ => Scalar::String,
+            })),
+            FieldType::Number => Some(RustValue::Scalar(Scalar::F64)),
+            FieldType::Integer => Some(RustValue::Scalar(Scalar::I64)),
+            FieldType::Boolean => Some(RustValue::Scalar(Scalar::Bool)),
         }
     }
 
@@ -385,7 +441,8 @@ impl Object<'_, '_, '_> {
 
     /// Checks a closed set: values, each once, whose Rust variants are
     /// identifiers that differ; its enum takes the name `enum_name`.
-    fn closed_set(&mut self, values: &[EnumValue], here: &Path, enum_name: Option<&str>) {
+    /// Returns its variants when it passed.
+    fn closed_set(&mut self, values: &[EnumValue], here: &Path, enum_name: Option<&str>) -> Option<Vec<Variant>> {
         let at = || here.location();
         if values.is_empty() {
             (self.invalid)(
@@ -393,8 +450,9 @@ impl Object<'_, '_, '_> {
                 "the closed set is empty".to_owned(),
                 "list the values, such as \"enum\": [\"new\", \"used\"]",
             );
-            return;
+            return None;
         }
+        let mut resolved = Vec::with_capacity(values.len());
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
         let mut variants: BTreeMap<String, &str> = BTreeMap::new();
         for (index, value) in values.iter().enumerate() {
@@ -435,6 +493,7 @@ impl Object<'_, '_, '_> {
                     "give one of them a `rust_name`: {\"value\": \"…\", \"rust_name\": \"OtherName\"}, which keeps the wire value",
                 );
             }
+            resolved.push(Variant { rust: variant, wire: value.value.to_string() });
         }
         match enum_name {
             Some(name) => self.take_name(name, here),
@@ -444,6 +503,8 @@ impl Object<'_, '_, '_> {
                 "name the field with letters",
             ),
         }
+        // (A set that broke a rule fails the build; its variants go unused.)
+        Some(resolved)
     }
 
     /// Takes a type name in the record type's module for the value at

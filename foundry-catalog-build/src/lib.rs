@@ -59,6 +59,7 @@ mod emit;
 mod error;
 mod files;
 mod layout;
+mod model;
 mod naming;
 mod positions;
 mod settings;
@@ -202,9 +203,8 @@ impl Generator {
             }
         }
         types.sort_by(|a, b| a.schema.record_label.cmp(&b.schema.record_label).then_with(|| a.file.cmp(&b.file)));
-        errors.extend(check::check_set(
-            types.iter().map(|t| (t.file.as_str(), &*t.schema.record_label, t.type_name.as_str())),
-        ));
+        errors
+            .extend(check::check_set(types.iter().map(|t| (t.file.as_str(), &*t.schema.record_label, t.type_name()))));
         match self.settings() {
             Ok(settings) if settings.is_empty() => {}
             Ok(settings) => errors.extend(settings.check(&types.iter().collect::<Vec<_>>(), &Default::default())),
@@ -299,7 +299,7 @@ impl Generator {
                     parts.push(compile::Part {
                         source,
                         record_label: t.schema.record_label.to_string(),
-                        type_name: t.type_name.clone(),
+                        type_name: t.type_name().to_owned(),
                         code: compile::Code::Fresh(String::new()),
                     });
                     checked.push(t);

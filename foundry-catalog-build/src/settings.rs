@@ -23,7 +23,7 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use crate::check::CheckedType;
 use crate::error::DefinitionError;
 use crate::layout::{Doc, List};
-use foundry_catalog_core::{FieldDescriptor, FieldFormat, FieldType};
+use crate::model::{Nested, Reach, Std};
 
 /// The checked settings.
 #[derive(Debug, Clone, Default)]
@@ -44,47 +44,6 @@ struct Derive {
     path: String,
     /// The standard derive it is, whose needs are checked.
     std: Option<Std>,
-}
-
-/// Standard derives whose needs the generator knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Std {
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Default,
-    Copy,
-}
-
-impl Std {
-    const ALL: [(Std, &'static str, &'static str); 6] = [
-        (Std::Eq, "Eq", "::std::cmp::Eq"),
-        (Std::Hash, "Hash", "::std::hash::Hash"),
-        (Std::PartialOrd, "PartialOrd", "::std::cmp::PartialOrd"),
-        (Std::Ord, "Ord", "::std::cmp::Ord"),
-        (Std::Default, "Default", "::std::default::Default"),
-        (Std::Copy, "Copy", "::std::marker::Copy"),
-    ];
-
-    /// The standard derive a path names (`Eq`, `std::cmp::Eq`, `::core::cmp::Eq`).
-    fn of(path: &str) -> Option<(Std, &'static str)> {
-        let trimmed = path.trim_start_matches("::");
-        Std::ALL.iter().find_map(|&(std, name, full)| {
-            let full = full.trim_start_matches("::");
-            let core = full.replacen("std::", "core::", 1);
-            (trimmed == name || trimmed == full || trimmed == core).then_some((std, full_path(full)))
-        })
-    }
-
-    fn name(self) -> &'static str {
-        Std::ALL.iter().find(|(std, ..)| *std == self).map_or("", |(_, name, _)| name)
-    }
-}
-
-/// `::std::cmp::Eq` from `std::cmp::Eq`, as a `'static` path.
-fn full_path(path: &str) -> &'static str {
-    Std::ALL.iter().map(|(.., full)| *full).find(|full| full.trim_start_matches("::") == path).unwrap_or("")
 }
 
 /// An attribute for one type or field.
@@ -251,11 +210,12 @@ impl Settings {
         let mut fields = BTreeSet::new();
         for t in checked {
             let label = &*t.schema.record_label;
-            types.insert(label.to_owned());
-            addresses(&t.schema.fields, label, &mut types, &mut fields);
+            let (type_addresses, field_addresses) = t.types.addresses();
+            types.extend(type_addresses.into_iter().map(str::to_owned));
+            fields.extend(field_addresses.into_iter().map(str::to_owned));
             for derive in &self.derives {
                 let Some(std) = derive.std else { continue };
-                if let Some(reason) = object_lacks(std, &t.schema.fields, label) {
+                if let Some(reason) = t.types.lacks_everywhere(std) {
                     errors.push(setting_error(
                         &derive.setting,
                         format!("record type `{label}` cannot derive `{}`: {reason}", std.name()),
@@ -269,14 +229,24 @@ impl Settings {
         }
         for attribute in &self.type_attributes {
             for &std in &attribute.derives {
-                let reason = checked
-                    .iter()
-                    .find_map(|t| type_lacks(std, &t.schema.fields, &t.schema.record_label, &attribute.address));
+                // A nested type has the derive when every type gets it, or
+                // an attribute at its address gives it.
+                let gets = |address: &str| {
+                    self.derives.iter().any(|d| d.std == Some(std))
+                        || self.type_attributes.iter().any(|a| a.address == address && a.derives.contains(&std))
+                };
+                let reason = checked.iter().find_map(|t| match t.types.type_at(&attribute.address)? {
+                    Nested::Struct(s) => s.lacks(std, Reach::Only(&gets)),
+                    Nested::Enum(e) => e.lacks(std),
+                });
                 if let Some(reason) = reason {
                     errors.push(setting_error(
                         &attribute.setting,
                         format!("`{}` cannot derive `{}`: {reason}", attribute.address, std.name()),
-                        format!("leave `{}` out of this type's derives", std.name()),
+                        format!(
+                            "leave `{}` out of this type's derives, or give it to the types named here too",
+                            std.name()
+                        ),
                     ));
                 }
             }
@@ -323,63 +293,6 @@ impl Settings {
     }
 }
 
-/// The type and field addresses of `fields`, the fields of the object at
-/// `prefix`.
-fn addresses(fields: &[FieldDescriptor], prefix: &str, types: &mut BTreeSet<String>, all: &mut BTreeSet<String>) {
-    for field in fields {
-        let address = format!("{prefix}.{}", field.name);
-        all.insert(address.clone());
-        value_addresses(field, &address, types, all);
-    }
-}
-
-fn value_addresses(field: &FieldDescriptor, address: &str, types: &mut BTreeSet<String>, all: &mut BTreeSet<String>) {
-    if let Some(nested) = field.nested_fields() {
-        types.insert(address.to_owned());
-        addresses(nested, address, types, all);
-    }
-    if field.values().is_some() {
-        types.insert(address.to_owned());
-    }
-    if let Some(item) = field.item_type() {
-        value_addresses(item, &format!("{address}[]"), types, all);
-    }
-}
-
-/// Why an object of `fields` (at `path`) cannot derive `std`, if it cannot.
-fn object_lacks(std: Std, fields: &[FieldDescriptor], path: &str) -> Option<String> {
-    fields.iter().find_map(|field| value_lacks(std, field, &format!("{path}.{}", field.name), true))
-}
-
-/// Why the type at `address` (in the record type `label` of `fields`)
-/// cannot have `std`; `None` when it can or is not there.
-fn type_lacks(std: Std, fields: &[FieldDescriptor], label: &str, address: &str) -> Option<String> {
-    let rest = address.strip_prefix(label)?;
-    if rest.is_empty() {
-        return object_lacks(std, fields, label);
-    }
-    // The field on each step, `[]` for a list's items.
-    let mut steps = rest.strip_prefix('.')?.split('.');
-    let mut field = None::<&FieldDescriptor>;
-    let mut within = fields;
-    for step in &mut steps {
-        let (name, mut items) = (step.trim_end_matches("[]"), step.matches("[]").count());
-        let mut found = within.iter().find(|f| f.name == name)?;
-        while items > 0 {
-            found = found.item_type()?;
-            items -= 1;
-        }
-        within = found.nested_fields().unwrap_or_default();
-        field = Some(found);
-    }
-    let field = field?;
-    match (field.nested_fields(), field.values()) {
-        (Some(nested), _) => object_lacks(std, nested, address),
-        (None, Some(_)) => (std == Std::Default).then(|| format!("`{address}` is a closed set, which has no default")),
-        (None, None) => None,
-    }
-}
-
 /// The paths a `#[derive(…)]` in attribute `text` names.
 fn derived(text: &str) -> Vec<String> {
     let Ok(tokens) = text.parse::<TokenStream>() else { return Vec::new() };
@@ -397,43 +310,6 @@ fn derived(text: &str) -> Vec<String> {
         out.extend(text.split(',').map(|p| p.split_whitespace().collect::<String>()).filter(|p| !p.is_empty()));
     }
     out
-}
-
-/// Why a value cannot have `std`: its Rust type, or a nested type's.
-fn value_lacks(std: Std, field: &FieldDescriptor, path: &str, own_field: bool) -> Option<String> {
-    let lacks = |what: &str| Some(format!("`{path}` is {what}"));
-    // An Option (optional or nullable) and a Vec have what their content
-    // has, and a default.
-    let wrapped = own_field && (!field.required || field.nullable) || field.item_type().is_some();
-    if let Some(item) = field.item_type() {
-        if std == Std::Copy {
-            return lacks("a list (Vec)");
-        }
-        return value_lacks(std, item, &format!("{path}[]"), false);
-    }
-    if let Some(nested) = field.nested_fields() {
-        if std == Std::Default && wrapped {
-            return None;
-        }
-        return object_lacks(std, nested, path);
-    }
-    if field.values().is_some() {
-        return (std == Std::Default && !wrapped).then(|| format!("`{path}` is a closed set, which has no default"));
-    }
-    let format = field.format.filter(|f| f.rust_type("").is_some_and(|(_, with)| own_field || with.is_none()));
-    let missing = match (field.field_type, format, std) {
-        (_, _, Std::Default) if wrapped => return None,
-        (FieldType::Number, _, Std::Eq | Std::Hash | Std::Ord) => "a number (f64)",
-        (FieldType::String, Some(FieldFormat::Date), Std::Default) => "a date (time::Date), which has no default",
-        (FieldType::String, Some(FieldFormat::Url), Std::Default) => "a URL (AbsoluteUrl), which has no default",
-        (FieldType::String, Some(FieldFormat::Url), Std::Copy) => "a URL (AbsoluteUrl)",
-        (FieldType::String, Some(FieldFormat::Date), _) => return None,
-        (FieldType::String, _, Std::Copy) => "a string (String)",
-        (FieldType::Object, _, Std::PartialOrd | Std::Ord) => "an open object (serde_json::Map)",
-        (FieldType::Object, _, Std::Copy) => "an open object (serde_json::Map)",
-        _ => return None,
-    };
-    lacks(missing)
 }
 
 /// The text of `text` as a Rust path (`Eq`, `::serde::Serialize`), or

@@ -256,7 +256,7 @@ fn a_definition_the_crate_does_not_ship_works_at_run_time() {
     let checked = Generator::new().check(&[source]).expect("checks");
     let schema = &checked[0].schema;
     assert!(foundry_catalog::record_type(&schema.record_label).is_none(), "not shipped");
-    assert_eq!(checked[0].type_name, "WeatherReading");
+    assert_eq!(checked[0].type_name(), "WeatherReading");
     schema.verify_schema_hash().expect("hash matches");
     insta::assert_json_snapshot!("preview_weather_reading", OutputPreview::new(schema, &context(schema)));
 }

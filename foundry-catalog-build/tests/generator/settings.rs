@@ -93,6 +93,17 @@ fn a_type_attribute_derives_what_its_type_can_have() {
         .generate(&[source()])
         .expect("the address's fields can have them");
     assert!(code.contains("#[derive(Eq, Hash, Default)]\n    pub struct SellerAddress"), "{code}");
+    // A struct holding another derives what it does only when that one does.
+    let both = Generator::new()
+        .type_attribute("price_observation.seller", "#[derive(Eq)]")
+        .type_attribute("price_observation.seller.address", "#[derive(Eq)]")
+        .generate(&[source()]);
+    assert!(both.is_ok(), "{both:?}");
+    let one = errors(Generator::new().type_attribute("price_observation.seller", "#[derive(Eq)]"));
+    assert!(
+        one.contains("`price_observation.seller.address` is the struct `SellerAddress`, which does not derive `Eq`"),
+        "{one}"
+    );
 }
 
 #[test]
