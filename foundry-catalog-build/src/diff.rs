@@ -25,6 +25,7 @@ use foundry_catalog_core::{EnumValue, FieldDescriptor, FieldType, RecordSchema};
 use serde::Serialize;
 
 use crate::CheckedType;
+use crate::model::Place;
 
 foundry_catalog_core::wire_enum! {
     /// Who can read across a change.
@@ -411,13 +412,7 @@ fn type_changes(o: &CheckedType, n: &CheckedType, out: &mut Vec<Change>) {
         let detail = format!("sample_rows {} -> {}", os.sample_rows, ns.sample_rows);
         out.push(change(n, None, ChangeKind::SampleRowsChanged, detail));
     }
-    fields_changes(n, &os.fields, &ns.fields, "", out);
-}
-
-/// The path of field `name` of the object at `prefix` (empty for the
-/// record): `name`, `seller.name`, `offers[].price`.
-fn path(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") }
+    fields_changes(n, &os.fields, &ns.fields, &Place::record(&ns.record_label), out);
 }
 
 /// The changes between two field lists of one object (the record's or a
@@ -426,14 +421,14 @@ fn fields_changes(
     n: &CheckedType,
     old: &[FieldDescriptor],
     new: &[FieldDescriptor],
-    prefix: &str,
+    prefix: &Place,
     out: &mut Vec<Change>,
 ) {
     let position = |fields: &[FieldDescriptor], name: &str| fields.iter().position(|f| f.name == name);
     let mut added = Vec::new();
     let mut removed = Vec::new();
     for (index, nf) in new.iter().enumerate() {
-        let at = path(prefix, &nf.name);
+        let at = prefix.field(&nf.name);
         let Some(old_index) = position(old, &nf.name) else {
             added.push((out.len(), nf));
             let (kind, what) = if nf.required {
@@ -441,7 +436,12 @@ fn fields_changes(
             } else {
                 (ChangeKind::OptionalFieldAdded, "optional")
             };
-            out.push(change(n, Some(&at), kind, format!("{what} {} field added at position {index}", nf.field_type)));
+            out.push(change(
+                n,
+                Some(at.path()),
+                kind,
+                format!("{what} {} field added at position {index}", nf.field_type),
+            ));
             continue;
         };
         let of = &old[old_index];
@@ -452,20 +452,20 @@ fn fields_changes(
             } else {
                 (ChangeKind::FieldMadeOptional, "required -> optional")
             };
-            out.push(change(n, Some(&at), kind, detail.to_owned()));
+            out.push(change(n, Some(at.path()), kind, detail.to_owned()));
         }
         if old_index != index {
             let detail = format!("position {old_index} -> {index}");
-            out.push(change(n, Some(&at), ChangeKind::FieldMoved, detail));
+            out.push(change(n, Some(at.path()), ChangeKind::FieldMoved, detail));
         }
         if of.rust_name != nf.rust_name {
             let name =
                 |n: &Option<std::borrow::Cow<'static, str>>| n.as_deref().unwrap_or("(from the wire name)").to_owned();
             let detail = format!("rust_name {} -> {}", name(&of.rust_name), name(&nf.rust_name));
-            out.push(change(n, Some(&at), ChangeKind::RustNameChanged, detail));
+            out.push(change(n, Some(at.path()), ChangeKind::RustNameChanged, detail));
         }
         if of.description != nf.description {
-            out.push(change(n, Some(&at), ChangeKind::DescriptionChanged, "description changed".to_owned()));
+            out.push(change(n, Some(at.path()), ChangeKind::DescriptionChanged, "description changed".to_owned()));
         }
     }
     for of in old {
@@ -476,8 +476,8 @@ fn fields_changes(
             } else {
                 (ChangeKind::OptionalFieldRemoved, "optional")
             };
-            let at = path(prefix, &of.name);
-            out.push(change(n, Some(&at), kind, format!("{what} {} field removed", of.field_type)));
+            let at = prefix.field(&of.name);
+            out.push(change(n, Some(at.path()), kind, format!("{what} {} field removed", of.field_type)));
         }
     }
     // A removed and an added field of the same type may be one rename; it
@@ -499,7 +499,7 @@ fn fields_changes(
 /// The changes between what a field (or a list's items) holds on the two
 /// sides: its type, format and fixture hint, its list bounds and items,
 /// its nested fields.
-fn value_changes(n: &CheckedType, of: &FieldDescriptor, nf: &FieldDescriptor, at: &str, out: &mut Vec<Change>) {
+fn value_changes(n: &CheckedType, of: &FieldDescriptor, nf: &FieldDescriptor, at: &Place, out: &mut Vec<Change>) {
     let open = |f: &FieldDescriptor| f.field_type == FieldType::Object && f.fields.is_none();
     let structured = |f: &FieldDescriptor| f.nested_fields().is_some();
     if of.field_type != nf.field_type {
@@ -509,63 +509,72 @@ fn value_changes(n: &CheckedType, of: &FieldDescriptor, nf: &FieldDescriptor, at
             (FieldType::Number, FieldType::Integer) => ChangeKind::FieldNarrowed,
             _ => ChangeKind::FieldRetyped,
         };
-        out.push(change(n, Some(at), kind, detail));
+        out.push(change(n, Some(at.path()), kind, detail));
         return;
     }
     if open(of) && structured(nf) {
-        out.push(change(n, Some(at), ChangeKind::FieldNarrowed, "open object -> object with fields".to_owned()));
+        out.push(change(n, Some(at.path()), ChangeKind::FieldNarrowed, "open object -> object with fields".to_owned()));
     } else if structured(of) && open(nf) {
-        out.push(change(n, Some(at), ChangeKind::FieldWidened, "object with fields -> open object".to_owned()));
+        out.push(change(n, Some(at.path()), ChangeKind::FieldWidened, "object with fields -> open object".to_owned()));
     }
     match (of.format, nf.format) {
-        (None, Some(new)) => out.push(change(n, Some(at), ChangeKind::FormatAdded, format!("format `{new}` added"))),
+        (None, Some(new)) => {
+            out.push(change(n, Some(at.path()), ChangeKind::FormatAdded, format!("format `{new}` added")))
+        }
         (Some(old), None) => {
-            out.push(change(n, Some(at), ChangeKind::FormatRemoved, format!("format `{old}` removed")))
+            out.push(change(n, Some(at.path()), ChangeKind::FormatRemoved, format!("format `{old}` removed")))
         }
         (Some(old), Some(new)) if old != new => {
-            out.push(change(n, Some(at), ChangeKind::FormatChanged, format!("format `{old}` -> `{new}`")))
+            out.push(change(n, Some(at.path()), ChangeKind::FormatChanged, format!("format `{old}` -> `{new}`")))
         }
         _ => {}
     }
     if of.fixture != nf.fixture {
-        out.push(change(n, Some(at), ChangeKind::FixtureChanged, "fixture hint changed".to_owned()));
+        out.push(change(n, Some(at.path()), ChangeKind::FixtureChanged, "fixture hint changed".to_owned()));
     }
     match (of.values(), nf.values()) {
         (None, Some(_)) => {
-            out.push(change(n, Some(at), ChangeKind::FieldNarrowed, "string -> closed set".to_owned()));
+            out.push(change(n, Some(at.path()), ChangeKind::FieldNarrowed, "string -> closed set".to_owned()));
         }
         (Some(_), None) => {
-            out.push(change(n, Some(at), ChangeKind::FieldWidened, "closed set -> string".to_owned()));
+            out.push(change(n, Some(at.path()), ChangeKind::FieldWidened, "closed set -> string".to_owned()));
         }
         (Some(old), Some(new)) => {
             let has = |set: &[EnumValue], value: &str| set.iter().any(|v| v.value == value);
             for value in new.iter().filter(|v| !has(old, &v.value)) {
-                out.push(change(n, Some(at), ChangeKind::EnumValueAdded, format!("value {:?} added", value.value)));
+                out.push(change(
+                    n,
+                    Some(at.path()),
+                    ChangeKind::EnumValueAdded,
+                    format!("value {:?} added", value.value),
+                ));
             }
             for value in old.iter().filter(|v| !has(new, &v.value)) {
                 let detail = format!("value {:?} removed", value.value);
-                out.push(change(n, Some(at), ChangeKind::EnumValueRemoved, detail));
+                out.push(change(n, Some(at.path()), ChangeKind::EnumValueRemoved, detail));
             }
         }
         (None, None) => {}
     }
     match (of.nullable, nf.nullable) {
-        (false, true) => out.push(change(n, Some(at), ChangeKind::MadeNullable, "now nullable".to_owned())),
-        (true, false) => out.push(change(n, Some(at), ChangeKind::MadeNonNullable, "no longer nullable".to_owned())),
+        (false, true) => out.push(change(n, Some(at.path()), ChangeKind::MadeNullable, "now nullable".to_owned())),
+        (true, false) => {
+            out.push(change(n, Some(at.path()), ChangeKind::MadeNonNullable, "no longer nullable".to_owned()))
+        }
         _ => {}
     }
     let items = |f: &FieldDescriptor| (f.min_items.map(f64::from), f.max_items.map(f64::from));
     let kinds = [ChangeKind::ListBoundsLoosened, ChangeKind::ListBoundsTightened, ChangeKind::ListBoundsChanged];
     if let Some((kind, detail)) = bounds_change(items(of), items(nf), kinds) {
-        out.push(change(n, Some(at), kind, format!("list bounds {detail}")));
+        out.push(change(n, Some(at.path()), kind, format!("list bounds {detail}")));
     }
     let values = |f: &FieldDescriptor| (f.minimum, f.maximum);
     let kinds = [ChangeKind::ValueBoundsLoosened, ChangeKind::ValueBoundsTightened, ChangeKind::ValueBoundsChanged];
     if let Some((kind, detail)) = bounds_change(values(of), values(nf), kinds) {
-        out.push(change(n, Some(at), kind, format!("bounds {detail}")));
+        out.push(change(n, Some(at.path()), kind, format!("bounds {detail}")));
     }
     if let (Some(oi), Some(ni)) = (of.item_type(), nf.item_type()) {
-        value_changes(n, oi, ni, &format!("{at}[]"), out);
+        value_changes(n, oi, ni, &at.items(), out);
     }
     if let (Some(ofs), Some(nfs)) = (of.nested_fields(), nf.nested_fields()) {
         fields_changes(n, ofs, nfs, at, out);
