@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 use crate::fixture::{TEXT_PREFIX, row_suffix};
 use crate::product::{API_PATH_PREFIX, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
 use crate::shape::{Field, Role, Shape};
-use crate::{FieldDescriptor, FieldFormat, FieldType, RecordSchema, SampleType};
+use crate::{FieldDescriptor, FieldFormat, FieldType, Kind, RecordSchema, SampleType};
 
 /// Which rule a violation breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -168,7 +168,7 @@ pub fn validate_with(body: &Value, record_types: &[RecordSchema]) -> Vec<Violati
         None => checker.push(
             &Ptr::Root,
             Rule::Envelope,
-            format!("the body is {}, not an object {{\"data\": …}}", kind(body)),
+            format!("the body is {}, not an object {{\"data\": …}}", kind_of(body)),
         ),
         Some(envelope) => {
             for key in envelope.keys().filter(|k| *k != "data") {
@@ -207,7 +207,7 @@ pub fn validate_rows(schema: &RecordSchema, rows: &[Value], slug: Option<&str>) 
     let mut checker = Checker::default();
     for (i, row) in rows.iter().enumerate() {
         if !row.is_object() {
-            checker.push(&Ptr::Root.index(i), Rule::Sample, format!("a row is an object, not {}", kind(row)));
+            checker.push(&Ptr::Root.index(i), Rule::Sample, format!("a row is an object, not {}", kind_of(row)));
         }
     }
     checker.rows(rows, &schema.fields, slug, &Ptr::Root);
@@ -246,7 +246,7 @@ impl fmt::Display for Ptr<'_> {
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -275,7 +275,7 @@ fn kind(value: &Value) -> &'static str {
 pub fn validate_manifest(manifest: &Value) -> Vec<Violation> {
     let mut checker = Checker { manifest: true, ..Checker::default() };
     match manifest.as_object() {
-        None => checker.push(&Ptr::Root, Rule::Type, format!("a manifest is a JSON object, not {}", kind(manifest))),
+        None => checker.push(&Ptr::Root, Rule::Type, format!("a manifest is a JSON object, not {}", kind_of(manifest))),
         Some(object) => {
             let keys: Vec<Field> = ProductManifest::KEYS.iter().chain(ProductRecord::KEYS).copied().collect();
             checker.object(object, &keys, &Ptr::Root);
@@ -337,7 +337,9 @@ impl<'t> Checker<'t> {
             }
             (Shape::OpenObject, Value::Object(_)) => {}
             (Shape::Object(fields), Value::Object(object)) => self.object(object, fields, at),
-            (shape, value) => self.push(at, Rule::Type, format!("expected {}, found {}", expected(shape), kind(value))),
+            (shape, value) => {
+                self.push(at, Rule::Type, format!("expected {}, found {}", expected(shape), kind_of(value)))
+            }
         }
     }
 
@@ -785,15 +787,16 @@ impl<'t> Checker<'t> {
         if value.is_null() && field.nullable {
             return;
         }
-        let fits = match field.field_type {
-            FieldType::String => value.is_string(),
-            FieldType::Number => value.is_number(),
+        let kind = field.kind();
+        let fits = match kind {
+            Kind::ClosedSet(_) | Kind::Text { .. } => value.is_string(),
+            Kind::Number { .. } => value.is_number(),
             // Written as a whole number, as a Rust `i64` reads it (`3`, not
             // `3.0`: docs/record-types.md, "One contract").
-            FieldType::Integer => value.is_i64() || value.is_u64(),
-            FieldType::Boolean => value.is_boolean(),
-            FieldType::Object => value.is_object(),
-            FieldType::Array => value.is_array(),
+            Kind::Integer { .. } => value.is_i64() || value.is_u64(),
+            Kind::Boolean => value.is_boolean(),
+            Kind::Object(_) | Kind::OpenObject { .. } => value.is_object(),
+            Kind::List { .. } => value.is_array(),
         };
         if !fits {
             let expected = match field.field_type {
@@ -806,45 +809,48 @@ impl<'t> Checker<'t> {
             self.push(
                 at,
                 Rule::Sample,
-                format!("expected {expected}{or_null} (the schema's type), found {}", kind(value)),
+                format!("expected {expected}{or_null} (the schema's type), found {}", kind_of(value)),
             );
             return;
         }
-        if let Value::Number(number) = value {
-            use std::cmp::Ordering::{Greater, Less};
-            if let Some(minimum) = field.minimum.filter(|&minimum| compare(number, minimum) == Some(Less)) {
-                self.push(at, Rule::Sample, format!("{number} is below the minimum {minimum}"));
+        match (kind, value) {
+            (Kind::Number { minimum, maximum, .. } | Kind::Integer { minimum, maximum }, Value::Number(number)) => {
+                use std::cmp::Ordering::{Greater, Less};
+                if let Some(minimum) = minimum.filter(|&minimum| compare(number, minimum) == Some(Less)) {
+                    self.push(at, Rule::Sample, format!("{number} is below the minimum {minimum}"));
+                }
+                if let Some(maximum) = maximum.filter(|&maximum| compare(number, maximum) == Some(Greater)) {
+                    self.push(at, Rule::Sample, format!("{number} is above the maximum {maximum}"));
+                }
             }
-            if let Some(maximum) = field.maximum.filter(|&maximum| compare(number, maximum) == Some(Greater)) {
-                self.push(at, Rule::Sample, format!("{number} is above the maximum {maximum}"));
+            (Kind::ClosedSet(values), Value::String(text)) => {
+                if !values.iter().any(|v| v.value == *text) {
+                    let listed: Vec<&str> = values.iter().map(|v| &*v.value).collect();
+                    self.push(at, Rule::Sample, format!("{text:?} is not one of the closed set {listed:?}"));
+                }
             }
-        }
-        if let (Some(values), Some(text)) = (field.values(), value.as_str())
-            && !values.iter().any(|v| v.value == text)
-        {
-            let listed: Vec<&str> = values.iter().map(|v| &*v.value).collect();
-            self.push(at, Rule::Sample, format!("{text:?} is not one of the closed set {listed:?}"));
+            (Kind::List { item, min_items, max_items }, Value::Array(list)) => {
+                let len = list.len();
+                if let Some(min) = min_items.filter(|&min| len < min as usize) {
+                    self.push(at, Rule::Sample, format!("the list holds {len} items, fewer than min_items {min}"));
+                }
+                if let Some(max) = max_items.filter(|&max| len > max as usize) {
+                    self.push(at, Rule::Sample, format!("the list holds {len} items, more than max_items {max}"));
+                }
+                if let Some(item) = item {
+                    for (i, value) in list.iter().enumerate() {
+                        self.value(value, item, slug, &at.index(i));
+                    }
+                }
+            }
+            (Kind::Object(fields), Value::Object(object)) => self.fields(object, fields, slug, at, "the nested object"),
+            _ => {}
         }
         if let Some(format) = field.format
             && let Err(problem) = format.check(value, slug)
         {
             let what = if field.name.is_empty() { "the item".to_owned() } else { format!("`{}`", field.name) };
             self.push(at, Rule::FieldFormat, format!("{what} has format `{format}`: {problem}"));
-        }
-        if let (Some(items), Some(list)) = (field.item_type(), value.as_array()) {
-            let len = list.len();
-            if let Some(min) = field.min_items.filter(|&min| len < min as usize) {
-                self.push(at, Rule::Sample, format!("the list holds {len} items, fewer than min_items {min}"));
-            }
-            if let Some(max) = field.max_items.filter(|&max| len > max as usize) {
-                self.push(at, Rule::Sample, format!("the list holds {len} items, more than max_items {max}"));
-            }
-            for (i, item) in list.iter().enumerate() {
-                self.value(item, items, slug, &at.index(i));
-            }
-        }
-        if let (Some(fields), Some(object)) = (field.nested_fields(), value.as_object()) {
-            self.fields(object, fields, slug, at, "the nested object");
         }
     }
 }

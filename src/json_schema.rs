@@ -18,7 +18,7 @@ use crate::product::{AvailabilityEntry, AvailabilityStatus, Coverage, ProductMan
 use crate::response::ProductResponse;
 use crate::serving::ErrorKind;
 use crate::shape::{Field, Format, Role, Shape};
-use crate::{FieldDescriptor, RecordSchema, SampleType};
+use crate::{FieldDescriptor, FieldFormat, Kind, RecordSchema, SampleType};
 
 /// JSON Schema (2020-12) of a shape.
 fn json_schema(shape: &Shape) -> Value {
@@ -315,11 +315,44 @@ fn value_schema(field: &FieldDescriptor) -> Value {
     if field.nullable { json!({"anyOf": [schema, {"type": "null"}]}) } else { schema }
 }
 
-/// The schema of a field's or a list item's values other than `null`,
-/// with its bounds.
+/// The schema of a field's or a list item's values other than `null`:
+/// its type, format, bounds, closed set, fields or items.
 fn non_null_schema(field: &FieldDescriptor) -> Value {
-    let mut schema = unbounded_schema(field);
-    // Whole bounds are written as integers (`1`, not `1.0`).
+    match field.kind() {
+        Kind::ClosedSet(values) => {
+            let values: Vec<&str> = values.iter().map(|v| &*v.value).collect();
+            json!({"type": "string", "enum": values})
+        }
+        Kind::Text { format } | Kind::OpenObject { format } => match format {
+            Some(format) => format.json_schema(),
+            None => json!({"type": field.field_type.as_str()}),
+        },
+        Kind::Number { minimum, maximum, format } => {
+            bounded(format.map_or_else(|| json!({"type": "number"}), FieldFormat::json_schema), minimum, maximum)
+        }
+        Kind::Integer { minimum, maximum } => bounded(json!({"type": "integer"}), minimum, maximum),
+        Kind::Boolean => json!({"type": "boolean"}),
+        Kind::Object(fields) => object_of(fields),
+        Kind::List { item, min_items, max_items } => {
+            let mut array = json!({"type": "array"});
+            if let Some(item) = item {
+                array["items"] = value_schema(item);
+            }
+            if let Some(min) = min_items {
+                array["minItems"] = json!(min);
+            }
+            if let Some(max) = max_items {
+                array["maxItems"] = json!(max);
+            }
+            array
+        }
+    }
+}
+
+/// A number's schema with its bounds; a format's own bound (a fraction's
+/// minimum 0) stays when it is tighter. Whole bounds are written as
+/// integers (`1`, not `1.0`).
+fn bounded(mut schema: Value, minimum: Option<f64>, maximum: Option<f64>) -> Value {
     let number = |bound: f64| {
         if bound.fract() == 0.0 && bound.abs() <= crate::MAX_SAFE_INTEGER as f64 {
             json!(bound as i64)
@@ -327,47 +360,19 @@ fn non_null_schema(field: &FieldDescriptor) -> Value {
             json!(bound)
         }
     };
-    if let (Some(object), true) = (schema.as_object_mut(), field.minimum.is_some() || field.maximum.is_some()) {
-        // A format's own bound (a fraction's minimum 0) stays when it is tighter.
-        let existing = |object: &Map<String, Value>, key: &str| object.get(key).and_then(Value::as_f64);
-        if let Some(minimum) = field.minimum
-            && existing(object, "minimum").is_none_or(|own| own < minimum)
-        {
-            object.insert("minimum".to_owned(), number(minimum));
-        }
-        if let Some(maximum) = field.maximum
-            && existing(object, "maximum").is_none_or(|own| own > maximum)
-        {
-            object.insert("maximum".to_owned(), number(maximum));
-        }
+    let Some(object) = schema.as_object_mut() else { return schema };
+    let existing = |object: &Map<String, Value>, key: &str| object.get(key).and_then(Value::as_f64);
+    if let Some(minimum) = minimum
+        && existing(object, "minimum").is_none_or(|own| own < minimum)
+    {
+        object.insert("minimum".to_owned(), number(minimum));
+    }
+    if let Some(maximum) = maximum
+        && existing(object, "maximum").is_none_or(|own| own > maximum)
+    {
+        object.insert("maximum".to_owned(), number(maximum));
     }
     schema
-}
-
-/// The schema of a field's or a list item's values other than `null`,
-/// without bounds.
-fn unbounded_schema(field: &FieldDescriptor) -> Value {
-    if let Some(format) = field.format {
-        return format.json_schema();
-    }
-    if let Some(values) = field.values() {
-        let values: Vec<&str> = values.iter().map(|v| &*v.value).collect();
-        return json!({"type": "string", "enum": values});
-    }
-    match (field.item_type(), field.nested_fields()) {
-        (Some(item), _) => {
-            let mut array = json!({"type": "array", "items": value_schema(item)});
-            if let Some(min) = field.min_items {
-                array["minItems"] = json!(min);
-            }
-            if let Some(max) = field.max_items {
-                array["maxItems"] = json!(max);
-            }
-            array
-        }
-        (None, Some(fields)) => object_of(fields),
-        (None, None) => json!({"type": field.field_type.as_str()}),
-    }
 }
 
 /// The JSON Schema of one record type's rows, generated from its schema.

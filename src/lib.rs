@@ -65,8 +65,8 @@ pub mod records {
 pub use currency::{Currency, InvalidCurrency};
 pub use foundry_catalog_core::{
     AbsoluteUrl, DigestLength, EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, InvalidOffsetTimestamp,
-    InvalidSlug, InvalidTimestamp, InvalidUrl, Items, MAX_SAFE_INTEGER, MAX_SLUG_LEN, OffsetTimestamp, RecordSchema,
-    SampleStatus, SampleType, Slug, UTC_MICROS_FORMAT, UnknownValue, UtcTimestamp, codegen, fixture, format, hash,
-    is_absolute_url, is_lowercase_underscore, nullable, time,
+    InvalidSlug, InvalidTimestamp, InvalidUrl, Items, Kind, MAX_SAFE_INTEGER, MAX_SLUG_LEN, OffsetTimestamp,
+    RecordSchema, SampleStatus, SampleType, Slug, UTC_MICROS_FORMAT, UnknownValue, UtcTimestamp, codegen, fixture,
+    format, hash, is_absolute_url, is_lowercase_underscore, nullable, time,
 };
 pub use record_type::{RecordType, record_type, record_types};

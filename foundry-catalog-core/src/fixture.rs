@@ -39,7 +39,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::format::{FieldFormat, date};
-use crate::model::{FieldDescriptor, FieldType, FixtureHint, MAX_SAFE_INTEGER, RecordSchema};
+use crate::model::{FieldDescriptor, FieldType, FixtureHint, Kind, MAX_SAFE_INTEGER, RecordSchema};
 
 /// Every text value starts with these words (docs/fixtures.md).
 pub const TEXT_PREFIX: &str = "Deterministic fixture";
@@ -145,23 +145,22 @@ fn value_named(field: &FieldDescriptor, name: &str, slug: &str, row: usize) -> O
     if matches!(*hint, FixtureHint::Absent) {
         return None;
     }
-    Some(match field.field_type {
-        FieldType::String => match field.values().filter(|v| !v.is_empty()) {
-            // A closed set's values in turn, row by row.
-            Some(values) => Value::String(values[(row.max(1) - 1) % values.len()].value.to_string()),
+    Some(match field.kind() {
+        // A closed set's values in turn, row by row.
+        Kind::ClosedSet(values) => match values.get((row.max(1) - 1) % values.len().max(1)) {
+            Some(value) => Value::String(value.value.to_string()),
             None => Value::String(string_from(&hint, field, name, slug, row)),
         },
-        FieldType::Number => number_value(number_from(&hint, field, row)),
+        Kind::Text { .. } => Value::String(string_from(&hint, field, name, slug, row)),
+        Kind::Number { .. } => number_value(number_from(&hint, field, row)),
         // Rows count 1, 2, 3… (within the bounds) and alternate true,
         // false… (the `sequence` hint).
-        FieldType::Integer => Value::from(counted(field, row)),
-        FieldType::Boolean => Value::Bool(row % 2 == 1),
-        FieldType::Object => match field.nested_fields() {
-            Some(fields) => Value::Object(self::row(fields, slug, row)),
-            None => Value::Object(object_from(&hint, slug)),
-        },
-        FieldType::Array => {
-            let item = field.item_type()?;
+        Kind::Integer { .. } => Value::from(counted(field, row)),
+        Kind::Boolean => Value::Bool(row % 2 == 1),
+        Kind::Object(fields) => Value::Object(self::row(fields, slug, row)),
+        Kind::OpenObject { .. } => Value::Object(object_from(&hint, slug)),
+        Kind::List { item, .. } => {
+            let item = item?;
             Value::Array((0..list_len(field)).filter_map(|_| value_named(item, name, slug, row)).collect())
         }
     })

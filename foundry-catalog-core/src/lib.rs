@@ -36,7 +36,7 @@ mod wire_enum;
 
 pub use format::{AbsoluteUrl, FieldFormat, InvalidUrl};
 pub use model::{
-    DigestLength, EnumValue, FieldDescriptor, FieldType, FixtureHint, Items, MAX_SAFE_INTEGER, RecordSchema,
+    DigestLength, EnumValue, FieldDescriptor, FieldType, FixtureHint, Items, Kind, MAX_SAFE_INTEGER, RecordSchema,
     SampleStatus, SampleType, is_lowercase_underscore,
 };
 pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};

@@ -407,6 +407,36 @@ impl FieldDescriptor {
         self.fields.as_deref()
     }
 
+    /// What the values are, as one value to match on: every consumer of a
+    /// descriptor (fixtures, the validator, the JSON Schemas) matches on it
+    /// exhaustively, so a new construct is a compile error in each until
+    /// it is handled.
+    ///
+    /// ```
+    /// use foundry_catalog_core::{FieldDescriptor, FieldType, Kind};
+    /// let count = FieldDescriptor { minimum: Some(0.0), ..FieldDescriptor::new("n", FieldType::Integer, true, "N.", None, None) };
+    /// assert!(matches!(count.kind(), Kind::Integer { minimum: Some(0.0), maximum: None }));
+    /// ```
+    pub fn kind(&self) -> Kind<'_> {
+        let (minimum, maximum, format) = (self.minimum, self.maximum, self.format);
+        match self.field_type {
+            FieldType::String => match self.values() {
+                Some(values) => Kind::ClosedSet(values),
+                None => Kind::Text { format },
+            },
+            FieldType::Number => Kind::Number { minimum, maximum, format },
+            FieldType::Integer => Kind::Integer { minimum, maximum },
+            FieldType::Boolean => Kind::Boolean,
+            FieldType::Object => match self.nested_fields() {
+                Some(fields) => Kind::Object(fields),
+                None => Kind::OpenObject { format },
+            },
+            FieldType::Array => {
+                Kind::List { item: self.item_type(), min_items: self.min_items, max_items: self.max_items }
+            }
+        }
+    }
+
     /// How deeply values of this field nest: 0 for a scalar or an open
     /// object, one more than its deepest part for a list or a nested
     /// object.
@@ -415,6 +445,54 @@ impl FieldDescriptor {
         let fields = self.nested_fields().map_or(0, |fields| 1 + fields.iter().map(Self::depth).max().unwrap_or(0));
         items.max(fields)
     }
+}
+
+/// What a field's or a list item's values are ([`FieldDescriptor::kind`]):
+/// its type with what the type takes (bounds, a format, a closed set,
+/// fields, items).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind<'a> {
+    /// A string from a closed set (`enum`).
+    ClosedSet(&'a [EnumValue]),
+    /// Any other string, with its format.
+    Text {
+        /// `date`, `url`, `token`, `key` or `text`, if any.
+        format: Option<FieldFormat>,
+    },
+    /// A number.
+    Number {
+        /// The least value allowed.
+        minimum: Option<f64>,
+        /// The greatest value allowed.
+        maximum: Option<f64>,
+        /// `fraction`, if any.
+        format: Option<FieldFormat>,
+    },
+    /// A whole number.
+    Integer {
+        /// The least value allowed (whole, within ±2^53).
+        minimum: Option<f64>,
+        /// The greatest value allowed (whole, within ±2^53).
+        maximum: Option<f64>,
+    },
+    /// `true` or `false`.
+    Boolean,
+    /// An object with its own fields (a struct of its own in Rust).
+    Object(&'a [FieldDescriptor]),
+    /// An object with any keys, with its format.
+    OpenObject {
+        /// `payload`, if any.
+        format: Option<FieldFormat>,
+    },
+    /// A list.
+    List {
+        /// What every item is (a checked definition always says).
+        item: Option<&'a FieldDescriptor>,
+        /// The fewest items.
+        min_items: Option<u32>,
+        /// The most items.
+        max_items: Option<u32>,
+    },
 }
 
 /// The item type of an `array` field: one descriptor without a name of its
