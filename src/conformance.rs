@@ -823,11 +823,9 @@ impl<'t> Checker<'t> {
                     self.push(at, Rule::Sample, format!("{number} is above the maximum {maximum}"));
                 }
             }
-            (Kind::ClosedSet(values), Value::String(text)) => {
-                if !values.iter().any(|v| v.value == *text) {
-                    let listed: Vec<&str> = values.iter().map(|v| &*v.value).collect();
-                    self.push(at, Rule::Sample, format!("{text:?} is not one of the closed set {listed:?}"));
-                }
+            (Kind::ClosedSet(values), Value::String(text)) if !values.iter().any(|v| v.value == *text) => {
+                let listed: Vec<&str> = values.iter().map(|v| &*v.value).collect();
+                self.push(at, Rule::Sample, format!("{text:?} is not one of the closed set {listed:?}"));
             }
             (Kind::List { item, min_items, max_items }, Value::Array(list)) => {
                 let len = list.len();

@@ -3,7 +3,8 @@
 //! generator ([`crate::fixture`] makes values that satisfy it), the
 //! conformance validator ([`FieldFormat::check`] on every sample row), the
 //! generated JSON Schemas ([`FieldFormat::json_schema`]) and the generated
-//! Rust types ([`FieldFormat::rust_type`]).
+//! Rust types (the table below; the generator's resolved model decides
+//! them, as it decides every Rust type).
 //!
 //! | format | type | values | Rust |
 //! |---|---|---|---|
@@ -215,25 +216,6 @@ impl FieldFormat {
                 "required": ["product", "fixture_mode"],
                 "additionalProperties": false,
             }),
-        }
-    }
-
-    /// The Rust type of a required field of this format under the runtime
-    /// path `runtime` (`::foundry_catalog`), and the serde `with` module
-    /// the field needs (an optional field uses its `option` submodule);
-    /// `None` when the field type's own Rust type is kept: `f64` for
-    /// fractions, `String` for tokens, keys and text, `serde_json::Map` for
-    /// payloads (no well-kept type states these rules, and a newtype would
-    /// only move the check that the validator and the schemas make).
-    pub fn rust_type(self, runtime: &str) -> Option<(String, Option<String>)> {
-        match self {
-            FieldFormat::Date => Some((format!("{runtime}::time::Date"), Some(format!("{runtime}::format::date")))),
-            FieldFormat::Url => Some((format!("{runtime}::AbsoluteUrl"), None)),
-            FieldFormat::Fraction
-            | FieldFormat::Payload
-            | FieldFormat::Token
-            | FieldFormat::Text
-            | FieldFormat::Key => None,
         }
     }
 }
