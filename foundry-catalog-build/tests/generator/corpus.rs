@@ -61,6 +61,17 @@ fn bad_definitions_fail_with_pinned_messages() {
     });
 }
 
+/// Definitions whose faults only a reader of the numbers' text sees (a
+/// bound of 2^53+1 reads as 2^53 in JavaScript, so `tests/corpus/bad/`,
+/// which three JSON Schema validators also judge, cannot hold them).
+#[test]
+fn bounds_are_read_as_written() {
+    each_corpus_file("tests/corpus/precision", |path| {
+        let errors = Generator::new().generate(&[source(path)]).expect_err("a bad definition must not generate");
+        insta::assert_snapshot!("bounds_are_read_as_written", errors.to_string());
+    });
+}
+
 #[test]
 fn every_problem_in_a_file_is_reported() {
     let path = crate::root().join("tests/corpus/bad/many_problems.json");
