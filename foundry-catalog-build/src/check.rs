@@ -430,6 +430,11 @@ impl Object<'_, '_, '_> {
         // An f64 holds 15-17 significant digits: `9007199254740993` and
         // `5.0000000000000001` read as whole numbers within the bounds.
         let pointer = format!("{}/{key}", here.location().pointer());
+        // Written as an integer, the parsed tree holds it exactly; only a
+        // bound written with a fraction or an exponent needs its text.
+        if let Some(integer) = self.positions.integer(&pointer) {
+            return (integer.abs() > i128::from(MAX_SAFE_INTEGER)).then(|| integer.to_string());
+        }
         let text = self.positions.scalar_text(&pointer);
         let safe = match text {
             Some(text) => exact_integer(text).is_some_and(|n| n.abs() <= i128::from(MAX_SAFE_INTEGER)),

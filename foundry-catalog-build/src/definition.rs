@@ -118,7 +118,7 @@ pub(crate) fn parse<'a>(file: &str, bytes: &'a [u8]) -> Result<(RecordTypeDefini
     // never reported as invalid JSON.
     let mut value: Value =
         serde_json::from_str(text).map_err(|e| Unread::from(vec![syntax_error(file.clone(), &e)]))?;
-    let positions = Positions::new(text);
+    let mut positions = Positions::new(text);
     let mut set_aside_at = SetAside::default();
     // serde also accepts a struct written as an array; the format does not.
     let mut errors: Vec<DefinitionError> = array_forms(&value, "")
@@ -141,6 +141,7 @@ pub(crate) fn parse<'a>(file: &str, bytes: &'a [u8]) -> Result<(RecordTypeDefini
     if errors.is_empty()
         && let Ok(definition) = RecordTypeDefinition::deserialize(&value)
     {
+        positions.keep(value);
         return Ok((definition, positions));
     }
     // Every format error, not only the first: each one found is set aside

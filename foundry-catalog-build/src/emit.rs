@@ -372,12 +372,15 @@ fn struct_body(p: &mut Printer, indent: usize, s: &StructDef, scope: &Scope<'_>)
         // (`Option<Option<T>>`, `nullable`); otherwise each is `None`. A
         // required nullable field goes through a `with` module, which serde
         // never defaults, so a missing key is an error.
+        // (Serializing `Option<T>` needs no module: `None` is `null`.)
         let (ty, with) = match (field.required, field.nullable) {
             (true, false) => (base, with),
-            (true, true) => (
-                option(base),
-                Some(with.map_or_else(|| format!("{}::nullable::required", scope.runtime), |w| format!("{w}::option"))),
-            ),
+            (true, true) if with.is_none() => {
+                let module = format!("{}::nullable::required::deserialize", scope.runtime);
+                serde_args.push(Doc::text(format!("deserialize_with = {}", string_literal(&module))));
+                (option(base), None)
+            }
+            (true, true) => (option(base), with.map(|w| format!("{w}::option"))),
             // A strict reader refuses `null` where the value is not nullable.
             (false, false) if scope.settings.strict_readers() => (
                 option(base),

@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 pub(crate) struct Positions<'a> {
     text: &'a str,
     scanned: std::cell::OnceCell<Scanned>,
+    /// The parsed tree, when kept: its numbers written as integers are
+    /// exact (`u64`/`i64`), so most need no scan of the text.
+    value: Option<serde_json::Value>,
 }
 
 /// What a scan found.
@@ -31,7 +34,20 @@ impl<'a> Positions<'a> {
     /// parsed before); a text that is not gives what was found up to the
     /// fault.
     pub(crate) fn new(text: &'a str) -> Positions<'a> {
-        Positions { text, scanned: std::cell::OnceCell::new() }
+        Positions { text, scanned: std::cell::OnceCell::new(), value: None }
+    }
+
+    /// Keeps the parsed tree of the text, for [`Positions::integer`].
+    pub(crate) fn keep(&mut self, value: serde_json::Value) {
+        self.value = Some(value);
+    }
+
+    /// The number at `pointer` when the file writes it as an integer
+    /// (digits only: no fraction, no exponent), exactly; `None` for any
+    /// other value or when the tree was not kept.
+    pub(crate) fn integer(&self, pointer: &str) -> Option<i128> {
+        let number = self.value.as_ref()?.pointer(pointer)?.as_number()?;
+        number.as_i64().map(i128::from).or_else(|| number.as_u64().map(i128::from))
     }
 
     fn scanned(&self) -> &Scanned {

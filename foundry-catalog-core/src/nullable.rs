@@ -42,13 +42,15 @@ pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
 
 /// Fields that are required *and* nullable: `Option<T>`, where `null` is
 /// `None` and a missing key is an error. serde alone reads a missing
-/// `Option` field as `None`; a field with a `with` module is never
-/// defaulted, so generated code writes `#[serde(with = "…::nullable::required")]`.
+/// `Option` field as `None`; a field read through a function is never
+/// defaulted, so generated code writes
+/// `#[serde(deserialize_with = "…::nullable::required::deserialize")]`
+/// (serde writes `None` as `null` by itself).
 ///
 /// ```
 /// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 /// struct Row {
-///     #[serde(with = "foundry_catalog_core::nullable::required")]
+///     #[serde(deserialize_with = "foundry_catalog_core::nullable::required::deserialize")]
 ///     rating: Option<i64>,
 /// }
 /// for text in [r#"{"rating":null}"#, r#"{"rating":4}"#] {
