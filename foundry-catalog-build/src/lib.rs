@@ -8,7 +8,7 @@
 //!
 //! Its public API is [`Generator`] (configure — runtime path, threads,
 //! [`Generator::derive`], [`Generator::type_attribute`],
-//! [`Generator::field_attribute`] — then [`Generator::check`],
+//! [`Generator::field_attribute`], [`Generator::strict_readers`] — then [`Generator::check`],
 //! [`Generator::generate`], [`Generator::compile`] or
 //! [`Generator::build_script`]), the [`Source`] it reads, the
 //! [`CheckedType`] and [`Compilation`] it returns, and the errors
@@ -20,10 +20,11 @@
 //! |---|---|---|
 //! | read | `definition` | bytes → a definition, every format error with line:column |
 //! | place | `positions` | JSON text → the line:column of every value and key |
-//! | check | `check` | definition → [`CheckedType`] (schema, hash, names) |
-//! | name | `naming` | wire names → Rust identifiers |
-//! | emit | `emit` | checked types → Rust text, formatted as prettyplease formats it (`layout`) |
-//! | settings | `settings` | derives and attributes for generated types, checked (`proc-macro2`) |
+//! | check | `check` | definition → [`CheckedType`] (schema, hash, and the resolved model) |
+//! | resolve | `model` | every struct, enum, variant, field name, Rust type and place of a record type, decided once; what each type can derive |
+//! | name | `naming` | wire names → Rust identifiers (for `check`) |
+//! | emit | `emit` | the model → Rust text, formatted as prettyplease formats it (`layout`) |
+//! | settings | `settings` | derives and attributes for generated types, checked against the model (`proc-macro2`) |
 //! | reuse | `cache` | the index of a compiled output: each definition's bytes and where its code lies |
 //! | write | `compile` | the output and its shards, each written only on change |
 //! | files | `files` | folder → sources; files replaced whole |
@@ -167,7 +168,7 @@ impl Generator {
     /// `#[serde(deny_unknown_fields)]`, so a row with a key its definition
     /// does not name fails to deserialize, as the validator and the row JSON
     /// Schema refuse it. The default is a tolerant reader, which skips
-    /// unknown keys (docs/evolution.md, "Readers"); what a strict reader
+    /// unknown keys (docs/evolution.md); what a strict reader
     /// still leaves to the validator is listed in docs/record-types.md,
     /// "One contract".
     ///

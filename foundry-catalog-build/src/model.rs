@@ -136,7 +136,7 @@ impl Scalar {
 /// the record).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Place {
-    /// The record label.
+    /// The length of the record label, the address's first part.
     label_len: usize,
     /// The address.
     address: String,
