@@ -299,17 +299,21 @@ fn enum_impls(p: &mut Printer, e: &EnumDef, scope: &Scope<'_>) {
         Doc::Seq(vec![Doc::text("pub const VALUES: &'static [&'static str] = &"), Doc::array(wire), Doc::text(";")]);
     p.line(inner, &values);
     p.doc_comment(inner, " The wire value.");
+    // `#[inline]` everywhere: a crate pays codegen only for what it calls.
+    p.text_line(inner, "#[inline]");
     p.text_line(inner, "pub const fn as_str(self) -> &'static str {");
     p.text_line(inner + INDENT, "Self::VALUES[self as usize]");
     p.text_line(inner, "}");
     p.text_line(outer, "}");
     p.breakable_line(outer, "impl ::std::fmt::Display", &format!("for {name} {{"));
+    p.text_line(inner, "#[inline]");
     p.text_line(inner, "fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {");
     p.text_line(inner + INDENT, "f.write_str(self.as_str())");
     p.text_line(inner, "}");
     p.text_line(outer, "}");
     p.breakable_line(outer, "impl ::std::str::FromStr", &format!("for {name} {{"));
     p.text_line(inner, &format!("type Err = {runtime}::UnknownValue;"));
+    p.text_line(inner, "#[inline]");
     p.text_line(inner, "fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {");
     let call = Doc::call(
         format!("{runtime}::codegen::closed_set_value"),
@@ -320,6 +324,7 @@ fn enum_impls(p: &mut Printer, e: &EnumDef, scope: &Scope<'_>) {
     p.text_line(outer, "}");
     p.breakable_line(outer, "impl ::std::convert::TryFrom<&str>", &format!("for {name} {{"));
     p.text_line(inner, &format!("type Error = {runtime}::UnknownValue;"));
+    p.text_line(inner, "#[inline]");
     p.text_line(inner, "fn try_from(text: &str) -> ::std::result::Result<Self, Self::Error> {");
     p.text_line(inner + INDENT, "text.parse()");
     p.text_line(inner, "}");
