@@ -15,6 +15,9 @@
 # generated code's size per type. Prints a Markdown table.
 #
 #   bash benches/rustc.sh [TYPES]
+#   CORPORA=rich ROUNDS=1 bash benches/rustc.sh 200   # one corpus, one round
+#
+# CORPORA (default "flat rich") restricts which corpora are built.
 #
 # Not run in CI: the figures depend on the machine; they go in
 # BENCHMARKS.md. Needs the registry (typify's crates, chrono for its
@@ -23,6 +26,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 types=${1:-200}
+corpora=${CORPORA:-flat rich}
+for corpus in $corpora; do
+  case $corpus in flat | rich) ;; *) echo "CORPORA: flat or rich, not $corpus" >&2; exit 2 ;; esac
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -131,7 +138,7 @@ size() { # target dir: lines and bytes of the generated code per type
 rounds=${ROUNDS:-3}
 echo "| corpus | generator | code per type | cold, dev | one edit, dev | cold, release | one edit, release |"
 echo "|---|---|---|---|---|---|---|"
-for corpus in flat rich; do
+for corpus in $corpora; do
   declare -A times=() sized=()
   for profile in dev release; do
     flag=""; [ "$profile" = release ] && flag="--release"
