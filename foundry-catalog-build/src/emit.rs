@@ -286,7 +286,7 @@ fn enum_body(p: &mut Printer, e: &EnumDef) {
 /// definition order), `as_str`, `Display`, `FromStr` and `TryFrom<&str>`
 /// (errors: the runtime's `UnknownValue`), as typify gives its enums.
 fn enum_impls(p: &mut Printer, e: &EnumDef, scope: &Scope<'_>) {
-    let (name, runtime) = (&e.name, scope.runtime);
+    let (name, runtime) = (e.name.as_str(), scope.runtime);
     let variants = e.variants.iter().map(|v| Doc::text(format!("Self::{}", v.rust))).collect();
     let wire = e.variants.iter().map(|v| Doc::text(string_literal(&v.wire))).collect();
     let (outer, inner) = (INDENT, 2 * INDENT);
@@ -305,28 +305,30 @@ fn enum_impls(p: &mut Printer, e: &EnumDef, scope: &Scope<'_>) {
     p.text_line(inner + INDENT, "Self::VALUES[self as usize]");
     p.text_line(inner, "}");
     p.text_line(outer, "}");
-    p.breakable_line(outer, "impl ::std::fmt::Display", &format!("for {name} {{"));
-    p.text_line(inner, "#[inline]");
-    p.text_line(inner, "fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {");
-    p.text_line(inner + INDENT, "f.write_str(self.as_str())");
-    p.text_line(inner, "}");
-    p.text_line(outer, "}");
-    p.breakable_line(outer, "impl ::std::str::FromStr", &format!("for {name} {{"));
-    p.text_line(inner, &format!("type Err = {runtime}::UnknownValue;"));
-    p.text_line(inner, "#[inline]");
-    p.text_line(inner, "fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {");
-    let call = Doc::call(
+    let error = format!("{runtime}::UnknownValue");
+    let display = "fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {";
+    trait_impl(p, "::std::fmt::Display", name, None, display, &Doc::text("f.write_str(self.as_str())"));
+    let parse = Doc::call(
         format!("{runtime}::codegen::closed_set_value"),
         vec![Doc::text("Self::ALL"), Doc::text("Self::VALUES"), Doc::text("text")],
     );
-    p.line(inner + INDENT, &call);
-    p.text_line(inner, "}");
-    p.text_line(outer, "}");
-    p.breakable_line(outer, "impl ::std::convert::TryFrom<&str>", &format!("for {name} {{"));
-    p.text_line(inner, &format!("type Error = {runtime}::UnknownValue;"));
+    let from_str = "fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {";
+    trait_impl(p, "::std::str::FromStr", name, Some(("Err", &error)), from_str, &parse);
+    let try_from = "fn try_from(text: &str) -> ::std::result::Result<Self, Self::Error> {";
+    trait_impl(p, "::std::convert::TryFrom<&str>", name, Some(("Error", &error)), try_from, &Doc::text("text.parse()"));
+}
+
+/// `impl trait for name { type …; #[inline] fn … { body } }` in the
+/// record type's module.
+fn trait_impl(p: &mut Printer, trait_path: &str, name: &str, assoc: Option<(&str, &str)>, signature: &str, body: &Doc) {
+    let (outer, inner) = (INDENT, 2 * INDENT);
+    p.breakable_line(outer, &format!("impl {trait_path}"), &format!("for {name} {{"));
+    if let Some((assoc, ty)) = assoc {
+        p.text_line(inner, &format!("type {assoc} = {ty};"));
+    }
     p.text_line(inner, "#[inline]");
-    p.text_line(inner, "fn try_from(text: &str) -> ::std::result::Result<Self, Self::Error> {");
-    p.text_line(inner + INDENT, "text.parse()");
+    p.text_line(inner, signature);
+    p.line(inner + INDENT, body);
     p.text_line(inner, "}");
     p.text_line(outer, "}");
 }

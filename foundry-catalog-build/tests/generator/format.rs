@@ -119,27 +119,9 @@ fn every_width_across_the_margin_is_what_prettyplease_prints() {
     }
 }
 
+/// Hints with phrases, tokens and URLs up to past the margin.
 fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
-    let absent = if required { Just(None).boxed() } else { Just(Some(FixtureHint::Absent)).boxed() };
-    let fitting = match ty {
-        FieldType::String => prop_oneof![
-            "[a-z]{1,30}( [a-z]{1,30}){0,3}".prop_map(|p| Some(FixtureHint::Text(Cow::Owned(p)))),
-            "[a-z_:.]{1,60}".prop_map(|t| Some(FixtureHint::Token(Cow::Owned(t)))),
-            Just(Some(FixtureHint::date("2026-01-15"))),
-            "[a-z]{1,40}(/[a-z0-9]{1,20}){0,3}"
-                .prop_map(|p| Some(FixtureHint::Url(Cow::Owned(format!("https://{p}"))))),
-        ]
-        .boxed(),
-        FieldType::Number => prop_oneof![
-            (0u16..1000).prop_map(|t| Some(FixtureHint::Fraction(f64::from(t) / 1000.0))),
-            Just(Some(FixtureHint::Sequence)),
-        ]
-        .boxed(),
-        FieldType::Integer | FieldType::Boolean => Just(Some(FixtureHint::Sequence)).boxed(),
-        FieldType::Object => "[a-z_]{1,60}".prop_map(|m| Some(FixtureHint::Payload(Cow::Owned(m)))).boxed(),
-        FieldType::Array => Just(None).boxed(),
-    };
-    prop_oneof![Just(None), fitting, absent].boxed()
+    foundry_catalog_strategies::hint_sized(ty, required, true)
 }
 
 /// Fields with names and descriptions of any length up to past the margin,

@@ -11,14 +11,23 @@ use proptest::prelude::*;
 
 /// A hint that fits `ty` (or none), with valid parameters.
 pub fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>> {
+    hint_sized(ty, required, false)
+}
+
+/// [`hint`] with `long` phrases, tokens and URLs (up to past a line's
+/// margin, for the printer's tests) or short ones.
+pub fn hint_sized(ty: FieldType, required: bool, long: bool) -> BoxedStrategy<Option<FixtureHint>> {
+    let pick = |short: &'static str, long_one: &'static str| if long { long_one } else { short };
     let absent = if required { Just(None).boxed() } else { Just(Some(FixtureHint::Absent)).boxed() };
     let fitting = match ty {
         FieldType::String => prop_oneof![
-            "[a-z]{1,8}( [a-z]{1,8}){0,2}".prop_map(|p| Some(FixtureHint::Text(Cow::Owned(p)))),
-            "[a-z_]{1,12}".prop_map(|t| Some(FixtureHint::Token(Cow::Owned(t)))),
+            pick("[a-z]{1,8}( [a-z]{1,8}){0,2}", "[a-z]{1,30}( [a-z]{1,30}){0,3}")
+                .prop_map(|p| Some(FixtureHint::Text(Cow::Owned(p)))),
+            pick("[a-z_]{1,12}", "[a-z_:.]{1,60}").prop_map(|t| Some(FixtureHint::Token(Cow::Owned(t)))),
             (2000i32..2100, 1u8..13, 1u8..29)
                 .prop_map(|(y, m, d)| Some(FixtureHint::Date(Cow::Owned(format!("{y:04}-{m:02}-{d:02}"))))),
-            "[a-z]{1,10}(/[a-z0-9]{1,6}){0,2}".prop_map(|p| Some(FixtureHint::Url(Cow::Owned(format!("https://{p}"))))),
+            pick("[a-z]{1,10}(/[a-z0-9]{1,6}){0,2}", "[a-z]{1,40}(/[a-z0-9]{1,20}){0,3}")
+                .prop_map(|p| Some(FixtureHint::Url(Cow::Owned(format!("https://{p}"))))),
         ]
         .boxed(),
         FieldType::Number => prop_oneof![
@@ -27,7 +36,9 @@ pub fn hint(ty: FieldType, required: bool) -> BoxedStrategy<Option<FixtureHint>>
         ]
         .boxed(),
         FieldType::Integer | FieldType::Boolean => Just(Some(FixtureHint::Sequence)).boxed(),
-        FieldType::Object => "[a-z_]{1,12}".prop_map(|m| Some(FixtureHint::Payload(Cow::Owned(m)))).boxed(),
+        FieldType::Object => {
+            pick("[a-z_]{1,12}", "[a-z_]{1,60}").prop_map(|m| Some(FixtureHint::Payload(Cow::Owned(m)))).boxed()
+        }
         FieldType::Array => Just(None).boxed(),
     };
     prop_oneof![Just(None), fitting, absent].boxed()
