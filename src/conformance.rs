@@ -30,7 +30,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::fixture::{TEXT_PREFIX, row_suffix};
+use crate::fixture::row_suffix;
+use crate::format::TEXT_PREFIX;
 use crate::product::{API_PATH_PREFIX, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
 use crate::shape::{Field, Role, Shape};
 use crate::{FieldDescriptor, FieldFormat, FieldType, Kind, RecordSchema, SampleType};
@@ -198,7 +199,8 @@ pub fn validate_with(body: &Value, record_types: &[RecordSchema]) -> Vec<Violati
 /// fields. Pointers are relative to the rows (`/1/seller/name`).
 ///
 /// ```
-/// use foundry_catalog::{RecordType, conformance, records::RegulatoryStatusSignal};
+/// use foundry_catalog::{conformance, records::RegulatoryStatusSignal};
+/// use foundry_catalog_core::RecordType;
 /// let rows = serde_json::json!([{"entityName": 7}]);
 /// let violations = conformance::validate_rows(&RegulatoryStatusSignal::SCHEMA, rows.as_array().unwrap(), None);
 /// assert!(violations.iter().any(|v| v.pointer == "/0/entityName"));

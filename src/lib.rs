@@ -21,7 +21,8 @@
 //! evolution policy, and the HTTP behaviour with the server's operations.
 //!
 //! ```
-//! use foundry_catalog::{Slug, preview::{OutputPreview, ProductContext}};
+//! use foundry_catalog::{preview::{OutputPreview, ProductContext}};
+//! use foundry_catalog_core::Slug;
 //! let schema = foundry_catalog::record_type("regulatory_status_signal").unwrap();
 //! let ctx = ProductContext::new(Slug::new("eu-signals").unwrap(), "2026-03-01T08:30:00.000000Z".parse().unwrap());
 //! let preview = OutputPreview::new(schema, &ctx);
@@ -63,10 +64,10 @@ pub mod records {
 }
 
 pub use currency::{Currency, InvalidCurrency};
-pub use foundry_catalog_core::{
-    AbsoluteUrl, DigestLength, EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, InvalidOffsetTimestamp,
-    InvalidSlug, InvalidTimestamp, InvalidUrl, Items, Kind, MAX_SAFE_INTEGER, MAX_SLUG_LEN, OffsetTimestamp,
-    RecordSchema, SampleStatus, SampleType, Slug, UTC_MICROS_FORMAT, UnknownValue, UtcTimestamp, codegen, fixture,
-    format, hash, is_absolute_url, is_lowercase_underscore, nullable, time,
+// The vocabulary, for this crate's modules (users name it from
+// `foundry_catalog_core`, its one path).
+use foundry_catalog_core::{
+    FieldDescriptor, FieldFormat, FieldType, Kind, MAX_SAFE_INTEGER, OffsetTimestamp, RecordSchema, SampleStatus,
+    SampleType, Slug, UtcTimestamp, fixture, format, hash, is_absolute_url, is_lowercase_underscore,
 };
-pub use record_type::{RecordType, record_type, record_types};
+pub use record_type::{record_type, record_types};

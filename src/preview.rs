@@ -64,7 +64,8 @@ impl ManifestLocation {
     /// The manifest path of the product with this slug.
     ///
     /// ```
-    /// use foundry_catalog::{Slug, preview::ManifestLocation};
+    /// use foundry_catalog::preview::ManifestLocation;
+    /// use foundry_catalog_core::Slug;
     /// let slug = Slug::new("lead-finder").unwrap();
     /// assert_eq!(ManifestLocation::Generated.path(&slug), "products/generated/lead-finder/product.json");
     /// let actor = ManifestLocation::actor("actorhub", "foundry").unwrap();
@@ -143,7 +144,8 @@ wire_object! {
     /// manifest").
     ///
     /// ```
-    /// use foundry_catalog::{Slug, preview::{ProductContext, SchemaPreview}};
+    /// use foundry_catalog::{preview::{ProductContext, SchemaPreview}};
+    /// use foundry_catalog_core::Slug;
     /// let schema = foundry_catalog::record_type("actor_product_record").unwrap();
     /// let ctx = ProductContext::new(Slug::new("lead-finder").unwrap(), "2026-03-01T08:30:00.000000Z".parse().unwrap());
     /// let preview = SchemaPreview::new(schema, &ctx);
@@ -203,7 +205,8 @@ wire_object! {
     /// deterministic fixture rows for one product (docs/fixtures.md).
     ///
     /// ```
-    /// use foundry_catalog::{Slug, preview::{ProductContext, Sample}};
+    /// use foundry_catalog::{preview::{ProductContext, Sample}};
+    /// use foundry_catalog_core::Slug;
     /// let schema = foundry_catalog::record_type("regulatory_status_signal").unwrap();
     /// let ctx = ProductContext::new(Slug::new("eu-signals").unwrap(), "2026-03-01T08:30:00.000000Z".parse().unwrap());
     /// let sample = Sample::new(schema, &ctx);

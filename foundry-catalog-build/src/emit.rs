@@ -136,7 +136,7 @@ pub(crate) fn runtime_path(runtime: &str) -> Result<String, DefinitionError> {
         Err(DefinitionError::Internal {
             file: "<generator>".to_owned(),
             message: format!(
-                "runtime path `{runtime}` is not a Rust path: write it like `::foundry_catalog` or `crate::runtime`"
+                "runtime path `{runtime}` is not a Rust path: write it like `::foundry_catalog_core` or `crate::runtime`"
             ),
         })
     }
@@ -192,7 +192,7 @@ pub(crate) fn record_type(t: &CheckedType, runtime: &str, settings: &Settings) -
     p.text_line(INDENT, &str_const("DESCRIPTION", &schema.description));
     let descriptors = schema.fields.iter().map(|f| descriptor(f, &t.file, true)).collect::<Result<_, _>>()?;
     p.text_line(INDENT, &format!("const FIELDS: &'static [{runtime}::FieldDescriptor] = {{"));
-    p.text_line(2 * INDENT, &format!("use {runtime}::codegen::*;"));
+    p.text_line(2 * INDENT, &format!("use {runtime}::__private::*;"));
     p.line(2 * INDENT, &Doc::Seq(vec![Doc::text("&"), Doc::array(descriptors)]));
     p.text_line(INDENT, "};");
     let required = schema.required_fields().map(|f| Doc::text(string_literal(f))).collect();
@@ -309,7 +309,7 @@ fn enum_impls(p: &mut Printer, e: &EnumDef, scope: &Scope<'_>) {
     let display = "fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {";
     trait_impl(p, "::std::fmt::Display", name, None, display, &Doc::text("f.write_str(self.as_str())"));
     let parse = Doc::call(
-        format!("{runtime}::codegen::closed_set_value"),
+        format!("{runtime}::__private::closed_set_value"),
         vec![Doc::text("Self::ALL"), Doc::text("Self::VALUES"), Doc::text("text")],
     );
     let from_str = "fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {";
@@ -380,27 +380,32 @@ fn struct_body(p: &mut Printer, indent: usize, s: &StructDef, scope: &Scope<'_>)
         // required nullable field goes through a `with` module, which serde
         // never defaults, so a missing key is an error.
         // (Serializing `Option<T>` needs no module: `None` is `null`.)
-        let (ty, with) = match (field.required, field.nullable) {
-            (true, false) => (base, with),
-            (true, true) if with.is_none() => {
-                let module = format!("{}::nullable::required::deserialize", scope.runtime);
-                serde_args.push(Doc::text(format!("deserialize_with = {}", string_literal(&module))));
-                (option(base), None)
-            }
-            (true, true) => (option(base), with.map(|w| format!("{w}::option"))),
-            // A strict reader refuses `null` where the value is not nullable.
-            (false, false) if scope.settings.strict_readers() => (
-                option(base),
-                Some(
-                    with.map_or_else(|| format!("{}::nullable::not_null", scope.runtime), |w| format!("{w}::not_null")),
+        let (ty, with) =
+            match (field.required, field.nullable) {
+                (true, false) => (base, with),
+                (true, true) if with.is_none() => {
+                    let module = format!("{}::__private::nullable::required::deserialize", scope.runtime);
+                    serde_args.push(Doc::text(format!("deserialize_with = {}", string_literal(&module))));
+                    (option(base), None)
+                }
+                (true, true) => (option(base), with.map(|w| format!("{w}::option"))),
+                // A strict reader refuses `null` where the value is not nullable.
+                (false, false) if scope.settings.strict_readers() => (
+                    option(base),
+                    Some(with.map_or_else(
+                        || format!("{}::__private::nullable::not_null", scope.runtime),
+                        |w| format!("{w}::not_null"),
+                    )),
                 ),
-            ),
-            (false, false) => (option(base), with.map(|w| format!("{w}::option"))),
-            (false, true) => (
-                option(option(base)),
-                Some(with.map_or_else(|| format!("{}::nullable", scope.runtime), |w| format!("{w}::nullable"))),
-            ),
-        };
+                (false, false) => (option(base), with.map(|w| format!("{w}::option"))),
+                (false, true) => (
+                    option(option(base)),
+                    Some(with.map_or_else(
+                        || format!("{}::__private::nullable", scope.runtime),
+                        |w| format!("{w}::nullable"),
+                    )),
+                ),
+            };
         if let Some(with) = with {
             serde_args.push(Doc::text(format!("with = {}", string_literal(&with))));
         }
@@ -436,7 +441,7 @@ fn value_type(value: &RustValue, scope: &Scope<'_>) -> (Doc, Option<String>) {
                 ),
                 None,
             ),
-            Scalar::Date => (Doc::text(format!("{runtime}::time::Date")), Some(format!("{runtime}::format::date"))),
+            Scalar::Date => (Doc::text(format!("{runtime}::time::Date")), Some(format!("{runtime}::__private::date"))),
             Scalar::Url => (Doc::text(format!("{runtime}::AbsoluteUrl")), None),
         },
         RustValue::Struct(s) => (Doc::text(format!("{}{}", scope.prefix, s.name)), None),

@@ -87,7 +87,7 @@ pub struct Generator {
 impl Default for Generator {
     fn default() -> Self {
         Generator {
-            runtime: "::foundry_catalog".to_owned(),
+            runtime: "::foundry_catalog_core".to_owned(),
             threads: emit::available_threads(),
             derives: Vec::new(),
             type_attributes: Vec::new(),
@@ -98,13 +98,13 @@ impl Default for Generator {
 }
 
 impl Generator {
-    /// A generator whose code refers to the runtime as `::foundry_catalog`.
+    /// A generator whose code refers to the runtime as `::foundry_catalog_core`.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Sets the path by which generated code names the runtime crate
-    /// (default `::foundry_catalog`), like `prost-build`'s runtime path: a
+    /// (default `::foundry_catalog_core`), like `prost-build`'s runtime path: a
     /// crate that renames its dependency, or re-exports the runtime from a
     /// crate of its own, sets it here.
     pub fn runtime_path(mut self, path: impl Into<String>) -> Self {

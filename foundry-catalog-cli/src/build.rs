@@ -58,7 +58,7 @@ pub(crate) struct Args {
 }
 
 fn coding(text: &str) -> Result<ContentCoding, String> {
-    text.parse().map_err(|e: foundry_catalog::UnknownValue| e.to_string())
+    text.parse().map_err(|e: foundry_catalog_core::UnknownValue| e.to_string())
 }
 
 fn signing_key(path: &str) -> Result<SigningKey, String> {

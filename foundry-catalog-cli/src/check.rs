@@ -61,7 +61,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
 }
 
 /// The record types defined in `dir`, checked as a build script checks them.
-fn definitions(dir: &std::path::Path) -> Result<Vec<foundry_catalog::RecordSchema>, String> {
+fn definitions(dir: &std::path::Path) -> Result<Vec<foundry_catalog_core::RecordSchema>, String> {
     let sources = foundry_catalog_build::Source::read_dir(dir, ".").map_err(|e| e.to_string())?;
     let checked = foundry_catalog_build::Generator::new().check(&sources).map_err(|e| e.to_string())?;
     Ok(checked.into_iter().map(|t| t.schema).collect())

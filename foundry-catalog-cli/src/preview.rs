@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use foundry_catalog::preview::{ManifestLocation, OutputPreview, ProductContext};
-use foundry_catalog::{Slug, UtcTimestamp};
+use foundry_catalog_core::{Slug, UtcTimestamp};
 
 use crate::{USAGE, fail};
 
@@ -32,7 +32,7 @@ fn parse_slug(text: &str) -> Result<Slug, String> {
 }
 
 fn parse_timestamp(text: &str) -> Result<UtcTimestamp, String> {
-    text.parse().map_err(|e: foundry_catalog::InvalidTimestamp| e.to_string())
+    text.parse().map_err(|e: foundry_catalog_core::InvalidTimestamp| e.to_string())
 }
 
 fn parse_actor_manifest(text: &str) -> Result<ManifestLocation, String> {

@@ -130,7 +130,7 @@ fn preview_prints_the_library_preview() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let schema = foundry_catalog::record_type("regulatory_status_signal").expect("shipped");
     let ctx = ProductContext::new(
-        foundry_catalog::Slug::new("eu-signals").expect("slug"),
+        foundry_catalog_core::Slug::new("eu-signals").expect("slug"),
         "2026-01-01T00:00:00.000000Z".parse().expect("timestamp"),
     );
     let expected = serde_json::to_string_pretty(&OutputPreview::new(schema, &ctx)).expect("serializes");

@@ -38,11 +38,9 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::format::{FieldFormat, date};
+use crate::date;
+use crate::format::{FieldFormat, TEXT_PREFIX};
 use crate::model::{FieldDescriptor, FieldType, FixtureHint, Kind, MAX_SAFE_INTEGER, RecordSchema};
-
-/// Every text value starts with these words (docs/fixtures.md).
-pub const TEXT_PREFIX: &str = "Deterministic fixture";
 
 /// The first date of a date hint, and of a date hint whose date is unusable.
 pub const DEFAULT_DATE: &str = "2026-01-01";

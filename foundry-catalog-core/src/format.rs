@@ -26,7 +26,7 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use crate::model::FieldType;
+use crate::date;
 
 crate::wire_enum! {
     /// The format of a field's values, as written in a definition's
@@ -47,6 +47,18 @@ crate::wire_enum! {
         /// A public-safe deterministic key: no spaces, unique per row.
         Key = "key",
     }
+}
+
+/// Every text value starts with these words (docs/fixtures.md).
+pub const TEXT_PREFIX: &str = "Deterministic fixture";
+
+/// Whether `text` is `lowercase_underscore`: a lowercase letter, then
+/// lowercase letters and digits in words joined by single underscores.
+/// Record labels and marketplace keys follow this rule.
+pub fn is_lowercase_underscore(text: &str) -> bool {
+    let starts_with_letter = text.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
+    starts_with_letter
+        && text.split('_').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
 }
 
 /// The pattern of a slug (see [`crate::Slug`]).
@@ -112,17 +124,6 @@ impl fmt::Display for FormatProblem {
 }
 
 impl FieldFormat {
-    /// The JSON type of values of this format.
-    pub const fn field_type(self) -> FieldType {
-        match self {
-            FieldFormat::Fraction => FieldType::Number,
-            FieldFormat::Payload => FieldType::Object,
-            FieldFormat::Date | FieldFormat::Url | FieldFormat::Token | FieldFormat::Text | FieldFormat::Key => {
-                FieldType::String
-            }
-        }
-    }
-
     /// The fixture hint kind that may seed values of this format
     /// (`absent` fits any optional field besides).
     pub const fn hint_kind(self) -> &'static str {
@@ -134,11 +135,6 @@ impl FieldFormat {
             FieldFormat::Payload => "payload",
             FieldFormat::Text => "text",
         }
-    }
-
-    /// The formats of a field type, for error hints.
-    pub fn formats_for(field_type: FieldType) -> Vec<&'static str> {
-        FieldFormat::ALL.iter().filter(|f| f.field_type() == field_type).map(|f| f.as_str()).collect()
     }
 
     /// What the format is, in words.
@@ -166,7 +162,7 @@ impl FieldFormat {
             (FieldFormat::Token, Value::String(text)) => is_token_value(text),
             (FieldFormat::Key, Value::String(text)) => is_key(text),
             (FieldFormat::Text, Value::String(text)) => text
-                .strip_prefix(crate::fixture::TEXT_PREFIX)
+                .strip_prefix(TEXT_PREFIX)
                 .and_then(|rest| rest.strip_prefix(' '))
                 .is_some_and(|phrase| !phrase.is_empty() && !phrase.chars().any(|c| c.is_ascii_control())),
             (FieldFormat::Fraction, Value::Number(n)) => n.as_f64().is_some_and(|x| (0.0..1.0).contains(&x)),
@@ -240,7 +236,7 @@ fn is_token_value(text: &str) -> bool {
         Some((token, suffix)) => (token, Some(suffix)),
         None => (text, None),
     };
-    crate::is_lowercase_underscore(token)
+    is_lowercase_underscore(token)
         && suffix.is_none_or(|n| {
             n.bytes().all(|b| b.is_ascii_digit()) && n.bytes().next().is_some_and(|b| (b'1'..=b'9').contains(&b))
         })
@@ -303,99 +299,3 @@ impl std::str::FromStr for AbsoluteUrl {
 }
 
 crate::serde_via_str!(AbsoluteUrl);
-
-/// `date` fields: `time::Date` written `YYYY-MM-DD`. Generated code uses
-/// this module with `#[serde(with = "…::format::date")]` (and
-/// `…::format::date::option` for optional fields).
-pub mod date {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    /// The `YYYY-MM-DD` form.
-    pub const FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
-        time::macros::format_description!("[year]-[month]-[day]");
-
-    /// A calendar date in exactly the `YYYY-MM-DD` form (four-digit year).
-    pub fn parse(text: &str) -> Option<time::Date> {
-        let date = time::Date::parse(text, FORMAT).ok()?;
-        // Only the plain four-digit-year form: the date must print back the same.
-        (to_text(date)? == text).then_some(date)
-    }
-
-    /// The `YYYY-MM-DD` text of a date; `None` outside years 0001–9999
-    /// (year 0 is no year to Python's `date` nor to JSON Schema's `format: date`
-    /// there).
-    pub fn to_text(date: time::Date) -> Option<String> {
-        (1..=9999).contains(&date.year()).then(|| date.format(FORMAT).ok()).flatten()
-    }
-
-    /// Serializes a date as `YYYY-MM-DD`.
-    pub fn serialize<S: Serializer>(date: &time::Date, serializer: S) -> Result<S::Ok, S::Error> {
-        let text = to_text(*date).ok_or_else(|| serde::ser::Error::custom("a date outside years 0001-9999"))?;
-        serializer.serialize_str(&text)
-    }
-
-    /// Deserializes a `YYYY-MM-DD` date.
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<time::Date, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        parse(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a calendar date written YYYY-MM-DD")))
-    }
-
-    /// The same for `Option<time::Date>` (with `default` and
-    /// `skip_serializing_if = "Option::is_none"`).
-    pub mod option {
-        use serde::{Deserialize, Deserializer, Serializer};
-
-        /// Serializes `Some(date)` as `YYYY-MM-DD`, `None` as null.
-        pub fn serialize<S: Serializer>(date: &Option<time::Date>, serializer: S) -> Result<S::Ok, S::Error> {
-            match date {
-                Some(date) => super::serialize(date, serializer),
-                None => serializer.serialize_none(),
-            }
-        }
-
-        /// Deserializes a `YYYY-MM-DD` date or null.
-        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<time::Date>, D::Error> {
-            let text = <Option<std::borrow::Cow<'de, str>>>::deserialize(deserializer)?;
-            text.map(|text| {
-                super::parse(&text).ok_or_else(|| {
-                    serde::de::Error::custom(format!("{text:?} is not a calendar date written YYYY-MM-DD"))
-                })
-            })
-            .transpose()
-        }
-    }
-
-    /// The same for an optional date of a strict reader: `Option<time::Date>`
-    /// where `null` is an error (see [`crate::nullable::not_null`]).
-    pub mod not_null {
-        use serde::{Deserializer, Serializer};
-
-        /// Serializes `Some(date)` as `YYYY-MM-DD` (`None` is skipped).
-        pub fn serialize<S: Serializer>(date: &Option<time::Date>, serializer: S) -> Result<S::Ok, S::Error> {
-            super::option::serialize(date, serializer)
-        }
-
-        /// Deserializes a present `YYYY-MM-DD` date, never `null`.
-        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<time::Date>, D::Error> {
-            super::deserialize(deserializer).map(Some)
-        }
-    }
-
-    /// The same for an optional, nullable date: `Option<Option<time::Date>>`
-    /// (with `default` and `skip_serializing_if = "Option::is_none"`):
-    /// absent is `None`, null `Some(None)` (see [`crate::nullable`]).
-    pub mod nullable {
-        use serde::{Deserializer, Serializer};
-
-        /// Serializes `Some(Some(date))` as `YYYY-MM-DD`, `Some(None)` as null.
-        pub fn serialize<S: Serializer>(date: &Option<Option<time::Date>>, serializer: S) -> Result<S::Ok, S::Error> {
-            super::option::serialize(&date.flatten(), serializer)
-        }
-
-        /// Deserializes a present `YYYY-MM-DD` date or null.
-        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Option<time::Date>>, D::Error> {
-            super::option::deserialize(deserializer).map(Some)
-        }
-    }
-}

@@ -13,15 +13,6 @@ use crate::format::FieldFormat;
 /// integer field's bounds and fixture values stay within ±2^53.
 pub const MAX_SAFE_INTEGER: i64 = 1 << 53;
 
-/// Whether `text` is `lowercase_underscore`: a lowercase letter, then
-/// lowercase letters and digits in words joined by single underscores.
-/// Record labels and marketplace keys follow this rule.
-pub fn is_lowercase_underscore(text: &str) -> bool {
-    let starts_with_letter = text.as_bytes().first().is_some_and(u8::is_ascii_lowercase);
-    starts_with_letter
-        && text.split('_').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
-}
-
 crate::wire_enum! {
     /// The JSON type of a field value, as written in a definition's `type` key
     /// and in `schema_preview.fields[].type`.
@@ -624,5 +615,23 @@ impl RecordSchema {
     /// The field with this wire name.
     pub fn field(&self, name: &str) -> Option<&FieldDescriptor> {
         self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+impl FieldFormat {
+    /// The JSON type of values of this format.
+    pub const fn field_type(self) -> FieldType {
+        match self {
+            FieldFormat::Fraction => FieldType::Number,
+            FieldFormat::Payload => FieldType::Object,
+            FieldFormat::Date | FieldFormat::Url | FieldFormat::Token | FieldFormat::Text | FieldFormat::Key => {
+                FieldType::String
+            }
+        }
+    }
+
+    /// The formats of a field type, for error hints.
+    pub fn formats_for(field_type: FieldType) -> Vec<&'static str> {
+        FieldFormat::ALL.iter().filter(|f| f.field_type() == field_type).map(|f| f.as_str()).collect()
     }
 }

@@ -12,8 +12,8 @@ use libfuzzer_sys::fuzz_target;
 
 /// A serving crate's own record type with every construct (lists,
 /// nested objects, closed sets, null, bounds), read once.
-fn rich() -> &'static foundry_catalog::RecordSchema {
-    static RICH: std::sync::OnceLock<foundry_catalog::RecordSchema> = std::sync::OnceLock::new();
+fn rich() -> &'static foundry_catalog_core::RecordSchema {
+    static RICH: std::sync::OnceLock<foundry_catalog_core::RecordSchema> = std::sync::OnceLock::new();
     RICH.get_or_init(|| {
         let text = include_str!("../../examples/record-types-app/record-types/listing_snapshot.json");
         let source = foundry_catalog_build::Source::new("listing_snapshot.json", text);

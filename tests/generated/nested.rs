@@ -4,9 +4,9 @@
 //! covers every nested part of the contract and nothing else.
 
 use foundry_catalog::conformance::validate_rows;
-use foundry_catalog::hash::canonical_json;
-use foundry_catalog::{RecordSchema, fixture};
 use foundry_catalog_build::{Generator, Source};
+use foundry_catalog_core::hash::canonical_json;
+use foundry_catalog_core::{RecordSchema, fixture};
 use serde_json::{Value, json};
 
 const DEFINITION: &str = include_str!("../corpus/good/price_observation.json");
@@ -120,8 +120,8 @@ fn the_canonical_form_covers_nested_contract_and_leaves_prose_out() {
 /// holds the rows at every depth.
 #[test]
 fn the_preview_and_sample_of_every_construct_are_pinned() {
-    use foundry_catalog::Slug;
     use foundry_catalog::preview::{ProductContext, Sample, SchemaPreview};
+    use foundry_catalog_core::Slug;
     let schema = schema_of(DEFINITION);
     let ctx = ProductContext::new(
         Slug::new("nested-slug").expect("a slug"),

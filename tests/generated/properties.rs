@@ -5,9 +5,10 @@
 
 use std::borrow::Cow;
 
-use foundry_catalog::hash::schema_hash;
-use foundry_catalog::{DigestLength, FieldDescriptor, FieldFormat, FieldType, FixtureHint, fixture, json_schema};
+use foundry_catalog::json_schema;
 use foundry_catalog_build::{Generator, Source};
+use foundry_catalog_core::hash::schema_hash;
+use foundry_catalog_core::{DigestLength, FieldDescriptor, FieldFormat, FieldType, FixtureHint, fixture};
 use foundry_catalog_strategies::{hint, nested_fields};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -81,7 +82,7 @@ proptest! {
                     FixtureHint::Absent => prop_assert!(value.is_none()),
                     FixtureHint::Token(_) if field.format == Some(FieldFormat::Key) => {
                         let keys = all.iter().filter_map(|r| r.get(&*field.name));
-                        prop_assert_eq!(foundry_catalog::format::check_unique(keys), None);
+                        prop_assert_eq!(foundry_catalog_core::format::check_unique(keys), None);
                     }
                     FixtureHint::Text(_) | FixtureHint::Token(_) => {
                         let first = all[0].get(&*field.name).and_then(Value::as_str).unwrap_or_default();
@@ -94,7 +95,7 @@ proptest! {
                     }
                     FixtureHint::Url(_) => {
                         let url = value.and_then(Value::as_str).unwrap_or_default();
-                        prop_assert!(foundry_catalog::is_absolute_url(url), "{}", url);
+                        prop_assert!(foundry_catalog_core::is_absolute_url(url), "{}", url);
                     }
                     _ => prop_assert!(value.is_some()),
                 }

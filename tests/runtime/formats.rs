@@ -1,11 +1,11 @@
-//! Field formats (`foundry_catalog::format`): the validator rejects every
+//! Field formats (`foundry_catalog_core::format`): the validator rejects every
 //! sample-row value that breaks a declared format, with a pointer and the
 //! `field_format` rule; integers follow JSON Schema (`3.0` is an
 //! integer); typed rows keep their wire form.
 
 use foundry_catalog::conformance::validate;
 use foundry_catalog::records::{ActorProductRecord, AutomationTriggerActionPayload, RegulatoryStatusSignal};
-use foundry_catalog::{AbsoluteUrl, FieldFormat, RecordType, Slug};
+use foundry_catalog_core::{AbsoluteUrl, FieldFormat, RecordType, Slug};
 use serde_json::{Value, json};
 
 use crate::json_schemas::body;
@@ -111,7 +111,8 @@ fn typed_rows_round_trip_to_the_same_wire_form() {
     let slug = Slug::new("eu-signals").expect("a slug");
     fn same<T: RecordType>(slug: &Slug) {
         let typed = serde_json::to_value(T::fixture_rows(slug)).expect("serializes");
-        let untyped = serde_json::to_value(foundry_catalog::fixture::rows(&T::SCHEMA, slug.as_str())).expect("JSON");
+        let untyped =
+            serde_json::to_value(foundry_catalog_core::fixture::rows(&T::SCHEMA, slug.as_str())).expect("JSON");
         assert_eq!(typed, untyped, "{}", T::LABEL);
         let again: Vec<T> = serde_json::from_value(typed).expect("reads back");
         assert_eq!(again, T::fixture_rows(slug));

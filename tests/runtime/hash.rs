@@ -2,8 +2,8 @@
 
 use std::borrow::Cow;
 
-use foundry_catalog::hash::{canonical_json, schema_hash};
-use foundry_catalog::{DigestLength, FieldDescriptor, FieldType, FixtureHint};
+use foundry_catalog_core::hash::{canonical_json, schema_hash};
+use foundry_catalog_core::{DigestLength, FieldDescriptor, FieldType, FixtureHint};
 
 fn fields() -> Vec<FieldDescriptor> {
     vec![
@@ -106,7 +106,7 @@ fn canonical_numbers_are_written_as_rfc_8785_shows() {
         (0x43143ff3c1cb0959, "1424953923781206.2"),
     ];
     for (bits, expected) in examples {
-        assert_eq!(foundry_catalog::hash::es_number(f64::from_bits(bits)), expected, "{bits:016x}");
+        assert_eq!(foundry_catalog_core::hash::es_number(f64::from_bits(bits)), expected, "{bits:016x}");
     }
 }
 

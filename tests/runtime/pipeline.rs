@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use foundry_catalog::preview::{OutputPreview, ProductContext};
-use foundry_catalog::{FieldFormat, FieldType, FixtureHint, RecordSchema, Slug, fixture};
 use foundry_catalog_build::{Generator, Source};
+use foundry_catalog_core::{FieldFormat, FieldType, FixtureHint, RecordSchema, Slug, fixture};
 use serde_json::Value;
 
 fn shipped_sources() -> Vec<Source> {
@@ -70,7 +70,7 @@ fn shipped_schema_hashes() {
 #[test]
 fn readme_worked_example_canonical_form() {
     let t = foundry_catalog::record_type("actor_product_record").expect("shipped");
-    insta::assert_snapshot!(foundry_catalog::hash::canonical_json(&t.record_label, &t.fields), @r#"{"fields":[{"name":"entityName","required":true,"type":"string"},{"name":"signalType","required":true,"type":"string"},{"name":"summary","required":true,"type":"string"},{"name":"evidenceUrl","required":false,"type":"string"},{"name":"confidence","required":true,"type":"number"},{"name":"recommendedAction","required":true,"type":"string"}],"record_label":"actor_product_record"}"#);
+    insta::assert_snapshot!(foundry_catalog_core::hash::canonical_json(&t.record_label, &t.fields), @r#"{"fields":[{"name":"entityName","required":true,"type":"string"},{"name":"signalType","required":true,"type":"string"},{"name":"summary","required":true,"type":"string"},{"name":"evidenceUrl","required":false,"type":"string"},{"name":"confidence","required":true,"type":"number"},{"name":"recommendedAction","required":true,"type":"string"}],"record_label":"actor_product_record"}"#);
 }
 
 #[test]

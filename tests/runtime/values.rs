@@ -1,7 +1,7 @@
 //! Slugs, timestamps and manifest locations: what is accepted and rejected.
 
 use foundry_catalog::preview::ManifestLocation;
-use foundry_catalog::{Slug, UtcTimestamp};
+use foundry_catalog_core::{Slug, UtcTimestamp};
 
 #[test]
 fn slugs() {

@@ -8,7 +8,8 @@
 
 use std::process::ExitCode;
 
-use foundry_catalog::{Slug, fixture, json_schema};
+use foundry_catalog::json_schema;
+use foundry_catalog_core::{Slug, fixture};
 use foundry_catalog_record_types_app::records::RECORD_TYPES;
 
 fn main() -> ExitCode {

@@ -2,7 +2,8 @@
 //! every depth, and a product record that the conformance validator
 //! accepts, checking the sample against the definition at every depth.
 
-use foundry_catalog::{RecordType, Slug, conformance};
+use foundry_catalog::conformance;
+use foundry_catalog_core::{RecordType, Slug};
 use foundry_catalog_record_types_app::records::listing_snapshot::{
     Condition, SellerAddress, SellerAddressChannelsItem,
 };

@@ -12,11 +12,11 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use foundry_catalog::{
-    FieldDescriptor, FieldFormat, FieldType, FixtureHint, Items, RecordSchema, RecordType, conformance, fixture,
-    json_schema,
-};
+use foundry_catalog::{conformance, json_schema};
 use foundry_catalog_compile_check::{corpus, strict};
+use foundry_catalog_core::{
+    FieldDescriptor, FieldFormat, FieldType, FixtureHint, Items, RecordSchema, RecordType, fixture,
+};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -359,7 +359,7 @@ fn the_rust_types_the_validator_and_the_json_schema_agree_on_every_row() {
 /// takes `null` as `None` and writes it back as `null`.
 #[test]
 fn a_required_nullable_field_of_every_type_needs_its_key() {
-    let typed = corpus::ShipmentEvent::fixture_rows(&foundry_catalog::Slug::new(SLUG).expect("a slug"));
+    let typed = corpus::ShipmentEvent::fixture_rows(&foundry_catalog_core::Slug::new(SLUG).expect("a slug"));
     let row = serde_json::to_value(&typed[0]).expect("serializes");
     for key in ["trackingUrl", "shippedOn", "weightKg", "pieces", "signed", "status", "labels", "route"] {
         let field = corpus::ShipmentEvent::SCHEMA.field(key).cloned().expect("a field");
@@ -396,8 +396,8 @@ fn closed_sets_parse_and_print_their_wire_values() {
 /// Fixture integers stay within the bounds and within ±2^53.
 #[test]
 fn fixture_integers_stay_within_their_bounds_and_2_pow_53() {
-    let rows = corpus::ShipmentEvent::fixture_rows(&foundry_catalog::Slug::new(SLUG).expect("a slug"));
-    let safe = foundry_catalog::MAX_SAFE_INTEGER;
+    let rows = corpus::ShipmentEvent::fixture_rows(&foundry_catalog_core::Slug::new(SLUG).expect("a slug"));
+    let safe = foundry_catalog_core::MAX_SAFE_INTEGER;
     assert_eq!(rows.iter().map(|r| r.counter).collect::<Vec<_>>(), [safe - 1, safe, safe - 1]);
     assert!(rows.iter().all(|r| r.offset.is_some_and(|o| (-safe..=-safe + 2).contains(&o))));
     assert!(rows.iter().all(|r| (0.25..=0.5).contains(&r.progress)), "a fraction hint is moved into the bounds");

@@ -1,8 +1,8 @@
 //! Generated structs keep their wire names and agree with the data-driven
 //! fixture rows, for definitions the main crate does not ship.
 
-use foundry_catalog::{RecordType, Slug, fixture};
 use foundry_catalog_compile_check::corpus;
+use foundry_catalog_core::{RecordType, Slug, fixture};
 use serde_json::Value;
 
 fn slug() -> Slug {
@@ -168,12 +168,12 @@ fn the_registry_holds_every_corpus_type_sorted() {
 fn formats_are_typed_and_rust_names_keep_the_wire() {
     let rows = corpus::Formats::fixture_rows(&slug());
     let row = &rows[1];
-    use foundry_catalog::time::{Date, Month};
+    use foundry_catalog_core::time::{Date, Month};
     let day: Date = row.on_day;
     assert_eq!(Ok(day), Date::from_calendar_date(2024, Month::February, 29));
     assert_eq!(row.maybe_day, Date::from_calendar_date(2026, Month::January, 2).ok());
     assert_eq!(row.absent_day, None);
-    let link: &foundry_catalog::AbsoluteUrl = &row.link;
+    let link: &foundry_catalog_core::AbsoluteUrl = &row.link;
     assert_eq!(link.as_str(), "https://fixtures.example.org/records/compile-check/2");
     assert_eq!(row.dedupe_key, "fixture_dedupe_key_2");
     assert_eq!(row.default_state, "fixture_default_state 2");

@@ -7,7 +7,7 @@
 //! ```
 //! #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 //! struct Row {
-//!     #[serde(default, skip_serializing_if = "Option::is_none", with = "foundry_catalog_core::nullable")]
+//!     #[serde(default, skip_serializing_if = "Option::is_none", with = "foundry_catalog_core::__private::nullable")]
 //!     note: Option<Option<String>>,
 //! }
 //! for text in [r#"{}"#, r#"{"note":null}"#, r#"{"note":"x"}"#] {
@@ -50,7 +50,7 @@ pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
 /// ```
 /// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 /// struct Row {
-///     #[serde(deserialize_with = "foundry_catalog_core::nullable::required::deserialize")]
+///     #[serde(deserialize_with = "foundry_catalog_core::__private::nullable::required::deserialize")]
 ///     rating: Option<i64>,
 /// }
 /// for text in [r#"{"rating":null}"#, r#"{"rating":4}"#] {
@@ -81,7 +81,7 @@ pub mod required {
 /// ```
 /// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 /// struct Row {
-///     #[serde(default, skip_serializing_if = "Option::is_none", with = "foundry_catalog_core::nullable::not_null")]
+///     #[serde(default, skip_serializing_if = "Option::is_none", with = "foundry_catalog_core::__private::nullable::not_null")]
 ///     rating: Option<i64>,
 /// }
 /// assert_eq!(serde_json::from_str::<Row>("{}").unwrap(), Row { rating: None });

@@ -3,7 +3,7 @@
 //! (required, no hint, no format), so a field is one short line.
 //!
 //! ```
-//! use foundry_catalog_core::codegen::*;
+//! use foundry_catalog_core::__private::*;
 //! const FIELDS: &[FieldDescriptor] = &[
 //!     field("station", FieldType::String, "Station name.").text("station").build(),
 //!     field("celsius", FieldType::Number, "Temperature.").optional().build(),
@@ -19,7 +19,7 @@
 //! The builder is `Copy` and holds only `'static` references, which is what
 //! lets every step be a `const fn` (a `const fn` cannot drop the owned
 //! half of a [`Cow`]); [`Field::build`] makes the descriptor. Generated code
-//! names this module once per table (`use <runtime>::codegen::*;` inside
+//! names this module once per table (`use <runtime>::__private::*;` inside
 //! the constant's block), not once per call.
 
 use std::borrow::Cow;
@@ -228,7 +228,7 @@ impl Field {
 /// `ALL` and `VALUES` (one spelling per variant, in the same order).
 ///
 /// ```
-/// use foundry_catalog_core::codegen::closed_set_value;
+/// use foundry_catalog_core::__private::closed_set_value;
 /// #[derive(Debug, Clone, Copy, PartialEq)]
 /// enum Condition { New, Used }
 /// const ALL: &[Condition] = &[Condition::New, Condition::Used];
