@@ -15,9 +15,9 @@
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
-use foundry_catalog::artifact::Artifact;
-use foundry_catalog::catalog::ContentCoding;
-use foundry_catalog::catalog::{Builder, ResponseCatalog};
+use foundry_catalog_serving::artifact::Artifact;
+use foundry_catalog_serving::catalog::ContentCoding;
+use foundry_catalog_serving::catalog::{Builder, ResponseCatalog};
 
 fn main() {
     divan::main();
@@ -99,9 +99,9 @@ fn build_identity(bencher: divan::Bencher) {
 mod stages {
     use std::sync::OnceLock;
 
-    use foundry_catalog::catalog::ContentCoding;
     use foundry_catalog::product::{ProductManifest, ProductRecord};
     use foundry_catalog::response::ProductResponse;
+    use foundry_catalog_serving::catalog::ContentCoding;
     use sha2::{Digest, Sha256};
 
     const COUNT: usize = 1000;

@@ -18,10 +18,10 @@
 use std::collections::HashMap;
 
 use bytes::Bytes;
-use foundry_catalog::catalog::ResponseCatalog;
 use foundry_catalog::product::ProductManifest;
 use foundry_catalog::response::ProductResponse;
-use foundry_catalog::serving::{Request, respond};
+use foundry_catalog_serving::catalog::ResponseCatalog;
+use foundry_catalog_serving::endpoint::{Request, answer};
 
 fn main() {
     divan::main();
@@ -63,13 +63,13 @@ fn bare_hashmap(bencher: divan::Bencher) {
 fn respond_full_path(bencher: divan::Bencher) {
     let catalog = catalog();
     let path = format!("/api/public/foundry/products/{SLUG}");
-    bencher.bench(|| respond(&catalog, &Request::new("GET", divan::black_box(&path))));
+    bencher.bench(|| answer(&catalog, &Request::new("GET", divan::black_box(&path))));
 }
 
 /// Compressing one body, as the catalog does once per product when it is
 /// built (or reloaded).
-#[divan::bench(args = [foundry_catalog::catalog::ContentCoding::Gzip, foundry_catalog::catalog::ContentCoding::Br])]
-fn encode(bencher: divan::Bencher, coding: foundry_catalog::catalog::ContentCoding) {
+#[divan::bench(args = [foundry_catalog_serving::catalog::ContentCoding::Gzip, foundry_catalog_serving::catalog::ContentCoding::Br])]
+fn encode(bencher: divan::Bencher, coding: foundry_catalog_serving::catalog::ContentCoding) {
     let catalog =
         ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
             .expect("catalog");

@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     let sources = foundry_catalog::examples::MANIFESTS
         .iter()
         .map(|(name, text)| (format!("examples/catalog/{name}"), (*text).to_owned()));
-    let artifact = match foundry_catalog::catalog::Builder::new().build(sources) {
+    let artifact = match foundry_catalog_serving::catalog::Builder::new().build(sources) {
         Ok(artifact) => artifact,
         Err(errors) => {
             eprintln!("{errors}");

@@ -5,10 +5,12 @@
 //! it serves when given none.
 //!
 //! ```
-//! use foundry_catalog::catalog::ResponseCatalog;
-//! let sources = foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string()));
-//! let catalog = ResponseCatalog::from_manifests(sources).unwrap();
-//! assert_eq!(catalog.slugs(), foundry_catalog::examples::slugs().collect::<Vec<_>>());
+//! use foundry_catalog::{examples, product::ProductManifest};
+//! for (name, text) in examples::MANIFESTS {
+//!     let record = ProductManifest::from_json(text).unwrap().build().unwrap();
+//!     assert_eq!(format!("{}.json", record.slug), *name);
+//! }
+//! assert_eq!(examples::slugs().count(), 3);
 //! ```
 
 include!(concat!(env!("OUT_DIR"), "/example_catalog.rs"));

@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 use crate::format::pattern_schema;
 use crate::preview::{FieldPreview, Sample};
 use crate::product::{AvailabilityEntry, AvailabilityStatus, Coverage, ProductManifest, ProductRecord, Route};
+use crate::response::ErrorKind;
 use crate::response::ProductResponse;
-use crate::serving::ErrorKind;
 use crate::shape::{Field, Format, Role, Shape};
 use crate::{FieldDescriptor, FieldFormat, Kind, RecordSchema, SampleType};
 
@@ -386,7 +386,7 @@ pub fn record_type_schema(schema: &RecordSchema) -> Value {
 
 /// The OpenAPI 3.1 document of `GET` and `HEAD
 /// /api/public/foundry/products/{slug}`: the slug parameter with its
-/// pattern, every status `serving::respond` answers with (from
+/// pattern, every status `foundry_catalog_serving::endpoint::answer` answers with (from
 /// [`ErrorKind::ALL`]), the response headers, and the response body as
 /// [`response_schema`].
 pub fn openapi() -> Value {
@@ -464,7 +464,7 @@ pub fn openapi() -> Value {
         "info": {
             "title": "Public product catalog",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Read-only product records. Generated from foundry_catalog's key tables and serving::ErrorKind; the rules that compare two values are checked by foundry_catalog::conformance::validate.",
+            "description": "Read-only product records. Generated from foundry_catalog's key tables and response::ErrorKind; the rules that compare two values are checked by foundry_catalog::conformance::validate.",
         },
         "paths": {
             format!("{}{{slug}}", crate::product::API_PATH_PREFIX): {

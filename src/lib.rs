@@ -1,20 +1,23 @@
 //! # foundry-catalog
 //!
-//! The runtime of foundry-catalog: the record types generated from
-//! `record-types/*.json` ([`records`], [`RecordType`], [`record_types`]),
-//! the `schema_preview` and `sample` objects built from them
-//! ([`preview`]), full product records built from manifests
-//! ([`product`], [`manifest`]), the conformance validator for any response
-//! body ([`conformance`]), the JSON Schemas ([`json_schema`]), and the
-//! pre-built catalog with its framework-free request logic ([`catalog`],
-//! [`serving`]).
+//! Product records: the record types shipped in `record-types/*.json`
+//! ([`records`], [`record_types`], [`record_type`]), the `schema_preview`
+//! and `sample` objects of any record type ([`preview`]), full product
+//! records built from manifests ([`product`], [`manifest`]), the response
+//! envelope and the endpoint's error bodies ([`response`]), the
+//! conformance validator for any response body ([`conformance`]), the JSON
+//! Schemas and the OpenAPI document ([`json_schema`]), and the example
+//! catalog ([`examples`]).
 //!
-//! It compiles no code generator: the generator is `foundry-catalog-build`,
-//! a build-dependency of this crate (and of any crate that generates its
-//! own record types). The vocabulary both share (field types, fixture
-//! hints, record schemas, [`hash`], [`fixture`], [`Slug`], timestamps) is
-//! `foundry-catalog-core`, re-exported here, so users depend on this crate
-//! alone.
+//! | crate | for |
+//! |---|---|
+//! | `foundry-catalog-core` | what generated record types target: `RecordType`, field descriptors, `Slug`, timestamps (every item named here from the core has its one path there) |
+//! | `foundry-catalog` (this crate) | product records and their contract |
+//! | `foundry-catalog-serving` | pre-built catalogs, artifacts, the endpoint's HTTP rules and `tower::Service` |
+//!
+//! No Cargo features. This crate turns on serde_json's `preserve_order`
+//! for the whole build that uses it: bodies, previews and schemas are
+//! written in their declared key order.
 //!
 //! The guides ([`guide`]) are the long form: the definition format and
 //! field formats, the fixture rules, the `schema_hash` recipe, the
@@ -33,30 +36,18 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// Generated code names this crate `::foundry_catalog`, in this crate as in
-// any other.
-extern crate self as foundry_catalog;
-
-pub mod artifact;
-pub mod catalog;
 pub mod conformance;
 mod currency;
-mod encoding;
 pub mod examples;
 pub mod guide;
 pub mod json_schema;
+mod locations;
 pub mod manifest;
-mod parallel;
 pub mod preview;
 pub mod product;
 mod record_type;
 pub mod response;
-#[cfg(feature = "http")]
-pub mod service;
-pub mod serving;
 mod shape;
-#[cfg(feature = "signing")]
-pub mod signing;
 
 /// The record types generated from `record-types/*.json` at build time.
 pub mod records {

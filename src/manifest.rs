@@ -11,9 +11,10 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::RecordSchema;
-use crate::conformance::{Rule, Violation, Violations, validate_with};
+use crate::conformance::{Rule, Violation, Violations};
 use crate::preview::{ManifestLocation, ProductContext, Sample, SchemaPreview};
 use crate::product::{ProductManifest, ProductRecord};
+use crate::response::ProductResponse;
 
 /// Why a manifest could not be read.
 #[derive(Debug)]
@@ -81,13 +82,15 @@ impl ProductManifest {
     /// `RECORD_TYPES`), whose samples are checked at every depth.
     pub fn build_with(&self, record_types: &[RecordSchema]) -> Result<ProductRecord, Violations> {
         let record = self.assemble_with(record_types)?;
-        let violations = record_violations(&crate::response::body_bytes(&record), record_types);
-        if violations.0.is_empty() { Ok(record) } else { Err(violations) }
+        ProductResponse::body(&record, record_types)?;
+        Ok(record)
     }
 
     /// The record with its sample and schema preview, not yet checked
-    /// against the spec (callers validate its serialized body once).
-    pub(crate) fn assemble(&self) -> Result<ProductRecord, Violations> {
+    /// against the spec: [`ProductResponse::body`] serializes and checks
+    /// it in one pass (a catalog build validates each body once this way;
+    /// [`ProductManifest::build`] is both steps).
+    pub fn assemble(&self) -> Result<ProductRecord, Violations> {
         self.assemble_with(&[])
     }
 
@@ -117,21 +120,4 @@ impl ProductManifest {
         let ctx = ProductContext::new(self.slug.clone(), self.freshness_label).with_manifest(location);
         Ok(self.to_record(Sample::new(record_type, &ctx), SchemaPreview::new(record_type, &ctx)))
     }
-}
-
-/// Every violation of a serialized response body `{"data": record}`,
-/// with pointers relative to the record (as the manifest's keys are).
-pub(crate) fn record_violations(body: &[u8], record_types: &[RecordSchema]) -> Violations {
-    let body: Value = match serde_json::from_slice(body) {
-        Ok(body) => body,
-        Err(e) => {
-            return Violations(vec![Violation::new("", Rule::Type, format!("the record does not serialize: {e}"))]);
-        }
-    };
-    Violations(
-        validate_with(&body, record_types)
-            .into_iter()
-            .map(|v| Violation { pointer: v.pointer.strip_prefix("/data").unwrap_or(&v.pointer).to_owned(), ..v })
-            .collect(),
-    )
 }

@@ -18,30 +18,16 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+pub use crate::locations::{API_PATH_PREFIX, Route};
 use crate::preview::{Sample, SchemaPreview};
 use crate::shape::{Format, Shape, wire_object};
 use crate::{Currency, OffsetTimestamp, Slug, UtcTimestamp};
-
-/// The API path prefix; a record's `api_path` is this plus its slug.
-pub const API_PATH_PREFIX: &str = "/api/public/foundry/products/";
 
 const TEXT: Shape = Shape::Str(Format::Text);
 const TEXTS: Shape = Shape::Array(&TEXT);
 const ANYS: Shape = Shape::Array(&Shape::Any);
 const NULLABLE_TEXT: Shape = Shape::Nullable(&TEXT);
 const KEY: Shape = Shape::Str(Format::Key);
-
-foundry_catalog_core::wire_enum! {
-    /// The product group of a record (`route`), which fixes its `category`.
-    pub enum Route {
-        /// Category `dataset_product`.
-        Datasets = "datasets",
-        /// Category `actor_product`.
-        Actors = "actors",
-        /// Category `automation_connector`.
-        Automation = "automation",
-    }
-}
 
 foundry_catalog_core::wire_enum! {
     /// The product kind (`category`); always the one that goes with the route.
@@ -423,37 +409,5 @@ impl ProductRecord {
     /// `content_score`: the same as `quality.content_score`.
     pub fn content_score(&self) -> i64 {
         self.quality.content_score.0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::response::ProductResponse;
-    use crate::shape::Field;
-
-    /// The typed serializer writes exactly the keys of the shape table, in order.
-    #[test]
-    fn typed_keys_follow_the_shape_table() {
-        fn keys(value: &serde_json::Value) -> Vec<&str> {
-            value.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default()
-        }
-        fn names(fields: &[Field]) -> Vec<&str> {
-            fields.iter().map(|f| f.name).collect()
-        }
-        let (_, text) = crate::examples::MANIFESTS
-            .iter()
-            .find(|(name, _)| *name == "eu-regulatory-status-signals.json")
-            .expect("an example");
-        let manifest: ProductManifest = serde_json::from_str(text).expect("a manifest");
-        let body = serde_json::to_value(ProductResponse { data: manifest.build().expect("builds") }).expect("JSON");
-        let data = &body["data"];
-        assert_eq!(keys(&body), names(ProductResponse::KEYS));
-        assert_eq!(keys(data), names(ProductRecord::KEYS));
-        assert_eq!(keys(&data["marketplaces"][0]), names(MarketplaceListing::KEYS));
-        assert_eq!(keys(&data["primary_cta"]), names(MarketplaceListing::KEYS));
-        assert_eq!(keys(&data["marketplace_availability"][0]), names(AvailabilityEntry::KEYS));
-        assert_eq!(keys(&data["sample"]), names(Sample::KEYS));
-        assert_eq!(keys(&data["schema_preview"]), names(SchemaPreview::KEYS));
     }
 }

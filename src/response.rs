@@ -1,10 +1,12 @@
-//! The response envelope `{"data": <product record>}`: the body of a 200
-//! answer to `GET /api/public/foundry/products/<slug>` (docs/serving.md).
+//! The bodies of `GET /api/public/foundry/products/<slug>`
+//! (docs/serving.md): the envelope `{"data": <product record>}` of a 200
+//! answer, and every error the endpoint answers with ([`ErrorKind`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::conformance::{Rule, Violation, Violations};
+use crate::RecordSchema;
+use crate::conformance::{Rule, Violation, Violations, validate_with};
 use crate::product::ProductRecord;
 use crate::shape::{Field, Role, Shape};
 
@@ -20,7 +22,7 @@ pub struct ProductResponse {
 
 /// The body `{"data": record}` as bytes, serialized straight from the
 /// typed record, exactly as [`ProductResponse`] serializes.
-pub(crate) fn body_bytes(record: &ProductRecord) -> Vec<u8> {
+fn body_bytes(record: &ProductRecord) -> Vec<u8> {
     #[derive(Serialize)]
     struct Envelope<'a> {
         data: &'a ProductRecord,
@@ -29,7 +31,34 @@ pub(crate) fn body_bytes(record: &ProductRecord) -> Vec<u8> {
     serde_json::to_vec(&Envelope { data: record }).unwrap_or_default()
 }
 
+/// Every violation of a serialized response body `{"data": record}`,
+/// with pointers relative to the record (as the manifest's keys are).
+fn record_violations(body: &[u8], record_types: &[RecordSchema]) -> Violations {
+    let body: Value = match serde_json::from_slice(body) {
+        Ok(body) => body,
+        Err(e) => {
+            return Violations(vec![Violation::new("", Rule::Type, format!("the record does not serialize: {e}"))]);
+        }
+    };
+    Violations(
+        validate_with(&body, record_types)
+            .into_iter()
+            .map(|v| Violation { pointer: v.pointer.strip_prefix("/data").unwrap_or(&v.pointer).to_owned(), ..v })
+            .collect(),
+    )
+}
+
 impl ProductResponse {
+    /// The body `{"data": record}` as bytes, serialized straight from the
+    /// typed record, and checked against the spec (knowing `record_types`
+    /// besides the shipped ones): the body, or every violation, with
+    /// pointers relative to the record (as a manifest's keys are).
+    pub fn body(record: &ProductRecord, record_types: &[RecordSchema]) -> Result<Vec<u8>, Violations> {
+        let body = body_bytes(record);
+        let violations = record_violations(&body, record_types);
+        if violations.0.is_empty() { Ok(body) } else { Err(violations) }
+    }
+
     /// The envelope's one key.
     pub const KEYS: &'static [Field] = &[Field {
         name: "data",
@@ -85,5 +114,111 @@ fn drop_derived(value: &mut Value, shape: &Shape) {
             }
         }
         _ => {}
+    }
+}
+
+/// Every error the product path answers with: its status, its code and
+/// its fixed message (no request input is ever echoed). The OpenAPI
+/// document lists them from here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// 400: the slug is not a slug.
+    InvalidSlug,
+    /// 400: an HTTP/1.1 request without exactly one valid `Host`.
+    BadHost,
+    /// 404: nothing is served at this path.
+    NoResource,
+    /// 404: no product has this slug.
+    NoProduct,
+    /// 405: a method other than GET and HEAD.
+    MethodNotAllowed,
+    /// 406: `Accept-Encoding` excludes every stored coding.
+    NotAcceptable,
+    /// 412: `If-Match` does not match.
+    PreconditionFailed,
+}
+
+impl ErrorKind {
+    /// Every error, in status order.
+    pub const ALL: [ErrorKind; 7] = [
+        ErrorKind::InvalidSlug,
+        ErrorKind::BadHost,
+        ErrorKind::NoResource,
+        ErrorKind::NoProduct,
+        ErrorKind::MethodNotAllowed,
+        ErrorKind::NotAcceptable,
+        ErrorKind::PreconditionFailed,
+    ];
+
+    /// The HTTP status.
+    pub const fn status(self) -> u16 {
+        match self {
+            ErrorKind::InvalidSlug | ErrorKind::BadHost => 400,
+            ErrorKind::NoResource | ErrorKind::NoProduct => 404,
+            ErrorKind::MethodNotAllowed => 405,
+            ErrorKind::NotAcceptable => 406,
+            ErrorKind::PreconditionFailed => 412,
+        }
+    }
+
+    /// The `code` of the error body.
+    pub const fn code(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidSlug => "invalid_slug",
+            ErrorKind::BadHost => "bad_host",
+            ErrorKind::NoResource | ErrorKind::NoProduct => "not_found",
+            ErrorKind::MethodNotAllowed => "method_not_allowed",
+            ErrorKind::NotAcceptable => "not_acceptable",
+            ErrorKind::PreconditionFailed => "precondition_failed",
+        }
+    }
+
+    /// The fixed `message` of the error body.
+    pub const fn message(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidSlug => {
+                "a slug is lowercase letters and digits joined by single hyphens, at most 200 bytes"
+            }
+            ErrorKind::BadHost => "an HTTP/1.1 request needs exactly one valid Host",
+            ErrorKind::NoResource => "no resource at this path",
+            ErrorKind::NoProduct => "no product with this slug",
+            ErrorKind::MethodNotAllowed => "only GET and HEAD are allowed here",
+            ErrorKind::NotAcceptable => "none of br, gzip or identity is acceptable",
+            ErrorKind::PreconditionFailed => "the product does not match If-Match",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preview::{Sample, SchemaPreview};
+    use crate::product::{AvailabilityEntry, MarketplaceListing, ProductManifest, ProductRecord};
+    use crate::shape::Field;
+
+    /// The typed serializer writes exactly the keys of the shape table, in order.
+    #[test]
+    fn typed_keys_follow_the_shape_table() {
+        fn keys(value: &serde_json::Value) -> Vec<&str> {
+            value.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default()
+        }
+        fn names(fields: &[Field]) -> Vec<&str> {
+            fields.iter().map(|f| f.name).collect()
+        }
+        let (_, text) = crate::examples::MANIFESTS
+            .iter()
+            .find(|(name, _)| *name == "eu-regulatory-status-signals.json")
+            .expect("an example");
+        let manifest: ProductManifest = serde_json::from_str(text).expect("a manifest");
+        let body = serde_json::to_value(ProductResponse { data: manifest.build().expect("builds") }).expect("JSON");
+        let data = &body["data"];
+        assert_eq!(keys(&body), names(ProductResponse::KEYS));
+        assert_eq!(keys(data), names(ProductRecord::KEYS));
+        assert_eq!(keys(&data["marketplaces"][0]), names(MarketplaceListing::KEYS));
+        assert_eq!(keys(&data["primary_cta"]), names(MarketplaceListing::KEYS));
+        assert_eq!(keys(&data["marketplace_availability"][0]), names(AvailabilityEntry::KEYS));
+        assert_eq!(keys(&data["sample"]), names(Sample::KEYS));
+        assert_eq!(keys(&data["schema_preview"]), names(SchemaPreview::KEYS));
     }
 }

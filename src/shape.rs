@@ -55,12 +55,12 @@ impl Format {
             }
             Format::CanonicalPath => {
                 text.strip_prefix('/').and_then(|rest| rest.split_once('/')).is_some_and(|(route, slug)| {
-                    route.parse::<crate::product::Route>().is_ok() && crate::Slug::check(slug).is_ok()
+                    route.parse::<crate::locations::Route>().is_ok() && crate::Slug::check(slug).is_ok()
                 })
             }
-            Format::ApiPath => {
-                text.strip_prefix(crate::product::API_PATH_PREFIX).is_some_and(|slug| crate::Slug::check(slug).is_ok())
-            }
+            Format::ApiPath => text
+                .strip_prefix(crate::locations::API_PATH_PREFIX)
+                .is_some_and(|slug| crate::Slug::check(slug).is_ok()),
             Format::ManifestPath => manifest_path_slug(text).is_some(),
         };
         if ok { Ok(()) } else { Err(format!("{text:?} is not {}", self.describe())) }
@@ -101,8 +101,8 @@ impl Format {
             Format::AbsoluteUrl => crate::format::ABSOLUTE_URL_PATTERN.to_owned(),
             Format::Currency => "^[A-Z]{3}$".to_owned(),
             Format::HexDigest => "^([0-9a-f]{40}|[0-9a-f]{64})$".to_owned(),
-            Format::CanonicalPath => format!("^/({})/{SLUG_BODY}$", crate::product::Route::VALUES.join("|")),
-            Format::ApiPath => format!("^{}{SLUG_BODY}$", crate::product::API_PATH_PREFIX),
+            Format::CanonicalPath => format!("^/({})/{SLUG_BODY}$", crate::locations::Route::VALUES.join("|")),
+            Format::ApiPath => format!("^{}{SLUG_BODY}$", crate::locations::API_PATH_PREFIX),
             Format::ManifestPath => format!(
                 "^(products/generated/{SLUG_BODY}/product\\.json|[a-z][a-z0-9+.-]*://actors/([A-Za-z0-9_.-]*[A-Za-z0-9_-][A-Za-z0-9_.-]*|\\.\\.\\.+)/{SLUG_BODY})$"
             ),
@@ -129,7 +129,7 @@ pub(crate) fn manifest_path_slug(path: &str) -> Option<&str> {
         None => {
             let (scheme, rest) = path.split_once("://actors/")?;
             let (publisher, slug) = rest.split_once('/')?;
-            crate::preview::ManifestLocation::actor(scheme, publisher).ok()?;
+            crate::locations::ManifestLocation::actor(scheme, publisher).ok()?;
             slug
         }
     };

@@ -1,5 +1,5 @@
 //! `foundry-catalog build`: a folder of product manifests → one catalog
-//! artifact file (`foundry_catalog::artifact`) that `serve --catalog`
+//! artifact file (`foundry_catalog_serving::artifact`) that `serve --catalog`
 //! loads without building anything.
 
 use std::io::IsTerminal;
@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use foundry_catalog::artifact::Artifact;
-use foundry_catalog::catalog::{Builder, ContentCoding, Progress, ResponseCatalog};
-use foundry_catalog::signing::SigningKey;
+use foundry_catalog_serving::artifact::Artifact;
+use foundry_catalog_serving::catalog::{Builder, ContentCoding, Progress, ResponseCatalog};
+use foundry_catalog_serving::signing::SigningKey;
 
 use crate::{BROKEN, USAGE, fail};
 

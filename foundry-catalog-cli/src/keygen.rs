@@ -5,7 +5,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use foundry_catalog::signing::SigningKey;
+use foundry_catalog_serving::signing::SigningKey;
 
 use crate::{USAGE, fail};
 

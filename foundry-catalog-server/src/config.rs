@@ -7,9 +7,9 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use foundry_catalog::artifact::ArtifactError;
-use foundry_catalog::catalog::{Builder, CatalogError, CatalogErrors, Progress, ResponseCatalog};
-use foundry_catalog::signing::VerifyKey;
+use foundry_catalog_serving::artifact::ArtifactError;
+use foundry_catalog_serving::catalog::{Builder, CatalogError, CatalogErrors, Progress, ResponseCatalog};
+use foundry_catalog_serving::signing::VerifyKey;
 
 /// Where the catalog comes from; reloads rebuild or reread it from the
 /// same place.
@@ -35,7 +35,7 @@ impl CatalogSource {
 
     /// Builds or loads and validates the catalog (all problems, each
     /// naming its file). With `verify_key`, only an artifact signed by
-    /// that key loads ([`foundry_catalog::artifact::Artifact::verify`]);
+    /// that key loads ([`foundry_catalog_serving::artifact::Artifact::verify`]);
     /// a folder or the embedded catalog, which carry no signature, are
     /// refused. A folder is built incrementally from `previous`, the
     /// catalog being served, when it can be (else the log says why).
@@ -286,8 +286,8 @@ mod cli {
     }
 
     /// A verify key file, read when the arguments are.
-    pub(super) fn verify_key(path: &str) -> Result<foundry_catalog::signing::VerifyKey, String> {
-        foundry_catalog::signing::VerifyKey::read(std::path::Path::new(path)).map_err(|e| e.reason)
+    pub(super) fn verify_key(path: &str) -> Result<foundry_catalog_serving::signing::VerifyKey, String> {
+        foundry_catalog_serving::signing::VerifyKey::read(std::path::Path::new(path)).map_err(|e| e.reason)
     }
 
     /// A count: a whole number in a range.

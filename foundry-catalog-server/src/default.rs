@@ -3,8 +3,8 @@
 //! manifest), embedded in the binary and loaded without building.
 
 use bytes::Bytes;
-use foundry_catalog::artifact::Artifact;
-use foundry_catalog::catalog::{CatalogError, CatalogErrors, ResponseCatalog};
+use foundry_catalog_serving::artifact::Artifact;
+use foundry_catalog_serving::catalog::{CatalogError, CatalogErrors, ResponseCatalog};
 
 /// The artifact build.rs wrote.
 static ARTIFACT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.fcat"));

@@ -9,7 +9,7 @@ pub enum ServeError {
     Start(#[from] std::io::Error),
     /// The catalog has problems; nothing was served.
     #[error("{0}")]
-    Catalog(foundry_catalog::catalog::CatalogErrors),
+    Catalog(foundry_catalog_serving::catalog::CatalogErrors),
     /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

@@ -1,5 +1,5 @@
 //! One request in, one response out: the operations endpoints, and the
-//! product path through `foundry_catalog::service::respond`.
+//! product path through `foundry_catalog_serving::service::respond`.
 //!
 //! | path | answer |
 //! |---|---|
@@ -78,11 +78,11 @@ fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: By
     (response, sent)
 }
 
-/// The product path: `foundry_catalog::service::respond`, the same answer
+/// The product path: `foundry_catalog_serving::service::respond`, the same answer
 /// an axum or hyper application gets from its `CatalogService`. Returns
 /// the response and the body bytes it sends.
 fn product<B>(state: &State, request: &Request<B>) -> (Response<Full<Bytes>>, usize) {
-    let response = foundry_catalog::service::respond(&state.catalog.load(), request);
+    let response = foundry_catalog_serving::service::respond(&state.catalog.load(), request);
     let sent =
         usize::try_from(hyper::body::Body::size_hint(response.body()).exact().unwrap_or(0)).unwrap_or(usize::MAX);
     (response, sent)

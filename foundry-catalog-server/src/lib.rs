@@ -3,7 +3,7 @@
 //! Serves `GET /api/public/foundry/products/{slug}` from a
 //! `ResponseCatalog` of pre-built bodies over HTTP/1.1, ready to sit
 //! behind nothing but a TCP load balancer. All product request handling is
-//! `foundry_catalog::serving::respond`; this crate runs the sockets:
+//! `foundry_catalog_serving::endpoint::answer`; this crate runs the sockets:
 //!
 //! - **a thread per core**: [`Config::workers`] workers, the server's own
 //!   runtime and threads with a single-threaded runtime each; the accept
@@ -38,6 +38,7 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod config;
 mod connection;

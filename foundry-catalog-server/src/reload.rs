@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
 use tracing::{error, info};
 
-use foundry_catalog::signing::VerifyKey;
+use foundry_catalog_serving::signing::VerifyKey;
 
 use crate::config::CatalogSource;
 use crate::state::State;

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use foundry_catalog::catalog::ResponseCatalog;
-use foundry_catalog::service::SharedCatalog;
+use foundry_catalog_serving::catalog::ResponseCatalog;
+use foundry_catalog_serving::service::SharedCatalog;
 
 use crate::metrics::Metrics;
 

@@ -7,9 +7,9 @@
 #![no_main]
 
 use bytes::Bytes;
-use foundry_catalog::artifact::Artifact;
-use foundry_catalog::catalog::ResponseCatalog;
-use foundry_catalog::signing::SigningKey;
+use foundry_catalog_serving::artifact::Artifact;
+use foundry_catalog_serving::catalog::ResponseCatalog;
+use foundry_catalog_serving::signing::SigningKey;
 use sha2::{Digest, Sha256};
 use libfuzzer_sys::fuzz_target;
 

@@ -5,8 +5,8 @@
 
 use std::sync::OnceLock;
 
-use foundry_catalog::catalog::ResponseCatalog;
-use foundry_catalog::serving::{Request, respond};
+use foundry_catalog_serving::catalog::ResponseCatalog;
+use foundry_catalog_serving::endpoint::{Request, answer};
 use libfuzzer_sys::fuzz_target;
 
 const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "get", ""];
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let path = String::from_utf8_lossy(path);
     let path = if selector & 0x80 != 0 { format!("{PREFIX}{path}") } else { path.into_owned() };
-    let reply = respond(
+    let reply = answer(
         catalog(),
         &Request { if_none_match: header, if_match: header, accept_encoding: header, ..Request::new(method, &path) },
     );

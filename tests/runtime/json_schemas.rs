@@ -8,6 +8,8 @@
 use std::path::Path;
 
 use foundry_catalog::json_schema;
+use foundry_catalog::product::ProductManifest;
+use foundry_catalog::response::ProductResponse;
 use serde_json::Value;
 
 fn root() -> &'static Path {
@@ -25,16 +27,17 @@ fn committed_schema_files_are_current() {
     }
 }
 
-/// The example catalog (`examples/catalog/`), built as `serve --catalog` builds it.
-fn example_catalog() -> foundry_catalog::catalog::ResponseCatalog {
-    foundry_catalog::catalog::ResponseCatalog::from_dir(&root().join("examples/catalog")).expect("the examples build")
-}
-
-/// The example catalog's body for `slug`, as JSON.
+/// The example catalog's body for `slug` (`examples/catalog/<slug>.json`
+/// built and serialized as a catalog build does), as JSON.
 pub(crate) fn body(slug: &str) -> Value {
-    let catalog = example_catalog();
-    let entry = catalog.get(slug).unwrap_or_else(|| panic!("no product {slug}"));
-    serde_json::from_slice(&entry.body()).expect("a body is JSON")
+    let (_, text) = foundry_catalog::examples::MANIFESTS
+        .iter()
+        .find(|(name, _)| name.strip_suffix(".json") == Some(slug))
+        .unwrap_or_else(|| panic!("no product {slug}"));
+    let record = ProductManifest::from_json(text)
+        .and_then(|m| m.build().map_err(foundry_catalog::manifest::ManifestError::Invalid))
+        .expect("an example builds");
+    serde_json::from_slice(&ProductResponse::body(&record, &[]).expect("an example conforms")).expect("a body is JSON")
 }
 
 fn cases() -> Value {
@@ -92,7 +95,7 @@ fn the_validator_rejects_every_mutation_the_schemas_reject() {
     for Mutation { instances, sets } in mutations("product-response.schema.json") {
         for pattern in &instances {
             let slugs: Vec<String> = match pattern.strip_prefix("generated/bodies/") {
-                Some("*.json") => example_catalog().slugs().iter().map(|s| (*s).to_owned()).collect(),
+                Some("*.json") => foundry_catalog::examples::slugs().map(str::to_owned).collect(),
                 Some(file) => vec![file.trim_end_matches(".json").to_owned()],
                 None => panic!("response mutations are made on rendered bodies, not {pattern}"),
             };

@@ -5,7 +5,7 @@
 
 use axum::Router;
 use axum::routing::get;
-use foundry_catalog::service::{CatalogService, SharedCatalog};
+use foundry_catalog_serving::service::{CatalogService, SharedCatalog};
 
 /// The application: its own `/` and `/hello`, and the catalog.
 pub fn app(catalog: SharedCatalog) -> Router {

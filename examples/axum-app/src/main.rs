@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use foundry_catalog::catalog::ResponseCatalog;
-use foundry_catalog::service::SharedCatalog;
+use foundry_catalog_serving::catalog::ResponseCatalog;
+use foundry_catalog_serving::service::SharedCatalog;
 use tokio::signal::unix::{SignalKind, signal};
 
 #[tokio::main(flavor = "current_thread")]

@@ -5,8 +5,8 @@ use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::Path;
 
-use foundry_catalog::catalog::ResponseCatalog;
-use foundry_catalog::service::SharedCatalog;
+use foundry_catalog_serving::catalog::ResponseCatalog;
+use foundry_catalog_serving::service::SharedCatalog;
 
 /// The example catalog, as the project's server has it by default.
 fn catalog() -> ResponseCatalog {

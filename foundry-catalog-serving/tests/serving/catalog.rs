@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
-use foundry_catalog::artifact::{Artifact, ArtifactError, FORMAT_VERSION};
-use foundry_catalog::catalog::ContentCoding;
-use foundry_catalog::catalog::{CatalogError, ResponseCatalog};
+use foundry_catalog_serving::artifact::{Artifact, ArtifactError, FORMAT_VERSION};
+use foundry_catalog_serving::catalog::ContentCoding;
+use foundry_catalog_serving::catalog::{CatalogError, ResponseCatalog};
 
 fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog")
 }
 
 /// A fresh temporary folder for one test.
@@ -21,7 +21,7 @@ fn temp(name: &str) -> PathBuf {
 
 /// The example catalog as an artifact file's bytes.
 fn example_artifact() -> Vec<u8> {
-    foundry_catalog::catalog::Builder::new().build_dir(&examples()).expect("the examples build").to_vec()
+    foundry_catalog_serving::catalog::Builder::new().build_dir(&examples()).expect("the examples build").to_vec()
 }
 
 fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
@@ -143,7 +143,7 @@ fn every_problem_of_every_file_is_reported_with_a_count() {
     std::fs::write(dir.join("not-json.json"), "{\"slug\": ").expect("write");
     std::fs::write(dir.join("latin-1.json"), b"{\"title\": \"caf\xe9\"}").expect("write");
     std::fs::write(dir.join("two-problems.json"), r#"{"slug": "Two Problems", "title": 3}"#).expect("write");
-    let errors = foundry_catalog::catalog::Builder::new().build_dir(&dir).expect_err("three bad manifests");
+    let errors = foundry_catalog_serving::catalog::Builder::new().build_dir(&dir).expect_err("three bad manifests");
     let _ = std::fs::remove_dir_all(&dir);
     let files: Vec<&str> =
         errors.errors.iter().map(|e| Path::new(e.file()).file_name().and_then(|n| n.to_str()).unwrap_or("")).collect();
@@ -171,7 +171,7 @@ fn a_bad_catalog_fails_at_start_naming_the_file() {
 fn duplicate_slugs_name_both_files() {
     let (file, text) = (
         "examples/catalog/crm-webhook-connector.json",
-        include_str!("../../examples/catalog/crm-webhook-connector.json"),
+        include_str!("../../../examples/catalog/crm-webhook-connector.json"),
     );
     let errors = ResponseCatalog::from_manifests([
         (file.to_owned(), text.to_owned()),

@@ -8,13 +8,13 @@
 //! covers is in [`crate::artifact`].
 //!
 //! ```
-//! use foundry_catalog::catalog::{Builder, ResponseCatalog};
-//! use foundry_catalog::signing::SigningKey;
-//! let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+//! use foundry_catalog_serving::catalog::Builder;
+//! use foundry_catalog_serving::signing::SigningKey;
+//! let sources = foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string()));
 //! let key = SigningKey::from_seed([7; 32]);
-//! let mut artifact = Builder::new().build_dir(&dir).unwrap();
+//! let mut artifact = Builder::new().build(sources).unwrap();
 //! artifact.sign(&key);
-//! let copied = foundry_catalog::artifact::Artifact::parse(artifact.to_vec().into()).unwrap();
+//! let copied = foundry_catalog_serving::artifact::Artifact::parse(artifact.to_vec().into()).unwrap();
 //! copied.verify(&key.verify_key()).unwrap();
 //! let other = SigningKey::from_seed([8; 32]).verify_key();
 //! assert!(copied.verify(&other).unwrap_err().to_string().contains("not by the verify key"));
@@ -130,6 +130,7 @@ fn read<K>(path: &Path, parse: fn(&str) -> Result<K, String>) -> Result<K, KeyEr
     parse(&text).map_err(|reason| KeyError { file, reason })
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
 impl Artifact {
     /// Signs the artifact with `key` (replacing any signature it had).
     /// Ed25519 signatures are deterministic: the same artifact and key

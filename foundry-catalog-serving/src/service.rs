@@ -2,7 +2,7 @@
 //! (feature `http`): [`CatalogService`], a `tower::Service` an axum or
 //! hyper application mounts in one line, and [`respond`], the same
 //! answer as a function. Both answer exactly as `foundry-catalog serve`
-//! does (the server calls [`respond`] too): [`serving::respond`]'s rules,
+//! does (the server calls [`respond`] too): [`endpoint::answer`](crate::endpoint::answer)'s rules,
 //! every line of a repeated header read as one list, and the HTTP/1.1
 //! `Host` check (400 `bad_host`).
 //!
@@ -26,11 +26,10 @@
 //! directly:
 //!
 //! ```
-//! use foundry_catalog::catalog::ResponseCatalog;
-//! use foundry_catalog::service::{CatalogService, SharedCatalog};
+//! use foundry_catalog_serving::catalog::ResponseCatalog;
+//! use foundry_catalog_serving::service::{CatalogService, SharedCatalog};
 //! use tower_service::Service;
-//! # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
-//! let catalog = SharedCatalog::new(ResponseCatalog::from_dir(&examples).unwrap());
+//! let catalog = SharedCatalog::new(ResponseCatalog::examples());
 //! let mut service = CatalogService::new(catalog.clone());
 //! let get = |path: &str| http::Request::get(path).header("host", "catalog.example").body(()).unwrap();
 //! let path = "/api/public/foundry/products/crm-webhook-connector";
@@ -42,7 +41,7 @@
 //! assert_eq!(refused.headers()["allow"], "GET, HEAD");
 //!
 //! // A reload: every request after this sees the new catalog.
-//! catalog.store(ResponseCatalog::from_dir(&examples).unwrap());
+//! catalog.store(ResponseCatalog::examples());
 //! assert_eq!(service.call(get(path)).into_inner().unwrap().status(), 200);
 //! ```
 
@@ -58,7 +57,8 @@ use http::{Method, StatusCode, Version};
 use http_body_util::Full;
 
 use crate::catalog::ResponseCatalog;
-use crate::serving::{self, ErrorKind, Reply};
+use crate::endpoint::{self, Reply};
+use foundry_catalog::response::ErrorKind;
 
 /// A catalog that can be replaced while it is served: cheap to clone
 /// (every clone is the same catalog), and [`store`](Self::store) swaps a
@@ -128,9 +128,8 @@ impl<B> tower_service::Service<http::Request<B>> for CatalogService {
 /// path is 404), with the HTTP/1.1 `Host` check.
 ///
 /// ```
-/// use foundry_catalog::{catalog::ResponseCatalog, service::respond};
-/// # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
-/// let catalog = ResponseCatalog::from_dir(&examples).unwrap();
+/// use foundry_catalog_serving::{catalog::ResponseCatalog, service::respond};
+/// let catalog = ResponseCatalog::examples();
 /// let request = http::Request::get("/api/public/foundry/products/crm-webhook-connector")
 ///     .header("host", "catalog.example")
 ///     .header("accept-encoding", "gzip")
@@ -148,9 +147,9 @@ pub fn respond<B>(catalog: &ResponseCatalog, request: &http::Request<B>) -> http
         let if_match = wanted.if_match.list(headers, header::IF_MATCH);
         let if_none_match = wanted.if_none_match.list(headers, header::IF_NONE_MATCH);
         let accept_encoding = wanted.accept_encoding.list(headers, header::ACCEPT_ENCODING);
-        serving::respond(
+        endpoint::answer(
             catalog,
-            &serving::Request {
+            &endpoint::Request {
                 method: request.method().as_str(),
                 path: request.uri().path(),
                 if_match: if_match.as_deref(),
@@ -271,6 +270,6 @@ impl<'a> Wanted<'a> {
     /// §3.2): an authority without user information.
     fn host_is_valid(&self, version: Version) -> bool {
         version != Version::HTTP_11
-            || (!self.host.more && self.host.first.is_some_and(|host| serving::is_host(host.as_bytes())))
+            || (!self.host.more && self.host.first.is_some_and(|host| endpoint::is_host(host.as_bytes())))
     }
 }

@@ -1,12 +1,9 @@
 //! The previous artifact of an incremental build: which of its products
 //! can be taken as they are, and whether it may be used at all.
 
-use std::sync::OnceLock;
-
-use sha2::{Digest, Sha256};
-
 use super::ResponseCatalog;
-use super::builder::{Blocks, build_manifest, generator, record_type_ids};
+use super::blocks::Blocks;
+use super::render::{generator, record_type_ids, renderer_sha256};
 use crate::artifact::{Artifact, IndexEntry, SOURCE_LEN};
 use crate::encoding::ContentCoding;
 
@@ -151,32 +148,4 @@ impl Previous {
         }
         entry
     }
-}
-
-/// [`crate::artifact::Metadata::renderer_sha256`] of this build: the
-/// SHA-256 of the generator, every record type as compiled in
-/// (descriptions, fields and fixture hints included) and the example
-/// catalog rendered and compressed in every coding this build makes. Any
-/// change in what renders or compresses a body changes one of them.
-pub(crate) fn renderer_sha256() -> &'static str {
-    static DIGEST: OnceLock<String> = OnceLock::new();
-    DIGEST.get_or_init(|| {
-        let mut hasher = Sha256::new();
-        let mut part = |bytes: &[u8]| {
-            hasher.update((bytes.len() as u64).to_le_bytes());
-            hasher.update(bytes);
-        };
-        part(generator().as_bytes());
-        for record_type in crate::record_types() {
-            part(format!("{record_type:?}").as_bytes());
-        }
-        for (file, text) in crate::examples::MANIFESTS {
-            let body = build_manifest(file, text.as_bytes()).map(|r| crate::response::body_bytes(&r));
-            let body = body.unwrap_or_default();
-            for coding in crate::encoding::available() {
-                part(&coding.encode(&body).unwrap_or_default());
-            }
-        }
-        hex::encode(hasher.finalize().as_slice())
-    })
 }

@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use foundry_catalog::artifact::Artifact;
-use foundry_catalog::catalog::{Builder, CatalogErrors, Progress, ResponseCatalog, Unusable};
+use foundry_catalog_serving::artifact::Artifact;
+use foundry_catalog_serving::catalog::{Builder, CatalogErrors, Progress, ResponseCatalog, Unusable};
 use proptest::prelude::*;
 
 use crate::catalog::with_checksum;
@@ -154,7 +154,7 @@ fn a_previous_artifact_from_another_build_is_refused_with_the_reason() {
 
     #[cfg(feature = "compression")]
     {
-        use foundry_catalog::catalog::ContentCoding;
+        use foundry_catalog_serving::catalog::ContentCoding;
         let identity = Builder::new().codings(&[ContentCoding::Identity]).expect("available");
         let error = identity.clone().previous(&loaded(&first)).expect_err("other codings");
         assert!(matches!(error, Unusable::Codings { .. }), "{error}");

@@ -3,12 +3,12 @@
 
 use std::io::Read;
 
-use foundry_catalog::catalog::{ContentCoding, ResponseCatalog};
-use foundry_catalog::serving::{Request, respond};
+use foundry_catalog_serving::catalog::{ContentCoding, ResponseCatalog};
+use foundry_catalog_serving::endpoint::{Request, answer};
 
 /// The example catalog, with every coding this build makes.
 fn examples() -> ResponseCatalog {
-    ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog"))
+    ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
         .expect("examples")
 }
 
@@ -17,7 +17,7 @@ fn examples() -> ResponseCatalog {
 fn negotiate(header: Option<&[u8]>) -> Option<ContentCoding> {
     let catalog = examples();
     let path = "/api/public/foundry/products/crm-webhook-connector";
-    let reply = respond(&catalog, &Request { accept_encoding: header, ..Request::new("GET", path) });
+    let reply = answer(&catalog, &Request { accept_encoding: header, ..Request::new("GET", path) });
     match reply.status {
         406 => None,
         200 => Some(reply.content_encoding.map_or(ContentCoding::Identity, |c| c.parse().expect("a coding"))),
@@ -60,8 +60,9 @@ fn negotiation_follows_rfc_9110() {
 
 #[test]
 fn every_representation_decodes_to_the_identity_bytes_and_has_its_own_etag() {
-    let catalog = ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog"))
-        .expect("catalog");
+    let catalog =
+        ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+            .expect("catalog");
     for slug in catalog.slugs() {
         let entry = catalog.get(slug).expect("entry");
         let identity = entry.representation(ContentCoding::Identity).body();
@@ -87,11 +88,12 @@ fn every_representation_decodes_to_the_identity_bytes_and_has_its_own_etag() {
 
 #[test]
 fn conditional_requests_compare_the_selected_representation() {
-    let catalog = ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog"))
-        .expect("catalog");
+    let catalog =
+        ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+            .expect("catalog");
     let path = "/api/public/foundry/products/crm-webhook-connector";
     let get = |accept: Option<&'static [u8]>| {
-        respond(&catalog, &Request { accept_encoding: accept, ..Request::new("GET", path) })
+        answer(&catalog, &Request { accept_encoding: accept, ..Request::new("GET", path) })
     };
     let br = get(Some(b"br"));
     assert_eq!((br.status, br.content_encoding, br.vary), (200, Some("br"), Some("Accept-Encoding")));
@@ -99,12 +101,12 @@ fn conditional_requests_compare_the_selected_representation() {
     assert_eq!((identity.content_encoding, identity.vary), (None, Some("Accept-Encoding")));
     let br_etag = br.etag.expect("an ETag");
     let revalidate = |accept: Option<&'static [u8]>, tag: &[u8]| {
-        respond(&catalog, &Request { accept_encoding: accept, if_none_match: Some(tag), ..Request::new("GET", path) })
+        answer(&catalog, &Request { accept_encoding: accept, if_none_match: Some(tag), ..Request::new("GET", path) })
     };
     let cached = revalidate(Some(b"br"), &br_etag);
     assert_eq!((cached.status, cached.body.len(), cached.content_encoding), (304, 0, None));
     assert_eq!(revalidate(None, &br_etag).status, 200, "the identity representation has another ETag");
-    let head = respond(&catalog, &Request { accept_encoding: Some(b"gzip"), ..Request::new("HEAD", path) });
+    let head = answer(&catalog, &Request { accept_encoding: Some(b"gzip"), ..Request::new("HEAD", path) });
     assert_eq!((head.status, head.content_encoding, head.body.len()), (200, Some("gzip"), 0));
     assert_eq!(
         head.content_length,

@@ -9,24 +9,25 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-use bytes::{Bytes, BytesMut};
 use sha2::{Digest, Sha256};
 
+use super::blocks::Blocks;
 use super::previous::{Previous, Unusable};
+use super::render::{build_manifest, generator, record_type_ids, renderer_sha256, stem};
 use super::stamps::{Recorder, Stamp};
-use super::{CatalogError, CatalogErrors, LAST_HTTP_DATE, ResponseCatalog};
-use crate::artifact::{self, Artifact, IndexEntry, RecordTypeId, SOURCE_LEN, Span};
+use super::{CatalogError, CatalogErrors, ResponseCatalog};
+use crate::artifact::{self, Artifact, IndexEntry, LAST_HTTP_DATE, SOURCE_LEN};
 use crate::encoding::ContentCoding;
-use crate::manifest::ManifestError;
-use crate::product::{ProductManifest, ProductRecord};
+use foundry_catalog::product::ProductRecord;
+use foundry_catalog::response::ProductResponse;
 
 /// Builds catalogs into [`Artifact`]s, like `prost_build::Config`:
 /// configure, then build from a folder, from manifests or from records.
 ///
 /// ```
-/// use foundry_catalog::catalog::{Builder, ContentCoding};
-/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
-/// let artifact = Builder::new().codings(&[ContentCoding::Identity]).unwrap().build_dir(&dir).unwrap();
+/// use foundry_catalog_serving::catalog::{Builder, ContentCoding};
+/// let sources = foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string()));
+/// let artifact = Builder::new().codings(&[ContentCoding::Identity]).unwrap().build(sources).unwrap();
 /// assert_eq!(artifact.len(), 3);
 /// assert_eq!(artifact.metadata().codings, [ContentCoding::Identity]);
 /// ```
@@ -241,11 +242,8 @@ impl Builder {
     /// Serializes one record and validates it (once); reuses the previous
     /// artifact's representations when the body is theirs, else compresses.
     fn prepare(&self, file: &str, record: &ProductRecord, source: [u8; SOURCE_LEN]) -> Result<Product, CatalogError> {
-        let body = crate::response::body_bytes(record);
-        let violations = crate::manifest::record_violations(&body, &[]);
-        if !violations.0.is_empty() {
-            return Err(CatalogError::Invalid { file: file.to_owned(), violations });
-        }
+        let body = ProductResponse::body(record, &[])
+            .map_err(|violations| CatalogError::Invalid { file: file.to_owned(), violations })?;
         let slug = record.slug.to_string();
         if let Some(previous) = &self.previous
             && let Some(entry) = previous.same_body(&slug, &body, source)
@@ -299,80 +297,6 @@ struct Prepared {
 
 /// What one thread built: its data and its products' entries (or problems).
 type Part = (Blocks, Vec<Result<(String, String, IndexEntry), CatalogError>>);
-
-/// One thread's data: bytes appended to blocks, so that growing never
-/// copies what was written (as doubling a `Vec` would) and no product is
-/// an allocation of its own, and runs of a previous artifact's bytes,
-/// shared rather than copied. Blocks start at [`Blocks::FIRST`] and double
-/// up to [`Blocks::SIZE`], so a rebuild that renders one product holds a
-/// small block, not a large one, for as long as that product is served. A
-/// block's unused tail is never written, so it takes address space but no
-/// memory.
-#[derive(Default)]
-pub(super) struct Blocks {
-    pieces: Vec<Bytes>,
-    current: BytesMut,
-    /// The previous artifact's range the last piece holds, while it can grow.
-    run: Option<(u64, u64)>,
-    /// Bytes written so far: the offset of the next span.
-    written: u64,
-    /// The capacity of the next block.
-    next: usize,
-}
-
-impl Blocks {
-    const FIRST: usize = 64 << 10;
-    const SIZE: usize = 4 << 20;
-
-    /// Appends `bytes`; returns their span.
-    pub(super) fn put(&mut self, bytes: &[u8]) -> Span {
-        if self.current.capacity() - self.current.len() < bytes.len() {
-            self.seal();
-            let size = self.next.clamp(Self::FIRST, Self::SIZE);
-            self.next = size * 2;
-            self.current = BytesMut::with_capacity(size.max(bytes.len()));
-        }
-        self.run = None;
-        let span = Span { offset: self.written, len: u32::try_from(bytes.len()).unwrap_or(u32::MAX) };
-        self.current.extend_from_slice(bytes);
-        self.written += bytes.len() as u64;
-        span
-    }
-
-    /// Appends `len` bytes of `from`'s data region at `offset` without
-    /// copying them; returns where they start, or `None` when they do not
-    /// lie in one of its buffers.
-    pub(super) fn share(&mut self, from: &Artifact, offset: u64, len: u64) -> Option<u64> {
-        let at = self.written;
-        if let Some((start, end)) = self.run
-            && end == offset
-            && self.current.is_empty()
-            && let Ok(longer) = from.slice_range(start, end + len - start)
-        {
-            *self.pieces.last_mut()? = longer;
-            self.run = Some((start, end + len));
-        } else {
-            let bytes = from.slice_range(offset, len).ok()?;
-            self.seal();
-            self.pieces.push(bytes);
-            self.run = Some((offset, offset + len));
-        }
-        self.written += len;
-        Some(at)
-    }
-
-    /// Moves what the current block holds into the pieces.
-    fn seal(&mut self) {
-        if !self.current.is_empty() {
-            self.pieces.push(self.current.split().freeze());
-        }
-    }
-
-    fn finish(mut self) -> Vec<Bytes> {
-        self.seal();
-        self.pieces
-    }
-}
 
 /// Counts products as the threads finish them and reports them.
 struct Counter<'a> {
@@ -474,7 +398,7 @@ impl Builder {
             return Err(CatalogErrors { errors, sources: items.len() });
         }
         let record_types = record_type_ids();
-        let renderer = super::previous::renderer_sha256().to_owned();
+        let renderer = renderer_sha256().to_owned();
         let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
         Ok(Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers, origins))
     }
@@ -502,44 +426,4 @@ impl Builder {
             Product::Reused { file, slug, entry, from, .. } => (file, slug, from.write(entry, blocks)),
         }
     }
-}
-
-/// `foundry-catalog <version>`: the generator an artifact names.
-pub(super) fn generator() -> String {
-    format!("foundry-catalog {}", env!("CARGO_PKG_VERSION"))
-}
-
-/// The record types this build knows, as an artifact names them.
-pub(super) fn record_type_ids() -> Vec<RecordTypeId> {
-    crate::record_types()
-        .iter()
-        .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
-        .collect()
-}
-
-/// A manifest file's stem: the slug it must hold (empty when not UTF-8).
-fn stem(file: &Path) -> &str {
-    file.file_stem().and_then(|s| s.to_str()).unwrap_or_default()
-}
-
-/// Reads and builds one manifest.
-pub(super) fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, CatalogError> {
-    let file = file.to_owned();
-    let text = std::str::from_utf8(bytes).map_err(|e| CatalogError::Read {
-        reason: format!("not UTF-8 text: invalid byte at offset {}", e.valid_up_to()),
-        file: file.clone(),
-    })?;
-    let manifest = match ProductManifest::from_json(text) {
-        Ok(manifest) => manifest,
-        Err(ManifestError::Syntax(e)) => {
-            let message = e.to_string();
-            let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
-            return Err(CatalogError::Manifest { file, line: e.line(), column: e.column().max(1), message });
-        }
-        Err(ManifestError::Invalid(violations)) => return Err(CatalogError::Invalid { file, violations }),
-    };
-    if stem(Path::new(&file)) != manifest.slug.as_str() {
-        return Err(CatalogError::FileName { slug: manifest.slug.to_string(), file });
-    }
-    manifest.assemble().map_err(|violations| CatalogError::Invalid { file, violations })
 }

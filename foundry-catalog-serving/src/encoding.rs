@@ -202,7 +202,7 @@ mod recycling {
             // Bodies of many sizes and contents, each compressed after
             // others have left the pool's buffers full of their matches.
             let mut bodies: Vec<Vec<u8>> =
-                crate::examples::MANIFESTS.iter().map(|(_, t)| t.as_bytes().to_vec()).collect();
+                foundry_catalog::examples::MANIFESTS.iter().map(|(_, t)| t.as_bytes().to_vec()).collect();
             let mut state = 0x2545_f491_4f6c_dd1d_u64;
             for len in [0, 1, 17, 300, 4096, 70_000, 300_000] {
                 let text = (0..len)

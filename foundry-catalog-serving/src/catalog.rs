@@ -22,12 +22,14 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 
 use crate::artifact::{self, Artifact, ArtifactError, IndexEntry, Metadata};
-use crate::conformance::Violations;
 pub use crate::encoding::ContentCoding;
-use crate::product::ProductRecord;
+use foundry_catalog::conformance::Violations;
+use foundry_catalog::product::ProductRecord;
 
+mod blocks;
 mod builder;
 mod previous;
+mod render;
 pub(crate) mod stamps;
 
 pub use builder::{Builder, Progress, UnavailableCoding};
@@ -264,8 +266,7 @@ fn thousands(n: usize) -> String {
 /// Pre-built responses by slug.
 ///
 /// ```
-/// # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
-/// let catalog = foundry_catalog::catalog::ResponseCatalog::from_dir(&examples).unwrap();
+/// let catalog = foundry_catalog_serving::catalog::ResponseCatalog::examples();
 /// let entry = catalog.get("crm-webhook-connector").unwrap();
 /// assert!(entry.body().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
 /// assert_eq!(entry.etag().len(), 66);
@@ -280,6 +281,15 @@ pub struct ResponseCatalog {
 }
 
 impl ResponseCatalog {
+    /// The example catalog (`foundry_catalog::examples`, one product per
+    /// shipped record type), built in memory: what the server serves when
+    /// given no catalog, and a catalog for tests in one call.
+    pub fn examples() -> Self {
+        let sources =
+            foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string()));
+        Self::from_manifests(sources).expect("the example catalog builds (tests/serving checks it)")
+    }
+
     /// Builds the manifests `*.json` in a folder in memory ([`Builder::build_dir`]).
     pub fn from_dir(dir: &Path) -> Result<Self, CatalogErrors> {
         Self::from_artifact(Builder::new().build_dir(dir)?)
@@ -330,7 +340,7 @@ impl ResponseCatalog {
         {
             let slug = artifact.slice(slug)?;
             let name = || String::from_utf8_lossy(&slug);
-            if check && !std::str::from_utf8(&slug).is_ok_and(|s| crate::Slug::check(s).is_ok()) {
+            if check && !std::str::from_utf8(&slug).is_ok_and(|s| foundry_catalog_core::Slug::check(s).is_ok()) {
                 return Err(malformed(format!("{:?} is not a slug", name())));
             }
             let last_modified = artifact.slice(last_modified)?;
@@ -402,6 +412,3 @@ impl ResponseCatalog {
         self.entries.is_empty()
     }
 }
-
-/// The last instant an HTTP date can say: 9999-12-31T23:59:59Z.
-pub(crate) const LAST_HTTP_DATE: u64 = 253_402_300_799;

@@ -2,14 +2,14 @@
 //! refuses everything else, naming why.
 
 use bytes::Bytes;
-use foundry_catalog::artifact::{Artifact, ArtifactError};
-use foundry_catalog::catalog::{Builder, ContentCoding, ResponseCatalog};
-use foundry_catalog::signing::{SigningKey, VerifyKey};
+use foundry_catalog_serving::artifact::{Artifact, ArtifactError};
+use foundry_catalog_serving::catalog::{Builder, ContentCoding, ResponseCatalog};
+use foundry_catalog_serving::signing::{SigningKey, VerifyKey};
 
 use crate::catalog::with_checksum;
 
 fn examples() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog")
 }
 
 /// The example catalog (identity only, to keep it small), signed by `key`.

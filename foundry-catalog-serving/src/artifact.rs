@@ -57,7 +57,7 @@
 //! [`FORMAT_VERSION`]), the lengths (the file must be exactly as long as
 //! its header says, so a truncated file is named as such), the CRC-32,
 //! the metadata, the signature region's length, every span (inside the
-//! data region), every slug ([`crate::Slug`]), every ETag's form, every
+//! data region), every slug ([`foundry_catalog_core::Slug`]), every ETag's form, every
 //! date (the `Last-Modified` text must be `modified` as an IMF-fixdate),
 //! no slug twice, and [`Metadata::content_sha256`] recomputed from the
 //! slugs and ETags. Nothing in a file can make the loader panic or read
@@ -99,6 +99,8 @@ const MAX_METADATA_LEN: u64 = 1 << 24;
 const ETAG_LEN: usize = 66;
 /// The length of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
 const HTTP_DATE_LEN: usize = 29;
+/// The last instant an HTTP date can say: 9999-12-31T23:59:59Z.
+pub(crate) const LAST_HTTP_DATE: u64 = 253_402_300_799;
 /// What a signature signs, before the metadata and the index.
 #[cfg(feature = "signing")]
 pub(crate) const SIGNING_CONTEXT: &[u8] = b"foundry-catalog artifact signature\n";
@@ -832,7 +834,7 @@ pub(crate) fn is_strong_etag(etag: &[u8]) -> bool {
 /// Whether `date` is `seconds` since 1970 as an IMF-fixdate.
 pub(crate) fn is_http_date_of(date: &[u8], seconds: u64) -> bool {
     date.len() == HTTP_DATE_LEN
-        && seconds <= crate::catalog::LAST_HTTP_DATE
+        && seconds <= LAST_HTTP_DATE
         && httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds)).as_bytes() == date
 }
 

@@ -34,7 +34,8 @@ use bytes::Bytes;
 
 use crate::catalog::ResponseCatalog;
 use crate::encoding::{negotiate, trim_ows};
-use crate::product::API_PATH_PREFIX;
+use foundry_catalog::product::API_PATH_PREFIX;
+use foundry_catalog::response::ErrorKind;
 
 /// `Cache-Control` of product responses.
 pub const CACHE_CONTROL: &str = "public, max-age=300";
@@ -68,79 +69,6 @@ impl<'a> Request<'a> {
     /// A request with no conditional headers.
     pub fn new(method: &'a str, path: &'a str) -> Self {
         Request { method, path, ..Request::default() }
-    }
-}
-
-/// Every error the product path answers with: its status, its code and
-/// its fixed message (no request input is ever echoed). The OpenAPI
-/// document lists them from here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ErrorKind {
-    /// 400: the slug is not a slug.
-    InvalidSlug,
-    /// 400: an HTTP/1.1 request without exactly one valid `Host`.
-    BadHost,
-    /// 404: nothing is served at this path.
-    NoResource,
-    /// 404: no product has this slug.
-    NoProduct,
-    /// 405: a method other than GET and HEAD.
-    MethodNotAllowed,
-    /// 406: `Accept-Encoding` excludes every stored coding.
-    NotAcceptable,
-    /// 412: `If-Match` does not match.
-    PreconditionFailed,
-}
-
-impl ErrorKind {
-    /// Every error, in status order.
-    pub const ALL: [ErrorKind; 7] = [
-        ErrorKind::InvalidSlug,
-        ErrorKind::BadHost,
-        ErrorKind::NoResource,
-        ErrorKind::NoProduct,
-        ErrorKind::MethodNotAllowed,
-        ErrorKind::NotAcceptable,
-        ErrorKind::PreconditionFailed,
-    ];
-
-    /// The HTTP status.
-    pub const fn status(self) -> u16 {
-        match self {
-            ErrorKind::InvalidSlug | ErrorKind::BadHost => 400,
-            ErrorKind::NoResource | ErrorKind::NoProduct => 404,
-            ErrorKind::MethodNotAllowed => 405,
-            ErrorKind::NotAcceptable => 406,
-            ErrorKind::PreconditionFailed => 412,
-        }
-    }
-
-    /// The `code` of the error body.
-    pub const fn code(self) -> &'static str {
-        match self {
-            ErrorKind::InvalidSlug => "invalid_slug",
-            ErrorKind::BadHost => "bad_host",
-            ErrorKind::NoResource | ErrorKind::NoProduct => "not_found",
-            ErrorKind::MethodNotAllowed => "method_not_allowed",
-            ErrorKind::NotAcceptable => "not_acceptable",
-            ErrorKind::PreconditionFailed => "precondition_failed",
-        }
-    }
-
-    /// The fixed `message` of the error body.
-    pub const fn message(self) -> &'static str {
-        match self {
-            ErrorKind::InvalidSlug => {
-                "a slug is lowercase letters and digits joined by single hyphens, at most 200 bytes"
-            }
-            ErrorKind::BadHost => "an HTTP/1.1 request needs exactly one valid Host",
-            ErrorKind::NoResource => "no resource at this path",
-            ErrorKind::NoProduct => "no product with this slug",
-            ErrorKind::MethodNotAllowed => "only GET and HEAD are allowed here",
-            ErrorKind::NotAcceptable => "none of br, gzip or identity is acceptable",
-            ErrorKind::PreconditionFailed => "the product does not match If-Match",
-        }
     }
 }
 
@@ -194,21 +122,20 @@ impl Reply {
 /// The reply to one request.
 ///
 /// ```
-/// use foundry_catalog::{catalog::ResponseCatalog, serving::{Request, respond}};
-/// # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
-/// let catalog = ResponseCatalog::from_dir(&examples).unwrap();
+/// use foundry_catalog_serving::{catalog::ResponseCatalog, endpoint::{Request, answer}};
+/// let catalog = ResponseCatalog::examples();
 /// let path = "/api/public/foundry/products/crm-webhook-connector";
-/// let ok = respond(&catalog, &Request::new("GET", path));
+/// let ok = answer(&catalog, &Request::new("GET", path));
 /// assert_eq!(ok.status, 200);
 /// let etag = ok.etag.unwrap();
-/// let cached = respond(&catalog, &Request { if_none_match: Some(&etag), ..Request::new("GET", path) });
+/// let cached = answer(&catalog, &Request { if_none_match: Some(&etag), ..Request::new("GET", path) });
 /// assert_eq!((cached.status, cached.body.len()), (304, 0));
-/// let changed = respond(&catalog, &Request { if_match: Some(b"\"other\""), ..Request::new("GET", path) });
+/// let changed = answer(&catalog, &Request { if_match: Some(b"\"other\""), ..Request::new("GET", path) });
 /// assert_eq!(changed.status, 412);
-/// assert_eq!(respond(&catalog, &Request::new("GET", "/api/public/foundry/products/crm-webhook-connector%2F")).status, 400);
-/// assert_eq!(respond(&catalog, &Request::new("GET", "/api/public/foundry/products/crm-webhook-connec%74or")).status, 200);
+/// assert_eq!(answer(&catalog, &Request::new("GET", "/api/public/foundry/products/crm-webhook-connector%2F")).status, 400);
+/// assert_eq!(answer(&catalog, &Request::new("GET", "/api/public/foundry/products/crm-webhook-connec%74or")).status, 200);
 /// ```
-pub fn respond(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
+pub fn answer(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     let head = request.method == "HEAD";
     let path = decode_unreserved(request.path);
     let Some(slug) = path.strip_prefix(API_PATH_PREFIX) else {
@@ -220,7 +147,7 @@ pub fn respond(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     if request.method != "GET" && !head {
         return Reply::error(ErrorKind::MethodNotAllowed, false);
     }
-    if crate::Slug::check(slug).is_err() {
+    if foundry_catalog_core::Slug::check(slug).is_err() {
         return Reply::error(ErrorKind::InvalidSlug, head);
     }
     let Some(entry) = catalog.get(slug) else {
@@ -291,7 +218,7 @@ fn decode_unreserved(path: &str) -> Cow<'_, str> {
 /// characters a URL means the same by, percent-encoded or not.
 ///
 /// ```
-/// use foundry_catalog::serving::is_unreserved;
+/// use foundry_catalog_serving::endpoint::is_unreserved;
 /// assert!(is_unreserved(b's') && is_unreserved(b'~'));
 /// assert!(!is_unreserved(b'/') && !is_unreserved(b'%'));
 /// ```
@@ -379,7 +306,7 @@ fn modified_at_or_before(modified: std::time::SystemTime, since: &[u8]) -> bool 
 /// tags compared strongly (a weak tag never matches).
 ///
 /// ```
-/// use foundry_catalog::serving::etag_matches_strongly;
+/// use foundry_catalog_serving::endpoint::etag_matches_strongly;
 /// assert!(etag_matches_strongly(b"*", "\"abc\""));
 /// assert!(etag_matches_strongly(b"\"x\", \"abc\"", "\"abc\""));
 /// assert!(!etag_matches_strongly(b"W/\"abc\"", "\"abc\""));
@@ -396,7 +323,7 @@ pub fn etag_matches_strongly(header: &[u8], etag: &str) -> bool {
 /// after the point where it breaks.
 ///
 /// ```
-/// use foundry_catalog::serving::etag_matches;
+/// use foundry_catalog_serving::endpoint::etag_matches;
 /// assert!(etag_matches(b"*", "\"abc\""));
 /// assert!(etag_matches(b"\"x\", W/\"abc\"", "\"abc\""));
 /// assert!(!etag_matches(b"\"abcd\"", "\"abc\""));

@@ -1,0 +1,11 @@
+//! Integration tests of `foundry-catalog-serving`, in one binary so a cold
+//! `cargo test` links it once: catalogs built from folders, manifests and
+//! records, the artifact file, incremental builds, compression and
+//! signatures.
+
+mod catalog;
+#[cfg(feature = "compression")]
+mod encoding;
+mod incremental;
+#[cfg(feature = "signing")]
+mod signing;
