@@ -8,7 +8,7 @@
 //!
 //! | format | type | values | Rust |
 //! |---|---|---|---|
-//! | `date` | string | a calendar date `YYYY-MM-DD` | `time::Date` (through [`date`]) |
+//! | `date` | string | a calendar date `YYYY-MM-DD` | `time::Date` (through the hidden serde helpers generated code names) |
 //! | `url` | string | an absolute http(s) URL (RFC 3986) | [`AbsoluteUrl`] |
 //! | `fraction` | number | `0 ≤ x < 1` | `f64` |
 //! | `token` | string | a `lowercase_underscore` token, with the optional `" N"` row suffix | `String` |

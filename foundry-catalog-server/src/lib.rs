@@ -35,6 +35,9 @@
 //! `connection` (hyper on one socket, its timeouts and drain, through
 //! `io` and `tracker`) → `handler` (one request, one response) → `state`
 //! (the catalog, readiness, `metrics`). `reload` rebuilds the catalog.
+//!
+//! Unix only (Linux, macOS), as `foundry-catalog-serving` is: signals,
+//! inode and ctime stamps.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -39,7 +39,7 @@
 //! which names every slug and ETag, each ETag names its body's bytes, and
 //! the index holds every date and source digest: a signature that
 //! verifies, with every ETag checked against its body, covers every byte
-//! served ([`Artifact::verify`], with the `signing` feature).
+//! served (`Artifact::verify`, with the `signing` feature).
 //!
 //! # Format, version 1
 //!
@@ -599,7 +599,7 @@ impl Artifact {
     }
 
     /// Who signed it, if it is signed (whether the signature holds is
-    /// [`Artifact::verify`]'s to say).
+    /// `Artifact::verify`'s to say).
     pub fn signature(&self) -> Option<&Signature> {
         self.signature.as_ref()
     }

@@ -4,7 +4,7 @@
 //! /api/public/foundry/products/{slug}`: pre-built catalogs of product
 //! records ([`catalog`]), the signed artifact file a catalog is stored in
 //! ([`artifact`]), and the endpoint's HTTP rules ([`endpoint`]); with the
-//! `http` feature, the endpoint as a `tower::Service` ([`service`]).
+//! `http` feature, the endpoint as a `tower::Service` (`service`).
 //! Every body is built, validated, compressed and hashed when the catalog
 //! is built, so answering a request is a lookup.
 //!
@@ -22,8 +22,15 @@
 //! | feature | adds |
 //! |---|---|
 //! | `compression` | gzip and brotli representations of every body, made when a catalog is built |
-//! | `http` | [`service`]: `CatalogService` (a `tower::Service` over the `http` crate's types), `SharedCatalog`, `respond` |
-//! | `signing` | [`signing`]: Ed25519 keys that sign artifacts and verify them before they are served |
+//! | `http` | `service`: `CatalogService` (a `tower::Service` over the `http` crate's types), `SharedCatalog`, `respond` |
+//! | `signing` | `signing`: Ed25519 keys that sign artifacts and verify them before they are served |
+//!
+//! ## Platforms
+//!
+//! Unix only (Linux, macOS): an incremental build tells a changed manifest
+//! and a kept-open previous artifact by inode and ctime
+//! (`std::os::unix`). The core, the generator and the records crate are
+//! portable.
 //!
 //! The crates beside it: `foundry-catalog-core` (what generated record
 //! types target), `foundry-catalog` (product records, the validator, the

@@ -2,7 +2,7 @@
 //! (feature `http`): [`CatalogService`], a `tower::Service` an axum or
 //! hyper application mounts in one line, and [`respond`], the same
 //! answer as a function. Both answer exactly as `foundry-catalog serve`
-//! does (the server calls [`respond`] too): [`endpoint::answer`](crate::endpoint::answer)'s rules,
+//! does (the server calls [`respond`] too): [`crate::endpoint::answer`]'s rules,
 //! every line of a repeated header read as one list, and the HTTP/1.1
 //! `Host` check (400 `bad_host`).
 //!

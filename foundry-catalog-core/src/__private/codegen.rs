@@ -28,7 +28,7 @@ pub use crate::format::FieldFormat;
 pub use crate::model::{EnumValue, FieldDescriptor, FieldType};
 use crate::model::{FixtureHint, Items};
 
-/// A field (or a list's item) being described; see the [module](self).
+/// A field (or a list's item) being described; see the module docs.
 #[derive(Debug, Clone, Copy)]
 #[must_use = "a field is described by calling `.build()`"]
 pub struct Field {

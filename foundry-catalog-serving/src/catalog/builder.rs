@@ -144,7 +144,7 @@ impl Builder {
     /// digests it records are taken as they are, as a build cache's
     /// contents are: where the previous artifact comes from storage others
     /// can write, sign artifacts and verify it first
-    /// ([`crate::artifact::Artifact::verify`], as `foundry-catalog build
+    /// (`Artifact::verify`, as `foundry-catalog build
     /// --sign-key` does).
     pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<(), Unusable> {
         self.previous = None;
