@@ -56,7 +56,7 @@ fn artifact_file() -> PathBuf {
     FILE.get_or_init(|| {
         let artifact = Builder::new().build(manifests()).expect("builds");
         let path = std::env::temp_dir().join(format!("foundry-catalog-bench-{}.fcat", std::process::id()));
-        std::fs::write(&path, artifact.to_vec()).expect("written");
+        std::fs::write(&path, artifact.artifact().to_vec()).expect("written");
         path
     })
     .clone()
@@ -77,7 +77,7 @@ fn load_mmap() -> usize {
     // which is why it reads it instead; see BENCHMARKS.md.)
     let map = unsafe { memmap2::Mmap::map(&file) }.expect("maps");
     let artifact = Artifact::parse(Bytes::from_owner(map)).expect("parses");
-    ResponseCatalog::load(&artifact).expect("loads").len()
+    ResponseCatalog::from_artifact(artifact).expect("loads").len()
 }
 
 /// Building the same catalog from its manifests, every coding.

@@ -30,7 +30,8 @@ fn main() {
 const SLUG: &str = "eu-regulatory-status-signals";
 
 fn catalog() -> ResponseCatalog {
-    ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+    foundry_catalog_serving::catalog::Builder::new()
+        .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
         .expect("catalog builds")
 }
 
@@ -70,9 +71,9 @@ fn respond_full_path(bencher: divan::Bencher) {
 /// built (or reloaded).
 #[divan::bench(args = [foundry_catalog_serving::catalog::ContentCoding::Gzip, foundry_catalog_serving::catalog::ContentCoding::Br])]
 fn encode(bencher: divan::Bencher, coding: foundry_catalog_serving::catalog::ContentCoding) {
-    let catalog =
-        ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
-            .expect("catalog");
+    let catalog = foundry_catalog_serving::catalog::Builder::new()
+        .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+        .expect("catalog");
     let body = catalog.get(SLUG).expect("entry").body();
     bencher.bench(|| coding.encode(divan::black_box(&body)).map_or(0, |bytes| bytes.len()));
 }
@@ -84,9 +85,9 @@ fn encode(bencher: divan::Bencher, coding: foundry_catalog_serving::catalog::Con
 #[divan::bench(args = ["br q5 w22", "br q5 w17", "br q11 w22", "gzip 6", "gzip 9"], sample_count = 20)]
 fn encode_settings(bencher: divan::Bencher, setting: &str) {
     use std::io::Write;
-    let catalog =
-        ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
-            .expect("catalog");
+    let catalog = foundry_catalog_serving::catalog::Builder::new()
+        .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+        .expect("catalog");
     let body = catalog.get(SLUG).expect("entry").body();
     let encode = |body: &[u8]| -> usize {
         let (quality, window) = match setting {

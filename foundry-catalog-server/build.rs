@@ -14,15 +14,15 @@ fn main() -> ExitCode {
     let sources = foundry_catalog::examples::MANIFESTS
         .iter()
         .map(|(name, text)| (format!("examples/catalog/{name}"), (*text).to_owned()));
-    let artifact = match foundry_catalog_serving::catalog::Builder::new().build(sources) {
-        Ok(artifact) => artifact,
+    let catalog = match foundry_catalog_serving::catalog::Builder::new().build(sources) {
+        Ok(catalog) => catalog,
         Err(errors) => {
             eprintln!("{errors}");
             return ExitCode::FAILURE;
         }
     };
     let out = std::env::var_os("OUT_DIR").map(std::path::PathBuf::from).unwrap_or_default().join("default.fcat");
-    let bytes = artifact.to_vec();
+    let bytes = catalog.artifact().to_vec();
     if std::fs::read(&out).ok().as_deref() != Some(&bytes[..])
         && let Err(e) = std::fs::write(&out, bytes)
     {

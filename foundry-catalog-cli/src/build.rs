@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use foundry_catalog_serving::artifact::Artifact;
 use foundry_catalog_serving::catalog::{Builder, ContentCoding, Progress, ResponseCatalog};
 use foundry_catalog_serving::signing::SigningKey;
 
@@ -87,18 +86,19 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     }
     let last = Arc::new(Mutex::new(Progress::default()));
     let builder = builder.on_progress(reporter(Arc::clone(&last)));
-    let artifact = builder.build_dir(&args.dir);
+    let catalog = builder.build_dir(&args.dir);
     let progress = *last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut artifact = match artifact {
-        Ok(artifact) => artifact,
+    let mut catalog = match catalog {
+        Ok(catalog) => catalog,
         Err(errors) => {
             eprintln!("{errors}");
             return ExitCode::from(BROKEN);
         }
     };
     if let Some(key) = &args.sign_key {
-        artifact.sign(key);
+        catalog.sign(key);
     }
+    let artifact = catalog.artifact();
     let metadata = artifact.metadata();
     let summary = format!(
         "{} products ({} rendered, {} compressed, {} reused), {} bytes, codings {}, content sha256 {}{}",
@@ -113,7 +113,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     );
     let (verb, result) = match &args.output {
         None => (format!("checked {}", args.dir.display()), Ok(())),
-        Some(output) => (format!("wrote {}", output.display()), write_atomically(&artifact, output)),
+        Some(output) => (format!("wrote {}", output.display()), write_atomically(&catalog, output)),
     };
     match result {
         Ok(()) => {
@@ -129,11 +129,11 @@ pub(crate) fn run(args: &Args) -> ExitCode {
 /// It is kept open, so that the bytes the new artifact shares with it are
 /// copied file to file.
 fn load_previous(path: &Path, sign_key: Option<&SigningKey>) -> Result<ResponseCatalog, String> {
-    let artifact = Artifact::read_to_copy(path).map_err(|e| e.to_string())?;
+    let catalog = ResponseCatalog::open_to_build_on(path).map_err(|e| e.to_string())?;
     if let Some(key) = sign_key {
-        artifact.verify(&key.verify_key()).map_err(|e| e.to_string())?;
+        catalog.artifact().verify(&key.verify_key()).map_err(|e| e.to_string())?;
     }
-    ResponseCatalog::load(&artifact).map_err(|e| e.to_string())
+    Ok(catalog)
 }
 
 /// What reports progress: a bar on a terminal, else a line per 10 % of a
@@ -182,12 +182,12 @@ fn reporter(last: Arc<Mutex<Progress>>) -> impl Fn(&Progress) + Send + Sync + 's
 }
 
 /// Writes to `<output>.tmp-<pid>` beside it, then renames over `output`.
-fn write_atomically(artifact: &Artifact, output: &Path) -> std::io::Result<()> {
+fn write_atomically(catalog: &ResponseCatalog, output: &Path) -> std::io::Result<()> {
     let mut name = output.file_name().unwrap_or_default().to_owned();
     name.push(format!(".tmp-{}", std::process::id()));
     let temporary = output.with_file_name(name);
     let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        artifact.write_file(&mut file)?;
+        catalog.write_file(&mut file)?;
         file.sync_all()
     });
     match written.and_then(|()| std::fs::rename(&temporary, output)) {

@@ -65,7 +65,7 @@ impl CatalogSource {
                 {
                     tracing::warn!(source = %self, "building every product: the catalog being served cannot be reused: {reason}");
                 }
-                let catalog = ResponseCatalog::from_artifact(builder.build_dir(dir)?)?;
+                let catalog = builder.build_dir(dir)?;
                 let progress = *last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 tracing::info!(
                     source = %self,

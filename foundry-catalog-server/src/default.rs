@@ -20,6 +20,6 @@ static ARTIFACT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.fcat"
 /// ```
 pub fn default_catalog() -> Result<ResponseCatalog, CatalogErrors> {
     Artifact::parse(Bytes::from_static(ARTIFACT))
-        .and_then(|artifact| ResponseCatalog::load(&artifact))
+        .and_then(ResponseCatalog::from_artifact)
         .map_err(|error| CatalogError::Artifact { file: "<the default catalog>".to_owned(), error }.into())
 }

@@ -74,7 +74,6 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::catalog::stamps::{Stamp, Stamps};
 use crate::encoding::ContentCoding;
 
 /// The first eight bytes of every artifact.
@@ -300,18 +299,13 @@ pub struct Artifact {
     data: Vec<(u64, Bytes)>,
     /// Whether [`Artifact::new`] made it (in this process), rather than a parse.
     built_here: bool,
-    /// The files its data (or a previous artifact's it shares) was read
-    /// from, when kept open ([`Artifact::read_to_copy`]).
-    origins: Vec<Arc<Origin>>,
-    /// What the folder build that made it saw of each manifest file.
-    stamps: Option<Arc<Stamps>>,
     /// Whether every body is known to hash to its ETag: built here, or
     /// checked ([`Artifact::check_bodies`]); shared by clones.
     bodies_checked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// One part of an artifact file, as [`Artifact::write_parts`] hands it out.
-enum Part<'a> {
+pub(crate) enum Part<'a> {
     /// The header, metadata, signature or index.
     Head(&'a [u8]),
     /// A data buffer.
@@ -319,55 +313,11 @@ enum Part<'a> {
 }
 
 impl Part<'_> {
-    fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Part::Head(bytes) => bytes,
             Part::Data(bytes) => bytes,
         }
-    }
-}
-
-/// An artifact file kept open, and where its data region is in it.
-#[derive(Debug)]
-pub(crate) struct Origin {
-    /// Behind a lock: a copy seeks it.
-    file: std::sync::Mutex<std::fs::File>,
-    /// Where the data region starts in the file.
-    data_offset: u64,
-    /// The data region as read: a buffer inside its address range is a
-    /// part of the file.
-    data: Bytes,
-    /// The file's stamp when it was read (length, times, inode: the rule
-    /// a folder rebuild uses to tell a changed manifest).
-    stamp: Option<Stamp>,
-}
-
-impl Origin {
-    fn stamp(file: &std::fs::File) -> Option<Stamp> {
-        Stamp::new(&file.metadata().ok()?, [0; SOURCE_LEN])
-    }
-
-    /// Whether the file is as it was when read.
-    fn unchanged(&self) -> bool {
-        self.stamp.is_some() && self.file.lock().is_ok_and(|file| Origin::stamp(&file) == self.stamp)
-    }
-
-    /// The offset in the file of `bytes`, when they are a slice of the
-    /// data read from it (compared by address).
-    fn offset_of(&self, bytes: &Bytes) -> Option<u64> {
-        let start = self.data.as_ptr() as usize;
-        let at = (bytes.as_ptr() as usize).checked_sub(start)?;
-        (at + bytes.len() <= self.data.len()).then_some(self.data_offset + at as u64)
-    }
-
-    /// Copies `len` bytes of the file from `offset` to `out`, in the
-    /// kernel where it can (`std::io::copy` between files).
-    fn copy(&self, offset: u64, len: u64, out: &mut std::fs::File) -> std::io::Result<()> {
-        let file = self.file.lock().map_err(|_| std::io::Error::other("a copy panicked"))?;
-        let mut file = &*file;
-        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset))?;
-        let copied = std::io::copy(&mut std::io::Read::take(file, len), out)?;
-        if copied == len { Ok(()) } else { Err(std::io::ErrorKind::UnexpectedEof.into()) }
     }
 }
 
@@ -381,7 +331,6 @@ impl Artifact {
         renderer_sha256: String,
         entries: &[IndexEntry],
         buffers: Vec<Bytes>,
-        origins: Vec<Arc<Origin>>,
     ) -> Artifact {
         let mut index = Vec::with_capacity(entries.len() * entry_len(codings.len()));
         for entry in entries {
@@ -418,8 +367,6 @@ impl Artifact {
             index: Bytes::from(index),
             data,
             built_here: true,
-            origins,
-            stamps: None,
             bodies_checked: Arc::new(true.into()),
         };
         artifact.metadata.content_sha256 = artifact.content_digest();
@@ -451,42 +398,19 @@ impl Artifact {
         Self::checked(Bytes::from(bytes), crc)
     }
 
-    /// Reads an artifact file as [`Artifact::read`] does, and keeps the
-    /// file open, so that an artifact built on this one
-    /// ([`crate::catalog::Builder::previous`]) writes the bytes it shares
-    /// with it by copying them file to file ([`Artifact::write_file`]).
-    pub fn read_to_copy(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
-        let read = || -> std::io::Result<_> {
-            let file = std::fs::File::open(path)?;
-            let stamp = Origin::stamp(&file);
-            let (bytes, crc) = read_file(&file)?;
-            Ok((file, stamp, bytes, crc))
-        };
-        let (file, stamp, bytes, crc) = read().map_err(|e| ArtifactError::Read(e.to_string()))?;
-        let file_len = bytes.len() as u64;
-        let mut artifact = Self::checked(Bytes::from(bytes), crc)?;
-        if let [(_, data)] = &artifact.data[..] {
-            let data_offset = file_len - data.len() as u64;
-            let file = std::sync::Mutex::new(file);
-            artifact.origins = vec![Arc::new(Origin { file, data_offset, data: data.clone(), stamp })];
+    /// Reads an artifact from a file already open (its position at the
+    /// start), as [`Artifact::read`] does.
+    pub(crate) fn read_open(file: &std::fs::File) -> Result<Artifact, ArtifactError> {
+        let (bytes, crc) = read_file(file).map_err(|e| ArtifactError::Read(e.to_string()))?;
+        Self::checked(Bytes::from(bytes), crc)
+    }
+
+    /// The data region, when it is one buffer (as read from a file).
+    pub(crate) fn data_region(&self) -> Option<&Bytes> {
+        match &self.data[..] {
+            [(_, data)] => Some(data),
+            _ => None,
         }
-        Ok(artifact)
-    }
-
-    /// With the stamps of the folder build that made it.
-    pub(crate) fn with_stamps(mut self, stamps: Stamps) -> Artifact {
-        self.stamps = Some(Arc::new(stamps));
-        self
-    }
-
-    /// The stamps of the folder build that made it, if one did.
-    pub(crate) fn stamps(&self) -> Option<&Stamps> {
-        self.stamps.as_deref()
-    }
-
-    /// The files this artifact's shared bytes were read from.
-    pub(crate) fn origins(&self) -> &[Arc<Origin>] {
-        &self.origins
     }
 
     /// Parses `bytes`, whose bytes after the CRC field have the CRC-32 `crc`.
@@ -548,8 +472,6 @@ impl Artifact {
             index,
             data: vec![(0, data)],
             built_here: false,
-            origins: Vec::new(),
-            stamps: None,
             bodies_checked: Arc::default(),
         };
         artifact.check_metadata()?;
@@ -628,30 +550,10 @@ impl Artifact {
         out.flush()
     }
 
-    /// Writes the artifact file as [`Artifact::write_to`] does, to a
-    /// file: the bytes it shares with an artifact read by
-    /// [`Artifact::read_to_copy`] (the previous one of an incremental
-    /// build) are copied file to file by the kernel (`copy_file_range`:
-    /// a copy in the page cache, or shared extents on filesystems that
-    /// clone them), not written from memory. A previous file that changed
-    /// since it was read is not copied from.
-    pub fn write_file(&self, out: &mut std::fs::File) -> std::io::Result<()> {
-        let origins: Vec<&Origin> = self.origins.iter().map(|o| &**o).filter(|o| o.unchanged()).collect();
-        // (A file changed after this check makes a copy that does not match
-        // the CRC-32 computed from memory: refused when loaded, never served.)
-        self.write_parts(|part| match part {
-            Part::Data(bytes) => match origins.iter().find_map(|origin| Some((origin, origin.offset_of(bytes)?))) {
-                Some((origin, offset)) => origin.copy(offset, bytes.len() as u64, out),
-                None => out.write_all(bytes),
-            },
-            part => out.write_all(part.bytes()),
-        })
-    }
-
     /// Hands `write` the file's parts in order: the header (with the
     /// CRC-32 of everything after it), metadata, signature, index, and
     /// each data buffer.
-    fn write_parts(&self, mut write: impl FnMut(Part<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
+    pub(crate) fn write_parts(&self, mut write: impl FnMut(Part<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
         let signature = self.signature.map(|s| [&s.public_key[..], &s.signature[..]].concat()).unwrap_or_default();
         let data_len: u64 = self.data.iter().map(|(_, b)| b.len() as u64).sum();
         let mut lengths = Vec::with_capacity(32);

@@ -24,13 +24,13 @@ use bytes::Bytes;
 use crate::artifact::{self, Artifact, ArtifactError, IndexEntry, Metadata};
 pub use crate::encoding::ContentCoding;
 use foundry_catalog::conformance::Violations;
-use foundry_catalog::product::ProductRecord;
 
 mod blocks;
 mod builder;
+mod origin;
 mod previous;
 mod render;
-pub(crate) mod stamps;
+mod stamps;
 
 pub use builder::{Builder, Progress, UnavailableCoding};
 pub use previous::Unusable;
@@ -278,6 +278,11 @@ pub struct ResponseCatalog {
     /// The artifact the entries share their bytes with (an incremental
     /// build reads its index).
     artifact: Artifact,
+    /// What this process remembers for a build on this catalog: the
+    /// artifact files its bytes can be copied from, and what the folder
+    /// build that made it saw of each file. Not part of the artifact.
+    origins: Vec<Arc<origin::Origin>>,
+    stamps: Option<Arc<stamps::Stamps>>,
 }
 
 impl ResponseCatalog {
@@ -287,39 +292,36 @@ impl ResponseCatalog {
     pub fn examples() -> Self {
         let sources =
             foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string()));
-        Self::from_manifests(sources).expect("the example catalog builds (tests/serving checks it)")
+        Builder::new().build(sources).expect("the example catalog builds (tests/serving checks it)")
     }
 
-    /// Builds the manifests `*.json` in a folder in memory ([`Builder::build_dir`]).
-    pub fn from_dir(dir: &Path) -> Result<Self, CatalogErrors> {
-        Self::from_artifact(Builder::new().build_dir(dir)?)
-    }
-
-    /// Builds manifests `(file, text)` in memory ([`Builder::build`]).
-    pub fn from_manifests(sources: impl IntoIterator<Item = (String, String)>) -> Result<Self, CatalogErrors> {
-        Self::from_artifact(Builder::new().build(sources)?)
-    }
-
-    /// Serves already-built records `(source name, record)` ([`Builder::build_records`]).
-    pub fn from_records(records: impl IntoIterator<Item = (String, ProductRecord)>) -> Result<Self, CatalogErrors> {
-        Self::from_artifact(Builder::new().build_records(records)?)
-    }
-
-    /// Reads an artifact file once ([`Artifact::read`]) and loads it ([`ResponseCatalog::load`]).
+    /// Reads an artifact file once ([`Artifact::read`]) and loads it
+    /// ([`ResponseCatalog::from_artifact`]).
     pub fn open(path: &Path) -> Result<Self, CatalogErrors> {
-        Artifact::read(path)
-            .and_then(|artifact| Self::load(&artifact))
-            .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: path.display().to_string(), error }))
+        Artifact::read(path).and_then(Self::from_artifact).map_err(|error| opening(path, error))
     }
 
-    /// Loads an artifact built in this process ([`Builder`]), as
-    /// [`ResponseCatalog::load`] does, with the problem as a build's.
-    pub fn from_artifact(artifact: Artifact) -> Result<Self, CatalogErrors> {
-        let products = artifact.len();
-        Self::load(&artifact).map_err(|error| CatalogErrors {
-            errors: vec![CatalogError::Artifact { file: "<built in memory>".to_owned(), error }],
-            sources: products,
-        })
+    /// Opens an artifact file as [`ResponseCatalog::open`] does and keeps
+    /// it open, so that a catalog built on this one ([`Builder::previous`])
+    /// writes the bytes it shares with it by copying them file to file
+    /// ([`ResponseCatalog::write_file`]). The error does not name the
+    /// file: the caller knows it.
+    pub fn open_to_build_on(path: &Path) -> Result<Self, ArtifactError> {
+        let (artifact, origin) = origin::open(path)?;
+        let mut catalog = Self::from_artifact(artifact)?;
+        catalog.origins.extend(origin);
+        Ok(catalog)
+    }
+
+    /// Writes the artifact file as [`Artifact::write_to`] does, to a
+    /// file: the bytes it shares with a catalog opened by
+    /// [`ResponseCatalog::open_to_build_on`] (the previous one of an
+    /// incremental build) are copied file to file by the kernel
+    /// (`copy_file_range`: a copy in the page cache, or shared extents on
+    /// filesystems that clone them), not written from memory. A previous
+    /// file that changed since it was read is not copied from.
+    pub fn write_file(&self, out: &mut std::fs::File) -> std::io::Result<()> {
+        origin::write_file(&self.artifact, &self.origins, out)
     }
 
     /// Loads an artifact: checks every span, slug, ETag and date and the
@@ -328,7 +330,7 @@ impl ResponseCatalog {
     ///
     /// An artifact a [`Builder`] built in this process wrote its slugs,
     /// dates, ETags and digest itself: those are not checked again.
-    pub fn load(artifact: &Artifact) -> Result<Self, ArtifactError> {
+    pub fn from_artifact(artifact: Artifact) -> Result<Self, ArtifactError> {
         let check = !artifact.built_here();
         if check {
             artifact.check_content_digest()?;
@@ -365,7 +367,15 @@ impl ResponseCatalog {
                 return Err(malformed(format!("slug `{}` is indexed twice", name())));
             }
         }
-        Ok(ResponseCatalog { entries: Arc::new(entries), artifact: artifact.clone() })
+        Ok(ResponseCatalog { entries: Arc::new(entries), artifact, origins: Vec::new(), stamps: None })
+    }
+
+    /// With what the build that made it remembers: the files shared bytes
+    /// can be copied from, and its folder's stamps.
+    fn remembering(mut self, origins: Vec<Arc<origin::Origin>>, stamps: Option<stamps::Stamps>) -> Self {
+        self.origins = origins;
+        self.stamps = stamps.map(Arc::new);
+        self
     }
 
     /// The position of `slug` in the artifact's index.
@@ -402,6 +412,12 @@ impl ResponseCatalog {
         &self.artifact
     }
 
+    /// The same, to sign it (a signature changes no byte the entries share).
+    #[cfg(feature = "signing")]
+    pub(crate) fn artifact_mut(&mut self) -> &mut Artifact {
+        &mut self.artifact
+    }
+
     /// The number of products.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -411,4 +427,9 @@ impl ResponseCatalog {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// A problem opening the artifact file at `path`, as a build's.
+fn opening(path: &Path, error: ArtifactError) -> CatalogErrors {
+    CatalogErrors::from(CatalogError::Artifact { file: path.display().to_string(), error })
 }

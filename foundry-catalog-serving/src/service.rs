@@ -10,20 +10,49 @@
 //! [`SharedCatalog::store`]s a new catalog to reload without a restart;
 //! each request sees the old catalog or the new one, never a mix.
 //!
-//! An axum 0.8 application mounts it in one line, at the public path or
-//! under any prefix (`nest_service` strips the prefix before the service
-//! sees the path); every method reaches the service, so 405 and its
-//! `Allow` are the catalog's own:
+//! # Mounting it in axum 0.8
+//!
+//! Every method reaches the service, so 405 and its `Allow` are the
+//! catalog's own. Three ways, each tested in `examples/axum-app`:
 //!
 //! ```text
+//! Router::new().fallback_service(service)            // at the root: every path the application does not route
+//! Router::new().nest_service("/catalog", service)    // under a prefix: /catalog/api/public/foundry/products/{slug}
 //! Router::new().route_service("/api/public/foundry/products/{slug}", service)
-//! Router::new().nest_service("/catalog", service)   // /catalog/api/public/foundry/products/{slug}
 //! ```
 //!
-//! `examples/axum-app` is such an application, tested over loopback with
-//! the same cases as the project's server. A bare hyper connection takes
-//! it through `hyper_util::service::TowerToHyperService`. Called
-//! directly:
+//! - **At the root**, use `fallback_service`: axum 0.8 panics on
+//!   `nest_service("/", …)` ("Nesting at the root is no longer
+//!   supported. Use fallback_service instead."). `nest_service` strips its prefix before the service sees
+//!   the path.
+//! - **`route_service` with `{slug}`** never matches an empty slug:
+//!   `/api/public/foundry/products/` is answered by axum (404, no body),
+//!   not by the catalog (400 `invalid_slug` with its JSON error body).
+//!   Mount with `fallback_service` or `nest_service` where every answer
+//!   must be the catalog's.
+//! - **The `Host` check.** An HTTP/1.1 request without exactly one valid
+//!   `Host` is answered 400 `bad_host`, as RFC 9112 requires. A request
+//!   built in process (`Request::get(path).body(…)`, as an axum test
+//!   passes to `tower::ServiceExt::oneshot`) is HTTP/1.1 with no `Host`:
+//!   add `.header("host", "…")` in such tests. (HTTP/2 requests carry
+//!   `:authority` instead and are not checked.)
+//! - **Reloading.** [`ResponseCatalog::open`] reads and checks a whole
+//!   file, and building one compresses every body: seconds of blocking
+//!   work for a large catalog. Do it off the async threads
+//!   (`tokio::task::spawn_blocking`, or a thread of its own), then
+//!   [`SharedCatalog::store`] the result; requests in flight keep the
+//!   catalog they started with.
+//!
+//! # A bare hyper server
+//!
+//! A hyper 1 connection takes the service through
+//! `hyper_util::service::TowerToHyperService`; that needs `hyper` with the
+//! `server` and `http1` (or `http2`) features (`hyper::server::conn`) and
+//! `hyper-util` with `tokio` (for `TokioIo`) and `service` (for
+//! `TowerToHyperService`). `foundry-catalog-server`
+//! is such a server, with timeouts, limits and drain.
+//!
+//! # Called directly
 //!
 //! ```
 //! use foundry_catalog_serving::catalog::ResponseCatalog;

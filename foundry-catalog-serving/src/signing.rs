@@ -12,9 +12,9 @@
 //! use foundry_catalog_serving::signing::SigningKey;
 //! let sources = foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string()));
 //! let key = SigningKey::from_seed([7; 32]);
-//! let mut artifact = Builder::new().build(sources).unwrap();
-//! artifact.sign(&key);
-//! let copied = foundry_catalog_serving::artifact::Artifact::parse(artifact.to_vec().into()).unwrap();
+//! let mut catalog = Builder::new().build(sources).unwrap();
+//! catalog.sign(&key);
+//! let copied = foundry_catalog_serving::artifact::Artifact::parse(catalog.artifact().to_vec().into()).unwrap();
 //! copied.verify(&key.verify_key()).unwrap();
 //! let other = SigningKey::from_seed([8; 32]).verify_key();
 //! assert!(copied.verify(&other).unwrap_err().to_string().contains("not by the verify key"));
@@ -160,13 +160,19 @@ impl Artifact {
 }
 
 impl ResponseCatalog {
+    /// Signs the artifact behind this catalog ([`Artifact::sign`]), as
+    /// `foundry-catalog build --sign-key` does before writing it.
+    pub fn sign(&mut self, key: &SigningKey) {
+        self.artifact_mut().sign(key);
+    }
+
     /// Reads an artifact file, verifies it with `key`
     /// ([`Artifact::verify`]) and loads it.
     pub fn open_verified(path: &Path, key: &VerifyKey) -> Result<Self, CatalogErrors> {
         Artifact::read(path)
             .and_then(|artifact| {
                 artifact.verify(key)?;
-                Self::load(&artifact)
+                Self::from_artifact(artifact)
             })
             .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: path.display().to_string(), error }))
     }

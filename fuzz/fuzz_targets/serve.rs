@@ -14,7 +14,7 @@ const PREFIX: &str = "/api/public/foundry/products/";
 
 fn catalog() -> &'static ResponseCatalog {
     static CATALOG: OnceLock<ResponseCatalog> = OnceLock::new();
-    CATALOG.get_or_init(|| ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog")).expect("the example catalog builds"))
+    CATALOG.get_or_init(|| foundry_catalog_serving::catalog::Builder::new().build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog")).expect("the example catalog builds"))
 }
 
 fuzz_target!(|data: &[u8]| {

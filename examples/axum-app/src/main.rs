@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use foundry_catalog_serving::catalog::ResponseCatalog;
+use foundry_catalog_serving::catalog::Builder;
 use foundry_catalog_serving::service::SharedCatalog;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -13,12 +13,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let addr = args.next().unwrap_or_else(|| "127.0.0.1:3000".to_owned());
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "examples/catalog".to_owned()));
-    let catalog = SharedCatalog::new(ResponseCatalog::from_dir(&dir)?);
+    let catalog = SharedCatalog::new(Builder::new().build_dir(&dir)?);
     let reloaded = catalog.clone();
     let mut hangup = signal(SignalKind::hangup())?;
     tokio::spawn(async move {
         while hangup.recv().await.is_some() {
-            match ResponseCatalog::from_dir(&dir) {
+            match Builder::new().build_dir(&dir) {
                 Ok(catalog) => reloaded.store(catalog),
                 Err(errors) => eprintln!("{errors}"),
             }

@@ -10,7 +10,9 @@ use foundry_catalog_serving::service::SharedCatalog;
 
 /// The example catalog, as the project's server has it by default.
 fn catalog() -> ResponseCatalog {
-    ResponseCatalog::from_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalog")).expect("the example catalog")
+    foundry_catalog_serving::catalog::Builder::new()
+        .build_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalog"))
+        .expect("the example catalog")
 }
 
 /// The application on an ephemeral loopback port, on a thread of its own.
@@ -59,8 +61,59 @@ fn the_application_keeps_its_own_routes_and_reloads_the_catalog() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalog");
     std::fs::copy(examples.join("lead-signal-extractor.json"), dir.join("lead-signal-extractor.json")).expect("copy");
-    shared.store(ResponseCatalog::from_dir(&dir).expect("a one-product catalog"));
+    shared.store(foundry_catalog_serving::catalog::Builder::new().build_dir(&dir).expect("a one-product catalog"));
     assert!(get(addr, product).starts_with("HTTP/1.1 404"));
     assert!(get(addr, "/catalog/api/public/foundry/products/lead-signal-extractor").starts_with("HTTP/1.1 200"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One request through the router in process, as an axum test sends it
+/// with `oneshot` (no socket, no Host unless the test adds one).
+fn in_process(router: &axum::Router, request: axum::http::Request<axum::body::Body>) -> (u16, Vec<u8>) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    runtime.block_on(async {
+        let response = tower_service::Service::call(&mut router.clone(), request).await.expect("infallible");
+        let status = response.status().as_u16();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("a body");
+        (status, body.to_vec())
+    })
+}
+
+fn request(path: &str, host: Option<&str>) -> axum::http::Request<axum::body::Body> {
+    let builder = axum::http::Request::get(path);
+    let builder = match host {
+        Some(host) => builder.header("host", host),
+        None => builder,
+    };
+    builder.body(axum::body::Body::empty()).expect("a request")
+}
+
+/// The service docs' promise: a request built in process is HTTP/1.1
+/// without a Host, so the endpoint answers 400 `bad_host` until the test
+/// adds one.
+#[test]
+fn an_in_process_request_needs_a_host() {
+    let app = foundry_catalog_axum_app::app(SharedCatalog::new(catalog()));
+    let path = "/api/public/foundry/products/crm-webhook-connector";
+    let (status, body) = in_process(&app, request(path, None));
+    assert_eq!(status, 400);
+    assert!(String::from_utf8_lossy(&body).contains("\"bad_host\""));
+    assert_eq!(in_process(&app, request(path, Some("catalog.example"))).0, 200);
+}
+
+/// The service docs' promise: `route_service` with `{slug}` leaves the
+/// empty slug to axum (404, no body), where `fallback_service` answers it
+/// as the catalog does (400 `invalid_slug`); `nest_service("/")` panics.
+#[test]
+fn how_each_mount_answers_the_empty_slug() {
+    let shared = SharedCatalog::new(catalog());
+    let service = foundry_catalog_serving::service::CatalogService::new(shared.clone());
+    let routed = axum::Router::new().route_service("/api/public/foundry/products/{slug}", service.clone());
+    let empty = "/api/public/foundry/products/";
+    assert_eq!(in_process(&routed, request(empty, Some("t"))), (404, Vec::new()));
+    let (status, body) = in_process(&foundry_catalog_axum_app::app(shared), request(empty, Some("t")));
+    assert_eq!(status, 400);
+    assert!(String::from_utf8_lossy(&body).contains("\"invalid_slug\""));
+    let nested_at_root = std::panic::catch_unwind(|| axum::Router::<()>::new().nest_service("/", service));
+    assert!(nested_at_root.is_err(), "axum 0.8 refuses nest_service at the root");
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 
 use super::blocks::Blocks;
+use super::origin::Origin;
 use super::previous::{Previous, Unusable};
 use super::render::{build_manifest, generator, record_type_ids, renderer_sha256, stem};
 use super::stamps::{Recorder, Stamp};
@@ -21,15 +22,17 @@ use crate::encoding::ContentCoding;
 use foundry_catalog::product::ProductRecord;
 use foundry_catalog::response::ProductResponse;
 
-/// Builds catalogs into [`Artifact`]s, like `prost_build::Config`:
-/// configure, then build from a folder, from manifests or from records.
+/// Builds [`ResponseCatalog`]s, like `prost_build::Config`: configure,
+/// then build from a folder, from manifests or from records. The catalog's
+/// artifact ([`ResponseCatalog::artifact`]) is what `foundry-catalog
+/// build` writes ([`ResponseCatalog::write_file`]).
 ///
 /// ```
 /// use foundry_catalog_serving::catalog::{Builder, ContentCoding};
 /// let sources = foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string()));
-/// let artifact = Builder::new().codings(&[ContentCoding::Identity]).unwrap().build(sources).unwrap();
-/// assert_eq!(artifact.len(), 3);
-/// assert_eq!(artifact.metadata().codings, [ContentCoding::Identity]);
+/// let catalog = Builder::new().codings(&[ContentCoding::Identity]).unwrap().build(sources).unwrap();
+/// assert_eq!(catalog.len(), 3);
+/// assert_eq!(catalog.artifact().metadata().codings, [ContentCoding::Identity]);
 /// ```
 ///
 /// # Incremental builds
@@ -163,7 +166,7 @@ impl Builder {
     /// the threads that build them. Every file is read; one that cannot
     /// be read or is not UTF-8 is one problem among the others, never a
     /// stop.
-    pub fn build_dir(&self, dir: &Path) -> Result<Artifact, CatalogErrors> {
+    pub fn build_dir(&self, dir: &Path) -> Result<ResponseCatalog, CatalogErrors> {
         let mut files: Vec<(OsString, PathBuf)> = std::fs::read_dir(dir)
             .map_err(|e| {
                 CatalogErrors::from(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() })
@@ -177,7 +180,7 @@ impl Builder {
         files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let stamps = self.previous.as_ref().and_then(|p| p.stamps());
         let recorder = Recorder::new(dir);
-        let artifact = self.assemble(&files, |(name, path), counter| {
+        let (artifact, origins) = self.assemble(&files, |(name, path), counter| {
             let file = path.display().to_string();
             let metadata = std::fs::metadata(path).ok();
             let known = stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m));
@@ -201,19 +204,20 @@ impl Builder {
                 Err(e) => Err(CatalogError::Read { file, reason: e.to_string() }),
             }
         })?;
-        Ok(artifact.with_stamps(recorder.finish()))
+        Ok(loaded(artifact)?.remembering(origins, Some(recorder.finish())))
     }
 
     /// Builds manifests `(file name, text)`: each is read, checked against
     /// its file name, built into its record and prepared as
     /// [`Builder::build_records`] does. Every problem of every file is
     /// reported, in the order of the sources.
-    pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<Artifact, CatalogErrors> {
+    pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<ResponseCatalog, CatalogErrors> {
         let sources: Vec<(String, String)> = sources.into_iter().collect();
-        self.assemble(&sources, |(file, text), counter| {
+        let (artifact, origins) = self.assemble(&sources, |(file, text), counter| {
             counter.read.fetch_add(1, Ordering::Relaxed);
             self.product_of_source(file.clone(), text.as_bytes(), Sha256::digest(text.as_bytes()).into())
-        })
+        })?;
+        Ok(loaded(artifact)?.remembering(origins, None))
     }
 
     /// Serves already-built records `(source name, record)`: each is
@@ -221,9 +225,11 @@ impl Builder {
     pub fn build_records(
         &self,
         records: impl IntoIterator<Item = (String, ProductRecord)>,
-    ) -> Result<Artifact, CatalogErrors> {
+    ) -> Result<ResponseCatalog, CatalogErrors> {
         let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
-        self.assemble(&records, |(file, record), _| self.prepare(file, record, [0; SOURCE_LEN]))
+        let (artifact, origins) =
+            self.assemble(&records, |(file, record), _| self.prepare(file, record, [0; SOURCE_LEN]))?;
+        Ok(loaded(artifact)?.remembering(origins, None))
     }
 
     /// One manifest's bytes: the previous artifact's product when they are
@@ -345,7 +351,7 @@ impl Builder {
         &self,
         items: &[T],
         prepare: impl Fn(&T, &Counter<'_>) -> Result<Product, CatalogError> + Sync,
-    ) -> Result<Artifact, CatalogErrors> {
+    ) -> Result<(Artifact, Vec<Arc<Origin>>), CatalogErrors> {
         let counter = Counter {
             total: items.len(),
             done: AtomicUsize::new(0),
@@ -400,7 +406,7 @@ impl Builder {
         let record_types = record_type_ids();
         let renderer = renderer_sha256().to_owned();
         let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
-        Ok(Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers, origins))
+        Ok((Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers), origins))
     }
 
     /// Appends a product's bytes to `blocks` (a reused product's shared,
@@ -426,4 +432,14 @@ impl Builder {
             Product::Reused { file, slug, entry, from, .. } => (file, slug, from.write(entry, blocks)),
         }
     }
+}
+
+/// The catalog of an artifact this build assembled (its slugs, dates,
+/// ETags and digest are its own: not checked again).
+fn loaded(artifact: Artifact) -> Result<ResponseCatalog, CatalogErrors> {
+    let products = artifact.len();
+    ResponseCatalog::from_artifact(artifact).map_err(|error| CatalogErrors {
+        errors: vec![CatalogError::Artifact { file: "<built in memory>".to_owned(), error }],
+        sources: products,
+    })
 }

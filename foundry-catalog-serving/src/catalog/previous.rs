@@ -85,12 +85,12 @@ impl Previous {
     /// What the build that made it saw of its folder's files (when it was
     /// built from a folder in this process).
     pub(super) fn stamps(&self) -> Option<&super::stamps::Stamps> {
-        self.artifact.stamps()
+        self.catalog.stamps.as_deref()
     }
 
     /// The files its bytes can be copied from.
-    pub(super) fn origins(&self) -> &[std::sync::Arc<crate::artifact::Origin>] {
-        self.artifact.origins()
+    pub(super) fn origins(&self) -> &[std::sync::Arc<super::origin::Origin>] {
+        &self.catalog.origins
     }
 
     /// Its codings.

@@ -21,11 +21,15 @@ fn temp(name: &str) -> PathBuf {
 
 /// The example catalog as an artifact file's bytes.
 fn example_artifact() -> Vec<u8> {
-    foundry_catalog_serving::catalog::Builder::new().build_dir(&examples()).expect("the examples build").to_vec()
+    foundry_catalog_serving::catalog::Builder::new()
+        .build_dir(&examples())
+        .expect("the examples build")
+        .artifact()
+        .to_vec()
 }
 
 fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
-    Artifact::parse(Bytes::from(bytes)).and_then(|artifact| ResponseCatalog::load(&artifact))
+    Artifact::parse(Bytes::from(bytes)).and_then(ResponseCatalog::from_artifact)
 }
 
 /// Rewrites the header's CRC-32 to match the bytes (a consistent file
@@ -38,7 +42,7 @@ pub(crate) fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
 
 #[test]
 fn an_artifact_round_trips_every_body_etag_and_coding() {
-    let in_memory = ResponseCatalog::from_dir(&examples()).expect("builds in memory");
+    let in_memory = foundry_catalog_serving::catalog::Builder::new().build_dir(&examples()).expect("builds in memory");
     let dir = temp("round-trip");
     let file = dir.join("catalog.fcat");
     std::fs::write(&file, example_artifact()).expect("write");
@@ -162,7 +166,8 @@ fn a_bad_catalog_fails_at_start_naming_the_file() {
     let dir = std::env::temp_dir().join(format!("foundry-catalog-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     std::fs::write(dir.join("broken-product.json"), "{\"slug\": \"broken-product\"").expect("write");
-    let errors = ResponseCatalog::from_dir(&dir).expect_err("a broken manifest").to_string();
+    let errors =
+        foundry_catalog_serving::catalog::Builder::new().build_dir(&dir).expect_err("a broken manifest").to_string();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(errors.contains("broken-product.json:1:"), "{errors}");
 }
@@ -173,12 +178,13 @@ fn duplicate_slugs_name_both_files() {
         "examples/catalog/crm-webhook-connector.json",
         include_str!("../../../examples/catalog/crm-webhook-connector.json"),
     );
-    let errors = ResponseCatalog::from_manifests([
-        (file.to_owned(), text.to_owned()),
-        ("elsewhere/crm-webhook-connector.json".to_owned(), text.to_owned()),
-    ])
-    .expect_err("duplicate")
-    .to_string();
+    let errors = foundry_catalog_serving::catalog::Builder::new()
+        .build([
+            (file.to_owned(), text.to_owned()),
+            ("elsewhere/crm-webhook-connector.json".to_owned(), text.to_owned()),
+        ])
+        .expect_err("duplicate")
+        .to_string();
     assert_eq!(
         errors,
         "error: elsewhere/crm-webhook-connector.json: slug `crm-webhook-connector` is also served from examples/catalog/crm-webhook-connector.json; hint: give every product its own slug\n\

@@ -8,7 +8,8 @@ use foundry_catalog_serving::endpoint::{Request, answer};
 
 /// The example catalog, with every coding this build makes.
 fn examples() -> ResponseCatalog {
-    ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+    foundry_catalog_serving::catalog::Builder::new()
+        .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
         .expect("examples")
 }
 
@@ -60,9 +61,9 @@ fn negotiation_follows_rfc_9110() {
 
 #[test]
 fn every_representation_decodes_to_the_identity_bytes_and_has_its_own_etag() {
-    let catalog =
-        ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
-            .expect("catalog");
+    let catalog = foundry_catalog_serving::catalog::Builder::new()
+        .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+        .expect("catalog");
     for slug in catalog.slugs() {
         let entry = catalog.get(slug).expect("entry");
         let identity = entry.representation(ContentCoding::Identity).body();
@@ -88,9 +89,9 @@ fn every_representation_decodes_to_the_identity_bytes_and_has_its_own_etag() {
 
 #[test]
 fn conditional_requests_compare_the_selected_representation() {
-    let catalog =
-        ResponseCatalog::from_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
-            .expect("catalog");
+    let catalog = foundry_catalog_serving::catalog::Builder::new()
+        .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
+        .expect("catalog");
     let path = "/api/public/foundry/products/crm-webhook-connector";
     let get = |accept: Option<&'static [u8]>| {
         answer(&catalog, &Request { accept_encoding: accept, ..Request::new("GET", path) })

@@ -33,16 +33,16 @@ fn build(
     sources: &[(String, String)],
     previous: Option<&ResponseCatalog>,
 ) -> Result<(Vec<u8>, Progress), CatalogErrors> {
-    build_artifact(sources, previous).map(|(artifact, progress)| (artifact.to_vec(), progress))
+    build_artifact(sources, previous).map(|(catalog, progress)| (catalog.artifact().to_vec(), progress))
 }
 
-/// [`build`], keeping the artifact.
+/// [`build`], keeping the catalog.
 fn build_artifact(
     sources: &[(String, String)],
     previous: Option<&ResponseCatalog>,
-) -> Result<(Artifact, Progress), CatalogErrors> {
-    let (artifact, progress) = counted(previous, |builder| builder.build(sources.to_vec()));
-    Ok((artifact?, progress))
+) -> Result<(ResponseCatalog, Progress), CatalogErrors> {
+    let (catalog, progress) = counted(previous, |builder| builder.build(sources.to_vec()));
+    Ok((catalog?, progress))
 }
 
 /// Runs `build` with a builder on `previous` (if given) that records its
@@ -62,7 +62,7 @@ fn counted<T>(previous: Option<&ResponseCatalog>, build: impl FnOnce(&Builder) -
 /// An artifact file's bytes loaded as a server loads them (bodies not hashed).
 fn loaded(bytes: &[u8]) -> ResponseCatalog {
     let artifact = Artifact::parse(Bytes::copy_from_slice(bytes)).expect("parses");
-    ResponseCatalog::load(&artifact).expect("loads")
+    ResponseCatalog::from_artifact(artifact).expect("loads")
 }
 
 fn catalog(n: usize) -> Vec<(String, String)> {
@@ -230,16 +230,12 @@ proptest! {
             let list: Vec<_> = sources.clone().into_iter().collect();
             let full = build(&list, None).map(|(bytes, _)| bytes);
             let incremental = build_artifact(&list, Some(&previous));
-            prop_assert_eq!(&incremental.as_ref().map(|(a, _)| a.to_vec()).map_err(Clone::clone), &full);
-            if let Ok((artifact, _)) = incremental {
+            prop_assert_eq!(&incremental.as_ref().map(|(c, _)| c.artifact().to_vec()).map_err(Clone::clone), &full);
+            if let Ok((catalog, _)) = incremental {
                 // The next build is on this one: kept in memory as a server
                 // keeps it (its bytes shared with the ones before), or read
                 // back from its file.
-                previous = if in_memory {
-                    ResponseCatalog::from_artifact(artifact).expect("loads")
-                } else {
-                    loaded(&artifact.to_vec())
-                };
+                previous = if in_memory { catalog } else { loaded(&catalog.artifact().to_vec()) };
             }
         }
     }
@@ -264,8 +260,7 @@ fn write_aged(path: &std::path::Path, text: &str, age: std::time::Duration) {
 }
 
 fn rebuild(dir: &std::path::Path, previous: &ResponseCatalog) -> (ResponseCatalog, Progress) {
-    let (artifact, progress) = counted(Some(previous), |builder| builder.build_dir(dir).expect("builds"));
-    (ResponseCatalog::from_artifact(artifact).expect("loads"), progress)
+    counted(Some(previous), |builder| builder.build_dir(dir).expect("builds"))
 }
 
 /// A folder rebuilt in the same process (a server's reload) takes a file
@@ -277,8 +272,8 @@ fn a_folder_rebuild_reads_only_the_files_whose_stamp_changed() {
     // Past the time a file must have settled before a build for its stamp
     // to be trusted (its change time cannot be set back).
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    let first = ResponseCatalog::from_dir(&dir).expect("builds");
-    let full = |dir: &std::path::Path| Builder::new().build_dir(dir).expect("builds").to_vec();
+    let first = Builder::new().build_dir(&dir).expect("builds");
+    let full = |dir: &std::path::Path| Builder::new().build_dir(dir).expect("builds").artifact().to_vec();
     let (same, progress) = rebuild(&dir, &first);
     assert_eq!((progress.read, progress.rendered), (0, 0), "nothing changed: nothing read");
     assert_eq!(same.artifact().to_vec(), first.artifact().to_vec());

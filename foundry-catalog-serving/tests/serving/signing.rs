@@ -15,16 +15,16 @@ fn examples() -> std::path::PathBuf {
 /// The example catalog (identity only, to keep it small), signed by `key`.
 fn signed(key: &SigningKey) -> Vec<u8> {
     let builder = Builder::new().codings(&[ContentCoding::Identity]).expect("identity");
-    let mut artifact = builder.build_dir(&examples()).expect("builds");
-    artifact.sign(key);
-    artifact.to_vec()
+    let mut catalog = builder.build_dir(&examples()).expect("builds");
+    catalog.sign(key);
+    catalog.artifact().to_vec()
 }
 
 /// Parses, verifies and loads, as `serve --verify-key` does.
 fn open(bytes: &[u8], key: &VerifyKey) -> Result<ResponseCatalog, ArtifactError> {
     let artifact = Artifact::parse(Bytes::copy_from_slice(bytes))?;
     artifact.verify(key)?;
-    ResponseCatalog::load(&artifact)
+    ResponseCatalog::from_artifact(artifact)
 }
 
 #[test]
@@ -51,7 +51,7 @@ fn unsigned_artifacts_and_other_keys_are_refused_by_name() {
     assert_eq!((found.as_str(), expected.as_str()), (&*key.verify_key().fingerprint(), &*other.fingerprint()));
     assert!(error.to_string().contains("not by the verify key"), "{error}");
 
-    let unsigned = Builder::new().build_dir(&examples()).expect("builds").to_vec();
+    let unsigned = Builder::new().build_dir(&examples()).expect("builds").artifact().to_vec();
     let error = open(&unsigned, &key.verify_key()).expect_err("unsigned");
     assert!(matches!(error, ArtifactError::Unsigned { .. }), "{error}");
     let old = include_bytes!("data/examples-v1.fcat");
