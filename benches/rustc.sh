@@ -4,7 +4,8 @@
 # `Corpus`) of TYPES record types of 20 fields (default 200), two crates
 # each, built the way their users build them:
 #
-#  - ours: foundry-catalog-build in build.rs (`Generator::build_script`);
+#  - ours: foundry-catalog-build in build.rs (`Generator::build_script`),
+#    foundry-catalog-core as the README shows;
 #  - typify 0.8.0: its build-script recipe (the same shapes as JSON Schema,
 #    `TypeSpace::add_root_schema`, `to_stream`, prettyplease).
 #
@@ -55,7 +56,7 @@ edition = "2024"
 [workspace]
 
 [dependencies]
-foundry-catalog = { path = "$repo" }
+foundry-catalog-core = { path = "$repo/foundry-catalog-core" }
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 

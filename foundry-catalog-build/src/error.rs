@@ -117,11 +117,10 @@ impl Path {
 
 /// One problem with one definition file. Every message starts with the
 /// file (and line:column where there is one) and ends with a hint.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DefinitionError {
     /// The file or folder could not be read.
-    #[error("{file}: cannot read: {reason}; hint: check that the path exists and is readable")]
     Read {
         /// The path, relative to the crate root.
         file: String,
@@ -129,17 +128,11 @@ pub enum DefinitionError {
         reason: String,
     },
     /// The file holds nothing but whitespace.
-    #[error(
-        "{file}: the file is empty; hint: a definition is a JSON object with `record_label`, `sample_type` and `fields` (see schema/record-type.schema.json)"
-    )]
     Empty {
         /// The path, relative to the crate root.
         file: String,
     },
     /// The file is larger than a definition may be.
-    #[error(
-        "{file}: the file is {size} bytes, over the {limit}-byte limit; hint: a definition describes one record type; shorten it"
-    )]
     TooLarge {
         /// The path, relative to the crate root.
         file: String,
@@ -149,13 +142,11 @@ pub enum DefinitionError {
         limit: usize,
     },
     /// The file starts with a byte-order mark.
-    #[error("{file}:1:1: the file starts with a UTF-8 byte-order mark; hint: save the file as UTF-8 without a BOM")]
     ByteOrderMark {
         /// The path, relative to the crate root.
         file: String,
     },
     /// The file is not UTF-8.
-    #[error("{file}:{line}:{column}: the file is not valid UTF-8; hint: save the file as UTF-8")]
     NotUtf8 {
         /// The path, relative to the crate root.
         file: String,
@@ -165,7 +156,6 @@ pub enum DefinitionError {
         column: usize,
     },
     /// The text is not JSON.
-    #[error("{file}:{line}:{column}: invalid JSON: {message}; hint: {hint}")]
     Syntax {
         /// The path, relative to the crate root.
         file: String,
@@ -180,7 +170,6 @@ pub enum DefinitionError {
     },
     /// The JSON does not have the definition format: an unknown or missing
     /// key, a value of the wrong type, an unknown field type.
-    #[error("{file}:{line}:{column}: {message}; hint: {hint}")]
     Format {
         /// The path, relative to the crate root.
         file: String,
@@ -194,7 +183,6 @@ pub enum DefinitionError {
         hint: String,
     },
     /// A well-formed definition breaks a rule.
-    #[error("{file}:{line}:{column}: record type `{record_label}`, {location}: {message}; hint: {hint}")]
     Invalid {
         /// The path, relative to the crate root.
         file: String,
@@ -212,7 +200,6 @@ pub enum DefinitionError {
         hint: String,
     },
     /// Two definitions clash with each other.
-    #[error("{file}: record type `{record_label}` {message} {other_file}; hint: {hint}")]
     Conflict {
         /// The path of the later definition.
         file: String,
@@ -227,7 +214,6 @@ pub enum DefinitionError {
     },
     /// A generator setting (a derive or an attribute) that cannot be
     /// applied.
-    #[error("generator setting {setting}: {message}; hint: {hint}")]
     Setting {
         /// The setting, as the `Generator` method call that made it.
         setting: String,
@@ -237,7 +223,6 @@ pub enum DefinitionError {
         hint: String,
     },
     /// The generator made something it could not print: a bug.
-    #[error("{file}: internal generator error: {message}; hint: report this together with the definition")]
     Internal {
         /// The path (or `<generator>` for configuration).
         file: String,
@@ -245,6 +230,51 @@ pub enum DefinitionError {
         message: String,
     },
 }
+
+impl std::fmt::Display for DefinitionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DefinitionError::Read { file, reason } => {
+                write!(f, "{file}: cannot read: {reason}; hint: check that the path exists and is readable")
+            }
+            DefinitionError::Empty { file } => write!(
+                f,
+                "{file}: the file is empty; hint: a definition is a JSON object with `record_label`, `sample_type` and `fields` (see schema/record-type.schema.json)"
+            ),
+            DefinitionError::TooLarge { file, size, limit } => write!(
+                f,
+                "{file}: the file is {size} bytes, over the {limit}-byte limit; hint: a definition describes one record type; shorten it"
+            ),
+            DefinitionError::ByteOrderMark { file } => write!(
+                f,
+                "{file}:1:1: the file starts with a UTF-8 byte-order mark; hint: save the file as UTF-8 without a BOM"
+            ),
+            DefinitionError::NotUtf8 { file, line, column } => {
+                write!(f, "{file}:{line}:{column}: the file is not valid UTF-8; hint: save the file as UTF-8")
+            }
+            DefinitionError::Syntax { file, line, column, message, hint } => {
+                write!(f, "{file}:{line}:{column}: invalid JSON: {message}; hint: {hint}")
+            }
+            DefinitionError::Format { file, line, column, message, hint } => {
+                write!(f, "{file}:{line}:{column}: {message}; hint: {hint}")
+            }
+            DefinitionError::Invalid { file, line, column, record_label, location, message, hint } => {
+                write!(f, "{file}:{line}:{column}: record type `{record_label}`, {location}: {message}; hint: {hint}")
+            }
+            DefinitionError::Conflict { file, record_label, other_file, message, hint } => {
+                write!(f, "{file}: record type `{record_label}` {message} {other_file}; hint: {hint}")
+            }
+            DefinitionError::Setting { setting, message, hint } => {
+                write!(f, "generator setting {setting}: {message}; hint: {hint}")
+            }
+            DefinitionError::Internal { file, message } => {
+                write!(f, "{file}: internal generator error: {message}; hint: report this together with the definition")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DefinitionError {}
 
 impl DefinitionError {
     /// The file the problem is in.

@@ -9,6 +9,7 @@ use std::process::{Child, Command, Output, Stdio};
 use foundry_catalog::preview::{OutputPreview, ProductContext};
 use foundry_catalog::product::ProductManifest;
 use foundry_catalog::response::ProductResponse;
+use foundry_catalog_http_cases::client::Response;
 
 const BIN: &str = env!("CARGO_BIN_EXE_foundry-catalog");
 
@@ -347,26 +348,13 @@ fn serve_refuses_a_broken_catalog_before_listening() {
 const PRODUCT: &str = "/api/public/foundry/products/eu-regulatory-status-signals";
 
 /// Sends a request on an open connection and reads one whole response
-/// (by Content-Length); `None` if the connection closes before its first byte.
+/// (by Content-Length); `None` if the connection closes before its first
+/// byte. A response cut short fails the test.
 fn request_on(stream: &mut std::net::TcpStream, path: &str) -> Option<(u16, Vec<u8>)> {
-    use std::io::{Read, Write};
+    use std::io::Write;
     stream.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes()).ok()?;
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        match stream.read(&mut byte) {
-            Ok(1) => head.push(byte[0]),
-            _ if head.is_empty() => return None,
-            _ => panic!("a response cut short after {} bytes of its head", head.len()),
-        }
-    }
-    let head = String::from_utf8_lossy(&head).to_lowercase();
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let length: usize =
-        head.lines().find_map(|l| l.strip_prefix("content-length: ")).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body).expect("a whole body, never a cut one");
-    Some((status, body))
+    let response = Response::read(stream, false).unwrap_or_else(|e| panic!("{e}: a whole body, never a cut one"))?;
+    Some((response.status, response.body))
 }
 
 #[test]

@@ -71,7 +71,7 @@ pub const LOWERCASE_UNDERSCORE_PATTERN: &str = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$";
 /// The pattern of an absolute http(s) URL: RFC 3986's `http-URI` grammar
 /// (userinfo, an IP literal or registered name, port, path, query,
 /// fragment, percent-encodings), so `https://[::1/x` and `https://a b/` fail.
-/// [`crate::is_absolute_url`] (`fluent-uri`) is the full rule; this pattern
+/// [`crate::is_absolute_url`] (`iri-string`) is the full rule; this pattern
 /// is never looser on the shapes it lets through except inside an IP
 /// literal's brackets, which `format: uri` checks.
 pub const ABSOLUTE_URL_PATTERN: &str = concat!(
@@ -261,11 +261,20 @@ pub fn is_key(text: &str) -> bool {
 pub struct AbsoluteUrl(String);
 
 /// A string that is not an absolute http(s) URL.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{0:?} is not an absolute http(s) URL (RFC 3986); hint: write it like \"https://registry.example.org/records/1\""
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidUrl(pub String);
+
+impl std::fmt::Display for InvalidUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} is not an absolute http(s) URL (RFC 3986); hint: write it like \"https://registry.example.org/records/1\"",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for InvalidUrl {}
 
 impl AbsoluteUrl {
     /// Checks and wraps a URL.
@@ -277,11 +286,6 @@ impl AbsoluteUrl {
     /// The URL as written.
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-
-    /// The URL, parsed (it was checked when made, so it parses).
-    pub fn to_uri(&self) -> Option<fluent_uri::Uri<&str>> {
-        fluent_uri::Uri::parse(self.0.as_str()).ok()
     }
 }
 

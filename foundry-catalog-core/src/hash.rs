@@ -219,9 +219,13 @@ pub fn es_number(number: f64) -> String {
 /// ```
 pub fn schema_hash(record_label: &str, fields: &[FieldDescriptor], digest_length: DigestLength) -> String {
     let digest = Sha256::digest(canonical_json(record_label, fields).as_bytes());
-    let mut hex = hex::encode(digest.as_slice());
-    hex.truncate(digest_length.hex_chars());
-    hex
+    // Lowercase hex of the digest's leading bytes.
+    digest.iter().flat_map(|byte| [byte >> 4, byte & 0xf]).take(digest_length.hex_chars()).map(hex_digit).collect()
+}
+
+/// The lowercase hex digit of a value below 16.
+fn hex_digit(nibble: u8) -> char {
+    char::from_digit(u32::from(nibble), 16).unwrap_or('0')
 }
 
 impl RecordSchema {
@@ -242,10 +246,7 @@ impl RecordSchema {
 }
 
 /// A stored `schema_hash` that does not match its fields.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "record type `{record_label}`: stored schema_hash {stored} does not match the fields (computed {computed}); hint: regenerate the code from the definition"
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HashMismatch {
     /// The record type.
     pub record_label: String,
@@ -254,3 +255,15 @@ pub struct HashMismatch {
     /// The hash the fields give.
     pub computed: String,
 }
+
+impl std::fmt::Display for HashMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let HashMismatch { record_label, stored, computed } = self;
+        write!(
+            f,
+            "record type `{record_label}`: stored schema_hash {stored} does not match the fields (computed {computed}); hint: regenerate the code from the definition"
+        )
+    }
+}
+
+impl std::error::Error for HashMismatch {}

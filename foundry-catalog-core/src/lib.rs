@@ -53,7 +53,7 @@ pub use slug::{InvalidSlug, MAX_SLUG_LEN, Slug};
 /// The `time` crate, so generated `date` fields (`time::Date`) name it
 /// through this crate.
 pub use time;
-pub use timestamp::{InvalidOffsetTimestamp, InvalidTimestamp, OffsetTimestamp, UTC_MICROS_FORMAT, UtcTimestamp};
+pub use timestamp::{InvalidOffsetTimestamp, InvalidTimestamp, OffsetTimestamp, UtcTimestamp};
 pub use url::is_absolute_url;
 pub use wire_enum::UnknownValue;
 

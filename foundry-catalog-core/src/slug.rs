@@ -17,16 +17,25 @@ pub const MAX_SLUG_LEN: usize = 200;
 pub struct Slug(String);
 
 /// Why a string is not a slug.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{text:?} is not a slug: {reason}; hint: use lowercase letters and digits in words joined by single hyphens, such as \"eu-regulatory-signals\""
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidSlug {
     /// The rejected text.
     pub text: String,
     /// What is wrong with it.
     pub reason: &'static str,
 }
+
+impl std::fmt::Display for InvalidSlug {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let InvalidSlug { text, reason } = self;
+        write!(
+            f,
+            "{text:?} is not a slug: {reason}; hint: use lowercase letters and digits in words joined by single hyphens, such as \"eu-regulatory-signals\""
+        )
+    }
+}
+
+impl std::error::Error for InvalidSlug {}
 
 impl Slug {
     /// Checks and wraps a slug.

@@ -4,6 +4,9 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::LazyLock;
+
+use time::format_description::BorrowedFormatItem;
 
 /// A UTC instant with microsecond precision, written
 /// `YYYY-MM-DDTHH:MM:SS.ffffffZ` (always six fractional digits).
@@ -17,21 +20,33 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UtcTimestamp(time::OffsetDateTime);
 
-/// The format of [`UtcTimestamp`], as a `time` format description.
-pub const UTC_MICROS_FORMAT: &[time::format_description::BorrowedFormatItem<'static>] =
-    time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z");
+/// The exact form of a UTC timestamp: `YYYY-MM-DDTHH:MM:SS.ffffffZ`
+/// (parsed once, without `time`'s macros).
+static UTC_MICROS_FORMAT: LazyLock<Vec<BorrowedFormatItem<'static>>> = LazyLock::new(|| {
+    time::format_description::parse_borrowed::<1>("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6]Z")
+        .unwrap_or_default()
+});
 
 /// Why a string is not a [`UtcTimestamp`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{text:?} is not a UTC timestamp with microseconds: {reason}; hint: write it as YYYY-MM-DDTHH:MM:SS.ffffffZ, such as \"2026-03-01T08:30:00.000000Z\""
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidTimestamp {
     /// The rejected text.
     pub text: String,
     /// What is wrong with it.
     pub reason: String,
 }
+
+impl std::fmt::Display for InvalidTimestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let InvalidTimestamp { text, reason } = self;
+        write!(
+            f,
+            "{text:?} is not a UTC timestamp with microseconds: {reason}; hint: write it as YYYY-MM-DDTHH:MM:SS.ffffffZ, such as \"2026-03-01T08:30:00.000000Z\""
+        )
+    }
+}
+
+impl std::error::Error for InvalidTimestamp {}
 
 impl UtcTimestamp {
     /// The instant in UTC, cut to whole microseconds.
@@ -50,7 +65,7 @@ impl UtcTimestamp {
 impl fmt::Display for UtcTimestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Years outside 0000-9999 cannot be parsed back, so they are never made.
-        let text = self.0.format(UTC_MICROS_FORMAT).map_err(|_| fmt::Error)?;
+        let text = self.0.format(&*UTC_MICROS_FORMAT).map_err(|_| fmt::Error)?;
         f.write_str(&text)
     }
 }
@@ -59,7 +74,7 @@ impl FromStr for UtcTimestamp {
     type Err = InvalidTimestamp;
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let invalid = |reason: String| InvalidTimestamp { text: text.to_owned(), reason };
-        let parsed = time::PrimitiveDateTime::parse(text, UTC_MICROS_FORMAT).map_err(|e| invalid(e.to_string()))?;
+        let parsed = time::PrimitiveDateTime::parse(text, &UTC_MICROS_FORMAT).map_err(|e| invalid(e.to_string()))?;
         let timestamp = UtcTimestamp(parsed.assume_utc());
         // Only the one shape is accepted: the value must print back as given.
         if timestamp.to_string() == text {
@@ -83,16 +98,25 @@ impl FromStr for UtcTimestamp {
 pub struct OffsetTimestamp(String);
 
 /// A string that is not a timestamp with a numeric offset.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{text:?} is not an ISO 8601 timestamp with a numeric UTC offset: {reason}; hint: write it like \"2026-03-01T08:30:00+00:00\""
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvalidOffsetTimestamp {
     /// The rejected text.
     pub text: String,
     /// What is wrong.
     pub reason: String,
 }
+
+impl std::fmt::Display for InvalidOffsetTimestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let InvalidOffsetTimestamp { text, reason } = self;
+        write!(
+            f,
+            "{text:?} is not an ISO 8601 timestamp with a numeric UTC offset: {reason}; hint: write it like \"2026-03-01T08:30:00+00:00\""
+        )
+    }
+}
+
+impl std::error::Error for InvalidOffsetTimestamp {}
 
 impl OffsetTimestamp {
     /// Parses with the `time` crate's RFC 3339 parser and requires a

@@ -1,7 +1,7 @@
-//! Absolute http(s) URLs, parsed by `fluent-uri` (RFC 3986).
+//! Absolute http(s) URLs, parsed by `iri-string` (RFC 3986).
 
 /// Whether `text` is an absolute http(s) URL with a host (RFC 3986, parsed
-/// by `fluent-uri`). Fixture URL bases, listing URLs and availability URLs
+/// by `iri-string`). Fixture URL bases, listing URLs and availability URLs
 /// all follow this one rule.
 ///
 /// ```
@@ -11,8 +11,8 @@
 /// assert!(!is_absolute_url("https://exa mple.org/"));
 /// ```
 pub fn is_absolute_url(text: &str) -> bool {
-    fluent_uri::Uri::parse(text).is_ok_and(|uri| {
-        matches!(uri.scheme().as_str().to_ascii_lowercase().as_str(), "http" | "https")
-            && uri.authority().is_some_and(|a| !a.host().is_empty())
-    })
+    let Ok(uri) = iri_string::types::UriStr::new(text) else { return false };
+    let scheme = uri.scheme_str();
+    (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+        && uri.authority_components().is_some_and(|authority| !authority.host().is_empty())
 }

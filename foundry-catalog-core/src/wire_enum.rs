@@ -1,14 +1,22 @@
 //! [`wire_enum!`]: an enum whose wire spellings are written once.
 
 /// A string that is none of an enum's wire spellings.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?} is not one of {}; hint: use one of the values listed", expected.join(", "))]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownValue {
     /// The rejected text.
     pub text: String,
     /// Every accepted spelling.
     pub expected: &'static [&'static str],
 }
+
+impl std::fmt::Display for UnknownValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let UnknownValue { text, expected } = self;
+        write!(f, "{text:?} is not one of {}; hint: use one of the values listed", expected.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownValue {}
 
 /// Declares a fieldless enum with one wire spelling per variant, written
 /// once, and derives everything else from it:

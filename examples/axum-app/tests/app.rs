@@ -1,10 +1,10 @@
 //! The application over loopback: the shared table of HTTP cases at the
 //! root and under `/catalog`, its own routes, and a reload.
 
-use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::Path;
 
+use foundry_catalog_http_cases::client::{self, Response};
 use foundry_catalog_serving::catalog::ResponseCatalog;
 use foundry_catalog_serving::service::SharedCatalog;
 
@@ -30,12 +30,8 @@ fn start(catalog: SharedCatalog) -> SocketAddr {
     addr
 }
 
-fn get(addr: SocketAddr, path: &str) -> String {
-    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
-    stream.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").as_bytes()).expect("send");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("an answer");
-    answer
+fn get(addr: SocketAddr, path: &str) -> Response {
+    client::exchange(addr, &client::get(path)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -49,10 +45,10 @@ fn the_shared_http_cases_at_the_root_and_under_a_prefix() {
 fn the_application_keeps_its_own_routes_and_reloads_the_catalog() {
     let shared = SharedCatalog::new(catalog());
     let addr = start(shared.clone());
-    assert!(get(addr, "/hello").ends_with("\r\n\r\nhello\n"));
-    assert!(get(addr, "/").contains("also serves a product catalog"));
+    assert_eq!(get(addr, "/hello").text(), "hello\n");
+    assert!(get(addr, "/").text().contains("also serves a product catalog"));
     let product = "/api/public/foundry/products/crm-webhook-connector";
-    assert!(get(addr, product).starts_with("HTTP/1.1 200"));
+    assert_eq!(get(addr, product).status, 200);
 
     // A catalog without that product, stored while serving: the next
     // request sees it.
@@ -62,8 +58,8 @@ fn the_application_keeps_its_own_routes_and_reloads_the_catalog() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalog");
     std::fs::copy(examples.join("lead-signal-extractor.json"), dir.join("lead-signal-extractor.json")).expect("copy");
     shared.store(foundry_catalog_serving::catalog::Builder::new().build_dir(&dir).expect("a one-product catalog"));
-    assert!(get(addr, product).starts_with("HTTP/1.1 404"));
-    assert!(get(addr, "/catalog/api/public/foundry/products/lead-signal-extractor").starts_with("HTTP/1.1 200"));
+    assert_eq!(get(addr, product).status, 404);
+    assert_eq!(get(addr, "/catalog/api/public/foundry/products/lead-signal-extractor").status, 200);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -8,13 +8,9 @@ use std::time::{Duration, Instant};
 
 use foundry_catalog_server::CatalogSource;
 
-use crate::support::{Response, TestServer, closed_after, exchange, send, status};
+use crate::support::{Response, TestServer, closed_after, exchange, get, send};
 
 const PRODUCT: &str = "/api/public/foundry/products/eu-regulatory-status-signals";
-
-fn get(path: &str) -> String {
-    format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-}
 
 #[test]
 fn silent_dripping_and_idle_clients_are_closed_by_their_timeouts() {
@@ -59,7 +55,7 @@ fn silent_dripping_and_idle_clients_are_closed_by_their_timeouts() {
     assert!(server.metric("foundry_timeouts_total{phase=\"header\"}") >= 1);
     assert!(server.metric("foundry_timeouts_total{phase=\"idle\"}") >= 2);
     // The server still answers.
-    assert_eq!(status(&exchange(server.addr, &get(PRODUCT))), 200);
+    assert_eq!(exchange(server.addr, &get(PRODUCT)).status, 200);
 }
 
 #[test]
@@ -76,9 +72,8 @@ fn a_slow_but_steady_client_within_the_header_timeout_is_served() {
         stream.write_all(part.as_bytes()).expect("send");
         std::thread::sleep(Duration::from_millis(150));
     }
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("an answer");
-    assert_eq!(status(&answer), 200);
+    let answer = Response::read(&mut stream, false).expect("a whole answer").expect("an answer");
+    assert_eq!(answer.status, 200);
 }
 
 #[test]
@@ -91,7 +86,7 @@ fn connections_over_the_cap_are_closed_at_once_and_counted() {
     assert!(closed_after(&mut over, Duration::from_secs(2)).is_some(), "a connection over the cap is closed at once");
     drop(held);
     std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(status(&exchange(server.addr, &get(PRODUCT))), 200, "served again once below the cap");
+    assert_eq!(exchange(server.addr, &get(PRODUCT)).status, 200, "served again once below the cap");
     assert!(server.metric("foundry_connections_refused_total") >= 1);
 }
 
@@ -103,11 +98,11 @@ fn oversized_heads_get_431() {
     });
     let big =
         format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\nX-Big: {}\r\nConnection: close\r\n\r\n", "a".repeat(20_000));
-    assert_eq!(status(&exchange(server.addr, &big)), 431);
+    assert_eq!(exchange(server.addr, &big).status, 431);
     let many: String = (0..30).map(|i| format!("X-{i}: x\r\n")).collect();
     let many = format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n{many}Connection: close\r\n\r\n");
-    assert_eq!(status(&exchange(server.addr, &many)), 431);
-    assert_eq!(status(&exchange(server.addr, &get(PRODUCT))), 200);
+    assert_eq!(exchange(server.addr, &many).status, 431);
+    assert_eq!(exchange(server.addr, &get(PRODUCT)).status, 200);
 }
 
 #[test]
@@ -118,44 +113,39 @@ fn the_default_header_cap_is_100() {
         let lines: String = (0..extra).map(|i| format!("X-{i}: x\r\n")).collect();
         format!("GET {PRODUCT} HTTP/1.1\r\nHost: t\r\n{lines}Connection: close\r\n\r\n")
     };
-    assert_eq!(status(&exchange(server.addr, &head(98))), 200);
-    assert_eq!(status(&exchange(server.addr, &head(99))), 431);
+    assert_eq!(exchange(server.addr, &head(98)).status, 200);
+    assert_eq!(exchange(server.addr, &head(99)).status, 431);
 }
 
 #[test]
 fn every_if_none_match_line_is_one_list() {
     let server = TestServer::start(|_| {});
     let answer = exchange(server.addr, &get(PRODUCT));
-    let etag = answer
-        .lines()
-        .find_map(|l| l.strip_prefix("etag: ").or_else(|| l.strip_prefix("ETag: ")))
-        .expect("an ETag")
-        .trim()
-        .to_owned();
+    let etag = answer.header("etag").expect("an ETag").to_owned();
     let request = format!(
         "GET {PRODUCT} HTTP/1.1\r\nHost: t\r\nIf-None-Match: \"other\"\r\nIf-None-Match: {etag}\r\nConnection: close\r\n\r\n"
     );
-    assert_eq!(status(&exchange(server.addr, &request)), 304);
+    assert_eq!(exchange(server.addr, &request).status, 304);
 }
 
 #[test]
 fn health_readiness_and_metrics() {
     let server = TestServer::start(|_| {});
     let health = exchange(server.addr, &get("/healthz"));
-    assert_eq!(status(&health), 200);
-    assert!(health.ends_with("ok\n"));
-    assert_eq!(status(&exchange(server.addr, &get("/readyz"))), 200);
+    assert_eq!(health.status, 200);
+    assert!(health.text().ends_with("ok\n"));
+    assert_eq!(exchange(server.addr, &get("/readyz")).status, 200);
     assert_eq!(
-        status(&exchange(
-            server.addr,
-            "POST /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        )),
+        exchange(server.addr, "POST /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .status,
         405
     );
-    assert_eq!(status(&exchange(server.addr, &get(PRODUCT))), 200);
-    assert_eq!(status(&exchange(server.addr, &get("/api/public/foundry/products/no-such-thing"))), 404);
+    assert_eq!(exchange(server.addr, &get(PRODUCT)).status, 200);
+    assert_eq!(exchange(server.addr, &get("/api/public/foundry/products/no-such-thing")).status, 404);
     let metrics = exchange(server.addr, &get("/metrics"));
-    assert!(metrics.contains("content-type: text/plain; version=0.0.4"), "{metrics}");
+    let content_type = metrics.header("content-type").unwrap_or_default();
+    assert!(content_type.starts_with("text/plain; version=0.0.4"), "{content_type}");
+    let metrics = metrics.text();
     for family in [
         "foundry_requests_total",
         "foundry_response_bytes_total",
@@ -173,8 +163,7 @@ fn health_readiness_and_metrics() {
     assert_eq!(server.metric("foundry_catalog_products"), 3);
     assert_eq!(server.metric("foundry_catalog_generation"), 1);
     let openapi = exchange(server.addr, &get("/openapi.json"));
-    let document: serde_json::Value = serde_json::from_str(openapi.split("\r\n\r\n").nth(1).unwrap_or_default())
-        .expect("the OpenAPI document is JSON");
+    let document: serde_json::Value = serde_json::from_slice(&openapi.body).expect("the OpenAPI document is JSON");
     assert_eq!(document, foundry_catalog::json_schema::openapi());
 }
 
@@ -212,19 +201,22 @@ fn eventually(what: &str, condition: impl Fn() -> bool) {
 fn reload_swaps_in_a_good_catalog_and_keeps_the_old_one_on_error() {
     let dir = catalog_copy("reload");
     let server = TestServer::start(|c| c.source = CatalogSource::Dir(dir.clone()));
-    assert!(exchange(server.addr, &get(PRODUCT)).contains("\"title\":\"EU"));
+    assert!(exchange(server.addr, &get(PRODUCT)).text().contains("\"title\":\"EU"));
 
     retitle(&dir, "Reloaded title");
     server.handle.reload();
-    eventually("the good edit is served", || exchange(server.addr, &get(PRODUCT)).contains("Reloaded title"));
+    eventually("the good edit is served", || exchange(server.addr, &get(PRODUCT)).text().contains("Reloaded title"));
     assert_eq!(server.metric("foundry_catalog_generation"), 2);
     assert_eq!(server.metric("foundry_reloads_total{result=\"ok\"}"), 1);
 
     std::fs::write(dir.join("crm-webhook-connector.json"), "{").expect("break a manifest");
     server.handle.reload();
     eventually("the broken reload is counted", || server.metric("foundry_reloads_total{result=\"failed\"}") == 1);
-    assert!(exchange(server.addr, &get(PRODUCT)).contains("Reloaded title"), "the last good catalog still serves");
-    assert_eq!(status(&exchange(server.addr, &get("/api/public/foundry/products/crm-webhook-connector"))), 200);
+    assert!(
+        exchange(server.addr, &get(PRODUCT)).text().contains("Reloaded title"),
+        "the last good catalog still serves"
+    );
+    assert_eq!(exchange(server.addr, &get("/api/public/foundry/products/crm-webhook-connector")).status, 200);
     assert_eq!(server.metric("foundry_catalog_generation"), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -239,7 +231,7 @@ fn watch_reloads_when_a_manifest_changes() {
     });
     std::thread::sleep(Duration::from_millis(120));
     retitle(&dir, "Watched title");
-    eventually("the edit is served", || exchange(server.addr, &get(PRODUCT)).contains("Watched title"));
+    eventually("the edit is served", || exchange(server.addr, &get(PRODUCT)).text().contains("Watched title"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -272,7 +264,7 @@ fn readiness_turns_503_on_an_open_connection_during_the_drain() {
     let during = send(&mut open, rest);
     assert_eq!((during.status, &during.body[..]), (503, &b"draining\n"[..]));
     assert_eq!(during.header("cache-control"), Some("no-store"));
-    assert!(Response::read(&mut open, false).is_none(), "closed after the request in flight");
+    assert!(Response::read(&mut open, false).expect("no cut response").is_none(), "closed after the request in flight");
     assert!(server.finished_within(Duration::from_secs(3)));
 }
 

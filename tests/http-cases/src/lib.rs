@@ -22,13 +22,18 @@
 //! (the fixed error body with that code). Whatever the case, an error
 //! body is `{"error": {"status", "code", "message"}}` with the response's
 //! status, and no uncompressed body echoes a `<` from the request.
+//!
+//! [`client`] is the raw HTTP/1.1 client the cases are sent with, and the
+//! one every other test that speaks raw HTTP uses.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::net::SocketAddr;
 
 use serde::Deserialize;
+
+pub mod client;
+
+use client::{Response, exchange};
 
 /// The table.
 pub const CASES: &str = include_str!("../cases.json");
@@ -57,19 +62,6 @@ enum Statuses {
 enum Body {
     Kind(String),
     Error { error: String },
-}
-
-/// One response: status, headers (lowercase names), body bytes.
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
 }
 
 /// Sends every case to the server at `addr`, where the product endpoint
@@ -180,33 +172,4 @@ fn validator(addr: SocketAddr, products: &str, slug: &str, coding: &str, name: &
     let request = format!("GET {products}/{slug} HTTP/1.1\r\nHost: t\r\nAccept-Encoding: {coding}\r\n\r\n");
     let response = exchange(addr, &request)?;
     response.header(name).map(str::to_owned).ok_or_else(|| format!("no {name} for {slug} ({coding})"))
-}
-
-/// Sends `request` on a new connection and reads one response.
-fn exchange(addr: SocketAddr, request: &str) -> Result<Response, String> {
-    let mut stream = TcpStream::connect(addr).map_err(|e| format!("cannot connect: {e}"))?;
-    stream.set_read_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
-    stream.write_all(request.as_bytes()).map_err(|e| format!("cannot send: {e}"))?;
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        match stream.read(&mut byte) {
-            Ok(1) => head.push(byte[0]),
-            _ => return Err(format!("the response ends after {} bytes of its head", head.len())),
-        }
-    }
-    let head = String::from_utf8_lossy(&head);
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let headers: Vec<(String, String)> = head
-        .lines()
-        .skip(1)
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    let mut response = Response { status, headers, body: Vec::new() };
-    let bodiless = request.starts_with("HEAD ") || status == 304;
-    let length = if bodiless { 0 } else { response.header("content-length").and_then(|l| l.parse().ok()).unwrap_or(0) };
-    response.body = vec![0; length];
-    stream.read_exact(&mut response.body).map_err(|e| format!("the body is cut short: {e}"))?;
-    Ok(response)
 }
