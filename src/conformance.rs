@@ -128,7 +128,42 @@ impl fmt::Display for Violation {
 
 /// Every violation found, displayed one per line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violations(pub Vec<Violation>);
+pub struct Violations(pub(crate) Vec<Violation>);
+
+impl Violations {
+    /// Every violation, in the order found.
+    pub fn as_slice(&self) -> &[Violation] {
+        &self.0
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl IntoIterator for Violations {
+    type Item = Violation;
+    type IntoIter = std::vec::IntoIter<Violation>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Violations {
+    type Item = &'a Violation;
+    type IntoIter = std::slice::Iter<'a, Violation>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
 
 impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -44,12 +44,14 @@ fn render(path: &Path, out_dir: Option<&Path>) -> Result<(), u8> {
     let manifest = ProductManifest::from_json(&text).map_err(|e| {
         match e {
             ManifestError::Syntax(e) => eprintln!("error: {shown}:{}:{}: {e}", e.line(), e.column()),
-            ManifestError::Invalid(violations) => violations.0.iter().for_each(|v| eprintln!("error: {shown}: {v}")),
+            ManifestError::Invalid(violations) => {
+                violations.as_slice().iter().for_each(|v| eprintln!("error: {shown}: {v}"))
+            }
         }
         BROKEN
     })?;
     let record = manifest.build().map_err(|violations| {
-        violations.0.iter().for_each(|v| eprintln!("error: {shown}: {v}"));
+        violations.as_slice().iter().for_each(|v| eprintln!("error: {shown}: {v}"));
         BROKEN
     })?;
     let slug = record.slug.to_string();

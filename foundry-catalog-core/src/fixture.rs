@@ -30,7 +30,7 @@
 //! filled like required ones unless their hint is `"absent"`.
 //!
 //! The generator uses [`check_hint`] to reject hints whose values cannot
-//! work; the runtime makes every value through [`value`] (untyped rows with
+//! work; the runtime makes every value through one function (untyped rows with
 //! [`rows`], typed rows with `RecordType::fixture_rows`, which deserializes
 //! the same values), so generated code holds no fixture code of its own.
 
@@ -43,10 +43,10 @@ use crate::format::{FieldFormat, TEXT_PREFIX};
 use crate::model::{FieldDescriptor, FieldType, FixtureHint, Kind, MAX_SAFE_INTEGER, RecordSchema};
 
 /// The first date of a date hint, and of a date hint whose date is unusable.
-pub const DEFAULT_DATE: &str = "2026-01-01";
+pub(crate) const DEFAULT_DATE: &str = "2026-01-01";
 
 /// The `fixture_mode` of an object field without a hint.
-pub const DEFAULT_FIXTURE_MODE: &str = "deterministic_fixture";
+pub(crate) const DEFAULT_FIXTURE_MODE: &str = "deterministic_fixture";
 
 /// The suffix of text values on `row`: empty on row 1, `" 2"`, `" 3"`, … after.
 pub fn row_suffix(row: usize) -> String {
@@ -54,22 +54,16 @@ pub fn row_suffix(row: usize) -> String {
 }
 
 /// The first URL base of a `url` field without a hint.
-pub const DEFAULT_URL_BASE: &str = "https://fixtures.example.org/records";
+pub(crate) const DEFAULT_URL_BASE: &str = "https://fixtures.example.org/records";
 
 /// The first value of a `fraction` field without a hint.
-pub const DEFAULT_FRACTION: f64 = 0.5;
+pub(crate) const DEFAULT_FRACTION: f64 = 0.5;
 
 /// The hint used when a field has none: its format's default recipe, or
 /// (without a format) text named after the field for strings, a sequence
 /// for numbers, integers and booleans, a default payload for open objects.
 /// Lists and nested objects take none: their items and fields have their
-/// own.
-pub fn default_hint(field: &FieldDescriptor) -> FixtureHint {
-    default_hint_named(field, &field.name)
-}
-
-/// [`default_hint`] for a value named `name` (a list's items are named
-/// after the list).
+/// own. `name` names the value (a list's items are named after the list).
 fn default_hint_named(field: &FieldDescriptor, name: &str) -> FixtureHint {
     match field.format {
         Some(FieldFormat::Date) => FixtureHint::date(DEFAULT_DATE),
@@ -88,13 +82,13 @@ fn default_hint_named(field: &FieldDescriptor, name: &str) -> FixtureHint {
 
 /// How many items a list holds in every fixture row: [`LIST_ITEMS`], moved
 /// into the field's `min_items`..=`max_items`.
-pub fn list_len(field: &FieldDescriptor) -> usize {
+pub(crate) fn list_len(field: &FieldDescriptor) -> usize {
     let len = LIST_ITEMS.max(field.min_items.unwrap_or(0)).min(field.max_items.unwrap_or(u32::MAX));
     usize::try_from(len).unwrap_or(usize::MAX)
 }
 
 /// The number of items of a fixture list whose bounds allow it.
-pub const LIST_ITEMS: u32 = 2;
+pub(crate) const LIST_ITEMS: u32 = 2;
 
 /// `fixture_<field name in snake_case>`, a `lowercase_underscore` token.
 fn default_token(name: &str) -> String {
@@ -134,7 +128,7 @@ fn effective_hint_named<'a>(field: &'a FieldDescriptor, name: &str) -> Cow<'a, F
 /// fields' values on `row`, as a row does; a closed set gives its values
 /// in turn (row 1 the first). A nullable value is never `null` here: a
 /// sample shows the value's shape.
-pub fn value(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Value> {
+pub(crate) fn value(field: &FieldDescriptor, slug: &str, row: usize) -> Option<Value> {
     value_named(field, &field.name, slug, row)
 }
 
@@ -257,7 +251,7 @@ fn date_on_row(first: &str, row: usize) -> String {
 }
 
 /// A field name as lowercase words: `entityName` → `entity name`.
-pub fn words(name: &str) -> String {
+pub(crate) fn words(name: &str) -> String {
     heck::ToSnakeCase::to_snake_case(name).replace('_', " ")
 }
 

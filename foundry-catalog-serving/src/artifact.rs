@@ -53,8 +53,8 @@
 //!
 //! # Checks when loading
 //!
-//! The magic, the version ([`OLDEST_READABLE_VERSION`] to
-//! [`FORMAT_VERSION`]), the lengths (the file must be exactly as long as
+//! The magic, the version (1 to
+//! 2), the lengths (the file must be exactly as long as
 //! its header says, so a truncated file is named as such), the CRC-32,
 //! the metadata, the signature region's length, every span (inside the
 //! data region), every slug ([`foundry_catalog_core::Slug`]), every ETag's form, every
@@ -77,11 +77,11 @@ use sha2::{Digest, Sha256};
 use crate::encoding::ContentCoding;
 
 /// The first eight bytes of every artifact.
-pub const MAGIC: [u8; 8] = *b"\x89FCA\r\n\x1a\n";
+pub(crate) const MAGIC: [u8; 8] = *b"\x89FCA\r\n\x1a\n";
 /// The format version this crate writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub(crate) const FORMAT_VERSION: u32 = 2;
 /// The oldest format version this crate reads.
-pub const OLDEST_READABLE_VERSION: u32 = 1;
+pub(crate) const OLDEST_READABLE_VERSION: u32 = 1;
 /// The length of the fixed header (version 2).
 const HEADER_LEN: usize = 48;
 /// The length of version 1's header.
@@ -160,7 +160,7 @@ pub enum ArtifactError {
     /// The file could not be read.
     #[error("cannot read: {0}")]
     Read(String),
-    /// The file does not start with [`MAGIC`].
+    /// The file does not start with the magic bytes.
     #[error(
         "not a foundry-catalog artifact (it does not start with the artifact magic); hint: build one with `foundry-catalog build <manifest-dir> -o <file>`, or pass a folder of manifests"
     )]

@@ -92,7 +92,7 @@ impl CatalogEntry {
 
     /// `Last-Modified`: the record's `last_updated_at` as an IMF-fixdate
     /// (shared bytes, for header values).
-    pub fn last_modified_bytes(&self) -> Bytes {
+    pub(crate) fn last_modified_bytes(&self) -> Bytes {
         self.last_modified.clone()
     }
 
@@ -186,7 +186,7 @@ impl CatalogError {
     /// How many problems this error reports (every violation counts).
     pub fn problems(&self) -> usize {
         match self {
-            CatalogError::Invalid { violations, .. } => violations.0.len().max(1),
+            CatalogError::Invalid { violations, .. } => violations.len().max(1),
             _ => 1,
         }
     }

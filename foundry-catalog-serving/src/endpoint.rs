@@ -16,7 +16,7 @@
 //! | an unknown slug | 404 `not_found` |
 //! | a malformed slug (uppercase, `..`, `%2F`, `%00`, over 200 bytes, empty) | 400 `invalid_slug` |
 //! | another method on the product path | 405 `method_not_allowed`, `Allow: GET, HEAD` |
-//! | HTTP/1.1 without exactly one `Host` that [`is_host`] accepts (the server's check) | 400 `bad_host` |
+//! | HTTP/1.1 without exactly one valid `Host` (checked by [`crate::service::respond`] and the server, before [`answer`]) | 400 `bad_host` |
 //! | any other path | 404 `not_found` |
 //!
 //! The conditional headers are evaluated in RFC 9110 §13.2.2's order. A
@@ -216,79 +216,9 @@ fn decode_unreserved(path: &str) -> Cow<'_, str> {
 
 /// RFC 3986 §2.3 `unreserved`: ALPHA, DIGIT, `-`, `.`, `_` and `~`, the
 /// characters a URL means the same by, percent-encoded or not.
-///
-/// ```
-/// use foundry_catalog_serving::endpoint::is_unreserved;
-/// assert!(is_unreserved(b's') && is_unreserved(b'~'));
-/// assert!(!is_unreserved(b'/') && !is_unreserved(b'%'));
-/// ```
-pub const fn is_unreserved(byte: u8) -> bool {
+pub(crate) const fn is_unreserved(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
 }
-
-/// `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2–3.2.3): a
-/// bracketed IP literal, or a registered name or IPv4 address (unreserved
-/// characters, sub-delims and percent-encodings), then an optional port
-/// of digits, without user information. Checked in place: no allocation
-/// per request. An HTTP/1.1 request needs exactly one `Host` that is one
-/// (RFC 9112 §3.2); otherwise the answer is [`ErrorKind::BadHost`].
-pub fn is_host(host: &[u8]) -> bool {
-    let (name_ok, rest) = match host.strip_prefix(b"[") {
-        Some(literal) => match literal.iter().position(|&b| b == b']') {
-            Some(end) => {
-                let inside = &literal[..end];
-                let ok = !inside.is_empty() && inside.iter().all(|&b| b == b':' || is_unreserved_or_sub_delim(b));
-                (ok, &literal[end + 1..])
-            }
-            None => (false, &[][..]),
-        },
-        None => {
-            let end = host.iter().position(|&b| b == b':').unwrap_or(host.len());
-            (!host[..end].is_empty() && is_reg_name(&host[..end]), &host[end..])
-        }
-    };
-    name_ok
-        && match rest.split_first() {
-            None => true,
-            Some((b':', port)) => port.iter().all(u8::is_ascii_digit),
-            Some(_) => false,
-        }
-}
-
-/// `*( unreserved / pct-encoded / sub-delims )` (RFC 3986 §3.2.2).
-fn is_reg_name(name: &[u8]) -> bool {
-    let mut bytes = name.iter();
-    while let Some(&b) = bytes.next() {
-        let ok = if b == b'%' {
-            matches!((bytes.next(), bytes.next()), (Some(h), Some(l)) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit())
-        } else {
-            is_unreserved_or_sub_delim(b)
-        };
-        if !ok {
-            return false;
-        }
-    }
-    true
-}
-
-/// RFC 3986's `unreserved` and `sub-delims`.
-fn is_unreserved_or_sub_delim(b: u8) -> bool {
-    UNRESERVED_OR_SUB_DELIM[usize::from(b)]
-}
-
-/// [`is_unreserved_or_sub_delim`] for every byte, worked out at compile time.
-static UNRESERVED_OR_SUB_DELIM: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        #[allow(clippy::cast_possible_truncation)] // b < 256
-        let byte = b as u8;
-        table[b] = is_unreserved(byte)
-            || matches!(byte, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=');
-        b += 1;
-    }
-    table
-};
 
 /// Whether an `If-Modified-Since` date is at or after `modified` (whole
 /// seconds); an unparsable date is ignored (RFC 9110 §13.1.3).
@@ -304,14 +234,7 @@ fn modified_at_or_before(modified: std::time::SystemTime, since: &[u8]) -> bool 
 /// Whether an `If-Match` header value matches `etag` (RFC 9110 §13.1.1):
 /// `*` matches any current representation; otherwise a list of entity
 /// tags compared strongly (a weak tag never matches).
-///
-/// ```
-/// use foundry_catalog_serving::endpoint::etag_matches_strongly;
-/// assert!(etag_matches_strongly(b"*", "\"abc\""));
-/// assert!(etag_matches_strongly(b"\"x\", \"abc\"", "\"abc\""));
-/// assert!(!etag_matches_strongly(b"W/\"abc\"", "\"abc\""));
-/// ```
-pub fn etag_matches_strongly(header: &[u8], etag: &str) -> bool {
+fn etag_matches_strongly(header: &[u8], etag: &str) -> bool {
     let ours = opaque(etag.as_bytes());
     trim_ows(header) == b"*" || tags(header).any(|(weak, tag)| !weak && Some(tag) == ours)
 }
@@ -321,14 +244,7 @@ pub fn etag_matches_strongly(header: &[u8], etag: &str) -> bool {
 /// is a comma-separated list of entity tags, compared weakly (a `W/`
 /// prefix on either side is ignored). A malformed list matches nothing
 /// after the point where it breaks.
-///
-/// ```
-/// use foundry_catalog_serving::endpoint::etag_matches;
-/// assert!(etag_matches(b"*", "\"abc\""));
-/// assert!(etag_matches(b"\"x\", W/\"abc\"", "\"abc\""));
-/// assert!(!etag_matches(b"\"abcd\"", "\"abc\""));
-/// ```
-pub fn etag_matches(header: &[u8], etag: &str) -> bool {
+fn etag_matches(header: &[u8], etag: &str) -> bool {
     let ours = opaque(etag.as_bytes());
     trim_ows(header) == b"*" || tags(header).any(|(_, tag)| Some(tag) == ours)
 }
@@ -366,47 +282,21 @@ fn opaque(tag: &[u8]) -> Option<&[u8]> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_host;
+    use super::{etag_matches, etag_matches_strongly, is_unreserved};
 
     #[test]
-    fn hosts_are_checked_as_rfc_3986_authorities_without_user_information() {
-        let valid: &[&[u8]] = &[
-            b"x",
-            b"catalog.example",
-            b"catalog.example:8080",
-            b"catalog.example:",
-            b"127.0.0.1:80",
-            b"[::1]",
-            b"[::1]:8080",
-            b"[v1.fe80::a+en1]",
-            b"xn--bcher-kva.example",
-            b"a%2Db",
-            b"a!$&'()*+,;=~_-.b",
-        ];
-        for host in valid {
-            assert!(is_host(host), "{}", String::from_utf8_lossy(host));
-        }
-        let invalid: &[&[u8]] = &[
-            b"",
-            b"user@x",
-            b"x:y",
-            b"x:80:81",
-            b"x y",
-            b"x/y",
-            b"x?y",
-            b"x#y",
-            b"a%2",
-            b"a%zz",
-            b"[::1",
-            b"[]",
-            b"[::1]x",
-            b"[::1]:a",
-            b":80",
-            b"\xff",
-            "h\u{e9}".as_bytes(),
-        ];
-        for host in invalid {
-            assert!(!is_host(host), "{}", String::from_utf8_lossy(host));
-        }
+    fn unreserved_bytes() {
+        assert!(is_unreserved(b's') && is_unreserved(b'~'));
+        assert!(!is_unreserved(b'/') && !is_unreserved(b'%'));
+    }
+
+    #[test]
+    fn if_match_compares_strongly_and_if_none_match_weakly() {
+        assert!(etag_matches_strongly(b"*", "\"abc\""));
+        assert!(etag_matches_strongly(b"\"x\", \"abc\"", "\"abc\""));
+        assert!(!etag_matches_strongly(b"W/\"abc\"", "\"abc\""));
+        assert!(etag_matches(b"*", "\"abc\""));
+        assert!(etag_matches(b"\"x\", W/\"abc\"", "\"abc\""));
+        assert!(!etag_matches(b"\"abcd\"", "\"abc\""));
     }
 }

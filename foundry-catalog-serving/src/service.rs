@@ -298,7 +298,117 @@ impl<'a> Wanted<'a> {
     /// Whether an HTTP/1.1 request has exactly one valid `Host` (RFC 9112
     /// §3.2): an authority without user information.
     fn host_is_valid(&self, version: Version) -> bool {
-        version != Version::HTTP_11
-            || (!self.host.more && self.host.first.is_some_and(|host| endpoint::is_host(host.as_bytes())))
+        version != Version::HTTP_11 || (!self.host.more && self.host.first.is_some_and(|host| is_host(host.as_bytes())))
+    }
+}
+
+/// `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2–3.2.3): a
+/// bracketed IP literal, or a registered name or IPv4 address (unreserved
+/// characters, sub-delims and percent-encodings), then an optional port
+/// of digits, without user information. Checked in place: no allocation
+/// per request. An HTTP/1.1 request needs exactly one `Host` that is one
+/// (RFC 9112 §3.2); otherwise the answer is `bad_host`.
+fn is_host(host: &[u8]) -> bool {
+    let (name_ok, rest) = match host.strip_prefix(b"[") {
+        Some(literal) => match literal.iter().position(|&b| b == b']') {
+            Some(end) => {
+                let inside = &literal[..end];
+                let ok = !inside.is_empty() && inside.iter().all(|&b| b == b':' || is_unreserved_or_sub_delim(b));
+                (ok, &literal[end + 1..])
+            }
+            None => (false, &[][..]),
+        },
+        None => {
+            let end = host.iter().position(|&b| b == b':').unwrap_or(host.len());
+            (!host[..end].is_empty() && is_reg_name(&host[..end]), &host[end..])
+        }
+    };
+    name_ok
+        && match rest.split_first() {
+            None => true,
+            Some((b':', port)) => port.iter().all(u8::is_ascii_digit),
+            Some(_) => false,
+        }
+}
+
+/// `*( unreserved / pct-encoded / sub-delims )` (RFC 3986 §3.2.2).
+fn is_reg_name(name: &[u8]) -> bool {
+    let mut bytes = name.iter();
+    while let Some(&b) = bytes.next() {
+        let ok = if b == b'%' {
+            matches!((bytes.next(), bytes.next()), (Some(h), Some(l)) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit())
+        } else {
+            is_unreserved_or_sub_delim(b)
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// RFC 3986's `unreserved` and `sub-delims`.
+fn is_unreserved_or_sub_delim(b: u8) -> bool {
+    UNRESERVED_OR_SUB_DELIM[usize::from(b)]
+}
+
+/// [`is_unreserved_or_sub_delim`] for every byte, worked out at compile time.
+static UNRESERVED_OR_SUB_DELIM: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        #[allow(clippy::cast_possible_truncation)] // b < 256
+        let byte = b as u8;
+        table[b] = endpoint::is_unreserved(byte)
+            || matches!(byte, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=');
+        b += 1;
+    }
+    table
+};
+
+#[cfg(test)]
+mod tests {
+    use super::is_host;
+
+    #[test]
+    fn hosts_are_checked_as_rfc_3986_authorities_without_user_information() {
+        let valid: &[&[u8]] = &[
+            b"x",
+            b"catalog.example",
+            b"catalog.example:8080",
+            b"catalog.example:",
+            b"127.0.0.1:80",
+            b"[::1]",
+            b"[::1]:8080",
+            b"[v1.fe80::a+en1]",
+            b"xn--bcher-kva.example",
+            b"a%2Db",
+            b"a!$&'()*+,;=~_-.b",
+        ];
+        for host in valid {
+            assert!(is_host(host), "{}", String::from_utf8_lossy(host));
+        }
+        let invalid: &[&[u8]] = &[
+            b"",
+            b"user@x",
+            b"x:y",
+            b"x:80:81",
+            b"x y",
+            b"x/y",
+            b"x?y",
+            b"x#y",
+            b"a%2",
+            b"a%zz",
+            b"[::1",
+            b"[]",
+            b"[::1]x",
+            b"[::1]:a",
+            b":80",
+            b"\xff",
+            "h\u{e9}".as_bytes(),
+        ];
+        for host in invalid {
+            assert!(!is_host(host), "{}", String::from_utf8_lossy(host));
+        }
     }
 }

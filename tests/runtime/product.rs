@@ -331,8 +331,8 @@ fn manifest_breaks(slug: &str, edit: impl FnOnce(&mut Value), expected_at: &str,
     let mut manifest: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("readable")).expect("JSON");
     edit(&mut manifest);
     let violations = match ProductManifest::from_value(&manifest) {
-        Ok(manifest) => manifest.build().expect_err("must not build").0,
-        Err(violations) => violations.0,
+        Ok(manifest) => manifest.build().expect_err("must not build").into_iter().collect::<Vec<_>>(),
+        Err(violations) => violations.into_iter().collect(),
     };
     assert!(
         violations.iter().any(|v| v.pointer == expected_at && v.rule == rule),
@@ -419,7 +419,7 @@ fn building_lists_every_problem_at_once() {
     m["marketplaces"][0]["key"] = json!("Bad Key");
     m["marketplace_availability"][2]["url"] = json!("https://cloud.example.com/x");
     let manifest = ProductManifest::from_value(&m).expect("manifest");
-    let violations = manifest.build().expect_err("broken").0;
+    let violations: Vec<_> = manifest.build().expect_err("broken").into_iter().collect();
     assert!(violations.len() >= 4, "{violations:#?}");
 }
 

@@ -9,7 +9,6 @@
 //! one of them renders into a product record with [`render`], checked at
 //! every depth against the definition.
 
-use foundry_catalog::conformance::Violations;
 use foundry_catalog::product::{ProductManifest, ProductRecord};
 
 /// The record types generated from `record-types/`.
@@ -24,7 +23,7 @@ pub fn render(manifest: &str) -> Result<ProductRecord, String> {
     let manifest = ProductManifest::from_json(manifest).map_err(|e| e.to_string())?;
     manifest
         .build_with(records::RECORD_TYPES)
-        .map_err(|Violations(violations)| violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
+        .map_err(|violations| violations.as_slice().iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
 }
 
 /// The response body `{"data": …}` of a product record.
