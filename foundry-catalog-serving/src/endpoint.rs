@@ -16,7 +16,7 @@
 //! | an unknown slug | 404 `not_found` |
 //! | a malformed slug (uppercase, `..`, `%2F`, `%00`, over 200 bytes, empty) | 400 `invalid_slug` |
 //! | another method on the product path | 405 `method_not_allowed`, `Allow: GET, HEAD` |
-//! | HTTP/1.1 without exactly one valid `Host` (checked by [`crate::service::respond`] and the server, before [`answer`]) | 400 `bad_host` |
+//! | HTTP/1.1 without exactly one valid `Host` (checked by `service::respond` (feature `http`) and the server, before [`answer`]) | 400 `bad_host` |
 //! | any other path | 404 `not_found` |
 //!
 //! The conditional headers are evaluated in RFC 9110 §13.2.2's order. A
