@@ -486,13 +486,24 @@ pub fn openapi() -> Value {
 /// Every generated JSON Schema file as (path within the schema folder, contents):
 /// the response, the manifest, and one per generated record type.
 pub fn schema_files() -> Vec<(String, String)> {
+    schema_files_with(&[])
+}
+
+/// [`schema_files`], and `record-types/<record_label>.schema.json` for
+/// each of `record_types` besides the shipped ones (a serving crate's own,
+/// or definitions read at run time). The response schema checks the rows
+/// of the shipped types; a body of another type is checked by it and by
+/// its own record type's schema.
+pub fn schema_files_with(record_types: &[RecordSchema]) -> Vec<(String, String)> {
     let pretty = |value: &Value| serde_json::to_string_pretty(value).map(|s| s + "\n").unwrap_or_default();
     let mut files = vec![
         ("product-response.schema.json".to_owned(), pretty(&response_schema())),
         ("product-manifest.schema.json".to_owned(), pretty(&manifest_schema())),
         ("openapi.json".to_owned(), pretty(&openapi())),
     ];
-    for schema in crate::record_types() {
+    let shipped = crate::record_types();
+    let others = record_types.iter().filter(|t| !shipped.iter().any(|s| s.record_label == t.record_label));
+    for schema in shipped.iter().chain(others) {
         files.push((format!("record-types/{}.schema.json", schema.record_label), pretty(&record_type_schema(schema))));
     }
     files

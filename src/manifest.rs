@@ -81,7 +81,7 @@ impl ProductManifest {
     /// generated ones: a serving crate's own (its generated
     /// `RECORD_TYPES`), whose samples are checked at every depth.
     pub fn build_with(&self, record_types: &[RecordSchema]) -> Result<ProductRecord, Violations> {
-        let record = self.assemble_with(record_types)?;
+        let record = self.assemble(record_types)?;
         ProductResponse::body(&record, record_types)?;
         Ok(record)
     }
@@ -89,12 +89,9 @@ impl ProductManifest {
     /// The record with its sample and schema preview, not yet checked
     /// against the spec: [`ProductResponse::body`] serializes and checks
     /// it in one pass (a catalog build validates each body once this way;
-    /// [`ProductManifest::build`] is both steps).
-    pub fn assemble(&self) -> Result<ProductRecord, Violations> {
-        self.assemble_with(&[])
-    }
-
-    fn assemble_with(&self, record_types: &[RecordSchema]) -> Result<ProductRecord, Violations> {
+    /// [`ProductManifest::build_with`] is both steps). `record_types` are
+    /// known besides the shipped ones, as for `build_with`.
+    pub fn assemble(&self, record_types: &[RecordSchema]) -> Result<ProductRecord, Violations> {
         let mut problems = Vec::new();
         let record_type = record_types
             .iter()

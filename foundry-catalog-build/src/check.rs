@@ -13,7 +13,7 @@ use crate::positions::Positions;
 use foundry_catalog_core::fixture;
 use foundry_catalog_core::hash::es_number;
 use foundry_catalog_core::{
-    EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, MAX_SAFE_INTEGER, RecordSchema,
+    EnumValue, FieldDescriptor, FieldFormat, FieldType, FixtureHint, Items, MAX_SAFE_INTEGER, RecordSchema,
 };
 
 /// The most sample rows a definition may ask for.
@@ -43,6 +43,31 @@ impl CheckedType {
     /// The record's struct name (`PriceObservation`).
     pub fn type_name(&self) -> &str {
         &self.types.record.name
+    }
+
+    /// The record schema as the generated code holds it (its
+    /// `RecordType::SCHEMA`): [`CheckedType::schema`] without the Rust
+    /// names a definition may give fields and closed-set values, which
+    /// only name generated items. A record type read at run time is this.
+    pub fn runtime_schema(&self) -> RecordSchema {
+        fn strip(fields: &[FieldDescriptor]) -> Vec<FieldDescriptor> {
+            fields
+                .iter()
+                .map(|field| FieldDescriptor {
+                    rust_name: None,
+                    items: field
+                        .items
+                        .as_ref()
+                        .map(|items| Items::new(strip(std::slice::from_ref(items.get())).remove(0))),
+                    fields: field.fields.as_deref().map(|fields| Cow::Owned(strip(fields))),
+                    enum_values: field.enum_values.as_deref().map(|values| {
+                        Cow::Owned(values.iter().map(|v| EnumValue { rust_name: None, ..v.clone() }).collect())
+                    }),
+                    ..field.clone()
+                })
+                .collect()
+        }
+        RecordSchema { fields: Cow::Owned(strip(&self.schema.fields)), ..self.schema.clone() }
     }
 }
 

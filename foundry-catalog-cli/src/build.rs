@@ -54,6 +54,8 @@ pub(crate) struct Args {
     /// so that `serve --verify-key` with its .pub file accepts it.
     #[arg(long, env = "FOUNDRY_CATALOG_SIGN_KEY", value_name = "FILE", value_parser = signing_key)]
     sign_key: Option<SigningKey>,
+    #[command(flatten)]
+    record_types: crate::record_types::RecordTypeDirs,
 }
 
 fn coding(text: &str) -> Result<ContentCoding, String> {
@@ -73,8 +75,12 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     if !args.dir.is_dir() {
         return fail(USAGE, format!("{}: not a folder of manifests", args.dir.display()));
     }
+    let loaded = match args.record_types.load() {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
     let mut builder = match Builder::new().codings(&args.codings) {
-        Ok(builder) => builder,
+        Ok(builder) => builder.record_types(loaded),
         Err(e) => return fail(USAGE, e),
     };
     if let Some(previous) = &args.previous {

@@ -19,23 +19,18 @@ pub(crate) struct Args {
     /// Response files or http(s) URLs.
     #[arg(required = true, value_name = "FILE_OR_URL")]
     sources: Vec<String>,
-    /// A folder of record-type definitions (a serving crate's own
-    /// `record-types/`): samples of these types are checked against their
-    /// definitions at every depth, as the built-in ones are.
-    #[arg(long, value_name = "DIR")]
-    record_types: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    record_types: crate::record_types::RecordTypeDirs,
+    /// Print `ok` for a body whose record type is not known (its rows were
+    /// not checked against a definition) instead of failing it.
+    #[arg(long)]
+    allow_unknown_record_types: bool,
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
-    let record_types = match &args.record_types {
-        None => Vec::new(),
-        Some(dir) => match definitions(dir) {
-            Ok(types) => types,
-            Err(e) => {
-                eprintln!("{e}");
-                return ExitCode::from(USAGE);
-            }
-        },
+    let record_types = match args.record_types.load() {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let mut worst = 0;
     for source in &args.sources {
@@ -51,20 +46,32 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         for v in &violations {
             crate::outln!("{source}: {v}");
         }
-        if violations.is_empty() {
-            crate::outln!("{source}: ok");
-        } else {
+        let unknown = unknown_record_type(&body, &record_types);
+        if let Some(label) = &unknown {
+            let (verdict, hint) = if args.allow_unknown_record_types {
+                ("note", "")
+            } else {
+                ("error", "; hint: pass its definitions with --record-types DIR, or --allow-unknown-record-types")
+            };
+            eprintln!(
+                "{verdict}: {source}: record type `{label}` is not known, so its sample rows and schema preview were not checked against a definition{hint}"
+            );
+        }
+        if !violations.is_empty() || (unknown.is_some() && !args.allow_unknown_record_types) {
             worst = worst.max(BROKEN);
+        } else {
+            crate::outln!("{source}: ok");
         }
     }
     ExitCode::from(worst)
 }
 
-/// The record types defined in `dir`, checked as a build script checks them.
-fn definitions(dir: &std::path::Path) -> Result<Vec<foundry_catalog_core::RecordSchema>, String> {
-    let sources = foundry_catalog_build::Source::read_dir(dir, ".").map_err(|e| e.to_string())?;
-    let checked = foundry_catalog_build::Generator::new().check(&sources).map_err(|e| e.to_string())?;
-    Ok(checked.into_iter().map(|t| t.schema).collect())
+/// The record label of a body's sample when it names a record type that
+/// neither the shipped nor the loaded ones hold.
+fn unknown_record_type(body: &Value, loaded: &[foundry_catalog_core::RecordSchema]) -> Option<String> {
+    let label = body.pointer("/data/sample/record_label").or_else(|| body.pointer("/data/schema_preview/record_label"));
+    let label = label?.as_str()?;
+    crate::record_types::find(loaded, label).is_none().then(|| label.to_owned())
 }
 
 /// The JSON body of a file or a URL.

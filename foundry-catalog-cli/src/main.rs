@@ -29,6 +29,7 @@ mod check;
 mod diff;
 mod keygen;
 mod preview;
+mod record_types;
 mod render;
 mod schemas;
 mod serve;

@@ -25,6 +25,8 @@ pub(crate) struct Args {
     /// products/generated/<slug>/product.json.
     #[arg(long, value_name = "SCHEME/PUBLISHER", value_parser = parse_actor_manifest)]
     actor_manifest: Option<ManifestLocation>,
+    #[command(flatten)]
+    record_types: crate::record_types::RecordTypeDirs,
 }
 
 fn parse_slug(text: &str) -> Result<Slug, String> {
@@ -42,11 +44,19 @@ fn parse_actor_manifest(text: &str) -> Result<ManifestLocation, String> {
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
-    let Some(schema) = foundry_catalog::record_type(&args.record_label) else {
-        let known: Vec<&str> = foundry_catalog::record_types().iter().map(|t| &*t.record_label).collect();
+    let loaded = match args.record_types.load() {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let Some(schema) = crate::record_types::find(&loaded, &args.record_label) else {
+        let known = crate::record_types::labels(&loaded);
         return fail(
             USAGE,
-            format!("no record type {:?}; hint: choose one of {}", args.record_label, known.join(", ")),
+            format!(
+                "no record type {:?}; hint: choose one of {} (or add a folder of definitions with --record-types DIR)",
+                args.record_label,
+                known.join(", ")
+            ),
         );
     };
     let slug = match &args.slug {

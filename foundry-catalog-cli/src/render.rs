@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use foundry_catalog::manifest::ManifestError;
 use foundry_catalog::product::ProductManifest;
 use foundry_catalog::response::ProductResponse;
+use foundry_catalog_core::RecordSchema;
 
 use crate::{BROKEN, USAGE};
 
@@ -22,12 +23,18 @@ pub(crate) struct Args {
     /// Write each body to DIR/<slug>.json instead of printing it.
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
+    #[command(flatten)]
+    record_types: crate::record_types::RecordTypeDirs,
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
+    let loaded = match args.record_types.load() {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
     let mut worst = 0;
     for path in &args.manifests {
-        if let Err(code) = render(path, args.out_dir.as_deref()) {
+        if let Err(code) = render(path, args.out_dir.as_deref(), &loaded) {
             worst = worst.max(code);
         }
     }
@@ -35,7 +42,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
 }
 
 /// Renders one manifest; errors are printed here, the exit code returned.
-fn render(path: &Path, out_dir: Option<&Path>) -> Result<(), u8> {
+fn render(path: &Path, out_dir: Option<&Path>, record_types: &[RecordSchema]) -> Result<(), u8> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| {
         eprintln!("error: {shown}: {e}");
@@ -50,7 +57,7 @@ fn render(path: &Path, out_dir: Option<&Path>) -> Result<(), u8> {
         }
         BROKEN
     })?;
-    let record = manifest.build().map_err(|violations| {
+    let record = manifest.build_with(record_types).map_err(|violations| {
         violations.as_slice().iter().for_each(|v| eprintln!("error: {shown}: {v}"));
         BROKEN
     })?;

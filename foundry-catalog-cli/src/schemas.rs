@@ -9,8 +9,9 @@ use crate::{BROKEN, USAGE};
 /// that the files on disk are current.
 ///
 /// Writes DIR/product-response.schema.json, DIR/product-manifest.schema.json,
-/// DIR/openapi.json and DIR/record-types/<record_label>.schema.json,
-/// generated from the same tables as the code. DIR/record-type.schema.json (the definition format)
+/// DIR/openapi.json and DIR/record-types/<record_label>.schema.json (for
+/// the shipped record types and those of --record-types), generated from
+/// the same tables as the code. DIR/record-type.schema.json (the definition format)
 /// is written by hand and left alone.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -20,11 +21,17 @@ pub(crate) struct Args {
     /// Write nothing; exit 1 if any file is missing or differs.
     #[arg(long)]
     check: bool,
+    #[command(flatten)]
+    record_types: crate::record_types::RecordTypeDirs,
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
+    let loaded = match args.record_types.load() {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
     let mut stale = 0;
-    for (path, contents) in foundry_catalog::json_schema::schema_files() {
+    for (path, contents) in foundry_catalog::json_schema::schema_files_with(&loaded) {
         let path = args.dir.join(path);
         if std::fs::read_to_string(&path).is_ok_and(|current| current == contents) {
             continue;

@@ -25,6 +25,8 @@ pub(crate) struct Args {
     catalog: Option<PathBuf>,
     #[command(flatten)]
     config: Config,
+    #[command(flatten)]
+    record_types: crate::record_types::RecordTypeDirs,
     /// Listen on this port instead of the one in --addr (platforms that
     /// hand out a port set PORT).
     #[arg(long, env = "PORT")]
@@ -44,7 +46,7 @@ fn existing(text: &str) -> Result<PathBuf, String> {
 }
 
 pub(crate) fn run(args: Args) -> ExitCode {
-    let Args { catalog, mut config, port, log_format } = args;
+    let Args { catalog, mut config, record_types, port, log_format } = args;
     if config.watch && catalog.is_none() {
         return crate::usage_error("--watch needs --catalog (the compiled-in catalog never changes)");
     }
@@ -53,6 +55,10 @@ pub(crate) fn run(args: Args) -> ExitCode {
             "--verify-key needs --catalog FILE, an artifact (a folder of manifests or the compiled-in catalog carries no signature)",
         );
     }
+    config.record_types = match record_types.load() {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
     foundry_catalog_server::init_logging(log_format);
     if let Some(port) = port {
         config = config.port(port);

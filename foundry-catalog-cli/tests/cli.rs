@@ -870,3 +870,95 @@ fn a_long_build_off_a_terminal_logs_every_tenth_and_a_tally() {
     assert!(tally.ends_with(" s"), "{tally}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The example crate's definitions, read at run time by `--record-types`.
+const OWN_TYPES: &str = "examples/record-types-app/record-types";
+const OWN_PRODUCTS: &str = "examples/record-types-app/products";
+
+/// A record type that exists only as a definition file goes through
+/// preview, render, check, schemas, build and serve, and each command
+/// without the folder says the type is not known.
+#[test]
+fn record_types_from_a_folder_go_through_every_command() {
+    let work = temp("own-types");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    let preview = run(&["preview", "listing_snapshot", "--record-types", OWN_TYPES]);
+    assert_eq!(preview.status.code(), Some(0), "{}", text(&preview.stderr));
+    let preview: serde_json::Value = serde_json::from_slice(&preview.stdout).expect("JSON");
+    let unknown = run(&["preview", "listing_snapshot"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown.stderr).contains("--record-types DIR"), "{}", text(&unknown.stderr));
+
+    // render: the body's schema preview is the preview's; check accepts it
+    // with the definitions and refuses it, by name, without them.
+    let manifest = format!("{OWN_PRODUCTS}/listing-watch.json");
+    let out_dir = work.join("bodies");
+    let rendered = run(&["render", &manifest, "--record-types", OWN_TYPES, "--out-dir", &path(&out_dir)]);
+    assert_eq!(rendered.status.code(), Some(0), "{}", text(&rendered.stderr));
+    let body_file = path(&out_dir.join("listing-watch.json"));
+    let body: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&body_file).expect("written")).expect("JSON");
+    assert_eq!(body["data"]["schema_preview"]["fields"], preview["schema_preview"]["fields"]);
+    assert_eq!(body["data"]["schema_preview"]["schema_hash"], preview["schema_preview"]["schema_hash"]);
+    assert_eq!(run(&["render", &manifest]).status.code(), Some(1), "the shipped types alone cannot render it");
+    let checked = run(&["check", &body_file, "--record-types", OWN_TYPES]);
+    assert_eq!((checked.status.code(), text(&checked.stdout)), (Some(0), format!("{body_file}: ok\n")));
+    let unchecked = run(&["check", &body_file]);
+    assert_eq!(unchecked.status.code(), Some(1));
+    assert!(
+        text(&unchecked.stderr).contains("record type `listing_snapshot` is not known"),
+        "{}",
+        text(&unchecked.stderr)
+    );
+    assert_eq!(run(&["check", &body_file, "--allow-unknown-record-types"]).status.code(), Some(0));
+    let from_env = Command::new(BIN)
+        .args(["check", &body_file])
+        .env("FOUNDRY_CATALOG_RECORD_TYPES", OWN_TYPES)
+        .current_dir(repo())
+        .output()
+        .expect("runs");
+    assert_eq!(from_env.status.code(), Some(0), "the environment variable names the folder too");
+
+    // schemas: the loaded type's row schema beside the shipped ones.
+    let schema_dir = work.join("schema");
+    let written = run(&["schemas", "--dir", &path(&schema_dir), "--record-types", OWN_TYPES]);
+    assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
+    assert!(schema_dir.join("record-types/listing_snapshot.schema.json").is_file());
+    assert_eq!(
+        run(&["schemas", "--check", "--dir", &path(&schema_dir), "--record-types", OWN_TYPES]).status.code(),
+        Some(0)
+    );
+
+    // build and serve: the artifact's body is the rendered one.
+    let artifact = work.join("own.fcat");
+    let built = run(&["build", OWN_PRODUCTS, "-o", &path(&artifact), "--record-types", OWN_TYPES]);
+    assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
+    assert_eq!(run(&["build", OWN_PRODUCTS, "--check"]).status.code(), Some(1), "unknown without the folder");
+    let server = Server::start(&["--catalog", &path(&artifact)]);
+    let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+    let (status, served) = request_on(&mut stream, "/api/public/foundry/products/listing-watch").expect("answered");
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&served).expect("JSON"), body);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// A folder type with a shipped type's label must be that type: another
+/// definition under the same label is refused naming both files.
+#[test]
+fn a_folder_type_that_redefines_a_shipped_one_is_refused_naming_both() {
+    let dir = temp("redefined");
+    let shipped = repo().join("record-types/regulatory_status_signal.json");
+    std::fs::copy(&shipped, dir.join("regulatory_status_signal.json")).expect("copy");
+    let same = run(&["preview", "regulatory_status_signal", "--record-types", dir.to_str().expect("utf-8")]);
+    assert_eq!(same.status.code(), Some(0), "the same definition is the shipped type: {}", text(&same.stderr));
+    let mut definition: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&shipped).expect("readable")).expect("JSON");
+    definition["fields"][0]["description"] = serde_json::json!("Another meaning.");
+    std::fs::write(dir.join("regulatory_status_signal.json"), definition.to_string()).expect("write");
+    let out = run(&["preview", "regulatory_status_signal", "--record-types", dir.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("regulatory_status_signal.json: record type `regulatory_status_signal`"), "{stderr}");
+    assert!(stderr.contains("record-types/regulatory_status_signal.json, compiled in"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,6 +7,7 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use foundry_catalog_core::RecordSchema;
 use foundry_catalog_serving::artifact::ArtifactError;
 use foundry_catalog_serving::catalog::{Builder, CatalogError, CatalogErrors, Progress, ResponseCatalog};
 use foundry_catalog_serving::signing::VerifyKey;
@@ -41,6 +42,7 @@ impl CatalogSource {
     /// catalog being served, when it can be (else the log says why).
     pub fn load(
         &self,
+        record_types: &[RecordSchema],
         verify_key: Option<&VerifyKey>,
         previous: Option<&ResponseCatalog>,
     ) -> Result<ResponseCatalog, CatalogErrors> {
@@ -55,7 +57,7 @@ impl CatalogSource {
             CatalogSource::Dir(dir) => {
                 let last = std::sync::Arc::new(std::sync::Mutex::new(Progress::default()));
                 let seen = std::sync::Arc::clone(&last);
-                let mut builder = Builder::new().on_progress(move |progress| {
+                let mut builder = Builder::new().record_types(record_types.to_vec()).on_progress(move |progress| {
                     if let Ok(mut last) = seen.lock() {
                         *last = *progress;
                     }
@@ -109,7 +111,7 @@ impl std::fmt::Display for CatalogSource {
 ///     .idle_timeout(Duration::from_secs(30));
 /// assert_eq!(config.addr.port(), 0);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 #[non_exhaustive]
 pub struct Config {
@@ -120,6 +122,11 @@ pub struct Config {
     /// `--catalog`).
     #[cfg_attr(feature = "clap", arg(skip))]
     pub source: CatalogSource,
+    /// Record types known besides the shipped ones when a folder of
+    /// manifests is built (`foundry-catalog serve --record-types DIR`
+    /// sets it); an artifact's bodies are served as built.
+    #[cfg_attr(feature = "clap", arg(skip))]
+    pub record_types: Vec<RecordSchema>,
     /// Serve only artifacts signed by this key (the `.pub` file of
     /// `foundry-catalog keygen`): an unsigned artifact, one signed by
     /// another key or one with a changed byte is refused at start (exit
@@ -208,6 +215,7 @@ impl Default for Config {
         Config {
             addr: Config::ADDR,
             source: CatalogSource::Embedded,
+            record_types: Vec::new(),
             verify_key: None,
             watch: false,
             watch_interval: Config::WATCH_INTERVAL,
@@ -241,6 +249,7 @@ macro_rules! setters {
 setters! {
     addr: SocketAddr,
     source: CatalogSource,
+    record_types: Vec<RecordSchema>,
     verify_key: Option<VerifyKey>,
     watch: bool,
     watch_interval: Duration,

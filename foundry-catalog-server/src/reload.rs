@@ -12,6 +12,8 @@ use tracing::{error, info};
 
 use foundry_catalog_serving::signing::VerifyKey;
 
+use foundry_catalog_core::RecordSchema;
+
 use crate::config::CatalogSource;
 use crate::state::State;
 
@@ -19,15 +21,19 @@ use crate::state::State;
 pub(crate) async fn reloader(
     state: Arc<State>,
     source: CatalogSource,
+    record_types: Arc<[RecordSchema]>,
     verify_key: Option<VerifyKey>,
     mut requests: mpsc::UnboundedReceiver<()>,
 ) {
     while requests.recv().await.is_some() {
         // Requests that came in meanwhile are served by this one rebuild.
         while requests.try_recv().is_ok() {}
-        let (source, current) = (source.clone(), Arc::clone(&*state.catalog.load()));
+        let (source, record_types, current) =
+            (source.clone(), Arc::clone(&record_types), Arc::clone(&*state.catalog.load()));
         let started = std::time::Instant::now();
-        match tokio::task::spawn_blocking(move || source.load(verify_key.as_ref(), Some(&*current))).await {
+        match tokio::task::spawn_blocking(move || source.load(&record_types, verify_key.as_ref(), Some(&*current)))
+            .await
+        {
             Ok(Ok(catalog)) => {
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let generation = state.replace(catalog);

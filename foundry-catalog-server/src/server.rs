@@ -60,7 +60,8 @@ impl Server {
     /// Builds and validates the catalog, then binds the address. Must be
     /// called inside a tokio runtime with I/O and time enabled.
     pub async fn bind(config: Config) -> Result<Server, ServeError> {
-        let catalog = config.source.load(config.verify_key.as_ref(), None).map_err(ServeError::Catalog)?;
+        let catalog =
+            config.source.load(&config.record_types, config.verify_key.as_ref(), None).map_err(ServeError::Catalog)?;
         let listener =
             TcpListener::bind(config.addr).await.map_err(|source| ServeError::Bind { addr: config.addr, source })?;
         let (reload, reloads) = mpsc::unbounded_channel();
@@ -90,7 +91,13 @@ impl Server {
     /// connections, waiting at most the drain timeout.
     pub async fn run(self) {
         let Server { config, state, listener, handle, reloads, shutdown } = self;
-        tokio::spawn(reloader(Arc::clone(&state), config.source.clone(), config.verify_key, reloads));
+        tokio::spawn(reloader(
+            Arc::clone(&state),
+            config.source.clone(),
+            config.record_types.clone().into(),
+            config.verify_key,
+            reloads,
+        ));
         if config.watch
             && let CatalogSource::Dir(path) | CatalogSource::Artifact(path) = &config.source
         {

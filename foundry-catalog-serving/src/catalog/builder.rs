@@ -14,13 +14,13 @@ use sha2::{Digest, Sha256};
 use super::blocks::Blocks;
 use super::origin::Origin;
 use super::previous::{Previous, Unusable};
-use super::render::{build_manifest, generator, record_type_ids, renderer_sha256, stem};
+use super::render::{Renderer, generator, stem};
 use super::stamps::{Recorder, Stamp};
 use super::{CatalogError, CatalogErrors, ResponseCatalog};
 use crate::artifact::{self, Artifact, IndexEntry, LAST_HTTP_DATE, SOURCE_LEN};
 use crate::encoding::ContentCoding;
 use foundry_catalog::product::ProductRecord;
-use foundry_catalog::response::ProductResponse;
+use foundry_catalog_core::RecordSchema;
 
 /// Builds [`ResponseCatalog`]s, like `prost_build::Config`: configure,
 /// then build from a folder, from manifests or from records. The catalog's
@@ -52,6 +52,7 @@ use foundry_catalog::response::ProductResponse;
 #[derive(Clone)]
 pub struct Builder {
     codings: Vec<ContentCoding>,
+    renderer: Arc<Renderer>,
     previous: Option<Arc<Previous>>,
     progress: Option<Arc<Report>>,
 }
@@ -63,6 +64,7 @@ impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
             .field("codings", &self.codings)
+            .field("record_types", &self.renderer.record_type_ids())
             .field("previous", &self.previous.as_ref().map(|p| p.products()))
             .field("progress", &self.progress.is_some())
             .finish()
@@ -71,7 +73,12 @@ impl fmt::Debug for Builder {
 
 impl Default for Builder {
     fn default() -> Self {
-        Builder { codings: crate::encoding::available().to_vec(), previous: None, progress: None }
+        Builder {
+            codings: crate::encoding::available().to_vec(),
+            renderer: Arc::default(),
+            previous: None,
+            progress: None,
+        }
     }
 }
 
@@ -133,6 +140,17 @@ impl Builder {
         Ok(self)
     }
 
+    /// Knows these record types besides the shipped ones: a serving
+    /// crate's own generated `RECORD_TYPES`, or definitions read at run
+    /// time (`foundry-catalog build --record-types DIR`). Their products'
+    /// samples are checked at every depth, and the artifact names them.
+    /// Forgets a [`Builder::previous`] catalog rendered with other types.
+    pub fn record_types(mut self, record_types: impl IntoIterator<Item = RecordSchema>) -> Self {
+        self.renderer = Arc::new(Renderer::new(record_types.into_iter().collect()));
+        self.previous = None;
+        self
+    }
+
     /// Builds incrementally from `previous`, the catalog built last time
     /// (see [Incremental builds](Builder#incremental-builds)). It is used
     /// only if it was made by this renderer (the same version, record
@@ -151,7 +169,7 @@ impl Builder {
     /// --sign-key` does).
     pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<(), Unusable> {
         self.previous = None;
-        self.previous = Some(Arc::new(Previous::new(previous, &self.codings)?));
+        self.previous = Some(Arc::new(Previous::new(previous, &self.codings, &self.renderer)?));
         Ok(())
     }
 
@@ -242,13 +260,15 @@ impl Builder {
                 return Ok(Product::Reused { file, slug, entry, from, rendered: false });
             }
         }
-        self.prepare(&file, &build_manifest(&file, bytes)?, source)
+        self.prepare(&file, &self.renderer.build_manifest(&file, bytes)?, source)
     }
 
     /// Serializes one record and validates it (once); reuses the previous
     /// artifact's representations when the body is theirs, else compresses.
     fn prepare(&self, file: &str, record: &ProductRecord, source: [u8; SOURCE_LEN]) -> Result<Product, CatalogError> {
-        let body = ProductResponse::body(record, &[])
+        let body = self
+            .renderer
+            .body(record)
             .map_err(|violations| CatalogError::Invalid { file: file.to_owned(), violations })?;
         let slug = record.slug.to_string();
         if let Some(previous) = &self.previous
@@ -403,8 +423,8 @@ impl Builder {
         if !errors.is_empty() {
             return Err(CatalogErrors { errors, sources: items.len() });
         }
-        let record_types = record_type_ids();
-        let renderer = renderer_sha256().to_owned();
+        let record_types = self.renderer.record_type_ids().to_vec();
+        let renderer = self.renderer.digest().to_owned();
         let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
         Ok((Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers), origins))
     }

@@ -3,7 +3,7 @@
 
 use super::ResponseCatalog;
 use super::blocks::Blocks;
-use super::render::{generator, record_type_ids, renderer_sha256};
+use super::render::{Renderer, generator};
 use crate::artifact::{Artifact, IndexEntry, SOURCE_LEN};
 use crate::encoding::ContentCoding;
 
@@ -54,7 +54,11 @@ pub(super) struct Previous {
 impl Previous {
     /// Checks that `artifact` was made as this build makes artifacts and
     /// indexes it (its spans and slugs were checked when it was loaded).
-    pub(super) fn new(catalog: &ResponseCatalog, codings: &[ContentCoding]) -> Result<Previous, Unusable> {
+    pub(super) fn new(
+        catalog: &ResponseCatalog,
+        codings: &[ContentCoding],
+        renderer: &Renderer,
+    ) -> Result<Previous, Unusable> {
         let artifact = catalog.artifact();
         let metadata = artifact.metadata();
         let names = |codings: &[ContentCoding]| codings.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ");
@@ -67,11 +71,11 @@ impl Previous {
         // How it was rendered before with what: an artifact that does not
         // say how it was rendered (format version 1) is refused as such,
         // whatever record types it holds.
-        let expected = renderer_sha256();
+        let expected = renderer.digest();
         if metadata.renderer_sha256.as_deref() != Some(expected) {
             return Err(Unusable::Renderer { found: metadata.renderer_sha256.clone(), expected: expected.to_owned() });
         }
-        if metadata.record_types != record_type_ids() {
+        if metadata.record_types != renderer.record_type_ids() {
             return Err(Unusable::RecordTypes);
         }
         Ok(Previous { catalog: catalog.clone(), artifact: artifact.clone() })

@@ -4,7 +4,7 @@
 //! products only when every one of these is the same).
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use sha2::{Digest, Sha256};
 
@@ -13,18 +13,80 @@ use crate::artifact::RecordTypeId;
 use foundry_catalog::manifest::ManifestError;
 use foundry_catalog::product::{ProductManifest, ProductRecord};
 use foundry_catalog::response::ProductResponse;
+use foundry_catalog_core::RecordSchema;
+
+/// What renders a build's products: the shipped record types and the ones
+/// the builder was given besides ([`crate::catalog::Builder::record_types`]),
+/// with the names and digest an artifact records for them.
+#[derive(Debug)]
+pub(super) struct Renderer {
+    /// The record types besides the shipped ones, sorted by label.
+    extra: Arc<[RecordSchema]>,
+    /// Every record type, as the artifact names them (sorted by label).
+    ids: Vec<RecordTypeId>,
+    /// [`crate::artifact::Metadata::renderer_sha256`].
+    digest: String,
+}
+
+impl Default for Renderer {
+    fn default() -> Self {
+        Renderer::new(Vec::new())
+    }
+}
+
+impl Renderer {
+    /// A renderer knowing `extra` besides the shipped record types.
+    pub(super) fn new(mut extra: Vec<RecordSchema>) -> Renderer {
+        extra.sort_by(|a, b| a.record_label.cmp(&b.record_label));
+        extra.dedup_by(|a, b| a == b);
+        let mut ids: Vec<RecordTypeId> = foundry_catalog::record_types()
+            .iter()
+            .chain(&extra)
+            .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
+            .collect();
+        ids.sort_by(|a, b| a.record_label.cmp(&b.record_label));
+        let digest = if extra.is_empty() {
+            renderer_sha256().to_owned()
+        } else {
+            // The shipped renderer's digest, then every other record type as
+            // it renders (descriptions, fields and fixture hints included).
+            let mut hasher = Sha256::new();
+            hasher.update(renderer_sha256().as_bytes());
+            for record_type in &extra {
+                let text = format!("{record_type:?}");
+                hasher.update((text.len() as u64).to_le_bytes());
+                hasher.update(text.as_bytes());
+            }
+            hex::encode(hasher.finalize().as_slice())
+        };
+        Renderer { extra: extra.into(), ids, digest }
+    }
+
+    /// Every record type, as an artifact names them.
+    pub(super) fn record_type_ids(&self) -> &[RecordTypeId] {
+        &self.ids
+    }
+
+    /// [`crate::artifact::Metadata::renderer_sha256`] of this renderer.
+    pub(super) fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// Reads and builds one manifest (its record not yet validated).
+    pub(super) fn build_manifest(&self, file: &str, bytes: &[u8]) -> Result<ProductRecord, CatalogError> {
+        build_manifest(file, bytes, &self.extra)
+    }
+
+    /// The body of `record`, validated against the spec and every record
+    /// type this renderer knows.
+    pub(super) fn body(&self, record: &ProductRecord) -> Result<Vec<u8>, foundry_catalog::conformance::Violations> {
+        ProductResponse::body(record, &self.extra)
+    }
+}
 
 /// `foundry-catalog <version>`: the generator an artifact names.
 pub(super) fn generator() -> String {
     format!("foundry-catalog {}", env!("CARGO_PKG_VERSION"))
-}
-
-/// The record types this build knows, as an artifact names them.
-pub(super) fn record_type_ids() -> Vec<RecordTypeId> {
-    foundry_catalog::record_types()
-        .iter()
-        .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
-        .collect()
 }
 
 /// A manifest file's stem: the slug it must hold (empty when not UTF-8).
@@ -32,8 +94,9 @@ pub(super) fn stem(file: &Path) -> &str {
     file.file_stem().and_then(|s| s.to_str()).unwrap_or_default()
 }
 
-/// Reads and builds one manifest.
-pub(super) fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, CatalogError> {
+/// Reads and builds one manifest, knowing `record_types` besides the
+/// shipped ones.
+fn build_manifest(file: &str, bytes: &[u8], record_types: &[RecordSchema]) -> Result<ProductRecord, CatalogError> {
     let file = file.to_owned();
     let text = std::str::from_utf8(bytes).map_err(|e| CatalogError::Read {
         reason: format!("not UTF-8 text: invalid byte at offset {}", e.valid_up_to()),
@@ -51,7 +114,7 @@ pub(super) fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, 
     if stem(Path::new(&file)) != manifest.slug.as_str() {
         return Err(CatalogError::FileName { slug: manifest.slug.to_string(), file });
     }
-    manifest.assemble().map_err(|violations| CatalogError::Invalid { file, violations })
+    manifest.assemble(record_types).map_err(|violations| CatalogError::Invalid { file, violations })
 }
 
 /// [`crate::artifact::Metadata::renderer_sha256`] of this build: the
@@ -59,7 +122,7 @@ pub(super) fn build_manifest(file: &str, bytes: &[u8]) -> Result<ProductRecord, 
 /// (descriptions, fields and fixture hints included) and the example
 /// catalog rendered and compressed in every coding this build makes. Any
 /// change in what renders or compresses a body changes one of them.
-pub(super) fn renderer_sha256() -> &'static str {
+fn renderer_sha256() -> &'static str {
     static DIGEST: OnceLock<String> = OnceLock::new();
     DIGEST.get_or_init(|| {
         let mut hasher = Sha256::new();
@@ -72,7 +135,7 @@ pub(super) fn renderer_sha256() -> &'static str {
             part(format!("{record_type:?}").as_bytes());
         }
         for (file, text) in foundry_catalog::examples::MANIFESTS {
-            let record = build_manifest(file, text.as_bytes()).ok();
+            let record = build_manifest(file, text.as_bytes(), &[]).ok();
             let body = record.and_then(|r| ProductResponse::body(&r, &[]).ok()).unwrap_or_default();
             for coding in crate::encoding::available() {
                 part(&coding.encode(&body).unwrap_or_default());
