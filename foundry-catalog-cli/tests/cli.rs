@@ -935,9 +935,14 @@ fn record_types_from_a_folder_go_through_every_command() {
     assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
     assert_eq!(run(&["build", OWN_PRODUCTS, "--check"]).status.code(), Some(1), "unknown without the folder");
     let server = Server::start(&["--catalog", &path(&artifact)]);
+    assert!(server.log_has("listing_snapshot@"), "start-up names the record types served");
     let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
     let (status, served) = request_on(&mut stream, "/api/public/foundry/products/listing-watch").expect("answered");
     assert_eq!(status, 200);
+    let (_, metrics) = request_on(&mut stream, "/metrics").expect("metrics");
+    let hash = preview["schema_preview"]["schema_hash"].as_str().expect("a hash");
+    let sample = format!("foundry_catalog_record_types{{record_label=\"listing_snapshot\",schema_hash=\"{hash}\"}} 1");
+    assert!(text(&metrics).contains(&sample), "{}", text(&metrics));
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&served).expect("JSON"), body);
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -36,9 +36,12 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
             ops(method, StatusCode::SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", Bytes::from_static(b"draining\n"))
         }
         "/openapi.json" => ops(method, StatusCode::OK, "application/json", state.openapi.clone()),
-        "/metrics" => {
-            ops(method, StatusCode::OK, "text/plain; version=0.0.4; charset=utf-8", state.metrics.render().into())
-        }
+        "/metrics" => ops(
+            method,
+            StatusCode::OK,
+            "text/plain; version=0.0.4; charset=utf-8",
+            state.metrics.render(&state.catalog.load().metadata().record_types).into(),
+        ),
         _ => product(state, request),
     };
     state.metrics.count_request(response.status().as_u16(), bytes);

@@ -3,6 +3,8 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use foundry_catalog_serving::artifact::RecordTypeId;
+
 /// The status codes counted one by one; anything else counts as `other`.
 const STATUSES: [u16; 7] = [200, 304, 400, 404, 405, 412, 503];
 
@@ -60,8 +62,9 @@ impl Metrics {
         self.requests.iter().filter_map(|c| c.by_status.get(slot)).map(|c| c.load(Relaxed)).sum()
     }
 
-    /// The Prometheus text exposition (version 0.0.4).
-    pub(crate) fn render(&self) -> String {
+    /// The Prometheus text exposition (version 0.0.4), naming the record
+    /// types of the catalog being served.
+    pub(crate) fn render(&self, record_types: &[RecordTypeId]) -> String {
         let mut out = String::with_capacity(2048);
         let mut family = |name: &str, kind: &str, help: &str, samples: &[(&str, u64)]| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
@@ -114,6 +117,17 @@ impl Metrics {
             "Catalogs loaded so far: 1 at start, +1 per reload.",
             &[("", get(&self.catalog_generation))],
         );
+        let types: Vec<String> = record_types
+            .iter()
+            .map(|t| format!("{{record_label=\"{}\",schema_hash=\"{}\"}}", t.record_label, t.schema_hash))
+            .collect();
+        let types: Vec<(&str, u64)> = types.iter().map(|labels| (labels.as_str(), 1)).collect();
+        family(
+            "foundry_catalog_record_types",
+            "gauge",
+            "The record types of the catalog being served, by label and schema_hash (1 each).",
+            &types,
+        );
         family(
             "foundry_reloads_total",
             "counter",
@@ -141,7 +155,7 @@ mod tests {
                 });
             }
         });
-        let text = metrics.render();
+        let text = metrics.render(&[]);
         let threads = (SHARDS + 3) as u64;
         assert!(text.contains(&format!("foundry_requests_total{{status=\"200\"}} {}\n", threads * 1000)), "{text}");
         assert!(text.contains(&format!("foundry_requests_total{{status=\"other\"}} {threads}\n")), "{text}");

@@ -36,10 +36,11 @@ pub(crate) async fn reloader(
         {
             Ok(Ok(catalog)) => {
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
+                let record_types = crate::state::record_types(catalog.metadata());
                 let generation = state.replace(catalog);
                 state.metrics.reloads_ok.fetch_add(1, Relaxed);
                 let seconds = started.elapsed().as_secs_f64();
-                info!(products, generation, content_sha256 = %content, seconds, "catalog reloaded");
+                info!(products, generation, content_sha256 = %content, %record_types, seconds, "catalog reloaded");
             }
             Ok(Err(errors)) => {
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);

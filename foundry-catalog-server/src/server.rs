@@ -112,6 +112,7 @@ impl Server {
             products = catalog.len(),
             content_sha256 = %metadata.content_sha256,
             generator = %metadata.generator,
+            record_types = %crate::state::record_types(metadata),
             verified_by = %config.verify_key.map(|key| key.fingerprint()).unwrap_or_else(|| "none".to_owned()),
             workers = config.workers,
             max_connections = config.max_connections,

@@ -58,3 +58,14 @@ impl State {
         self.metrics.catalog_generation.load(Ordering::Relaxed)
     }
 }
+
+/// The record types an artifact names, for a log line:
+/// `label@hash12, …` (the `schema_hash`'s first 12 hex digits).
+pub(crate) fn record_types(metadata: &foundry_catalog_serving::artifact::Metadata) -> String {
+    let named: Vec<String> = metadata
+        .record_types
+        .iter()
+        .map(|t| format!("{}@{}", t.record_label, t.schema_hash.get(..12).unwrap_or(&t.schema_hash)))
+        .collect();
+    named.join(", ")
+}

@@ -161,6 +161,13 @@ fn health_readiness_and_metrics() {
     assert!(server.metric("foundry_requests_total{status=\"200\"}") >= 2);
     assert!(server.metric("foundry_requests_total{status=\"404\"}") >= 1);
     assert_eq!(server.metric("foundry_catalog_products"), 3);
+    for shipped in foundry_catalog::record_types() {
+        let (label, hash) = (&shipped.record_label, &shipped.schema_hash);
+        assert_eq!(
+            server.metric(&format!("foundry_catalog_record_types{{record_label=\"{label}\",schema_hash=\"{hash}\"}}")),
+            1
+        );
+    }
     assert_eq!(server.metric("foundry_catalog_generation"), 1);
     let openapi = exchange(server.addr, &get("/openapi.json"));
     let document: serde_json::Value = serde_json::from_slice(&openapi.body).expect("the OpenAPI document is JSON");
