@@ -943,6 +943,37 @@ fn record_types_from_a_folder_go_through_every_command() {
     let hash = preview["schema_preview"]["schema_hash"].as_str().expect("a hash");
     let sample = format!("foundry_catalog_record_types{{record_label=\"listing_snapshot\",schema_hash=\"{hash}\"}} 1");
     assert!(text(&metrics).contains(&sample), "{}", text(&metrics));
+
+    // Built on with another definition of the type: not taken, and why.
+    let edited = work.join("edited-types");
+    std::fs::create_dir_all(&edited).expect("folder");
+    let definition = repo().join(OWN_TYPES).join("listing_snapshot.json");
+    let mut changed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(definition).expect("readable")).expect("JSON");
+    changed["description"] = serde_json::json!("Another description.");
+    std::fs::write(edited.join("listing_snapshot.json"), changed.to_string()).expect("write");
+    let next = work.join("next.fcat");
+    let rebuilt = run(&[
+        "build",
+        OWN_PRODUCTS,
+        "-o",
+        &path(&next),
+        "--record-types",
+        &path(&edited),
+        "--previous",
+        &path(&artifact),
+    ]);
+    assert_eq!(rebuilt.status.code(), Some(0), "{}", text(&rebuilt.stderr));
+    let stderr = text(&rebuilt.stderr);
+    assert!(stderr.contains("other record types: listing_snapshot: another definition"), "{stderr}");
+    assert!(stderr.contains("(1 rendered"), "{stderr}");
+    let same =
+        run(&["build", OWN_PRODUCTS, "-o", &path(&next), "--record-types", OWN_TYPES, "--previous", &path(&artifact)]);
+    assert!(
+        text(&same.stderr).contains("(0 rendered"),
+        "the same definitions: taken as they are: {}",
+        text(&same.stderr)
+    );
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&served).expect("JSON"), body);
     let _ = std::fs::remove_dir_all(&work);
 }

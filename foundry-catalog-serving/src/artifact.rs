@@ -141,6 +141,12 @@ pub struct RecordTypeId {
     pub record_label: String,
     /// Its schema hash.
     pub schema_hash: String,
+    /// The SHA-256 of the whole record schema as it renders (descriptions
+    /// and fixture hints included, which `schema_hash` leaves out), so an
+    /// incremental build can tell which type's definition changed. Empty
+    /// in an artifact written before it was recorded.
+    #[serde(default)]
+    pub definition_sha256: String,
 }
 
 /// The signature region of a signed artifact.

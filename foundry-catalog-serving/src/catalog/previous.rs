@@ -4,7 +4,7 @@
 use super::ResponseCatalog;
 use super::blocks::Blocks;
 use super::render::{Renderer, generator};
-use crate::artifact::{Artifact, IndexEntry, SOURCE_LEN};
+use crate::artifact::{Artifact, IndexEntry, RecordTypeId, SOURCE_LEN};
 use crate::encoding::ContentCoding;
 
 /// Why a previous catalog cannot be built on; the build is then a full one.
@@ -27,9 +27,12 @@ pub enum Unusable {
         /// This build's.
         expected: String,
     },
-    /// It was built with other record types (or other schema hashes).
-    #[error("it was built with other record types or schema hashes")]
-    RecordTypes,
+    /// It was built with other record types, or other definitions of them.
+    #[error("it was built with other record types: {changes}")]
+    RecordTypes {
+        /// Each difference, such as `listing_snapshot: another definition`.
+        changes: String,
+    },
     /// It was rendered differently: another build of the same version,
     /// other record-type descriptions or fixtures, other compression, or
     /// a version-1 artifact that does not say.
@@ -71,12 +74,15 @@ impl Previous {
         // How it was rendered before with what: an artifact that does not
         // say how it was rendered (format version 1) is refused as such,
         // whatever record types it holds.
+        // Other record types first: the reason names them.
+        if metadata.renderer_sha256.is_some() && metadata.record_types != renderer.record_type_ids() {
+            return Err(Unusable::RecordTypes {
+                changes: type_changes(&metadata.record_types, renderer.record_type_ids()),
+            });
+        }
         let expected = renderer.digest();
         if metadata.renderer_sha256.as_deref() != Some(expected) {
             return Err(Unusable::Renderer { found: metadata.renderer_sha256.clone(), expected: expected.to_owned() });
-        }
-        if metadata.record_types != renderer.record_type_ids() {
-            return Err(Unusable::RecordTypes);
         }
         Ok(Previous { catalog: catalog.clone(), artifact: artifact.clone() })
     }
@@ -152,4 +158,24 @@ impl Previous {
         }
         entry
     }
+}
+
+/// How the record types of a previous artifact differ from this build's:
+/// `label: another definition`, `label: not in this build`, `label: new`.
+fn type_changes(before: &[RecordTypeId], now: &[RecordTypeId]) -> String {
+    let mut changes = Vec::new();
+    for old in before {
+        match now.iter().find(|t| t.record_label == old.record_label) {
+            None => changes.push(format!("{}: not in this build", old.record_label)),
+            Some(new) if new.schema_hash != old.schema_hash => {
+                changes.push(format!("{}: another schema_hash", old.record_label));
+            }
+            Some(new) if new != old => changes.push(format!("{}: another definition", old.record_label)),
+            Some(_) => {}
+        }
+    }
+    for new in now.iter().filter(|t| !before.iter().any(|old| old.record_label == t.record_label)) {
+        changes.push(format!("{}: new", new.record_label));
+    }
+    changes.join(", ")
 }

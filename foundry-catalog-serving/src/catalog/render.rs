@@ -42,7 +42,11 @@ impl Renderer {
         let mut ids: Vec<RecordTypeId> = foundry_catalog::record_types()
             .iter()
             .chain(&extra)
-            .map(|t| RecordTypeId { record_label: t.record_label.to_string(), schema_hash: t.schema_hash.to_string() })
+            .map(|t| RecordTypeId {
+                record_label: t.record_label.to_string(),
+                schema_hash: t.schema_hash.to_string(),
+                definition_sha256: definition_sha256(t),
+            })
             .collect();
         ids.sort_by(|a, b| a.record_label.cmp(&b.record_label));
         let digest = if extra.is_empty() {
@@ -82,6 +86,13 @@ impl Renderer {
     pub(super) fn body(&self, record: &ProductRecord) -> Result<Vec<u8>, foundry_catalog::conformance::Violations> {
         ProductResponse::body(record, &self.extra)
     }
+}
+
+/// [`RecordTypeId::definition_sha256`]: the SHA-256 of the record schema
+/// as JSON (every key, in declared order).
+fn definition_sha256(schema: &RecordSchema) -> String {
+    // Serializing a record schema into a Vec cannot fail.
+    hex::encode(Sha256::digest(serde_json::to_vec(schema).unwrap_or_default()).as_slice())
 }
 
 /// `foundry-catalog <version>`: the generator an artifact names.
