@@ -30,8 +30,8 @@
 //! | files | `files` | folder → sources; files replaced whole |
 //! | evolve | [`diff`] | two sets of checked types → changes, hash effects, compatibility |
 //!
-//! The hash and fixture rules live in `foundry-catalog-core`, which the
-//! runtime uses too.
+//! The hash and fixture rules live in `foundry-catalog-core`, the crate
+//! generated code targets, which the records crate uses too.
 //!
 //! ```
 //! use foundry_catalog_build::{Generator, Source};
@@ -98,14 +98,15 @@ impl Default for Generator {
 }
 
 impl Generator {
-    /// A generator whose code refers to the runtime as `::foundry_catalog_core`.
+    /// A generator whose code names the crate it targets as
+    /// `::foundry_catalog_core`.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Sets the path by which generated code names the runtime crate
+    /// Sets the path by which generated code names the crate it targets
     /// (default `::foundry_catalog_core`), like `prost-build`'s runtime path: a
-    /// crate that renames its dependency, or re-exports the runtime from a
+    /// crate that renames its dependency, or re-exports the core from a
     /// crate of its own, sets it here.
     pub fn runtime_path(mut self, path: impl Into<String>) -> Self {
         self.runtime = path.into();
