@@ -996,5 +996,25 @@ fn a_folder_type_that_redefines_a_shipped_one_is_refused_naming_both() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("regulatory_status_signal.json: record type `regulatory_status_signal`"), "{stderr}");
     assert!(stderr.contains("record-types/regulatory_status_signal.json, compiled in"), "{stderr}");
+
+    // Two folders with two definitions of one label: both files named.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).expect("folder");
+    let own = repo().join(OWN_TYPES).join("listing_snapshot.json");
+    let mut edited: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&own).expect("readable")).expect("JSON");
+    edited["description"] = serde_json::json!("Another description.");
+    std::fs::write(other.join("listing_snapshot.json"), edited.to_string()).expect("write");
+    let both =
+        ["preview", "listing_snapshot", "--record-types", OWN_TYPES, "--record-types", other.to_str().expect("utf-8")];
+    let out = run(&both);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr
+            .contains("is also defined, differently, in examples/record-types-app/record-types/listing_snapshot.json"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("other/listing_snapshot.json: record type `listing_snapshot`"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
