@@ -35,12 +35,17 @@ impl Default for Renderer {
 }
 
 impl Renderer {
-    /// A renderer knowing `extra` besides the shipped record types.
+    /// A renderer knowing `extra` besides the shipped record types (a
+    /// shipped type given again is the shipped type; another type under a
+    /// shipped label takes its place in this build).
     pub(super) fn new(mut extra: Vec<RecordSchema>) -> Renderer {
+        extra.retain(|t| foundry_catalog::record_type(&t.record_label) != Some(t));
         extra.sort_by(|a, b| a.record_label.cmp(&b.record_label));
         extra.dedup_by(|a, b| a == b);
-        let mut ids: Vec<RecordTypeId> = foundry_catalog::record_types()
+        let shipped = foundry_catalog::record_types()
             .iter()
+            .filter(|shipped| !extra.iter().any(|t| t.record_label == shipped.record_label));
+        let mut ids: Vec<RecordTypeId> = shipped
             .chain(&extra)
             .map(|t| RecordTypeId {
                 record_label: t.record_label.to_string(),

@@ -192,3 +192,15 @@ fn duplicate_slugs_name_both_files() {
          error: 1 of 2 manifests is invalid: 1 problem"
     );
 }
+
+/// Giving the builder the shipped record types again changes nothing: the
+/// same artifact bytes as without them.
+#[test]
+fn the_shipped_record_types_given_again_are_the_shipped_ones() {
+    let plain = foundry_catalog_serving::catalog::Builder::new().build_dir(&examples()).expect("builds");
+    let again = foundry_catalog_serving::catalog::Builder::new()
+        .record_types(foundry_catalog::record_types().to_vec())
+        .build_dir(&examples())
+        .expect("builds");
+    assert_eq!(again.artifact().to_vec(), plain.artifact().to_vec());
+}
