@@ -507,6 +507,21 @@ impl Artifact {
         if (1..codings.len()).any(|i| codings[..i].contains(&codings[i])) {
             return Err(ArtifactError::Malformed("a coding is listed twice".to_owned()));
         }
+        // Record types reach logs and `/metrics` labels: only their own forms.
+        let hex = |text: &str, lengths: &[usize]| {
+            lengths.contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        };
+        for t in &self.metadata.record_types {
+            if !foundry_catalog_core::is_lowercase_underscore(&t.record_label)
+                || !hex(&t.schema_hash, &[40, 64])
+                || !hex(&t.definition_sha256, &[0, 64])
+            {
+                return Err(ArtifactError::Malformed(format!(
+                    "record type {:?} is not named as a build names it",
+                    t.record_label
+                )));
+            }
+        }
         let expected = usize::try_from(self.metadata.products)
             .ok()
             .and_then(|n| n.checked_mul(entry_len(codings.len())))

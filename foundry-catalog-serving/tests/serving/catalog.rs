@@ -123,16 +123,28 @@ fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
     // Unknown metadata.
     let mut metadata = bytes.clone();
     metadata[48] = b'[';
-    // The first entry's `modified` no longer matches its Last-Modified text.
+    // A record type named outside its form (it would reach logs and metrics).
+    let metadata_end = 48 + length(16);
+    let mut label = bytes.clone();
+    let at = label[48..metadata_end]
+        .windows(b"\"regulatory_status_signal\"".len())
+        .position(|w| w == b"\"regulatory_status_signal\"")
+        .expect("the metadata names the type");
+    label[48 + at + 1] = b'R';
     let mut date = bytes.clone();
     date[index] ^= 1;
     // A signature region of the wrong length.
     let mut signature = bytes.clone();
     signature[24] = 5;
     signature.extend_from_slice(&[0; 5]);
-    for (what, bytes) in
-        [("span", far), ("slug", upper), ("metadata", metadata), ("date", date), ("signature", signature)]
-    {
+    for (what, bytes) in [
+        ("span", far),
+        ("slug", upper),
+        ("metadata", metadata),
+        ("record type", label),
+        ("date", date),
+        ("signature", signature),
+    ] {
         let error = load(with_checksum(bytes)).expect_err(what);
         assert!(matches!(error, ArtifactError::Malformed(_)), "{what}: {error}");
     }

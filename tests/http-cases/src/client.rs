@@ -15,6 +15,10 @@ pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest response head read (a server's heads are far shorter).
 const MAX_HEAD: usize = 64 * 1024;
 
+/// The longest body read: a `Content-Length` above it is a failure, not an
+/// allocation.
+const MAX_BODY: usize = 64 * 1024 * 1024;
+
 /// One response: status, headers (lowercase names, in order), body bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
@@ -52,7 +56,10 @@ impl Response {
             .collect();
         let mut response = Response { status, headers, body: Vec::new() };
         if !head_request && status != 304 {
-            let length = response.header("content-length").and_then(|l| l.parse().ok()).unwrap_or(0);
+            let length: usize = response.header("content-length").and_then(|l| l.parse().ok()).unwrap_or(0);
+            if length > MAX_BODY {
+                return Err(format!("a Content-Length of {length} bytes, over {MAX_BODY}"));
+            }
             response.body = vec![0; length];
             stream.read_exact(&mut response.body).map_err(|e| format!("the body is cut short: {e}"))?;
         }
