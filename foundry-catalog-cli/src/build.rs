@@ -45,9 +45,10 @@ pub(crate) struct Args {
     /// (or whose body comes out the same) are taken from it rather than
     /// rendered and compressed again, and the output is the same bytes as
     /// without it. One that cannot be used (missing, failing a load
-    /// check, built by another version or with other codings or record
-    /// types, or, with --sign-key, not signed by that key) is ignored
-    /// with a line saying why.
+    /// check, built by another version or with other codings, or, with
+    /// --sign-key, not signed by that key) is ignored with a line saying
+    /// why. When a record type's definition changed, only its products
+    /// are rendered again.
     #[arg(long, value_name = "ARTIFACT")]
     previous: Option<PathBuf>,
     /// Sign the artifact with this secret key (`foundry-catalog keygen`),
@@ -86,8 +87,15 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     if let Some(previous) = &args.previous {
         let reused = load_previous(previous, args.sign_key.as_ref())
             .and_then(|catalog| builder.previous(&catalog).map_err(|e| e.to_string()));
-        if let Err(reason) = reused {
-            eprintln!("note: not building on {}: {reason}; building every product", previous.display());
+        match reused {
+            Err(reason) => {
+                eprintln!("note: not building on {}: {reason}; building every product", previous.display());
+            }
+            Ok(changes) if !changes.is_empty() => eprintln!(
+                "note: record types changed since {} ({changes}): rendering their products again",
+                previous.display()
+            ),
+            Ok(_) => {}
         }
     }
     let last = Arc::new(Mutex::new(Progress::default()));

@@ -55,10 +55,7 @@ pub(crate) fn run(args: Args) -> ExitCode {
             "--verify-key needs --catalog FILE, an artifact (a folder of manifests or the compiled-in catalog carries no signature)",
         );
     }
-    config.record_types = match record_types.load() {
-        Ok(loaded) => loaded,
-        Err(code) => return code,
-    };
+    config.record_types = record_types.for_server();
     foundry_catalog_server::init_logging(log_format);
     if let Some(port) = port {
         config = config.port(port);
@@ -69,6 +66,10 @@ pub(crate) fn run(args: Args) -> ExitCode {
         Err(ServeError::Catalog(errors)) => {
             eprintln!("{errors}");
             ExitCode::from(BROKEN)
+        }
+        Err(ServeError::RecordTypes(problems)) => {
+            eprintln!("{problems}");
+            ExitCode::from(USAGE)
         }
         Err(e) => crate::fail(USAGE, e),
     }

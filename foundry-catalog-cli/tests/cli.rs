@@ -944,7 +944,8 @@ fn record_types_from_a_folder_go_through_every_command() {
     let sample = format!("foundry_catalog_record_types{{record_label=\"listing_snapshot\",schema_hash=\"{hash}\"}} 1");
     assert!(text(&metrics).contains(&sample), "{}", text(&metrics));
 
-    // Built on with another definition of the type: not taken, and why.
+    // Built on with another definition of the type: its products are
+    // rendered again, and the note says why.
     let edited = work.join("edited-types");
     std::fs::create_dir_all(&edited).expect("folder");
     let definition = repo().join(OWN_TYPES).join("listing_snapshot.json");
@@ -965,7 +966,8 @@ fn record_types_from_a_folder_go_through_every_command() {
     ]);
     assert_eq!(rebuilt.status.code(), Some(0), "{}", text(&rebuilt.stderr));
     let stderr = text(&rebuilt.stderr);
-    assert!(stderr.contains("other record types: listing_snapshot: another definition"), "{stderr}");
+    assert!(stderr.contains("record types changed since"), "{stderr}");
+    assert!(stderr.contains("(listing_snapshot: another definition)"), "{stderr}");
     assert!(stderr.contains("(1 rendered"), "{stderr}");
     let same =
         run(&["build", OWN_PRODUCTS, "-o", &path(&next), "--record-types", OWN_TYPES, "--previous", &path(&artifact)]);
@@ -976,6 +978,57 @@ fn record_types_from_a_folder_go_through_every_command() {
     );
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&served).expect("JSON"), body);
     let _ = std::fs::remove_dir_all(&work);
+}
+
+/// `serve --catalog DIR --record-types TYPES --watch`: a definition edit
+/// reloads the catalog, re-rendering only the products of that type; a
+/// broken definition keeps the catalog being served.
+#[test]
+fn a_definition_edit_under_watch_rerenders_only_its_types_products() {
+    let products = catalog_copy("watch-definitions");
+    std::fs::copy(repo().join(OWN_PRODUCTS).join("listing-watch.json"), products.join("listing-watch.json"))
+        .expect("copy");
+    let types = temp("watch-definitions-types");
+    let definition = types.join("listing_snapshot.json");
+    std::fs::copy(repo().join(OWN_TYPES).join("listing_snapshot.json"), &definition).expect("copy");
+    let server = Server::start(&[
+        "--catalog",
+        products.to_str().expect("utf-8"),
+        "--record-types",
+        types.to_str().expect("utf-8"),
+        "--watch",
+        "--watch-interval",
+        "200ms",
+    ]);
+    let own = |server: &Server| {
+        let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+        let (_, body) = request_on(&mut stream, "/api/public/foundry/products/listing-watch").expect("answered");
+        text(&body)
+    };
+    assert!(own(&server).contains("\"record_label\":\"listing_snapshot\""));
+    let mut edited: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&definition).expect("readable")).expect("JSON");
+    edited["fields"][0]["description"] = serde_json::json!("A meaning edited under --watch.");
+    std::fs::write(&definition, serde_json::to_string_pretty(&edited).expect("JSON")).expect("write");
+    let started = std::time::Instant::now();
+    while !own(&server).contains("A meaning edited under --watch.") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "never served the edited definition");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    server.wait_for_log("catalog reloaded");
+    assert!(server.log_has("listing_snapshot: another definition"));
+    let rebuilt = server.log.lock().expect("log").iter().rev().find(|l| l.contains("catalog built")).cloned();
+    let rebuilt = rebuilt.expect("the reload logs its build");
+    assert!(rebuilt.contains("rendered=1") && rebuilt.contains("reused=3"), "only that type's product: {rebuilt}");
+
+    // A broken definition: the reload fails naming the file, and the
+    // catalog being served stays.
+    std::fs::write(&definition, "{ \"record_label\": ").expect("write");
+    server.wait_for_log("reload failed, still serving the previous catalog");
+    assert!(server.log_has("listing_snapshot.json"), "the problem names the file");
+    assert!(own(&server).contains("A meaning edited under --watch."));
+    let _ = std::fs::remove_dir_all(&products);
+    let _ = std::fs::remove_dir_all(&types);
 }
 
 /// A folder type with a shipped type's label must be that type: another

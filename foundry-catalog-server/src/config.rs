@@ -3,8 +3,10 @@
 //! `foundry-catalog serve`, through the `clap` feature) and its
 //! environment variable.
 
+use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use foundry_catalog_core::RecordSchema;
@@ -62,10 +64,17 @@ impl CatalogSource {
                         *last = *progress;
                     }
                 });
-                if let Some(previous) = previous
-                    && let Err(reason) = builder.previous(previous)
-                {
-                    tracing::warn!(source = %self, "building every product: the catalog being served cannot be reused: {reason}");
+                match previous.map(|previous| builder.previous(previous)) {
+                    Some(Err(reason)) => tracing::warn!(
+                        source = %self,
+                        "building every product: the catalog being served cannot be reused: {reason}"
+                    ),
+                    Some(Ok(changes)) if !changes.is_empty() => tracing::info!(
+                        source = %self,
+                        %changes,
+                        "record types changed: rendering their products again"
+                    ),
+                    _ => {}
                 }
                 let catalog = builder.build_dir(dir)?;
                 let progress = *last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -85,6 +94,87 @@ impl CatalogSource {
                 None => ResponseCatalog::open(file),
             },
         }
+    }
+}
+
+/// The record types a folder of manifests is built with besides the
+/// shipped ones: a serving crate's own generated `RECORD_TYPES`, fixed for
+/// the server's life, and definition folders read at start and again at
+/// every reload (and watched with [`Config::watch`]), so that a definition
+/// edit re-renders the products of that type and no others.
+///
+/// ```
+/// use foundry_catalog_server::{Config, RecordTypes};
+///
+/// let fixed = RecordTypes::new(foundry_catalog::record_types().to_vec());
+/// let config = Config::default().record_types(fixed);
+/// assert_eq!(config.record_types.load().map(|types| types.len()), Ok(3));
+/// ```
+#[derive(Clone, Default)]
+pub struct RecordTypes {
+    fixed: Vec<RecordSchema>,
+    folders: Vec<PathBuf>,
+    read: Option<Arc<ReadFolders>>,
+}
+
+/// What reads definition folders: every record type of every folder, or
+/// one problem per line, each naming its file.
+type ReadFolders = dyn Fn(&[PathBuf]) -> Result<Vec<RecordSchema>, String> + Send + Sync;
+
+impl RecordTypes {
+    /// These record types, for the server's life.
+    pub fn new(fixed: Vec<RecordSchema>) -> Self {
+        RecordTypes { fixed, folders: Vec::new(), read: None }
+    }
+
+    /// The record types of `folders`, read by `read` at start and at every
+    /// reload (`foundry-catalog serve --record-types DIR` reads them with
+    /// the generator's checks, `foundry_catalog_build::Generator::check`).
+    /// A reload whose definitions do not read keeps serving the catalog it
+    /// has, and logs every problem.
+    pub fn from_folders(
+        folders: Vec<PathBuf>,
+        read: impl Fn(&[PathBuf]) -> Result<Vec<RecordSchema>, String> + Send + Sync + 'static,
+    ) -> Self {
+        RecordTypes { fixed: Vec::new(), folders, read: Some(Arc::new(read)) }
+    }
+
+    /// The definition folders read at every load.
+    pub fn folders(&self) -> &[PathBuf] {
+        &self.folders
+    }
+
+    /// The fixed record types and those of the folders, read now.
+    pub fn load(&self) -> Result<Vec<RecordSchema>, String> {
+        let mut types = self.fixed.clone();
+        if let Some(read) = &self.read {
+            types.extend(read(&self.folders)?);
+        }
+        Ok(types)
+    }
+}
+
+impl From<Vec<RecordSchema>> for RecordTypes {
+    fn from(fixed: Vec<RecordSchema>) -> Self {
+        RecordTypes::new(fixed)
+    }
+}
+
+impl fmt::Debug for RecordTypes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let labels: Vec<&str> = self.fixed.iter().map(|t| &*t.record_label).collect();
+        f.debug_struct("RecordTypes").field("fixed", &labels).field("folders", &self.folders).finish()
+    }
+}
+
+impl PartialEq for RecordTypes {
+    /// The same fixed types, and the same folders read by the same reader.
+    fn eq(&self, other: &Self) -> bool {
+        let same_reader = match (&self.read, &other.read) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        self.fixed == other.fixed && self.folders == other.folders && same_reader
     }
 }
 
@@ -126,7 +216,7 @@ pub struct Config {
     /// manifests is built (`foundry-catalog serve --record-types DIR`
     /// sets it); an artifact's bodies are served as built.
     #[cfg_attr(feature = "clap", arg(skip))]
-    pub record_types: Vec<RecordSchema>,
+    pub record_types: RecordTypes,
     /// Serve only artifacts signed by this key (the `.pub` file of
     /// `foundry-catalog keygen`): an unsigned artifact, one signed by
     /// another key or one with a changed byte is refused at start (exit
@@ -136,8 +226,9 @@ pub struct Config {
         value_parser = cli::verify_key))]
     pub verify_key: Option<VerifyKey>,
     /// Reload the catalog when it changes on disk: the artifact file, or a
-    /// `*.json` file of the manifest folder. A change is reloaded once it
-    /// has held still for one watch interval.
+    /// `*.json` file of the manifest folder or of a record-type definition
+    /// folder (its length, modification or change time, or inode). A
+    /// change is reloaded once it has held still for one watch interval.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_WATCH"))]
     pub watch: bool,
     /// How often the catalog is looked at when watching.
@@ -215,7 +306,7 @@ impl Default for Config {
         Config {
             addr: Config::ADDR,
             source: CatalogSource::Embedded,
-            record_types: Vec::new(),
+            record_types: RecordTypes::default(),
             verify_key: None,
             watch: false,
             watch_interval: Config::WATCH_INTERVAL,
@@ -249,7 +340,7 @@ macro_rules! setters {
 setters! {
     addr: SocketAddr,
     source: CatalogSource,
-    record_types: Vec<RecordSchema>,
+    record_types: RecordTypes,
     verify_key: Option<VerifyKey>,
     watch: bool,
     watch_interval: Duration,

@@ -10,6 +10,10 @@ pub enum ServeError {
     /// The catalog has problems; nothing was served.
     #[error("{0}")]
     Catalog(foundry_catalog_serving::catalog::CatalogErrors),
+    /// The record-type definitions ([`crate::RecordTypes`]) have problems,
+    /// one per line; nothing was served.
+    #[error("{0}")]
+    RecordTypes(String),
     /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

@@ -17,14 +17,15 @@
 //! - **graceful lifecycle**: SIGTERM or SIGINT stop accepting, turn
 //!   `/readyz` to 503, let in-flight requests finish and close idle
 //!   connections within a drain timeout, then exit 0; SIGHUP (or a change
-//!   in the catalog's file or folder, with [`Config::watch`]) rebuilds the
-//!   catalog off the request path and swaps it in whole, or keeps the old
-//!   one and logs every problem;
+//!   in the catalog's file or folder, or in a record-type definition
+//!   folder, with [`Config::watch`]) rebuilds the catalog off the request
+//!   path and swaps it in whole, or keeps the old one and logs every
+//!   problem;
 //! - **observability**: `tracing` logs (text or JSON), one access-log line
 //!   per request (target `access`), `/healthz`, `/readyz` and `/metrics`
 //!   (Prometheus text format).
 //!
-//! Its public API: [`Config`] and [`CatalogSource`], [`default_catalog`],
+//! Its public API: [`Config`], [`CatalogSource`] and [`RecordTypes`], [`default_catalog`],
 //! [`Server`] (bind, then run) with its [`Handle`], [`run`] (the whole
 //! process, signals included, as `foundry-catalog serve` uses it),
 //! [`init_logging`]. The `clap` feature derives `clap::Args` for
@@ -58,7 +59,7 @@ mod state;
 mod tracker;
 mod workers;
 
-pub use config::{CatalogSource, Config};
+pub use config::{CatalogSource, Config, RecordTypes};
 pub use default::default_catalog;
 pub use error::ServeError;
 pub use log::{LogFormat, init_logging};

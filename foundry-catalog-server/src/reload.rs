@@ -12,16 +12,15 @@ use tracing::{error, info};
 
 use foundry_catalog_serving::signing::VerifyKey;
 
-use foundry_catalog_core::RecordSchema;
-
-use crate::config::CatalogSource;
+use crate::config::{CatalogSource, RecordTypes};
 use crate::state::State;
 
-/// Rebuilds the catalog for each reload request, off the request path.
+/// Rebuilds the catalog for each reload request, off the request path: a
+/// folder with its record types read again.
 pub(crate) async fn reloader(
     state: Arc<State>,
     source: CatalogSource,
-    record_types: Arc<[RecordSchema]>,
+    record_types: RecordTypes,
     verify_key: Option<VerifyKey>,
     mut requests: mpsc::UnboundedReceiver<()>,
 ) {
@@ -29,12 +28,23 @@ pub(crate) async fn reloader(
         // Requests that came in meanwhile are served by this one rebuild.
         while requests.try_recv().is_ok() {}
         let (source, record_types, current) =
-            (source.clone(), Arc::clone(&record_types), Arc::clone(&*state.catalog.load()));
+            (source.clone(), record_types.clone(), Arc::clone(&*state.catalog.load()));
         let started = std::time::Instant::now();
-        match tokio::task::spawn_blocking(move || source.load(&record_types, verify_key.as_ref(), Some(&*current)))
-            .await
-        {
-            Ok(Ok(catalog)) => {
+        let load = move || {
+            // An artifact is served as built: its record types are its own.
+            let types = if matches!(source, CatalogSource::Dir(_)) { record_types.load()? } else { Vec::new() };
+            Ok::<_, String>(source.load(&types, verify_key.as_ref(), Some(&*current)))
+        };
+        match tokio::task::spawn_blocking(load).await {
+            Ok(Err(problems)) => {
+                state.metrics.reloads_failed.fetch_add(1, Relaxed);
+                let generation = state.generation();
+                for problem in problems.lines().map(|line| line.strip_prefix("error: ").unwrap_or(line)) {
+                    error!(generation, "reload failed, still serving the previous catalog: {problem}");
+                }
+                error!(generation, "reload failed: the record-type definitions have problems");
+            }
+            Ok(Ok(Ok(catalog))) => {
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let record_types = crate::state::record_types(catalog.metadata());
                 let generation = state.replace(catalog);
@@ -42,7 +52,7 @@ pub(crate) async fn reloader(
                 let seconds = started.elapsed().as_secs_f64();
                 info!(products, generation, content_sha256 = %content, %record_types, seconds, "catalog reloaded");
             }
-            Ok(Err(errors)) => {
+            Ok(Ok(Err(errors))) => {
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 let generation = state.generation();
                 for problem in &errors.errors {
@@ -58,49 +68,77 @@ pub(crate) async fn reloader(
     }
 }
 
-/// Reloads when the artifact file or the folder's `*.json` files change:
-/// looked at every `interval`, and reloaded once a change has held still
-/// for one more interval (an editor's save, a `git checkout`, an rsync).
-/// Looking is a `stat` of every file (a fifth of a second at 100,000
-/// manifests), so it runs on the blocking pool, never on the runtime
-/// that accepts connections, and the interval counts from one look's
-/// start to the next's.
-pub(crate) async fn watcher(path: PathBuf, interval: Duration, reload: mpsc::UnboundedSender<()>) {
-    let look = |path: PathBuf| async move { tokio::task::spawn_blocking(move || fingerprint(&path)).await.ok() };
-    let mut seen = look(path.clone()).await;
-    let mut pending = false;
-    let mut ticks = tokio::time::interval(interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    ticks.tick().await;
-    loop {
+/// Reloads when the artifact file or a folder's `*.json` files change
+/// (the manifests, and the record-type definitions a folder is built
+/// with): looked at every `interval`, and reloaded once a change has held
+/// still for one more interval (an editor's save, a `git checkout`, an
+/// rsync). Looking is a `stat` of every file (a fifth of a second at
+/// 100,000 manifests), so it runs on the blocking pool, never on the
+/// runtime that accepts connections, and the interval counts from one
+/// look's start to the next's.
+pub(crate) struct Watcher {
+    paths: Arc<[PathBuf]>,
+    seen: Option<Vec<Vec<Look>>>,
+}
+
+impl Watcher {
+    /// Takes the first look at `paths`, before the server says it serves,
+    /// so a change made as soon as it does is a change.
+    pub(crate) async fn start(paths: Vec<PathBuf>) -> Watcher {
+        let paths: Arc<[PathBuf]> = paths.into();
+        let seen = Watcher::look(Arc::clone(&paths)).await;
+        Watcher { paths, seen }
+    }
+
+    async fn look(paths: Arc<[PathBuf]>) -> Option<Vec<Vec<Look>>> {
+        tokio::task::spawn_blocking(move || paths.iter().map(|path| fingerprint(path)).collect()).await.ok()
+    }
+
+    /// Looks every `interval`; asks `reload` once a change has held still.
+    pub(crate) async fn run(mut self, interval: Duration, reload: mpsc::UnboundedSender<()>) {
+        let mut pending = false;
+        let mut ticks = tokio::time::interval(interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         ticks.tick().await;
-        let now = look(path.clone()).await;
-        if now != seen {
-            seen = now;
-            pending = true;
-        } else if pending {
-            pending = false;
-            info!(path = %path.display(), "catalog changed; reloading");
-            if reload.send(()).is_err() {
-                return;
+        loop {
+            ticks.tick().await;
+            let now = Watcher::look(Arc::clone(&self.paths)).await;
+            if now != self.seen {
+                self.seen = now;
+                pending = true;
+            } else if pending {
+                pending = false;
+                let paths: Vec<String> = self.paths.iter().map(|path| path.display().to_string()).collect();
+                info!(paths = %paths.join(", "), "catalog changed; reloading");
+                if reload.send(()).is_err() {
+                    return;
+                }
             }
         }
     }
 }
 
-/// Name, size and modification time of the file, or of each `*.json`
-/// file of the folder, sorted.
-fn fingerprint(path: &Path) -> Vec<(std::ffi::OsString, u64, Option<SystemTime>)> {
+/// What the watcher compares of a file: its name, length, modification
+/// and change times and inode. The change time is the kernel's (no
+/// program sets it back), so a replacement with the same length and
+/// modification time (`cp -p`, `rsync -a`) is still seen.
+type Look = (std::ffi::OsString, u64, Option<SystemTime>, i64, i64, u64);
+
+/// [`Look`] at the file, or at each `*.json` file of the folder, sorted.
+fn fingerprint(path: &Path) -> Vec<Look> {
+    use std::os::unix::fs::MetadataExt;
+    let look = |name: std::ffi::OsString, m: std::fs::Metadata| {
+        (name, m.len(), m.modified().ok(), m.ctime(), m.ctime_nsec(), m.ino())
+    };
     if !path.is_dir() {
-        let file = std::fs::metadata(path).ok().map(|m| (path.as_os_str().to_owned(), m.len(), m.modified().ok()));
-        return file.into_iter().collect();
+        return std::fs::metadata(path).ok().map(|m| look(path.as_os_str().to_owned(), m)).into_iter().collect();
     }
     let mut files: Vec<_> = std::fs::read_dir(path)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
                 .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-                .filter_map(|e| e.metadata().ok().map(|m| (e.file_name(), m.len(), m.modified().ok())))
+                .filter_map(|e| e.metadata().ok().map(|m| look(e.file_name(), m)))
                 .collect()
         })
         .unwrap_or_default();

@@ -17,7 +17,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::{CatalogSource, Config};
 use crate::error::ServeError;
-use crate::reload::{reloader, watcher};
+use crate::reload::{Watcher, reloader};
 use crate::state::State;
 use crate::workers::{Serving, Workers};
 
@@ -60,8 +60,9 @@ impl Server {
     /// Builds and validates the catalog, then binds the address. Must be
     /// called inside a tokio runtime with I/O and time enabled.
     pub async fn bind(config: Config) -> Result<Server, ServeError> {
+        let record_types = config.record_types.load().map_err(ServeError::RecordTypes)?;
         let catalog =
-            config.source.load(&config.record_types, config.verify_key.as_ref(), None).map_err(ServeError::Catalog)?;
+            config.source.load(&record_types, config.verify_key.as_ref(), None).map_err(ServeError::Catalog)?;
         let listener =
             TcpListener::bind(config.addr).await.map_err(|source| ServeError::Bind { addr: config.addr, source })?;
         let (reload, reloads) = mpsc::unbounded_channel();
@@ -94,14 +95,19 @@ impl Server {
         tokio::spawn(reloader(
             Arc::clone(&state),
             config.source.clone(),
-            config.record_types.clone().into(),
+            config.record_types.clone(),
             config.verify_key,
             reloads,
         ));
-        if config.watch
-            && let CatalogSource::Dir(path) | CatalogSource::Artifact(path) = &config.source
-        {
-            tokio::spawn(watcher(path.clone(), config.watch_interval, handle.reload.clone()));
+        let watched = match &config.source {
+            // A folder is built with the record types: their folders too.
+            CatalogSource::Dir(path) => [path].into_iter().chain(config.record_types.folders()).cloned().collect(),
+            CatalogSource::Artifact(path) => vec![path.clone()],
+            CatalogSource::Embedded => Vec::new(),
+        };
+        if config.watch && !watched.is_empty() {
+            let watcher = Watcher::start(watched).await;
+            tokio::spawn(watcher.run(config.watch_interval, handle.reload.clone()));
         }
         let local = listener.local_addr().map_or_else(|_| config.addr.to_string(), |a| a.to_string());
         let catalog = state.catalog.load();

@@ -124,11 +124,12 @@ pub struct Metadata {
     /// bodies, so this names every byte served; two builds of the same
     /// manifests by the same version give the same value.
     pub content_sha256: String,
-    /// What the builder renders with, as a digest: the generator, every
-    /// record type (descriptions and fixture hints included) and the
-    /// example catalog rendered and compressed by it. An incremental build
-    /// reuses a previous artifact only when this is its own; absent in
-    /// version-1 artifacts.
+    /// What the builder renders every product with, as a digest: the
+    /// generator, every compiled-in record type (descriptions and fixture
+    /// hints included) and the example catalog rendered and compressed by
+    /// it. An incremental build reuses a previous artifact only when this
+    /// is its own (and a product only when its record type's
+    /// [`RecordTypeId`] is too); absent in version-1 artifacts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renderer_sha256: Option<String>,
 }

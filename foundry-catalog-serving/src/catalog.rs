@@ -33,7 +33,7 @@ mod render;
 mod stamps;
 
 pub use builder::{Builder, Progress, UnavailableCoding};
-pub use previous::Unusable;
+pub use previous::{RecordTypeChange, RecordTypeChanges, Unusable};
 
 /// One representation of a body: its bytes and its strong ETag.
 #[derive(Debug, Clone, PartialEq, Eq)]

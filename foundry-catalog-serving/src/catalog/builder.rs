@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::blocks::Blocks;
 use super::origin::Origin;
-use super::previous::{Previous, Unusable};
+use super::previous::{Previous, RecordTypeChanges, Unusable};
 use super::render::{Renderer, generator, stem};
 use super::stamps::{Recorder, Stamp};
 use super::{CatalogError, CatalogErrors, ResponseCatalog};
@@ -144,7 +144,7 @@ impl Builder {
     /// crate's own generated `RECORD_TYPES`, or definitions read at run
     /// time (`foundry-catalog build --record-types DIR`). Their products'
     /// samples are checked at every depth, and the artifact names them.
-    /// Forgets a [`Builder::previous`] catalog rendered with other types.
+    /// Forgets a [`Builder::previous`] catalog: give the record types first.
     pub fn record_types(mut self, record_types: impl IntoIterator<Item = RecordSchema>) -> Self {
         self.renderer = Arc::new(Renderer::new(record_types.into_iter().collect()));
         self.previous = None;
@@ -153,10 +153,16 @@ impl Builder {
 
     /// Builds incrementally from `previous`, the catalog built last time
     /// (see [Incremental builds](Builder#incremental-builds)). It is used
-    /// only if it was made by this renderer (the same version, record
-    /// types and compression: [`crate::artifact::Metadata::renderer_sha256`])
-    /// in these codings; otherwise this says why and the build is a full
-    /// one.
+    /// only if it was made by this renderer (the same version,
+    /// compiled-in record types and compression:
+    /// [`crate::artifact::Metadata::renderer_sha256`]) in these codings;
+    /// otherwise this says why and the build is a full one.
+    ///
+    /// Record types given to [`Builder::record_types`] may differ: the
+    /// products of a type whose definition changed (or that this build
+    /// does not have) are rendered again, the others are taken as they
+    /// are; the returned changes say which (the artifact names each type
+    /// with the digest of its whole definition).
     ///
     /// It has passed its load checks (it is a [`ResponseCatalog`]), and a
     /// product is taken only if its bodies hash to their ETags (checked,
@@ -167,10 +173,12 @@ impl Builder {
     /// can write, sign artifacts and verify it first
     /// (`Artifact::verify`, as `foundry-catalog build
     /// --sign-key` does).
-    pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<(), Unusable> {
+    pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<RecordTypeChanges, Unusable> {
         self.previous = None;
-        self.previous = Some(Arc::new(Previous::new(previous, &self.codings, &self.renderer)?));
-        Ok(())
+        let previous = Previous::new(previous, &self.codings, &self.renderer)?;
+        let changes = previous.changes().clone();
+        self.previous = Some(Arc::new(previous));
+        Ok(changes)
     }
 
     /// Calls `report` after each product (from the building threads; keep

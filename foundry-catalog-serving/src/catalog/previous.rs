@@ -1,6 +1,8 @@
 //! The previous artifact of an incremental build: which of its products
 //! can be taken as they are, and whether it may be used at all.
 
+use std::fmt;
+
 use super::ResponseCatalog;
 use super::blocks::Blocks;
 use super::render::{Renderer, generator};
@@ -27,15 +29,9 @@ pub enum Unusable {
         /// This build's.
         expected: String,
     },
-    /// It was built with other record types, or other definitions of them.
-    #[error("it was built with other record types: {changes}")]
-    RecordTypes {
-        /// Each difference, such as `listing_snapshot: another definition`.
-        changes: String,
-    },
-    /// It was rendered differently: another build of the same version,
-    /// other record-type descriptions or fixtures, other compression, or
-    /// a version-1 artifact that does not say.
+    /// It was rendered differently: another build of the same version
+    /// (other compiled-in record types, other compression), or a version-1
+    /// artifact that does not say.
     #[error(
         "it was rendered by another build (its renderer_sha256 is {}, this one's is {expected})",
         found.as_deref().unwrap_or("absent")
@@ -48,10 +44,69 @@ pub enum Unusable {
     },
 }
 
+/// How the record types of a previous artifact differ from a build's
+/// ([`crate::catalog::Builder::previous`]): the products of a changed or
+/// removed type are rendered again, the others are taken as they are.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RecordTypeChanges {
+    changes: Vec<(String, RecordTypeChange)>,
+}
+
+/// How one record type changed between a previous artifact and a build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordTypeChange {
+    /// The build has it with another `schema_hash`.
+    SchemaHash,
+    /// The same `schema_hash`, but other descriptions or fixture hints
+    /// (its `definition_sha256` differs).
+    Definition,
+    /// The build does not have it.
+    Removed,
+    /// Only the build has it.
+    Added,
+}
+
+impl RecordTypeChanges {
+    /// Whether every record type is the same.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// Each changed record type's label and change, sorted by label.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, RecordTypeChange)> {
+        self.changes.iter().map(|(label, change)| (label.as_str(), *change))
+    }
+
+    /// Whether the products of `label` in the previous artifact must be
+    /// rendered again.
+    fn renders_again(&self, label: &str) -> bool {
+        self.changes.iter().any(|(l, change)| l == label && *change != RecordTypeChange::Added)
+    }
+}
+
+impl fmt::Display for RecordTypeChanges {
+    /// `listing_snapshot: another definition, shop_offer: new`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (n, (label, change)) in self.changes.iter().enumerate() {
+            let how = match change {
+                RecordTypeChange::SchemaHash => "another schema_hash",
+                RecordTypeChange::Definition => "another definition",
+                RecordTypeChange::Removed => "not in this build",
+                RecordTypeChange::Added => "new",
+            };
+            write!(f, "{}{label}: {how}", if n == 0 { "" } else { ", " })?;
+        }
+        Ok(())
+    }
+}
+
 /// A previous catalog: its artifact, indexed by the catalog's slugs.
 pub(super) struct Previous {
     catalog: ResponseCatalog,
     artifact: Artifact,
+    /// How its record types differ from this build's.
+    changes: RecordTypeChanges,
 }
 
 impl Previous {
@@ -71,20 +126,19 @@ impl Previous {
         if metadata.codings != codings {
             return Err(Unusable::Codings { found: names(&metadata.codings), expected: names(codings) });
         }
-        // How it was rendered before with what: an artifact that does not
-        // say how it was rendered (format version 1) is refused as such,
-        // whatever record types it holds.
-        // Other record types first: the reason names them.
-        if metadata.renderer_sha256.is_some() && metadata.record_types != renderer.record_type_ids() {
-            return Err(Unusable::RecordTypes {
-                changes: type_changes(&metadata.record_types, renderer.record_type_ids()),
-            });
-        }
+        // What renders every product (an artifact that does not say, of
+        // format version 1, is refused as such); then each record type.
         let expected = renderer.digest();
         if metadata.renderer_sha256.as_deref() != Some(expected) {
             return Err(Unusable::Renderer { found: metadata.renderer_sha256.clone(), expected: expected.to_owned() });
         }
-        Ok(Previous { catalog: catalog.clone(), artifact: artifact.clone() })
+        let changes = type_changes(&metadata.record_types, renderer.record_type_ids());
+        Ok(Previous { catalog: catalog.clone(), artifact: artifact.clone(), changes })
+    }
+
+    /// How its record types differ from this build's.
+    pub(super) fn changes(&self) -> &RecordTypeChanges {
+        &self.changes
     }
 
     /// How many products it holds.
@@ -109,18 +163,45 @@ impl Previous {
     }
 
     /// The product `slug` if it was built from a source with this digest
-    /// (never from a record, whose digest is zeros).
+    /// (never from a record, whose digest is zeros) with a record type
+    /// that has not changed.
     pub(super) fn unchanged(&self, slug: &str, source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
         let entry = self.entry(slug)?;
-        (source != [0; SOURCE_LEN] && entry.source == source && self.sound(&entry)).then_some(entry)
+        let same_type =
+            || self.changes.is_empty() || self.record_label(&entry).is_some_and(|l| !self.changes.renders_again(&l));
+        (source != [0; SOURCE_LEN] && entry.source == source && same_type() && self.sound(&entry)).then_some(entry)
+    }
+
+    /// The record type of a product, read from its body
+    /// (`data.schema_preview.record_label`); asked only when some record
+    /// type changed. A body that does not say is rendered again.
+    fn record_label(&self, entry: &IndexEntry) -> Option<String> {
+        #[derive(serde::Deserialize)]
+        struct Body {
+            data: Data,
+        }
+        #[derive(serde::Deserialize)]
+        struct Data {
+            schema_preview: Preview,
+        }
+        #[derive(serde::Deserialize)]
+        struct Preview {
+            record_label: String,
+        }
+        let body = self.artifact.slice(entry.representations.get(self.identity()?)?.0).ok()?;
+        serde_json::from_slice::<Body>(&body).ok().map(|body| body.data.schema_preview.record_label)
+    }
+
+    /// The position of identity among its codings.
+    fn identity(&self) -> Option<usize> {
+        self.codings().iter().position(|&c| c == ContentCoding::Identity)
     }
 
     /// The product `slug` if its body (identity) is `body`, with `source`
     /// as its source digest.
     pub(super) fn same_body(&self, slug: &str, body: &[u8], source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
         let mut entry = self.entry(slug)?;
-        let identity = self.codings().iter().position(|&c| c == ContentCoding::Identity)?;
-        let stored = self.artifact.slice(entry.representations.get(identity)?.0).ok()?;
+        let stored = self.artifact.slice(entry.representations.get(self.identity()?)?.0).ok()?;
         if stored != body || !self.sound(&entry) {
             return None;
         }
@@ -160,22 +241,26 @@ impl Previous {
     }
 }
 
-/// How the record types of a previous artifact differ from this build's:
-/// `label: another definition`, `label: not in this build`, `label: new`.
-fn type_changes(before: &[RecordTypeId], now: &[RecordTypeId]) -> String {
+/// How the record types of a previous artifact differ from this build's.
+fn type_changes(before: &[RecordTypeId], now: &[RecordTypeId]) -> RecordTypeChanges {
     let mut changes = Vec::new();
     for old in before {
         match now.iter().find(|t| t.record_label == old.record_label) {
-            None => changes.push(format!("{}: not in this build", old.record_label)),
+            None => changes.push((old.record_label.clone(), RecordTypeChange::Removed)),
             Some(new) if new.schema_hash != old.schema_hash => {
-                changes.push(format!("{}: another schema_hash", old.record_label));
+                changes.push((old.record_label.clone(), RecordTypeChange::SchemaHash));
             }
-            Some(new) if new != old => changes.push(format!("{}: another definition", old.record_label)),
+            // An artifact that did not record definitions: changed, as far
+            // as it can tell.
+            Some(new) if new != old || old.definition_sha256.is_empty() => {
+                changes.push((old.record_label.clone(), RecordTypeChange::Definition));
+            }
             Some(_) => {}
         }
     }
     for new in now.iter().filter(|t| !before.iter().any(|old| old.record_label == t.record_label)) {
-        changes.push(format!("{}: new", new.record_label));
+        changes.push((new.record_label.clone(), RecordTypeChange::Added));
     }
-    changes.join(", ")
+    changes.sort_by(|a, b| a.0.cmp(&b.0));
+    RecordTypeChanges { changes }
 }

@@ -1,7 +1,7 @@
 //! What makes a product's bytes, and what names it in an artifact: the
 //! generator, the record types, one manifest built, and the digest of the
-//! whole renderer (an incremental build takes a previous artifact's
-//! products only when every one of these is the same).
+//! renderer (an incremental build takes a previous artifact's product
+//! only when the renderer and the product's record type are the same).
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -22,10 +22,10 @@ use foundry_catalog_core::RecordSchema;
 pub(super) struct Renderer {
     /// The record types besides the shipped ones, sorted by label.
     extra: Arc<[RecordSchema]>,
-    /// Every record type, as the artifact names them (sorted by label).
+    /// Every record type, as the artifact names them (sorted by label):
+    /// each with the digest of its whole definition, so a build can tell
+    /// which type's products to render again.
     ids: Vec<RecordTypeId>,
-    /// [`crate::artifact::Metadata::renderer_sha256`].
-    digest: String,
 }
 
 impl Default for Renderer {
@@ -54,21 +54,7 @@ impl Renderer {
             })
             .collect();
         ids.sort_by(|a, b| a.record_label.cmp(&b.record_label));
-        let digest = if extra.is_empty() {
-            renderer_sha256().to_owned()
-        } else {
-            // The shipped renderer's digest, then every other record type as
-            // it renders (descriptions, fields and fixture hints included).
-            let mut hasher = Sha256::new();
-            hasher.update(renderer_sha256().as_bytes());
-            for record_type in &extra {
-                let text = format!("{record_type:?}");
-                hasher.update((text.len() as u64).to_le_bytes());
-                hasher.update(text.as_bytes());
-            }
-            hex::encode(hasher.finalize().as_slice())
-        };
-        Renderer { extra: extra.into(), ids, digest }
+        Renderer { extra: extra.into(), ids }
     }
 
     /// Every record type, as an artifact names them.
@@ -76,9 +62,11 @@ impl Renderer {
         &self.ids
     }
 
-    /// [`crate::artifact::Metadata::renderer_sha256`] of this renderer.
+    /// [`crate::artifact::Metadata::renderer_sha256`]: what renders every
+    /// product, whatever its record type (the record types are named, each
+    /// with its own digest, beside it).
     pub(super) fn digest(&self) -> &str {
-        &self.digest
+        renderer_sha256()
     }
 
     /// Reads and builds one manifest (its record not yet validated).

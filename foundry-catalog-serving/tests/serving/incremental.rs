@@ -48,9 +48,18 @@ fn build_artifact(
 /// Runs `build` with a builder on `previous` (if given) that records its
 /// progress; the result and the last progress report (the tally).
 fn counted<T>(previous: Option<&ResponseCatalog>, build: impl FnOnce(&Builder) -> T) -> (T, Progress) {
+    counted_with(Builder::new(), previous, build)
+}
+
+/// [`counted`] with `builder` as configured.
+fn counted_with<T>(
+    builder: Builder,
+    previous: Option<&ResponseCatalog>,
+    build: impl FnOnce(&Builder) -> T,
+) -> (T, Progress) {
     let last = Arc::new(Mutex::new(Progress::default()));
     let seen = Arc::clone(&last);
-    let mut builder = Builder::new().on_progress(move |p| *seen.lock().expect("lock") = *p);
+    let mut builder = builder.on_progress(move |p| *seen.lock().expect("lock") = *p);
     if let Some(previous) = previous {
         builder.previous(previous).expect("the previous catalog is usable");
     }
@@ -94,6 +103,48 @@ fn a_one_manifest_edit_renders_one_product_and_gives_the_full_builds_bytes() {
     assert_eq!(incremental, build(&reformatted, None).expect("builds").0);
     assert_ne!(incremental, first, "the source digest is the new one");
     assert_eq!((progress.rendered, progress.compressed), (1, 0));
+}
+
+/// One record type's definition changes (a field's description: the same
+/// `schema_hash`, another schema preview): only the products of that type
+/// are rendered again, and the bytes are the full build's.
+#[test]
+fn a_changed_definition_renders_only_its_types_products() {
+    let sources = catalog(12);
+    let previous = loaded(&build(&sources, None).expect("builds").0);
+    let label = foundry_catalog::record_types()[1].record_label.to_string();
+    let mut edited = foundry_catalog::record_types()[1].clone();
+    edited.fields.to_mut()[0].description = "Another meaning.".into();
+    let with_edit = || Builder::new().record_types([edited.clone()]);
+    let of_type = |catalog: &ResponseCatalog| {
+        (0..12)
+            .filter(|n| {
+                let body = catalog.get(&format!("product-{n}")).expect("built").body();
+                serde_json::from_slice::<serde_json::Value>(&body).expect("JSON")["data"]["schema_preview"]["record_label"]
+                    == *label
+            })
+            .count()
+    };
+    assert_eq!(of_type(&previous), 4, "a third of the products are of that type");
+
+    let mut changes = with_edit();
+    let said = changes.previous(&previous).expect("usable");
+    assert_eq!(said.to_string(), format!("{label}: another definition"));
+    let (incremental, progress) = counted_with(with_edit(), Some(&previous), |b| b.build(sources.clone()));
+    let incremental = incremental.expect("builds");
+    let (full, _) = counted_with(with_edit(), None, |b| b.build(sources.clone()));
+    assert_eq!(incremental.artifact().to_vec(), full.expect("builds").artifact().to_vec());
+    assert_eq!((progress.rendered, progress.compressed, progress.reused()), (4, 4, 8));
+    assert_ne!(incremental.artifact().to_vec(), previous.artifact().to_vec());
+
+    // Built on again with the same definitions: nothing rendered; and back
+    // to the shipped definition: that type's products again.
+    let again = loaded(&incremental.artifact().to_vec());
+    let (_, progress) = counted_with(with_edit(), Some(&again), |b| b.build(sources.clone()));
+    assert_eq!(progress.rendered, 0);
+    let (back, progress) = build(&sources, Some(&again)).expect("builds");
+    assert_eq!(progress.rendered, 4);
+    assert_eq!(back, previous.artifact().to_vec());
 }
 
 #[test]
