@@ -140,25 +140,7 @@ fn cross_field_rules(fields: &[Field]) -> Vec<CrossRule> {
                 ("marketplaces", json!({"type": "array", "contains": primary, "minContains": 1, "maxContains": 1})),
             ],
         ));
-        for schema in crate::record_types() {
-            let label = &*schema.record_label;
-            let labelled =
-                json!({"type": "object", "properties": {"record_label": string(label)}, "required": ["record_label"]});
-            rules.push(if_then(
-                &[("sample", labelled.clone())],
-                &[(
-                    "sample",
-                    json!({"type": "object", "properties": {"rows": {"type": "array", "items": row_schema(schema)}}}),
-                )],
-            ));
-            // A known record type's preview lists exactly its own fields
-            // (a `const`: `prefixItems` is beyond some OpenAPI tools).
-            let descriptors: Vec<FieldPreview> = schema.fields.iter().map(FieldPreview::from).collect();
-            rules.push(if_then(
-                &[("schema_preview", labelled)],
-                &[("schema_preview", json!({"type": "object", "properties": {"fields": {"const": descriptors}}}))],
-            ));
-        }
+        rules.extend(crate::record_types().iter().flat_map(record_type_rules));
     } else if fields == AvailabilityEntry::KEYS {
         rules.push(if_then(&[("clickable", json!({"const": true}))], &[("url", json!({"type": "string"}))]));
         rules.push(if_then(&[("clickable", json!({"const": false}))], &[("url", json!({"type": "null"}))]));
@@ -190,6 +172,26 @@ fn cross_field_rules(fields: &[Field]) -> Vec<CrossRule> {
         ));
     }
     rules
+}
+
+/// The rules a record type adds to a product record: sample rows labelled
+/// with it are its rows, and a preview labelled with it lists exactly its
+/// fields.
+fn record_type_rules(schema: &RecordSchema) -> [CrossRule; 2] {
+    let label = &*schema.record_label;
+    let labelled = json!({
+        "type": "object",
+        "properties": {"record_label": {"type": "string", "const": label}},
+        "required": ["record_label"],
+    });
+    let rows = json!({"type": "object", "properties": {"rows": {"type": "array", "items": row_schema(schema)}}});
+    // A `const`: `prefixItems` is beyond some OpenAPI tools.
+    let descriptors: Vec<FieldPreview> = schema.fields.iter().map(FieldPreview::from).collect();
+    let preview = json!({"type": "object", "properties": {"fields": {"const": descriptors}}});
+    [
+        if_then(&[("sample", labelled.clone())], &[("sample", rows)]),
+        if_then(&[("schema_preview", labelled)], &[("schema_preview", preview)]),
+    ]
 }
 
 /// A closed object's schema: each field's schema (made by `schema_of`)
@@ -231,6 +233,25 @@ pub fn response_schema() -> Value {
         "foundry-catalog product response",
         "GET /api/public/foundry/products/{slug}: {\"data\": <product record>}. Generated from foundry_catalog::response::ProductResponse::KEYS; rules that compare two values are checked by foundry_catalog::conformance::validate.",
     )
+}
+
+/// [`response_schema`], checking besides the rows and previews of
+/// `record_types` (a serving crate's own, or definitions read at run
+/// time; a shipped label is the shipped type's), as
+/// [`crate::conformance::validate_with`] does.
+pub fn response_schema_with(record_types: &[RecordSchema]) -> Value {
+    let mut schema = response_schema();
+    let rules = others(record_types).flat_map(record_type_rules).map(|rule| rule.to_schema());
+    if let Some(Value::Array(all_of)) = schema.pointer_mut("/properties/data/allOf") {
+        all_of.extend(rules);
+    }
+    schema
+}
+
+/// The record types of `record_types` that are not shipped.
+fn others(record_types: &[RecordSchema]) -> impl Iterator<Item = &RecordSchema> {
+    let shipped = crate::record_types();
+    record_types.iter().filter(|t| !shipped.iter().any(|s| s.record_label == t.record_label))
 }
 
 /// A schema document: `$schema`, `title` and `description` first, then the schema.
@@ -489,21 +510,19 @@ pub fn schema_files() -> Vec<(String, String)> {
     schema_files_with(&[])
 }
 
-/// [`schema_files`], and `record-types/<record_label>.schema.json` for
-/// each of `record_types` besides the shipped ones (a serving crate's own,
-/// or definitions read at run time). The response schema checks the rows
-/// of the shipped types; a body of another type is checked by it and by
-/// its own record type's schema.
+/// [`schema_files`] knowing `record_types` besides the shipped ones (a
+/// serving crate's own, or definitions read at run time): the response
+/// schema checks their rows and previews too ([`response_schema_with`]),
+/// and each has its `record-types/<record_label>.schema.json`. The OpenAPI
+/// document describes the shipped service.
 pub fn schema_files_with(record_types: &[RecordSchema]) -> Vec<(String, String)> {
     let pretty = |value: &Value| serde_json::to_string_pretty(value).map(|s| s + "\n").unwrap_or_default();
     let mut files = vec![
-        ("product-response.schema.json".to_owned(), pretty(&response_schema())),
+        ("product-response.schema.json".to_owned(), pretty(&response_schema_with(record_types))),
         ("product-manifest.schema.json".to_owned(), pretty(&manifest_schema())),
         ("openapi.json".to_owned(), pretty(&openapi())),
     ];
-    let shipped = crate::record_types();
-    let others = record_types.iter().filter(|t| !shipped.iter().any(|s| s.record_label == t.record_label));
-    for schema in shipped.iter().chain(others) {
+    for schema in crate::record_types().iter().chain(others(record_types)) {
         files.push((format!("record-types/{}.schema.json", schema.record_label), pretty(&record_type_schema(schema))));
     }
     files

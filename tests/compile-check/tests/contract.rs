@@ -416,3 +416,51 @@ fn the_row_suffix_is_checked_at_every_depth() {
         conformance::validate_rows(&schema, &rows, Some(SLUG)).into_iter().map(|v| v.pointer).collect();
     assert_eq!(pointers, ["/1/route/legs/1/scans/0/scanner", "/2/labels/1"]);
 }
+
+/// The response schema knowing a record type of one's own
+/// (`json_schema::response_schema_with`) judges that type's rows as its
+/// row schema does, and its preview by its definition: a body of each
+/// corpus type (an example manifest relabelled, built as a catalog build
+/// builds it) passes; a body whose first row is each case gets the row
+/// schema's verdict; a preview with another description fails it, where
+/// the shipped response schema, which does not know the type, passes it.
+#[test]
+fn the_response_schema_with_a_loaded_type_judges_its_rows_as_its_row_schema_does() {
+    use foundry_catalog::product::ProductManifest;
+    use foundry_catalog::response::ProductResponse;
+    let shipped_only = compile(&json_schema::response_schema());
+    let mut judged = 0;
+    for t in corpus_types() {
+        let types = std::slice::from_ref(&t.schema);
+        let mut manifest: Value =
+            serde_json::from_str(foundry_catalog::examples::MANIFESTS[0].1).expect("an example is JSON");
+        manifest["record_label"] = json!(t.schema.record_label);
+        let record = ProductManifest::from_json(&manifest.to_string())
+            .expect("reads")
+            .build_with(types)
+            .unwrap_or_else(|e| panic!("{}: {e}", t.schema.record_label));
+        let body: Value =
+            serde_json::from_slice(&ProductResponse::body(&record, types).expect("conforms")).expect("JSON");
+        let response = compile(&json_schema::response_schema_with(types));
+        let rows = compile(&json_schema::record_type_schema(&t.schema));
+        assert!(response.is_valid(&body), "{}: {:?}", t.schema.record_label, response.iter_errors(&body).next());
+        for case in cases(&t.schema) {
+            let mut one = body.clone();
+            one["data"]["sample"]["rows"][0] = case.row.clone();
+            assert_eq!(
+                response.is_valid(&one),
+                rows.is_valid(&case.row),
+                "{}: {}: {}",
+                t.schema.record_label,
+                case.what,
+                case.row
+            );
+            judged += 1;
+        }
+        let mut preview = body.clone();
+        preview["data"]["schema_preview"]["fields"][0]["description"] = json!("Another meaning.");
+        assert!(!response.is_valid(&preview), "{}: the preview is the definition's", t.schema.record_label);
+        assert!(shipped_only.is_valid(&preview), "the shipped schema does not know the type");
+    }
+    assert!(judged > 500, "{judged} rows");
+}
