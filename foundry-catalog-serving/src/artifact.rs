@@ -92,6 +92,11 @@ const SPAN_LEN: usize = 12;
 pub(crate) const SOURCE_LEN: usize = 32;
 /// The signature region of a signed artifact: public key and signature.
 const SIGNATURE_LEN: usize = 96;
+/// The largest artifact file [`Artifact::read`] accepts: 8 GiB (an
+/// artifact of 100,000 products in three codings is about 1 GiB). A larger
+/// file is refused before anything is allocated;
+/// [`Artifact::read_at_most`] takes another limit.
+pub const DEFAULT_MAX_FILE_LEN: u64 = 8 << 30;
 /// The most metadata a loader accepts (it is a few hundred bytes).
 const MAX_METADATA_LEN: u64 = 1 << 24;
 /// The length of a strong ETag: `"` + 64 hex digits + `"`.
@@ -190,6 +195,16 @@ pub enum ArtifactError {
         /// The file's length.
         found: u64,
     },
+    /// The file is larger than the loader accepts.
+    #[error(
+        "the file is {len} bytes, over the limit of {max}; hint: if an artifact is meant to be this large, raise the limit (`serve --max-artifact-bytes`)"
+    )]
+    TooLarge {
+        /// The file's length.
+        len: u64,
+        /// The limit.
+        max: u64,
+    },
     /// The CRC-32 does not match.
     #[error(
         "checksum mismatch (CRC-32 {found:08x}, header says {expected:08x}): the file is corrupted; hint: copy or build it again"
@@ -247,8 +262,9 @@ pub(crate) struct Span {
 }
 
 impl Span {
-    fn end(self) -> u64 {
-        self.offset + u64::from(self.len)
+    /// Where it ends; `None` past `u64::MAX` (a hostile index).
+    fn end(self) -> Option<u64> {
+        self.offset.checked_add(u64::from(self.len))
     }
 }
 
@@ -279,12 +295,12 @@ impl IndexEntry {
             .into_iter()
             .chain(self.representations.iter().flat_map(|&(body, etag)| [body, etag]));
         let first = spans.next()?;
-        let mut end = first.end();
+        let mut end = first.end()?;
         for span in spans {
             if span.offset != end {
                 return None;
             }
-            end = span.end();
+            end = span.end()?;
         }
         Some((first.offset, end - first.offset))
     }
@@ -390,25 +406,35 @@ impl Artifact {
         Self::checked(bytes, crc)
     }
 
-    /// Reads an artifact file once and parses it. The file is read in
-    /// pieces on all cores, each piece's CRC-32 computed while it is still
-    /// in cache, so reading and checking are one pass.
+    /// Reads an artifact file once and parses it, refusing a file over
+    /// [`DEFAULT_MAX_FILE_LEN`] ([`Artifact::read_at_most`]).
+    pub fn read(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
+        Self::read_at_most(path, DEFAULT_MAX_FILE_LEN)
+    }
+
+    /// Reads an artifact file of at most `max_len` bytes once and parses
+    /// it. What a file says is checked before memory is taken for it: it
+    /// must be a regular file (not a FIFO or a device) of at most
+    /// `max_len` bytes, starting with the magic, a version this crate
+    /// reads and region lengths that add up to its length; and memory the
+    /// system cannot give is an error, not an abort. The file is then read
+    /// in pieces on all cores, each piece's CRC-32 computed while it is
+    /// still in cache, so reading and checking are one pass.
     ///
     /// Why read rather than memory-map: the loaded catalog must not depend
     /// on the file afterwards. A mapped file that is truncated or rewritten
     /// in place (`cp new.fcat catalog.fcat` during a deploy) kills the
     /// process with SIGBUS, or changes bodies under their ETags; a read
     /// copy cannot. Mapping saves the copy (see BENCHMARKS.md).
-    pub fn read(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
-        let read = std::fs::File::open(path).and_then(|file| read_file(&file));
-        let (bytes, crc) = read.map_err(|e| ArtifactError::Read(e.to_string()))?;
-        Self::checked(Bytes::from(bytes), crc)
+    pub fn read_at_most(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
+        let file = std::fs::File::open(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+        Self::read_open(&file, max_len)
     }
 
-    /// Reads an artifact from a file already open (its position at the
-    /// start), as [`Artifact::read`] does.
-    pub(crate) fn read_open(file: &std::fs::File) -> Result<Artifact, ArtifactError> {
-        let (bytes, crc) = read_file(file).map_err(|e| ArtifactError::Read(e.to_string()))?;
+    /// Reads an artifact from a file already open, as
+    /// [`Artifact::read_at_most`] does.
+    pub(crate) fn read_open(file: &std::fs::File, max_len: u64) -> Result<Artifact, ArtifactError> {
+        let (bytes, crc) = read_file(file, max_len)?;
         Self::checked(Bytes::from(bytes), crc)
     }
 
@@ -422,29 +448,8 @@ impl Artifact {
 
     /// Parses `bytes`, whose bytes after the CRC field have the CRC-32 `crc`.
     fn checked(bytes: Bytes, crc_of_rest: u32) -> Result<Artifact, ArtifactError> {
-        if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
-            return Err(ArtifactError::NotAnArtifact);
-        }
-        let u32_at = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-        let u64_at = |at: usize| bytes.get(at..at + 8).map(le_u64);
-        let too_short = |header: usize| ArtifactError::Length { expected: header as u64, found: bytes.len() as u64 };
-        let version = u32_at(8).ok_or(too_short(HEADER_LEN))?;
-        // The region lengths: metadata, signature, index, data.
-        let (header, lengths) = match version {
-            1 => (HEADER_LEN_V1, [u64_at(16), Some(0), u64_at(24), u64_at(32)]),
-            2 => (HEADER_LEN, [u64_at(16), u64_at(24), u64_at(32), u64_at(40)]),
-            found => return Err(ArtifactError::Version { found }),
-        };
-        let (Some(crc), [Some(meta_len), Some(signature_len), Some(index_len), Some(data_len)]) = (u32_at(12), lengths)
-        else {
-            return Err(too_short(header));
-        };
-        let expected =
-            [meta_len, signature_len, index_len, data_len].into_iter().try_fold(header as u64, u64::checked_add);
-        let found = bytes.len() as u64;
-        if expected != Some(found) {
-            return Err(ArtifactError::Length { expected: expected.unwrap_or(u64::MAX), found });
-        }
+        let Header { version, len: header, crc, lengths: [meta_len, signature_len, index_len, _] } =
+            Header::parse(&bytes, bytes.len() as u64)?;
         if crc_of_rest != crc {
             return Err(ArtifactError::Checksum { expected: crc, found: crc_of_rest });
         }
@@ -659,6 +664,43 @@ impl Artifact {
         Ok(bytes.slice(from..to))
     }
 
+    /// Checks that the products' bytes tile the data region: each
+    /// product's bytes in one run, in index order, from the region's first
+    /// byte to its last. So no byte of the region is outside a product: a
+    /// slug or an ETag (named by the content digest), a date (checked
+    /// against the index) or a body (named by its ETag), and with the
+    /// signature over the metadata and the index, every byte of a verified
+    /// artifact is covered.
+    pub(crate) fn check_tiling(&self) -> Result<(), ArtifactError> {
+        let mut end = 0;
+        for entry in self.entries() {
+            let slug = || String::from_utf8_lossy(&self.slice(entry.slug).unwrap_or_default()).into_owned();
+            let Some((offset, len)) = entry.contiguous() else {
+                return Err(ArtifactError::Malformed(format!("the bytes of `{}` are not in one run", slug())));
+            };
+            if offset != end {
+                return Err(ArtifactError::Malformed(format!(
+                    "the bytes of `{}` start at {offset} of the data region, where the product before it ends at {end}",
+                    slug()
+                )));
+            }
+            end = offset + len;
+        }
+        let data_len: u64 = self.data.iter().map(|(_, b)| b.len() as u64).sum();
+        if end < data_len {
+            return Err(ArtifactError::Malformed(format!(
+                "{} bytes at the end of the data region belong to no product",
+                data_len - end
+            )));
+        }
+        if end > data_len {
+            return Err(ArtifactError::Malformed(format!(
+                "the products' bytes end at {end}, past the data region's {data_len} bytes"
+            )));
+        }
+        Ok(())
+    }
+
     /// [`Metadata::content_sha256`], computed from the index and data.
     fn content_digest(&self) -> String {
         let mut hasher = Sha256::new();
@@ -772,14 +814,71 @@ fn le_u64(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(le)
 }
 
+/// What an artifact's header says.
+struct Header {
+    version: u32,
+    /// The header's own length.
+    len: usize,
+    crc: u32,
+    /// The region lengths: metadata, signature, index, data.
+    lengths: [u64; 4],
+}
+
+impl Header {
+    /// Reads the header at the start of `prefix` (the file's first bytes,
+    /// at least [`HEADER_LEN`] of them when the file has them) and checks
+    /// it against the file's length `file_len`.
+    fn parse(prefix: &[u8], file_len: u64) -> Result<Header, ArtifactError> {
+        if prefix.len() < MAGIC.len() || prefix[..MAGIC.len()] != MAGIC {
+            return Err(ArtifactError::NotAnArtifact);
+        }
+        let u32_at = |at: usize| prefix.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let u64_at = |at: usize| prefix.get(at..at + 8).map(le_u64);
+        let too_short = |header: usize| ArtifactError::Length { expected: header as u64, found: file_len };
+        let version = u32_at(8).ok_or(too_short(HEADER_LEN))?;
+        let (len, lengths) = match version {
+            1 => (HEADER_LEN_V1, [u64_at(16), Some(0), u64_at(24), u64_at(32)]),
+            2 => (HEADER_LEN, [u64_at(16), u64_at(24), u64_at(32), u64_at(40)]),
+            found => return Err(ArtifactError::Version { found }),
+        };
+        let (Some(crc), [Some(meta), Some(signature), Some(index), Some(data)]) = (u32_at(12), lengths) else {
+            return Err(too_short(len));
+        };
+        let lengths = [meta, signature, index, data];
+        let expected = lengths.into_iter().try_fold(len as u64, u64::checked_add);
+        if expected != Some(file_len) {
+            return Err(ArtifactError::Length { expected: expected.unwrap_or(u64::MAX), found: file_len });
+        }
+        Ok(Header { version, len, crc, lengths })
+    }
+}
+
 /// Reads a file in one piece per core, each read in blocks that are
 /// checksummed as they arrive; returns the bytes and the CRC-32 of every
 /// byte after the header's CRC field.
-fn read_file(file: &std::fs::File) -> std::io::Result<(Vec<u8>, u32)> {
+fn read_file(file: &std::fs::File, max_len: u64) -> Result<(Vec<u8>, u32), ArtifactError> {
     use std::os::unix::fs::FileExt;
     const BLOCK: usize = 8 << 20;
-    let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
-    let mut bytes = vec![0; len];
+    let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
+    let metadata = file.metadata().map_err(read_error)?;
+    if !metadata.is_file() {
+        return Err(ArtifactError::Read("not a regular file".to_owned()));
+    }
+    let len = metadata.len();
+    if len > max_len {
+        return Err(ArtifactError::TooLarge { len, max: max_len });
+    }
+    // The header first: a file that is not an artifact, or whose lengths
+    // do not add up, costs 48 bytes, not its length in memory.
+    let mut prefix = [0; HEADER_LEN];
+    let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));
+    file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;
+    Header::parse(&prefix[..prefix_len], len)?;
+    let too_much = || ArtifactError::Read(format!("cannot take {len} bytes of memory to read it"));
+    let len = usize::try_from(len).map_err(|_| too_much())?;
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(len).map_err(|_| too_much())?;
+    bytes.resize(len, 0);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let piece = len.div_ceil(threads).next_multiple_of(BLOCK).max(BLOCK);
     let crcs: Vec<std::io::Result<crc32fast::Hasher>> = std::thread::scope(|scope| {
@@ -803,7 +902,7 @@ fn read_file(file: &std::fs::File) -> std::io::Result<(Vec<u8>, u32)> {
     });
     let mut total = crc32fast::Hasher::new();
     for crc in crcs {
-        total.combine(&crc?);
+        total.combine(&crc.map_err(read_error)?);
     }
     Ok((bytes, total.finalize()))
 }

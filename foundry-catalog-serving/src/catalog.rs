@@ -333,6 +333,7 @@ impl ResponseCatalog {
     pub fn from_artifact(artifact: Artifact) -> Result<Self, ArtifactError> {
         let check = !artifact.built_here();
         if check {
+            artifact.check_tiling()?;
             artifact.check_content_digest()?;
         }
         let metadata = artifact.metadata();

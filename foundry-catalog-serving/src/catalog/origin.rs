@@ -60,7 +60,7 @@ impl Origin {
 pub(super) fn open(path: &Path) -> Result<(Artifact, Option<Arc<Origin>>), ArtifactError> {
     let file = std::fs::File::open(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
     let stamp = Origin::stamp(&file);
-    let artifact = Artifact::read_open(&file)?;
+    let artifact = Artifact::read_open(&file, crate::artifact::DEFAULT_MAX_FILE_LEN)?;
     let origin = artifact.data_region().map(|data| {
         let data_offset = artifact.file_len() - data.len() as u64;
         Arc::new(Origin { file: std::sync::Mutex::new(file), data_offset, data: data.clone(), stamp })
