@@ -21,9 +21,9 @@ use crate::{BROKEN, USAGE, fail};
 /// compressed once per content coding and given its strong ETag. Every
 /// problem of every file is printed to stderr, followed by a summary such
 /// as `3 of 10,000 manifests are invalid: 5 problems`, and the exit code
-/// is then 1 (nothing is written). The file is written to a temporary
-/// name next to OUTPUT and renamed into place, so a server reloading it
-/// never reads half a file. Progress goes to stderr: a bar on a terminal,
+/// is then 1 (nothing is written). The file is written to a new file next
+/// to OUTPUT (created exclusively: never through a link) and renamed into
+/// place, so a server reloading it never reads half a file. Progress goes to stderr: a bar on a terminal,
 /// else a line per 10 % on builds of 1,000 products or more; then a
 /// closing line (products, rendered, compressed, reused, bytes, seconds).
 #[derive(Debug, clap::Args)]
@@ -55,8 +55,32 @@ pub(crate) struct Args {
     /// so that `serve --verify-key` with its .pub file accepts it.
     #[arg(long, env = "FOUNDRY_CATALOG_SIGN_KEY", value_name = "FILE", value_parser = signing_key)]
     sign_key: Option<SigningKey>,
+    /// The artifact's place in a series of releases (say the CI run
+    /// number), signed with it: a replica refuses an artifact whose
+    /// sequence is below the highest it has served.
+    #[arg(long, env = "FOUNDRY_CATALOG_SEQUENCE", value_name = "N")]
+    sequence: Option<u64>,
+    /// When the artifact stops being fresh, as an RFC 3339 UTC time
+    /// (`2026-12-02T00:00:00Z`): a replica refuses it from then on, and
+    /// reports it when it is still serving it then.
+    #[arg(long, value_name = "TIME", value_parser = rfc3339, conflicts_with = "expires_in")]
+    expires_at: Option<std::time::SystemTime>,
+    /// The same, as a time from now (`7d`, `36h`): the one setting that
+    /// makes the build read the clock, so its output depends on when it
+    /// runs.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    expires_in: Option<std::time::Duration>,
+    /// The largest manifest file read, in bytes (`16MiB`, `1048576`): a
+    /// larger one is a problem of the build, never read.
+    #[arg(long, env = "FOUNDRY_CATALOG_MAX_MANIFEST_BYTES", value_name = "BYTES",
+        value_parser = foundry_catalog_server::parse_size, default_value = "16MiB")]
+    max_manifest_bytes: u64,
     #[command(flatten)]
     record_types: crate::record_types::RecordTypeDirs,
+}
+
+fn rfc3339(text: &str) -> Result<std::time::SystemTime, String> {
+    humantime::parse_rfc3339(text).map_err(|e| format!("{e} (write it like 2026-12-02T00:00:00Z)"))
 }
 
 fn coding(text: &str) -> Result<ContentCoding, String> {
@@ -81,9 +105,16 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         Err(code) => return code,
     };
     let mut builder = match Builder::new().codings(&args.codings) {
-        Ok(builder) => builder.record_types(loaded),
+        Ok(builder) => builder.record_types(loaded).max_manifest_len(args.max_manifest_bytes),
         Err(e) => return fail(USAGE, e),
     };
+    if let Some(sequence) = args.sequence {
+        builder = builder.sequence(sequence);
+    }
+    let expires = args.expires_at.or_else(|| args.expires_in.map(|d| std::time::SystemTime::now() + d));
+    if let Some(expires) = expires {
+        builder = builder.expires(expires);
+    }
     if let Some(previous) = &args.previous {
         let reused = load_previous(previous, args.sign_key.as_ref())
             .and_then(|catalog| builder.previous(&catalog).map_err(|e| e.to_string()));
@@ -125,9 +156,20 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         metadata.content_sha256,
         args.sign_key.as_ref().map(|k| format!(", signed by {}", k.verify_key().fingerprint())).unwrap_or_default(),
     );
+    let summary = match (metadata.sequence, expires) {
+        (None, None) => summary,
+        (sequence, expires) => format!(
+            "{summary}, sequence {}, expires {}",
+            sequence.map_or_else(|| "none".to_owned(), |n| n.to_string()),
+            expires.map_or_else(|| "never".to_owned(), |t| humantime::format_rfc3339_seconds(t).to_string())
+        ),
+    };
     let (verb, result) = match &args.output {
         None => (format!("checked {}", args.dir.display()), Ok(())),
-        Some(output) => (format!("wrote {}", output.display()), write_atomically(&catalog, output)),
+        Some(output) => {
+            let written = foundry_catalog_serving::files::replace(output, |file| catalog.write_file(file));
+            (format!("wrote {}", output.display()), written)
+        }
     };
     match result {
         Ok(()) => {
@@ -191,24 +233,6 @@ fn reporter(last: Arc<Mutex<Progress>>) -> impl Fn(&Progress) + Send + Sync + 's
                 }
             }
             None => {}
-        }
-    }
-}
-
-/// Writes to `<output>.tmp-<pid>` beside it, then renames over `output`.
-fn write_atomically(catalog: &ResponseCatalog, output: &Path) -> std::io::Result<()> {
-    let mut name = output.file_name().unwrap_or_default().to_owned();
-    name.push(format!(".tmp-{}", std::process::id()));
-    let temporary = output.with_file_name(name);
-    let written = std::fs::File::create(&temporary).and_then(|mut file| {
-        catalog.write_file(&mut file)?;
-        file.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&temporary, output)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&temporary);
-            Err(e)
         }
     }
 }

@@ -68,10 +68,14 @@ fn render(path: &Path, out_dir: Option<&Path>, record_types: &[RecordSchema]) ->
         None => crate::outln!("{body}"),
         Some(dir) => {
             let out = dir.join(format!("{slug}.json"));
-            std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&out, body + "\n")).map_err(|e| {
-                eprintln!("error: {}: {e}", out.display());
-                USAGE
-            })?;
+            let body = body + "\n";
+            let write = |file: &mut std::fs::File| std::io::Write::write_all(file, body.as_bytes());
+            std::fs::create_dir_all(dir).and_then(|()| foundry_catalog_serving::files::replace(&out, write)).map_err(
+                |e| {
+                    eprintln!("error: {}: {e}", out.display());
+                    USAGE
+                },
+            )?;
         }
     }
     Ok(())

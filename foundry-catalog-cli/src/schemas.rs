@@ -39,9 +39,9 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         stale += 1;
         if args.check {
             eprintln!("stale: {}", path.display());
-        } else if let Err(e) =
-            path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, contents))
-        {
+        } else if let Err(e) = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| {
+            foundry_catalog_serving::files::replace(&path, |out| std::io::Write::write_all(out, contents.as_bytes()))
+        }) {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::from(USAGE);
         } else {

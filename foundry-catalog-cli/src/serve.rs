@@ -50,7 +50,9 @@ pub(crate) fn run(args: Args) -> ExitCode {
     if config.watch && catalog.is_none() {
         return crate::usage_error("--watch needs --catalog (the compiled-in catalog never changes)");
     }
-    if config.verify_key.is_some() && !catalog.as_ref().is_some_and(|c| c.is_file()) {
+    if (!config.verify_keys.is_empty() || config.verify_key_dir.is_some())
+        && !catalog.as_ref().is_some_and(|c| c.is_file())
+    {
         return crate::usage_error(
             "--verify-key needs --catalog FILE, an artifact (a folder of manifests or the compiled-in catalog carries no signature)",
         );

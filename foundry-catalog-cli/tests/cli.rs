@@ -18,7 +18,35 @@ fn repo() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).current_dir(repo()).output().expect("the command runs")
+    finish(Command::new(BIN).args(args).current_dir(repo()))
+}
+
+/// How long any one command may take before the test fails (a `serve`
+/// that should refuse its catalog and exit, but serves, would otherwise
+/// hang the suite).
+const DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Runs `command` to its end, within [`DEADLINE`]: past it, the process is
+/// killed and the test fails saying what did not end, with its stderr.
+fn finish(command: &mut Command) -> Output {
+    let shown = format!("{command:?}");
+    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the command runs");
+    let pid = child.id();
+    let (done, waited) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    match waited.recv_timeout(DEADLINE) {
+        Ok(output) => output.expect("the command ends"),
+        Err(_) => {
+            if let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+            let output = waited.recv().ok().and_then(Result::ok);
+            let stderr = output.map(|o| text(&o.stderr)).unwrap_or_default();
+            panic!("{shown} did not end within {DEADLINE:?}; killed. Its stderr:\n{stderr}");
+        }
+    }
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -155,7 +183,7 @@ fn render_then_check_round_trip() {
     };
     let mut args = vec!["render".to_owned(), "--out-dir".to_owned(), dir.display().to_string()];
     args.extend(manifests.iter().map(|p| p.display().to_string()));
-    let out = Command::new(BIN).args(&args).output().expect("runs");
+    let out = finish(Command::new(BIN).args(&args));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 
     let mut bodies = Vec::new();
@@ -503,12 +531,7 @@ fn diff_reports_changes_and_gates_on_compatibility() {
     std::fs::write(dir.join("record-types/regulatory_status_signal.json"), edited.to_string()).expect("write");
 
     let diff = |extra: &[&str]| {
-        Command::new(BIN)
-            .args(["diff", "--base", "HEAD", "record-types"])
-            .args(extra)
-            .current_dir(&dir)
-            .output()
-            .expect("runs")
+        finish(Command::new(BIN).args(["diff", "--base", "HEAD", "record-types"]).args(extra).current_dir(&dir))
     };
     let full = diff(&[]);
     assert_eq!(full.status.code(), Some(1), "{}", text(&full.stderr));
@@ -810,7 +833,8 @@ fn a_replica_with_a_verify_key_serves_only_artifacts_its_key_signed() {
     std::fs::copy(&signed, &served).expect("copy");
     let server = Server::start(&["--catalog", &path(&served), "--verify-key", &verify]);
     assert!(server.product().contains("\"title\":\"EU"));
-    assert!(server.log_has("verified_by=SHA256:"), "start-up names the verify key");
+    assert!(server.log_has("signed_by=SHA256:") && server.log_has("verified=true"), "start-up names the signer");
+    assert!(!server.log_has("serving an unverified catalog"));
     retitle(&dir, "Unsigned edit");
     build_artifact(&dir, &served);
     server.signal(rustix::process::Signal::HUP);
@@ -911,12 +935,12 @@ fn record_types_from_a_folder_go_through_every_command() {
         text(&unchecked.stderr)
     );
     assert_eq!(run(&["check", &body_file, "--allow-unknown-record-types"]).status.code(), Some(0));
-    let from_env = Command::new(BIN)
-        .args(["check", &body_file])
-        .env("FOUNDRY_CATALOG_RECORD_TYPES", OWN_TYPES)
-        .current_dir(repo())
-        .output()
-        .expect("runs");
+    let from_env = finish(
+        Command::new(BIN)
+            .args(["check", &body_file])
+            .env("FOUNDRY_CATALOG_RECORD_TYPES", OWN_TYPES)
+            .current_dir(repo()),
+    );
     assert_eq!(from_env.status.code(), Some(0), "the environment variable names the folder too");
 
     // schemas: the loaded type's row schema beside the shipped ones.

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use foundry_catalog_core::RecordSchema;
 use foundry_catalog_serving::artifact::ArtifactError;
-use foundry_catalog_serving::catalog::{Builder, CatalogError, CatalogErrors, Progress, ResponseCatalog};
+use foundry_catalog_serving::catalog::{Builder, CatalogError, CatalogErrors, OpenOptions, Progress, ResponseCatalog};
 use foundry_catalog_serving::signing::VerifyKey;
 
 /// Where the catalog comes from; reloads rebuild or reread it from the
@@ -37,21 +37,24 @@ impl CatalogSource {
     }
 
     /// Builds or loads and validates the catalog (all problems, each
-    /// naming its file). With `verify_key`, only an artifact signed by
-    /// that key loads ([`foundry_catalog_serving::artifact::Artifact::verify`]);
-    /// a folder or the embedded catalog, which carry no signature, are
-    /// refused. A folder is built incrementally from `previous`, the
-    /// catalog being served, when it can be (else the log says why).
-    pub fn load(
+    /// naming its file). An artifact is opened with `open` (its size
+    /// limit; with verify keys, only an artifact signed by one of them
+    /// loads: [`foundry_catalog_serving::artifact::Artifact::verify_any`]);
+    /// with verify keys, a folder or the embedded catalog, which carry no
+    /// signature, are refused. A folder is built with `record_types`
+    /// besides the shipped ones, manifests of at most `max_manifest_len`
+    /// bytes, incrementally from `previous`, the catalog being served, when
+    /// it can be (else the log says why).
+    pub(crate) fn load(
         &self,
         record_types: &[RecordSchema],
-        verify_key: Option<&VerifyKey>,
+        open: &OpenOptions,
+        max_manifest_len: u64,
         previous: Option<&ResponseCatalog>,
     ) -> Result<ResponseCatalog, CatalogErrors> {
-        if let Some(key) = verify_key
-            && !matches!(self, CatalogSource::Artifact(_))
-        {
-            let error = ArtifactError::Unsigned { expected: key.fingerprint() };
+        if !open.verify_keys.is_empty() && !matches!(self, CatalogSource::Artifact(_)) {
+            let expected = open.verify_keys.iter().map(VerifyKey::fingerprint).collect::<Vec<_>>().join(", ");
+            let error = ArtifactError::Unsigned { expected };
             return Err(CatalogError::Artifact { file: self.to_string(), error }.into());
         }
         match self {
@@ -59,7 +62,8 @@ impl CatalogSource {
             CatalogSource::Dir(dir) => {
                 let last = std::sync::Arc::new(std::sync::Mutex::new(Progress::default()));
                 let seen = std::sync::Arc::clone(&last);
-                let mut builder = Builder::new().record_types(record_types.to_vec()).on_progress(move |progress| {
+                let builder = Builder::new().record_types(record_types.to_vec()).max_manifest_len(max_manifest_len);
+                let mut builder = builder.on_progress(move |progress| {
                     if let Ok(mut last) = seen.lock() {
                         *last = *progress;
                     }
@@ -89,10 +93,7 @@ impl CatalogSource {
                 );
                 Ok(catalog)
             }
-            CatalogSource::Artifact(file) => match verify_key {
-                Some(key) => ResponseCatalog::open_verified(file, key),
-                None => ResponseCatalog::open(file),
-            },
+            CatalogSource::Artifact(file) => ResponseCatalog::open_with(file, open),
         }
     }
 }
@@ -217,14 +218,38 @@ pub struct Config {
     /// sets it); an artifact's bodies are served as built.
     #[cfg_attr(feature = "clap", arg(skip))]
     pub record_types: RecordTypes,
-    /// Serve only artifacts signed by this key (the `.pub` file of
-    /// `foundry-catalog keygen`): an unsigned artifact, one signed by
-    /// another key or one with a changed byte is refused at start (exit
-    /// code 1) and on reload (the old catalog keeps serving). Needs an
-    /// artifact file as the catalog.
-    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_VERIFY_KEY", value_name = "FILE",
-        value_parser = cli::verify_key))]
-    pub verify_key: Option<VerifyKey>,
+    /// Serve only artifacts signed by one of these keys (the `.pub` files
+    /// of `foundry-catalog keygen`; repeatable, so an old and a new key
+    /// are both trusted while a key is rotated): an unsigned artifact, one
+    /// signed by another key or one with a changed byte is refused at
+    /// start (exit code 1) and on reload (the old catalog keeps serving).
+    /// Needs an artifact file as the catalog.
+    #[cfg_attr(feature = "clap", arg(long = "verify-key", env = "FOUNDRY_CATALOG_VERIFY_KEY", value_name = "FILE",
+        value_parser = cli::verify_key, value_delimiter = ':'))]
+    pub verify_keys: Vec<VerifyKey>,
+    /// A folder of verify keys (`*.pub`), read at start and again at every
+    /// reload: trusted as `--verify-key` files are, so a key is added or
+    /// retired by adding or removing its file, then SIGHUP.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_VERIFY_KEY_DIR", value_name = "DIR"))]
+    pub verify_key_dir: Option<PathBuf>,
+    /// A folder this replica keeps its state in across restarts: the
+    /// highest artifact sequence it has served (`highest-sequence`), so an
+    /// older artifact stays refused after a restart. Without it, the
+    /// highest sequence is remembered only while the process runs.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_STATE_DIR", value_name = "DIR"))]
+    pub state_dir: Option<PathBuf>,
+    /// The largest manifest file read when a folder is built, in bytes
+    /// (written as for --max-artifact-bytes): a larger one is a problem of
+    /// the build, never read.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_MANIFEST_BYTES", value_name = "BYTES",
+        value_parser = parse_size, default_value = "16MiB"))]
+    pub max_manifest_bytes: u64,
+    /// The largest artifact file loaded, in bytes (suffixes KiB, MiB, GiB
+    /// and K, M, G, as powers of 1,024): a larger one is refused before
+    /// anything is read, and on reload the old catalog keeps serving.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_ARTIFACT_BYTES", value_name = "BYTES",
+        value_parser = parse_size, default_value = "8GiB"))]
+    pub max_artifact_bytes: u64,
     /// Reload the catalog when it changes on disk: the artifact file, or a
     /// `*.json` file of the manifest folder or of a record-type definition
     /// folder (its length, modification or change time, or inode). A
@@ -278,6 +303,32 @@ pub struct Config {
 }
 
 impl Config {
+    /// How this server opens an artifact now: its size limit and every
+    /// verify key (the `verify_keys`, and the `*.pub` files of
+    /// `verify_key_dir` read now).
+    pub(crate) fn open_options(&self) -> Result<OpenOptions, CatalogErrors> {
+        let mut keys = self.verify_keys.clone();
+        if let Some(dir) = &self.verify_key_dir {
+            let problem = |file: &std::path::Path, reason: String| {
+                CatalogErrors::from(CatalogError::Read { file: file.display().to_string(), reason })
+            };
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map_err(|e| problem(dir, e.to_string()))?
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|e| e == "pub"))
+                .collect();
+            files.sort();
+            for file in &files {
+                keys.push(VerifyKey::read(file).map_err(|e| problem(file, e.reason))?);
+            }
+            if files.is_empty() {
+                return Err(problem(dir, "no verify key (`*.pub`) in this folder".to_owned()));
+            }
+        }
+        Ok(OpenOptions::default().max_len(self.max_artifact_bytes).verify_keys(keys))
+    }
+
     const ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 8080));
     const WATCH_INTERVAL: Duration = Duration::from_millis(500);
     const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -307,7 +358,11 @@ impl Default for Config {
             addr: Config::ADDR,
             source: CatalogSource::Embedded,
             record_types: RecordTypes::default(),
-            verify_key: None,
+            verify_keys: Vec::new(),
+            verify_key_dir: None,
+            max_artifact_bytes: foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN,
+            max_manifest_bytes: foundry_catalog_serving::catalog::DEFAULT_MAX_MANIFEST_LEN,
+            state_dir: None,
             watch: false,
             watch_interval: Config::WATCH_INTERVAL,
             header_timeout: Config::HEADER_TIMEOUT,
@@ -341,7 +396,11 @@ setters! {
     addr: SocketAddr,
     source: CatalogSource,
     record_types: RecordTypes,
-    verify_key: Option<VerifyKey>,
+    verify_keys: Vec<VerifyKey>,
+    verify_key_dir: Option<PathBuf>,
+    max_artifact_bytes: u64,
+    max_manifest_bytes: u64,
+    state_dir: Option<PathBuf>,
     watch: bool,
     watch_interval: Duration,
     header_timeout: Duration,
@@ -351,6 +410,29 @@ setters! {
     max_connections: usize,
     max_header_bytes: usize,
     max_headers: usize,
+}
+
+/// A size in bytes as settings write it: `1073741824`, `512MiB`, `8GiB`
+/// (`K`, `M`, `G`, `T` or `KiB` … `TiB`, powers of 1,024); never zero.
+///
+/// ```
+/// assert_eq!(foundry_catalog_server::parse_size("8GiB"), Ok(8 << 30));
+/// assert_eq!(foundry_catalog_server::parse_size("512"), Ok(512));
+/// assert!(foundry_catalog_server::parse_size("8 GB").is_err());
+/// ```
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let shift = match unit {
+        "" | "B" => 0,
+        "K" | "KiB" => 10,
+        "M" | "MiB" => 20,
+        "G" | "GiB" => 30,
+        "T" | "TiB" => 40,
+        other => return Err(format!("unknown unit `{other}` (write it like 1048576, 512MiB or 8GiB)")),
+    };
+    let number: u64 = number.parse().map_err(|_| "a size is a whole number and a unit, like 8GiB".to_owned())?;
+    number.checked_mul(1 << shift).filter(|&n| n > 0).ok_or_else(|| "must be between 1 byte and 2^64".to_owned())
 }
 
 /// The default worker count: the CPUs the process may use.

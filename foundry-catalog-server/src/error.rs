@@ -14,6 +14,9 @@ pub enum ServeError {
     /// one per line; nothing was served.
     #[error("{0}")]
     RecordTypes(String),
+    /// The state folder cannot be used.
+    #[error("{0}")]
+    State(String),
     /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

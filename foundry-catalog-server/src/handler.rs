@@ -29,18 +29,22 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
     let path = request.uri().path();
     let (response, bytes) = match path {
         "/healthz" => ops(method, StatusCode::OK, "text/plain; charset=utf-8", Bytes::from_static(b"ok\n")),
-        "/readyz" if state.is_ready() => {
-            ops(method, StatusCode::OK, "text/plain; charset=utf-8", Bytes::from_static(b"ready\n"))
-        }
         "/readyz" => {
-            ops(method, StatusCode::SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", Bytes::from_static(b"draining\n"))
+            let (status, text): (_, &'static [u8]) = if state.draining() {
+                (StatusCode::SERVICE_UNAVAILABLE, b"draining\n")
+            } else if state.expired() {
+                (StatusCode::SERVICE_UNAVAILABLE, b"expired: the catalog being served is past its expiry\n")
+            } else {
+                (StatusCode::OK, b"ready\n")
+            };
+            ops(method, status, "text/plain; charset=utf-8", Bytes::from_static(text))
         }
         "/openapi.json" => ops(method, StatusCode::OK, "application/json", state.openapi.clone()),
         "/metrics" => ops(
             method,
             StatusCode::OK,
             "text/plain; version=0.0.4; charset=utf-8",
-            state.metrics.render(&state.catalog.load().metadata().record_types).into(),
+            state.metrics.render(&state.catalog.load(), state.activated()).into(),
         ),
         _ => product(state, request),
     };

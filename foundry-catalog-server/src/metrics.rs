@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use foundry_catalog_serving::artifact::RecordTypeId;
+use foundry_catalog_serving::catalog::ResponseCatalog;
 
 /// The status codes counted one by one; anything else counts as `other`.
 const STATUSES: [u16; 7] = [200, 304, 400, 404, 405, 412, 503];
@@ -63,8 +63,11 @@ impl Metrics {
     }
 
     /// The Prometheus text exposition (version 0.0.4), naming the record
-    /// types of the catalog being served.
-    pub(crate) fn render(&self, record_types: &[RecordTypeId]) -> String {
+    /// types, signer, sequence and expiry of `catalog`, the one being
+    /// served (swapped in at `activated`, in seconds since 1970).
+    pub(crate) fn render(&self, catalog: &ResponseCatalog, activated: u64) -> String {
+        let metadata = catalog.metadata();
+        let record_types = &metadata.record_types;
         let mut out = String::with_capacity(2048);
         let mut family = |name: &str, kind: &str, help: &str, samples: &[(&str, u64)]| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
@@ -128,6 +131,48 @@ impl Metrics {
             "The record types of the catalog being served, by label and schema_hash (1 each).",
             &types,
         );
+        let signer = format!("{{key=\"{}\"}}", crate::state::signed_by(catalog.artifact()));
+        family(
+            "foundry_catalog_artifact_signer",
+            "gauge",
+            "Who signed the artifact being served: its key's fingerprint, or `unsigned` (1).",
+            &[(&signer, 1)],
+        );
+        if let Some(sequence) = metadata.sequence {
+            family(
+                "foundry_catalog_artifact_sequence",
+                "gauge",
+                "The sequence of the artifact being served (build --sequence).",
+                &[("", sequence)],
+            );
+        }
+        if let Some(expires) = metadata.expires {
+            family(
+                "foundry_catalog_artifact_expires_timestamp_seconds",
+                "gauge",
+                "When the artifact being served expires (build --expires-at), in seconds since 1970.",
+                &[("", expires)],
+            );
+        }
+        let now = crate::state::now_seconds();
+        family(
+            "foundry_catalog_artifact_expired",
+            "gauge",
+            "1 when the artifact being served is past its expiry (/readyz answers 503), else 0.",
+            &[("", u64::from(metadata.expires.is_some_and(|e| now >= e)))],
+        );
+        family(
+            "foundry_catalog_activated_timestamp_seconds",
+            "gauge",
+            "When the catalog being served was swapped in, in seconds since 1970.",
+            &[("", activated)],
+        );
+        family(
+            "foundry_catalog_age_seconds",
+            "gauge",
+            "Seconds the catalog being served has been served without a newer one.",
+            &[("", now.saturating_sub(activated))],
+        );
         family(
             "foundry_reloads_total",
             "counter",
@@ -155,7 +200,7 @@ mod tests {
                 });
             }
         });
-        let text = metrics.render(&[]);
+        let text = metrics.render(&ResponseCatalog::examples(), 0);
         let threads = (SHARDS + 3) as u64;
         assert!(text.contains(&format!("foundry_requests_total{{status=\"200\"}} {}\n", threads * 1000)), "{text}");
         assert!(text.contains(&format!("foundry_requests_total{{status=\"other\"}} {threads}\n")), "{text}");

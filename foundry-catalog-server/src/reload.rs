@@ -10,33 +10,23 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
 use tracing::{error, info};
 
-use foundry_catalog_serving::signing::VerifyKey;
-
-use crate::config::{CatalogSource, RecordTypes};
+use crate::config::Config;
+use crate::load::LoadError;
 use crate::state::State;
 
 /// Rebuilds the catalog for each reload request, off the request path: a
-/// folder with its record types read again.
-pub(crate) async fn reloader(
-    state: Arc<State>,
-    source: CatalogSource,
-    record_types: RecordTypes,
-    verify_key: Option<VerifyKey>,
-    mut requests: mpsc::UnboundedReceiver<()>,
-) {
+/// folder with its record types read again, an artifact with the verify
+/// keys of the moment.
+pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut requests: mpsc::UnboundedReceiver<()>) {
     while requests.recv().await.is_some() {
         // Requests that came in meanwhile are served by this one rebuild.
         while requests.try_recv().is_ok() {}
-        let (source, record_types, current) =
-            (source.clone(), record_types.clone(), Arc::clone(&*state.catalog.load()));
+        let (config, current) = (Arc::clone(&config), Arc::clone(&*state.catalog.load()));
         let started = std::time::Instant::now();
-        let load = move || {
-            // An artifact is served as built: its record types are its own.
-            let types = if matches!(source, CatalogSource::Dir(_)) { record_types.load()? } else { Vec::new() };
-            Ok::<_, String>(source.load(&types, verify_key.as_ref(), Some(&*current)))
-        };
+        let reload = Arc::clone(&state);
+        let load = move || crate::load::load(&config, &reload.releases, Some(&*current));
         match tokio::task::spawn_blocking(load).await {
-            Ok(Err(problems)) => {
+            Ok(Err(LoadError::RecordTypes(problems))) => {
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 let generation = state.generation();
                 for problem in problems.lines().map(|line| line.strip_prefix("error: ").unwrap_or(line)) {
@@ -44,7 +34,7 @@ pub(crate) async fn reloader(
                 }
                 error!(generation, "reload failed: the record-type definitions have problems");
             }
-            Ok(Ok(Ok(catalog))) => {
+            Ok(Ok(catalog)) => {
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let record_types = crate::state::record_types(catalog.metadata());
                 let generation = state.replace(catalog);
@@ -52,7 +42,7 @@ pub(crate) async fn reloader(
                 let seconds = started.elapsed().as_secs_f64();
                 info!(products, generation, content_sha256 = %content, %record_types, seconds, "catalog reloaded");
             }
-            Ok(Ok(Err(errors))) => {
+            Ok(Err(LoadError::Catalog(errors))) => {
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 let generation = state.generation();
                 for problem in &errors.errors {

@@ -17,6 +17,8 @@ use tracing::{debug, info, warn};
 
 use crate::config::{CatalogSource, Config};
 use crate::error::ServeError;
+use crate::load::LoadError;
+use crate::release::Releases;
 use crate::reload::{Watcher, reloader};
 use crate::state::State;
 use crate::workers::{Serving, Workers};
@@ -60,15 +62,17 @@ impl Server {
     /// Builds and validates the catalog, then binds the address. Must be
     /// called inside a tokio runtime with I/O and time enabled.
     pub async fn bind(config: Config) -> Result<Server, ServeError> {
-        let record_types = config.record_types.load().map_err(ServeError::RecordTypes)?;
-        let catalog =
-            config.source.load(&record_types, config.verify_key.as_ref(), None).map_err(ServeError::Catalog)?;
+        let releases = Releases::open(config.state_dir.as_deref()).map_err(ServeError::State)?;
+        let catalog = crate::load::load(&config, &releases, None).map_err(|e| match e {
+            LoadError::RecordTypes(problems) => ServeError::RecordTypes(problems),
+            LoadError::Catalog(errors) => ServeError::Catalog(errors),
+        })?;
         let listener =
             TcpListener::bind(config.addr).await.map_err(|source| ServeError::Bind { addr: config.addr, source })?;
         let (reload, reloads) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown) = watch::channel(false);
         Ok(Server {
-            state: State::new(catalog),
+            state: State::new(catalog, releases),
             listener,
             handle: Handle { reload, shutdown: Arc::new(shutdown_tx) },
             reloads,
@@ -92,13 +96,9 @@ impl Server {
     /// connections, waiting at most the drain timeout.
     pub async fn run(self) {
         let Server { config, state, listener, handle, reloads, shutdown } = self;
-        tokio::spawn(reloader(
-            Arc::clone(&state),
-            config.source.clone(),
-            config.record_types.clone(),
-            config.verify_key,
-            reloads,
-        ));
+        let config = Arc::new(config);
+        tokio::spawn(reloader(Arc::clone(&state), Arc::clone(&config), reloads));
+        tokio::spawn(crate::release::warn_on_expiry(Arc::clone(&state)));
         let watched = match &config.source {
             // A folder is built with the record types: their folders too.
             CatalogSource::Dir(path) => [path].into_iter().chain(config.record_types.folders()).cloned().collect(),
@@ -112,6 +112,15 @@ impl Server {
         let local = listener.local_addr().map_or_else(|_| config.addr.to_string(), |a| a.to_string());
         let catalog = state.catalog.load();
         let metadata = catalog.metadata();
+        let verified = !config.verify_keys.is_empty() || config.verify_key_dir.is_some();
+        let signed_by = crate::state::signed_by(catalog.artifact());
+        if !verified {
+            warn!(
+                source = %config.source,
+                %signed_by,
+                "serving an unverified catalog: no --verify-key, so whoever can write the catalog decides what is served"
+            );
+        }
         info!(
             addr = %local,
             source = %config.source,
@@ -119,13 +128,13 @@ impl Server {
             content_sha256 = %metadata.content_sha256,
             generator = %metadata.generator,
             record_types = %crate::state::record_types(metadata),
-            verified_by = %config.verify_key.map(|key| key.fingerprint()).unwrap_or_else(|| "none".to_owned()),
+            %signed_by,
+            verified,
             workers = config.workers,
             max_connections = config.max_connections,
             "serving http://{local}/api/public/foundry/products/{{slug}}",
         );
-        let serving =
-            Serving { state: Arc::clone(&state), builder: Arc::new(http1_builder(&config)), config: Arc::new(config) };
+        let serving = Serving { state: Arc::clone(&state), builder: Arc::new(http1_builder(&config)), config };
         let workers = Workers::start(serving.config.workers, serving.clone());
         let drained = accept(listener, &serving, workers, shutdown).await;
         if drained {

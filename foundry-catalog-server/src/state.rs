@@ -2,12 +2,18 @@
 //! on reload), readiness, and the metrics.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use foundry_catalog_serving::catalog::ResponseCatalog;
 use foundry_catalog_serving::service::SharedCatalog;
 
 use crate::metrics::Metrics;
+use crate::release::Releases;
+
+/// Seconds since 1970, now.
+pub(crate) fn now_seconds() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
 
 #[derive(Debug)]
 pub(crate) struct State {
@@ -19,16 +25,22 @@ pub(crate) struct State {
     pub(crate) metrics: Metrics,
     /// The OpenAPI document, served at `/openapi.json`.
     pub(crate) openapi: bytes::Bytes,
+    /// The highest artifact sequence served.
+    pub(crate) releases: Releases,
+    /// When the catalog being served was swapped in, in seconds since 1970.
+    activated: AtomicU64,
 }
 
 impl State {
-    pub(crate) fn new(catalog: ResponseCatalog) -> Arc<State> {
+    pub(crate) fn new(catalog: ResponseCatalog, releases: Releases) -> Arc<State> {
         let openapi = serde_json::to_vec_pretty(&foundry_catalog::json_schema::openapi()).unwrap_or_default();
         let state = State {
             catalog: SharedCatalog::new(catalog),
             ready: AtomicBool::new(true),
             metrics: Metrics::default(),
             openapi: openapi.into(),
+            releases,
+            activated: AtomicU64::new(0),
         };
         state.counted(&state.catalog.load());
         state.metrics.catalog_generation.store(1, Ordering::Relaxed);
@@ -43,11 +55,23 @@ impl State {
     }
 
     fn counted(&self, catalog: &ResponseCatalog) {
+        self.activated.store(now_seconds(), Ordering::Relaxed);
         self.metrics.catalog_products.store(u64::try_from(catalog.len()).unwrap_or(u64::MAX), Ordering::Relaxed);
     }
 
-    pub(crate) fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::Relaxed)
+    /// Whether the catalog being served is past its expiry.
+    pub(crate) fn expired(&self) -> bool {
+        self.catalog.load().metadata().expired(std::time::SystemTime::now())
+    }
+
+    /// Whether draining has begun.
+    pub(crate) fn draining(&self) -> bool {
+        !self.ready.load(Ordering::Relaxed)
+    }
+
+    /// When the catalog being served was swapped in, in seconds since 1970.
+    pub(crate) fn activated(&self) -> u64 {
+        self.activated.load(Ordering::Relaxed)
     }
 
     pub(crate) fn drain(&self) {
@@ -68,4 +92,10 @@ pub(crate) fn record_types(metadata: &foundry_catalog_serving::artifact::Metadat
         .map(|t| format!("{}@{}", t.record_label, t.schema_hash.get(..12).unwrap_or(&t.schema_hash)))
         .collect();
     named.join(", ")
+}
+
+/// Who signed an artifact, for logs and `/metrics`: its key's fingerprint,
+/// or `unsigned`.
+pub(crate) fn signed_by(artifact: &foundry_catalog_serving::artifact::Artifact) -> String {
+    artifact.signature().map_or_else(|| "unsigned".to_owned(), |s| s.fingerprint())
 }

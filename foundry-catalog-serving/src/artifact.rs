@@ -137,6 +137,71 @@ pub struct Metadata {
     /// [`RecordTypeId`] is too); absent in version-1 artifacts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renderer_sha256: Option<String>,
+    /// Its place in a series of releases (`foundry-catalog build
+    /// --sequence`, say the CI run number): a replica refuses an artifact
+    /// whose sequence is below the highest it has served, so an older
+    /// artifact, however validly signed, cannot be replayed. Absent when
+    /// not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<u64>,
+    /// When it stops being fresh, in seconds since 1970 (UTC): a replica
+    /// refuses it from then on, and reports it when it is still serving it
+    /// then. Absent when not given (a build never reads the clock unless
+    /// asked to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<u64>,
+}
+
+impl Metadata {
+    /// Whether a replica may start serving this artifact at `now`, having
+    /// served sequences up to `highest` and serving `current` (the metadata
+    /// of the artifact it serves, if any): not expired, not below the
+    /// highest sequence served, not without a sequence once one was
+    /// served, and not another artifact under the sequence being served.
+    pub fn admissible(
+        &self,
+        highest: Option<u64>,
+        current: Option<&Metadata>,
+        now: std::time::SystemTime,
+    ) -> Result<(), ArtifactError> {
+        if let Some(expires) = self.expires
+            && now >= std::time::UNIX_EPOCH + std::time::Duration::from_secs(expires)
+        {
+            return Err(ArtifactError::Expired { expired: rfc3339(expires) });
+        }
+        let highest = highest.max(current.and_then(|c| c.sequence));
+        match (self.sequence, highest) {
+            (_, None) => Ok(()),
+            (None, Some(highest)) => Err(ArtifactError::NoSequence { highest }),
+            (Some(sequence), Some(highest)) if sequence < highest => Err(ArtifactError::Rollback { sequence, highest }),
+            (Some(sequence), Some(_))
+                if current.is_some_and(|c| c.sequence == Some(sequence) && c.content_sha256 != self.content_sha256) =>
+            {
+                Err(ArtifactError::SequenceReused { sequence })
+            }
+            (Some(_), Some(_)) => Ok(()),
+        }
+    }
+
+    /// Whether it has expired at `now`.
+    pub fn expired(&self, now: std::time::SystemTime) -> bool {
+        self.expires.is_some_and(|e| now >= std::time::UNIX_EPOCH + std::time::Duration::from_secs(e))
+    }
+}
+
+/// `seconds` since 1970 as RFC 3339 UTC (`2026-12-02T00:00:00Z`).
+pub(crate) fn rfc3339(seconds: u64) -> String {
+    let at = i64::try_from(seconds).ok().and_then(|s| time::OffsetDateTime::from_unix_timestamp(s).ok());
+    at.and_then(|at| at.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_else(|| format!("{seconds} seconds after 1970"))
+}
+
+/// What a build says about an artifact's place in a series of releases
+/// ([`Metadata::sequence`], [`Metadata::expires`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Release {
+    pub(crate) sequence: Option<u64>,
+    pub(crate) expires: Option<u64>,
 }
 
 /// A record type an artifact was built with.
@@ -219,22 +284,22 @@ pub enum ArtifactError {
     /// written by `foundry-catalog build`).
     #[error("malformed artifact: {0}; hint: build it again with `foundry-catalog build`")]
     Malformed(String),
-    /// A verify key is set and the artifact carries no signature.
+    /// Verify keys are set and the artifact carries no signature.
     #[error(
-        "the artifact is not signed, and only artifacts signed by the verify key {expected} are accepted; hint: build it with `foundry-catalog build --sign-key <NAME>.key`"
+        "the artifact is not signed, and only artifacts signed by a verify key ({expected}) are accepted; hint: build it with `foundry-catalog build --sign-key <NAME>.key`"
     )]
     Unsigned {
-        /// The verify key's fingerprint.
+        /// The verify keys' fingerprints, comma-separated.
         expected: String,
     },
-    /// The artifact is signed by another key than the verify key.
+    /// The artifact is signed by a key that is not a verify key.
     #[error(
-        "the artifact is signed by key {found}, not by the verify key {expected}; hint: build it with the matching `--sign-key`, or verify with that key's .pub file"
+        "the artifact is signed by key {found}, not by a verify key ({expected}); hint: build it with the matching `--sign-key`, or verify with that key's .pub file"
     )]
     WrongKey {
         /// The signer's key fingerprint.
         found: String,
-        /// The verify key's fingerprint.
+        /// The verify keys' fingerprints, comma-separated.
         expected: String,
     },
     /// The signature does not verify: the signed bytes were changed.
@@ -242,6 +307,41 @@ pub enum ArtifactError {
         "the signature does not match the artifact's metadata and index: the file was changed after it was signed; hint: copy it again from where it was built"
     )]
     BadSignature,
+    /// The artifact's sequence is below the highest one served: an older
+    /// release, replayed.
+    #[error(
+        "its sequence is {sequence}, below {highest}, the highest this replica has served: refused as a rollback; hint: publish a new build with a higher --sequence"
+    )]
+    Rollback {
+        /// Its sequence.
+        sequence: u64,
+        /// The highest served.
+        highest: u64,
+    },
+    /// The artifact has no sequence, and one with a sequence was served.
+    #[error(
+        "it has no sequence, and this replica has served sequence {highest}: refused, as it cannot be ordered; hint: build it with --sequence"
+    )]
+    NoSequence {
+        /// The highest served.
+        highest: u64,
+    },
+    /// Another artifact with the same sequence is being served.
+    #[error(
+        "its sequence {sequence} is the one being served, with other contents: refused; hint: give every build its own --sequence"
+    )]
+    SequenceReused {
+        /// The sequence.
+        sequence: u64,
+    },
+    /// The artifact's expiry has passed.
+    #[error(
+        "it expired at {expired} (UTC): refused, as a replica cut off from new builds must not serve stale data as fresh; hint: publish a new build"
+    )]
+    Expired {
+        /// When, as an RFC 3339 text.
+        expired: String,
+    },
     /// A body does not hash to its ETag: the data was changed.
     #[error(
         "`{slug}`: the {coding} body does not match its ETag: the file was changed after it was built; hint: copy it again from where it was built"
@@ -352,6 +452,7 @@ impl Artifact {
         codings: Vec<ContentCoding>,
         record_types: Vec<RecordTypeId>,
         renderer_sha256: String,
+        release: Release,
         entries: &[IndexEntry],
         buffers: Vec<Bytes>,
     ) -> Artifact {
@@ -384,6 +485,8 @@ impl Artifact {
                 record_types,
                 content_sha256: String::new(),
                 renderer_sha256: Some(renderer_sha256),
+                sequence: release.sequence,
+                expires: release.expires,
             },
             metadata_json: Bytes::new(),
             signature: None,

@@ -32,7 +32,7 @@ mod previous;
 mod render;
 mod stamps;
 
-pub use builder::{Builder, Progress, UnavailableCoding};
+pub use builder::{Builder, DEFAULT_MAX_MANIFEST_LEN, Progress, UnavailableCoding};
 pub use previous::{RecordTypeChange, RecordTypeChanges, Unusable};
 
 /// One representation of a body: its bytes and its strong ETag.
@@ -224,14 +224,24 @@ impl CatalogErrors {
         self.errors.iter().map(CatalogError::problems).sum()
     }
 
-    /// The closing line: `3 of 10,000 manifests are invalid: 5 problems`.
+    /// The closing line: `3 of 10,000 manifests are invalid: 5 problems`
+    /// (`1 of 1 artifact is invalid: 1 problem` when artifact files were
+    /// read).
     pub fn summary(&self) -> String {
         let (invalid, problems) = (self.invalid_files(), self.problems());
+        let artifacts =
+            !self.errors.is_empty() && self.errors.iter().all(|e| matches!(e, CatalogError::Artifact { .. }));
+        let noun = match (artifacts, self.sources == 1) {
+            (true, true) => "artifact",
+            (true, false) => "artifacts",
+            (false, true) => "manifest",
+            (false, false) => "manifests",
+        };
         format!(
             "{} of {} {} {}: {} {}",
             thousands(invalid),
             thousands(self.sources),
-            if self.sources == 1 { "manifest" } else { "manifests" },
+            noun,
             if invalid == 1 { "is invalid" } else { "are invalid" },
             thousands(problems),
             if problems == 1 { "problem" } else { "problems" },
@@ -298,7 +308,18 @@ impl ResponseCatalog {
     /// Reads an artifact file once ([`Artifact::read`]) and loads it
     /// ([`ResponseCatalog::from_artifact`]).
     pub fn open(path: &Path) -> Result<Self, CatalogErrors> {
-        Artifact::read(path).and_then(Self::from_artifact).map_err(|error| opening(path, error))
+        Self::open_with(path, &OpenOptions::default())
+    }
+
+    /// Reads an artifact file once ([`Artifact::read_at_most`]), verifies
+    /// it when verify keys are given, and loads it.
+    pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Self, CatalogErrors> {
+        let artifact = Artifact::read_at_most(path, options.max_len).map_err(|error| opening(path, error))?;
+        #[cfg(feature = "signing")]
+        if !options.verify_keys.is_empty() {
+            artifact.verify_any(&options.verify_keys).map_err(|error| opening(path, error))?;
+        }
+        Self::from_artifact(artifact).map_err(|error| opening(path, error))
     }
 
     /// Opens an artifact file as [`ResponseCatalog::open`] does and keeps
@@ -427,6 +448,55 @@ impl ResponseCatalog {
     /// Whether the catalog serves nothing.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+/// How [`ResponseCatalog::open_with`] opens an artifact file.
+///
+/// ```
+/// use foundry_catalog_serving::catalog::OpenOptions;
+/// let options = OpenOptions::default().max_len(1 << 30);
+/// assert_eq!(options.max_len, 1 << 30);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OpenOptions {
+    /// The largest file accepted, in bytes
+    /// ([`crate::artifact::DEFAULT_MAX_FILE_LEN`] unless set): a larger one
+    /// is refused before anything is allocated.
+    pub max_len: u64,
+    /// With keys, only an artifact signed by one of them loads
+    /// ([`Artifact::verify_any`]); without, an artifact loads unverified.
+    #[cfg(feature = "signing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+    pub verify_keys: Vec<crate::signing::VerifyKey>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            max_len: artifact::DEFAULT_MAX_FILE_LEN,
+            #[cfg(feature = "signing")]
+            verify_keys: Vec::new(),
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Sets [`OpenOptions::max_len`].
+    #[must_use]
+    pub fn max_len(mut self, max_len: u64) -> Self {
+        self.max_len = max_len;
+        self
+    }
+
+    /// Sets [`OpenOptions::verify_keys`].
+    #[cfg(feature = "signing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+    #[must_use]
+    pub fn verify_keys(mut self, keys: Vec<crate::signing::VerifyKey>) -> Self {
+        self.verify_keys = keys;
+        self
     }
 }
 

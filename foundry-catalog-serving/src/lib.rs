@@ -45,6 +45,7 @@ pub mod artifact;
 pub mod catalog;
 mod encoding;
 pub mod endpoint;
+pub mod files;
 mod parallel;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]

@@ -17,7 +17,7 @@
 //! let copied = foundry_catalog_serving::artifact::Artifact::parse(catalog.artifact().to_vec().into()).unwrap();
 //! copied.verify(&key.verify_key()).unwrap();
 //! let other = SigningKey::from_seed([8; 32]).verify_key();
-//! assert!(copied.verify(&other).unwrap_err().to_string().contains("not by the verify key"));
+//! assert!(copied.verify(&other).unwrap_err().to_string().contains("not by a verify key"));
 //! ```
 
 use std::fmt;
@@ -27,7 +27,7 @@ use ed25519_compact::{KeyPair, PublicKey, Seed};
 use sha2::{Digest, Sha256};
 
 use crate::artifact::{Artifact, ArtifactError, Signature};
-use crate::catalog::{CatalogError, CatalogErrors, ResponseCatalog};
+use crate::catalog::{CatalogErrors, ResponseCatalog};
 
 /// A secret key that signs artifacts (`foundry-catalog build --sign-key`).
 #[derive(Clone)]
@@ -130,6 +130,13 @@ fn read<K>(path: &Path, parse: fn(&str) -> Result<K, String>) -> Result<K, KeyEr
     parse(&text).map_err(|reason| KeyError { file, reason })
 }
 
+impl Signature {
+    /// The signer's key fingerprint, as [`VerifyKey::fingerprint`] names it.
+    pub fn fingerprint(&self) -> String {
+        fingerprint(&self.public_key)
+    }
+}
+
 #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
 impl Artifact {
     /// Signs the artifact with `key` (replacing any signature it had).
@@ -141,18 +148,26 @@ impl Artifact {
     }
 
     /// Checks that `key` signed this artifact and that nothing it covers
-    /// changed since: the signature over the metadata and index, then
-    /// every body against its ETag (on all cores; the content digest,
-    /// which names every slug and ETag, is checked when a catalog is
-    /// loaded).
+    /// changed since ([`Artifact::verify_any`] with one key).
     pub fn verify(&self, key: &VerifyKey) -> Result<(), ArtifactError> {
-        let expected = key.fingerprint();
+        self.verify_any(std::slice::from_ref(key))
+    }
+
+    /// Checks that one of `keys` signed this artifact (the one its
+    /// signature names: several keys are trusted at once while a key is
+    /// rotated) and that nothing it covers changed since: the signature
+    /// over the metadata and index, then every body against its ETag (on
+    /// all cores; the content digest, which names every slug and ETag, and
+    /// the products' tiling of the data region are checked when a catalog
+    /// is loaded).
+    pub fn verify_any(&self, keys: &[VerifyKey]) -> Result<(), ArtifactError> {
+        let expected = || keys.iter().map(VerifyKey::fingerprint).collect::<Vec<_>>().join(", ");
         let Some(signature) = self.signature else {
-            return Err(ArtifactError::Unsigned { expected });
+            return Err(ArtifactError::Unsigned { expected: expected() });
         };
-        if signature.public_key != *key.0 {
-            return Err(ArtifactError::WrongKey { found: fingerprint(&signature.public_key), expected });
-        }
+        let Some(key) = keys.iter().find(|key| signature.public_key == *key.0) else {
+            return Err(ArtifactError::WrongKey { found: fingerprint(&signature.public_key), expected: expected() });
+        };
         let signed = ed25519_compact::Signature::new(signature.signature);
         key.0.verify(self.signed_message(), &signed).map_err(|_| ArtifactError::BadSignature)?;
         self.check_bodies()
@@ -167,13 +182,9 @@ impl ResponseCatalog {
     }
 
     /// Reads an artifact file, verifies it with `key`
-    /// ([`Artifact::verify`]) and loads it.
+    /// ([`Artifact::verify`]) and loads it
+    /// ([`ResponseCatalog::open_with`] with one key).
     pub fn open_verified(path: &Path, key: &VerifyKey) -> Result<Self, CatalogErrors> {
-        Artifact::read(path)
-            .and_then(|artifact| {
-                artifact.verify(key)?;
-                Self::from_artifact(artifact)
-            })
-            .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: path.display().to_string(), error }))
+        Self::open_with(path, &crate::catalog::OpenOptions::default().verify_keys(vec![*key]))
     }
 }

@@ -17,7 +17,7 @@ use super::previous::{Previous, RecordTypeChanges, Unusable};
 use super::render::{Renderer, generator, stem};
 use super::stamps::{Recorder, Stamp};
 use super::{CatalogError, CatalogErrors, ResponseCatalog};
-use crate::artifact::{self, Artifact, IndexEntry, LAST_HTTP_DATE, SOURCE_LEN};
+use crate::artifact::{self, Artifact, IndexEntry, LAST_HTTP_DATE, Release, SOURCE_LEN};
 use crate::encoding::ContentCoding;
 use foundry_catalog::product::ProductRecord;
 use foundry_catalog_core::RecordSchema;
@@ -52,10 +52,16 @@ use foundry_catalog_core::RecordSchema;
 #[derive(Clone)]
 pub struct Builder {
     codings: Vec<ContentCoding>,
+    release: Release,
+    max_manifest_len: u64,
     renderer: Arc<Renderer>,
     previous: Option<Arc<Previous>>,
     progress: Option<Arc<Report>>,
 }
+
+/// The largest manifest file [`Builder::build_dir`] reads unless told
+/// otherwise: 16 MiB (a manifest is a few kilobytes).
+pub const DEFAULT_MAX_MANIFEST_LEN: u64 = 16 << 20;
 
 /// What [`Builder::on_progress`] is given.
 type Report = dyn Fn(&Progress) + Send + Sync;
@@ -64,6 +70,7 @@ impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
             .field("codings", &self.codings)
+            .field("release", &self.release)
             .field("record_types", &self.renderer.record_type_ids())
             .field("previous", &self.previous.as_ref().map(|p| p.products()))
             .field("progress", &self.progress.is_some())
@@ -75,6 +82,8 @@ impl Default for Builder {
     fn default() -> Self {
         Builder {
             codings: crate::encoding::available().to_vec(),
+            release: Release::default(),
+            max_manifest_len: DEFAULT_MAX_MANIFEST_LEN,
             renderer: Arc::default(),
             previous: None,
             progress: None,
@@ -140,6 +149,35 @@ impl Builder {
         Ok(self)
     }
 
+    /// Refuses a manifest file of a folder over `max_len` bytes
+    /// ([`DEFAULT_MAX_MANIFEST_LEN`] unless set): it is one problem among
+    /// the others, and is never read into memory.
+    #[must_use]
+    pub fn max_manifest_len(mut self, max_len: u64) -> Self {
+        self.max_manifest_len = max_len;
+        self
+    }
+
+    /// Names the artifact's place in a series of releases
+    /// ([`crate::artifact::Metadata::sequence`]): a replica refuses one
+    /// below the highest it has served. Say the CI run number; never a
+    /// clock reading unless it is what orders releases.
+    #[must_use]
+    pub fn sequence(mut self, sequence: u64) -> Self {
+        self.release.sequence = Some(sequence);
+        self
+    }
+
+    /// Makes the artifact stale from `expires` on
+    /// ([`crate::artifact::Metadata::expires`], to whole seconds): a
+    /// replica refuses it from then on, and reports it if still serving it.
+    #[must_use]
+    pub fn expires(mut self, expires: SystemTime) -> Self {
+        let seconds = expires.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        self.release.expires = Some(seconds);
+        self
+    }
+
     /// Knows these record types besides the shipped ones: a serving
     /// crate's own generated `RECORD_TYPES`, or definitions read at run
     /// time (`foundry-catalog build --record-types DIR`). Their products'
@@ -191,7 +229,9 @@ impl Builder {
     /// Builds the manifests `*.json` in a folder (sorted by name), read by
     /// the threads that build them. Every file is read; one that cannot
     /// be read or is not UTF-8 is one problem among the others, never a
-    /// stop.
+    /// stop. A manifest must be a regular file (a symbolic link, a FIFO or
+    /// a device is refused, never followed or waited on) of at most
+    /// [`Builder::max_manifest_len`] bytes.
     pub fn build_dir(&self, dir: &Path) -> Result<ResponseCatalog, CatalogErrors> {
         let mut files: Vec<(OsString, PathBuf)> = std::fs::read_dir(dir)
             .map_err(|e| {
@@ -208,7 +248,8 @@ impl Builder {
         let recorder = Recorder::new(dir);
         let (artifact, origins) = self.assemble(&files, |(name, path), counter| {
             let file = path.display().to_string();
-            let metadata = std::fs::metadata(path).ok();
+            // The entry itself: a link is never taken for its target.
+            let metadata = std::fs::symlink_metadata(path).ok();
             let known = stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m));
             if let (Some(stamp), Some(previous)) = (known, &self.previous) {
                 let slug = stem(Path::new(name)).to_owned();
@@ -219,15 +260,15 @@ impl Builder {
                 }
             }
             counter.read.fetch_add(1, Ordering::Relaxed);
-            match std::fs::read(path) {
-                Ok(bytes) => {
+            match crate::files::read_regular(path, self.max_manifest_len) {
+                Ok((bytes, opened)) => {
                     let source: [u8; SOURCE_LEN] = Sha256::digest(&bytes).into();
-                    if let Some(stamp) = metadata.as_ref().and_then(|m| Stamp::new(m, source)) {
+                    if let Some(stamp) = Stamp::new(&opened, source) {
                         recorder.record(name.clone(), stamp);
                     }
                     self.product_of_source(file, &bytes, source)
                 }
-                Err(e) => Err(CatalogError::Read { file, reason: e.to_string() }),
+                Err(reason) => Err(CatalogError::Read { file, reason }),
             }
         })?;
         Ok(loaded(artifact)?.remembering(origins, Some(recorder.finish())))
@@ -434,7 +475,9 @@ impl Builder {
         let record_types = self.renderer.record_type_ids().to_vec();
         let renderer = self.renderer.digest().to_owned();
         let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
-        Ok((Artifact::new(generator(), self.codings.clone(), record_types, renderer, &index, buffers), origins))
+        let artifact =
+            Artifact::new(generator(), self.codings.clone(), record_types, renderer, self.release, &index, buffers);
+        Ok((artifact, origins))
     }
 
     /// Appends a product's bytes to `blocks` (a reused product's shared,
