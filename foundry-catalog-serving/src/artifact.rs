@@ -530,7 +530,7 @@ impl Artifact {
     /// process with SIGBUS, or changes bodies under their ETags; a read
     /// copy cannot. Mapping saves the copy (see BENCHMARKS.md).
     pub fn read_at_most(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
-        let file = std::fs::File::open(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+        let file = crate::files::open_nonblocking(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
         Self::read_open(&file, max_len)
     }
 

@@ -75,6 +75,15 @@ pub(crate) fn read_regular(path: &Path, max_len: u64) -> Result<(Vec<u8>, std::f
     Ok((bytes, metadata))
 }
 
+/// Opens `path` to read without waiting: a FIFO with no writer opens at
+/// once (and is then refused as not a regular file) instead of blocking.
+/// A link the caller named is followed (`current.fcat` pointing at a
+/// release is a common layout).
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
+    let flags = rustix::fs::OFlags::NONBLOCK;
+    std::fs::OpenOptions::new().read(true).custom_flags(flags.bits() as i32).open(path)
+}
+
 /// What a file that is not a regular one is, for a message.
 fn kind(metadata: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;

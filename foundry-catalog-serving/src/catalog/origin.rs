@@ -58,7 +58,7 @@ impl Origin {
 /// Opens an artifact file, reads it as [`Artifact::read`] does, and keeps
 /// the file open.
 pub(super) fn open(path: &Path) -> Result<(Artifact, Option<Arc<Origin>>), ArtifactError> {
-    let file = std::fs::File::open(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+    let file = crate::files::open_nonblocking(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
     let stamp = Origin::stamp(&file);
     let artifact = Artifact::read_open(&file, crate::artifact::DEFAULT_MAX_FILE_LEN)?;
     let origin = artifact.data_region().map(|data| {

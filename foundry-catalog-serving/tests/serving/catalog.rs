@@ -216,3 +216,125 @@ fn the_shipped_record_types_given_again_are_the_shipped_ones() {
         .expect("builds");
     assert_eq!(again.artifact().to_vec(), plain.artifact().to_vec());
 }
+
+/// A file is judged by its header before memory is taken for it: over the
+/// size limit, or not an artifact, it is refused at once; a FIFO is
+/// refused, not waited on.
+#[test]
+fn a_file_is_judged_by_its_header_and_size_before_it_is_read() {
+    let dir = temp("bounded");
+    let artifact = dir.join("catalog.fcat");
+    std::fs::write(&artifact, example_artifact()).expect("write");
+    let len = std::fs::metadata(&artifact).expect("written").len();
+    let error = Artifact::read_at_most(&artifact, len - 1).expect_err("over the limit");
+    assert_eq!(error, ArtifactError::TooLarge { len, max: len - 1 });
+    Artifact::read_at_most(&artifact, len).expect("at the limit");
+
+    // 1 GiB of zeros (sparse: no disk, no memory): not an artifact, from
+    // its first bytes.
+    let zeros = dir.join("zeros.fcat");
+    std::fs::File::create(&zeros).and_then(|f| f.set_len(1 << 30)).expect("sparse file");
+    assert_eq!(Artifact::read(&zeros).expect_err("zeros"), ArtifactError::NotAnArtifact);
+    // A header whose lengths do not add up to the file: refused as such.
+    let mut header = example_artifact()[..48].to_vec();
+    header.resize(4096, 0);
+    std::fs::write(&zeros, &header).expect("write");
+    assert!(matches!(Artifact::read(&zeros), Err(ArtifactError::Length { found: 4096, .. })));
+
+    let fifo = dir.join("fifo.fcat");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    let error = Artifact::read(&fifo).expect_err("a FIFO");
+    assert!(error.to_string().contains("not a regular file"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An output is never written through a link planted at its temporary
+/// name: the link's target is untouched, and the output is written.
+#[test]
+fn an_output_is_never_written_through_a_planted_link() {
+    let dir = temp("planted");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "keep me").expect("write");
+    let output = dir.join("catalog.fcat");
+    for attempt in 0..3 {
+        let planted = dir.join(format!(".catalog.fcat.tmp-{}-{attempt}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, planted).expect("plant a link");
+    }
+    foundry_catalog_serving::files::replace(&output, |file| std::io::Write::write_all(file, b"new")).expect("writes");
+    assert_eq!(std::fs::read_to_string(&victim).expect("readable"), "keep me");
+    assert_eq!(std::fs::read_to_string(&output).expect("written"), "new");
+    assert!(!std::fs::symlink_metadata(&output).expect("there").file_type().is_symlink());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A folder's manifests are regular files within a size limit: a link
+/// (to `/dev/zero`, say), a FIFO and a file over the limit are each one
+/// problem naming the file, and the build neither hangs nor reads them.
+#[test]
+fn a_manifest_folder_takes_regular_files_only_within_a_limit() {
+    let dir = temp("irregular");
+    for entry in std::fs::read_dir(examples()).expect("examples") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
+    }
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.json")).expect("link");
+    let made = std::process::Command::new("mkfifo").arg(dir.join("fifo.json")).status().expect("mkfifo runs");
+    assert!(made.success());
+    std::fs::write(dir.join("big.json"), " ".repeat(20_000)).expect("write");
+    let builder = foundry_catalog_serving::catalog::Builder::new().max_manifest_len(16_384);
+    let errors = builder.build_dir(&dir).expect_err("three problems");
+    let text = errors.to_string();
+    assert!(text.contains("zero.json: cannot read: a symbolic link"), "{text}");
+    assert!(text.contains("fifo.json: cannot read: a FIFO"), "{text}");
+    assert!(text.contains("big.json: cannot read: 20000 bytes, over the limit of 16384 for a manifest"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What a replica accepts by sequence and expiry.
+#[test]
+fn a_replica_admits_by_sequence_and_expiry() {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let sources =
+        || foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string()));
+    let build = |builder: foundry_catalog_serving::catalog::Builder| {
+        builder
+            .codings(&[foundry_catalog_serving::catalog::ContentCoding::Identity])
+            .expect("identity")
+            .build(sources())
+            .expect("builds")
+    };
+    let now = UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+    let at = |n: u64| foundry_catalog_serving::catalog::Builder::new().sequence(n);
+    let (seven, eight) = (build(at(7)), build(at(8)));
+    let seven = seven.metadata();
+    let eight = eight.metadata();
+    assert_eq!(eight.admissible(Some(7), Some(seven), now), Ok(()));
+    assert_eq!(seven.admissible(Some(8), None, now), Err(ArtifactError::Rollback { sequence: 7, highest: 8 }));
+    assert_eq!(seven.admissible(None, Some(eight), now), Err(ArtifactError::Rollback { sequence: 7, highest: 8 }));
+    let unsequenced = build(foundry_catalog_serving::catalog::Builder::new());
+    assert_eq!(unsequenced.metadata().admissible(Some(8), None, now), Err(ArtifactError::NoSequence { highest: 8 }));
+    assert_eq!(unsequenced.metadata().admissible(None, None, now), Ok(()));
+    let mut other = foundry_catalog::examples::MANIFESTS
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.replace("EU ", "EU, ")))
+        .collect::<Vec<_>>();
+    other.truncate(3);
+    let reused = at(8)
+        .codings(&[foundry_catalog_serving::catalog::ContentCoding::Identity])
+        .expect("identity")
+        .build(other)
+        .expect("builds");
+    assert_eq!(
+        reused.metadata().admissible(Some(8), Some(eight), now),
+        Err(ArtifactError::SequenceReused { sequence: 8 })
+    );
+    assert_eq!(eight.admissible(Some(8), Some(eight), now), Ok(()), "the same artifact again");
+
+    let expiring = build(at(9).expires(now));
+    assert_eq!(expiring.metadata().admissible(Some(8), None, now - Duration::from_secs(1)), Ok(()));
+    let error = expiring.metadata().admissible(Some(8), None, now).expect_err("expired");
+    assert_eq!(error, ArtifactError::Expired { expired: "2033-05-18T03:33:20Z".to_owned() });
+    assert!(expiring.metadata().expired(now) && !expiring.metadata().expired(now - Duration::from_secs(1)));
+    let _ = SystemTime::now();
+}

@@ -96,3 +96,38 @@ fn keys_round_trip_through_pem_and_bad_key_files_say_what_they_are_not() {
     assert!(error.contains("keygen"), "{error}");
     assert!(!format!("{key:?}").contains(&key.to_pem()[28..40]), "Debug never shows the secret");
 }
+
+/// Bytes appended to the data region, with the data length and the CRC
+/// fixed up to match: no product points to them, so the artifact is
+/// refused, verified or not (the signature covers the metadata and the
+/// index, and the products must tile the data region).
+#[test]
+fn bytes_appended_to_the_data_region_are_refused_even_with_a_valid_signature() {
+    let key = SigningKey::from_seed([3; 32]);
+    let mut bytes = signed(&key);
+    bytes.extend_from_slice(b"<script>appended</script>");
+    let data_len = u64::from_le_bytes(bytes[40..48].try_into().expect("8 bytes")) + 25;
+    bytes[40..48].copy_from_slice(&data_len.to_le_bytes());
+    let bytes = with_checksum(bytes);
+    let error = open(&bytes, &key.verify_key()).expect_err("appended bytes");
+    assert!(error.to_string().contains("25 bytes at the end of the data region belong to no product"), "{error}");
+    let unverified = Artifact::parse(Bytes::from(bytes)).and_then(ResponseCatalog::from_artifact);
+    assert!(unverified.is_err(), "refused when loaded without a key too");
+}
+
+/// While a key is rotated, a replica trusts the old and the new one: an
+/// artifact signed by either verifies, one signed by neither is refused
+/// naming both.
+#[test]
+fn any_of_several_verify_keys_accepts_what_it_signed() {
+    let (old, new, other) =
+        (SigningKey::from_seed([4; 32]), SigningKey::from_seed([5; 32]), SigningKey::from_seed([6; 32]));
+    let keys = [old.verify_key(), new.verify_key()];
+    for key in [&old, &new] {
+        let artifact = Artifact::parse(Bytes::from(signed(key))).expect("parses");
+        artifact.verify_any(&keys).expect("signed by a trusted key");
+    }
+    let artifact = Artifact::parse(Bytes::from(signed(&other))).expect("parses");
+    let error = artifact.verify_any(&keys).expect_err("signed by another key").to_string();
+    assert!(error.contains(&keys[0].fingerprint()) && error.contains(&keys[1].fingerprint()), "{error}");
+}
