@@ -1095,3 +1095,184 @@ fn a_folder_type_that_redefines_a_shipped_one_is_refused_naming_both() {
     assert!(stderr.contains("other/listing_snapshot.json: record type `listing_snapshot`"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+impl Server {
+    /// The status and body of `path`, on a new connection.
+    fn fetch(&self, path: &str) -> (u16, String) {
+        let mut stream = std::net::TcpStream::connect(self.addr).expect("connect");
+        request_on(&mut stream, path).map(|(status, body)| (status, text(&body))).expect("answered")
+    }
+}
+
+/// A replica serves artifacts in sequence order only: an older one,
+/// validly signed, is refused on reload (the newer keeps serving) and,
+/// with a state folder, after a restart too; an expired one is refused at
+/// start; one that expires while served turns `/readyz` to 503 and says so
+/// in `/metrics` and the log.
+#[test]
+fn a_replica_refuses_rollbacks_and_expired_artifacts_across_restarts() {
+    let dir = catalog_copy("releases");
+    let work = temp("releases-out");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    assert_eq!(run(&["keygen", "--out", &path(&work.join("ci"))]).status.code(), Some(0));
+    let (key, verify) = (path(&work.join("ci.key")), path(&work.join("ci.pub")));
+    let build = |sequence: &str, title: &str, extra: &[&str]| {
+        retitle(&dir, title);
+        let file = work.join(format!("{sequence}-{}.fcat", extra.len()));
+        let mut args = vec!["build", dir.to_str().expect("utf-8"), "-o", file.to_str().expect("utf-8")];
+        args.extend(["--sign-key", &key, "--sequence", sequence]);
+        args.extend(extra);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        file
+    };
+    let (seven, eight) = (build("7", "Release seven", &[]), build("8", "Release eight", &[]));
+    let served = work.join("served.fcat");
+    let state = work.join("state");
+    std::fs::copy(&eight, &served).expect("copy");
+    let args = ["--catalog", &path(&served), "--verify-key", &verify, "--state-dir", &path(&state)];
+    let server = Server::start(&args);
+    assert!(server.product().contains("Release eight"));
+    let (_, metrics) = server.fetch("/metrics");
+    assert!(metrics.contains("foundry_catalog_artifact_sequence 8\n"), "{metrics}");
+    assert!(metrics.contains("foundry_catalog_artifact_signer{key=\"SHA256:"), "{metrics}");
+    assert_eq!(std::fs::read_to_string(state.join("highest-sequence")).expect("kept"), "8\n");
+
+    std::fs::copy(&seven, &served).expect("copy");
+    server.signal(rustix::process::Signal::HUP);
+    server.wait_for_log("reload failed");
+    assert!(server.log_has("its sequence is 7, below 8, the highest this replica has served"));
+    assert!(server.product().contains("Release eight"), "the newer catalog keeps serving");
+    drop(server);
+
+    let restarted = run(&[&["serve", "--addr", "127.0.0.1:0"][..], &args].concat());
+    let stderr = text(&restarted.stderr);
+    assert_eq!(restarted.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("refused as a rollback") && stderr.contains("1 of 1 artifact is invalid"), "{stderr}");
+
+    let expired = build("9", "Release nine", &["--expires-at", "2020-01-01T00:00:00Z"]);
+    std::fs::copy(&expired, &served).expect("copy");
+    let refused = run(&[&["serve", "--addr", "127.0.0.1:0"][..], &args].concat());
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(text(&refused.stderr).contains("it expired at 2020-01-01T00:00:00Z"), "{}", text(&refused.stderr));
+
+    let expiring = build("10", "Release ten", &["--expires-in", "3s"]);
+    std::fs::copy(&expiring, &served).expect("copy");
+    let server = Server::start(&args);
+    assert_eq!(server.fetch("/readyz").0, 200);
+    let started = std::time::Instant::now();
+    while server.fetch("/readyz").0 != 503 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(15), "/readyz never turned 503 at expiry");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(server.fetch("/readyz").1.contains("expired"));
+    assert!(server.fetch("/metrics").1.contains("foundry_catalog_artifact_expired 1\n"));
+    server.wait_for_log("the catalog being served has expired");
+    assert!(server.product().contains("Release ten"), "still answering: readiness is the load balancer's cue");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// A replica without a verify key says so at start, and one with several
+/// keys (a rotation's overlap, by file or by folder) serves what any of
+/// them signed.
+#[test]
+fn a_replica_warns_when_unverified_and_trusts_every_key_it_is_given() {
+    let dir = catalog_copy("rotation");
+    let work = temp("rotation-out");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    let keys = work.join("keys");
+    std::fs::create_dir_all(&keys).expect("folder");
+    for name in ["old", "new"] {
+        assert_eq!(run(&["keygen", "--out", &path(&keys.join(name))]).status.code(), Some(0));
+    }
+    let signed = work.join("new.fcat");
+    let out = run(&["build", &path(&dir), "-o", &path(&signed), "--sign-key", &path(&keys.join("new.key"))]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let unverified = Server::start(&["--catalog", &path(&signed)]);
+    assert!(unverified.log_has("serving an unverified catalog"), "a WARN says nothing is verified");
+    drop(unverified);
+    let both = ["--catalog", &path(&signed), "--verify-key", &path(&keys.join("old.pub"))];
+    let both = Server::start(&[&both[..], &["--verify-key", &path(&keys.join("new.pub"))]].concat());
+    assert!(both.product().contains("\"title\":\"EU"));
+    drop(both);
+    // The keys' folder holds the secret keys too: only `*.pub` files count.
+    let folder = Server::start(&["--catalog", &path(&signed), "--verify-key-dir", &path(&keys)]);
+    assert!(folder.product().contains("\"title\":\"EU"));
+    // The new key retired from the folder: the next reload refuses it.
+    std::fs::remove_file(keys.join("new.pub")).expect("remove");
+    folder.signal(rustix::process::Signal::HUP);
+    folder.wait_for_log("reload failed");
+    assert!(folder.log_has("not by a verify key"));
+    let old_only = run(&[
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--catalog",
+        &path(&signed),
+        "--verify-key",
+        &path(&keys.join("old.pub")),
+    ]);
+    assert_eq!(old_only.status.code(), Some(1), "{}", text(&old_only.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// `--watch` sees a manifest replaced by one of the same length and
+/// modification time (what `cp -p` or `rsync -a` leave): its inode and
+/// change time differ.
+#[test]
+fn watch_sees_a_replacement_with_the_same_length_and_modification_time() {
+    let dir = catalog_copy("watch-same-stamp");
+    let server = Server::start(&["--catalog", dir.to_str().expect("utf-8"), "--watch", "--watch-interval", "200ms"]);
+    let file = dir.join("eu-regulatory-status-signals.json");
+    let text = std::fs::read_to_string(&file).expect("readable");
+    let edited = text.replacen("\"title\": \"EU Regulatory", "\"title\": \"XU Regulatory", 1);
+    assert_eq!(edited.len(), text.len());
+    let modified = std::fs::metadata(&file).and_then(|m| m.modified()).expect("a modification time");
+    let replacement = dir.join("replacement.tmp");
+    std::fs::write(&replacement, edited).expect("write");
+    std::fs::File::options()
+        .write(true)
+        .open(&replacement)
+        .and_then(|f| f.set_modified(modified))
+        .expect("set the modification time back");
+    std::fs::rename(&replacement, &file).expect("replace");
+    server.wait_for_product("\"title\":\"XU Regulatory");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A reload whose artifact needs more memory than the process may take
+/// fails like any broken reload: the catalog being served stays (the
+/// process is not aborted).
+#[test]
+fn a_reload_that_cannot_get_the_memory_keeps_the_catalog_being_served() {
+    let dir = catalog_copy("memory-limit");
+    let file = dir.join("catalog.fcat");
+    build_artifact(&dir, &file);
+    // The server under a 1.5 GiB address-space limit, with no artifact
+    // size limit of its own in the way.
+    let mut command = Command::new("sh");
+    command.args(["-c", "ulimit -v 1572864 && exec \"$0\" \"$@\"", BIN]);
+    let server = Server::start_with(
+        command,
+        &["--catalog", file.to_str().expect("utf-8"), "--max-artifact-bytes", "1TiB", "--workers", "1"],
+    );
+    assert!(server.product().contains("\"title\":\"EU"));
+    // A 3 GiB artifact (sparse) whose header is a valid one's, with the
+    // data length grown to match: it passes every check before the read.
+    let mut bytes = std::fs::read(&file).expect("built");
+    let grown = 3u64 << 30;
+    let data_len = u64::from_le_bytes(bytes[40..48].try_into().expect("8 bytes")) + grown - bytes.len() as u64;
+    bytes[40..48].copy_from_slice(&data_len.to_le_bytes());
+    let big = dir.join("big.fcat");
+    std::fs::write(&big, &bytes).expect("write");
+    std::fs::File::options().write(true).open(&big).and_then(|f| f.set_len(grown)).expect("grow");
+    std::fs::rename(&big, &file).expect("replace");
+    server.signal(rustix::process::Signal::HUP);
+    server.wait_for_log("reload failed");
+    assert!(server.log_has("cannot take 3221225472 bytes of memory"), "{:?}", server.log.lock().expect("log"));
+    assert!(server.product().contains("\"title\":\"EU"), "still serving");
+    let _ = std::fs::remove_dir_all(&dir);
+}
