@@ -1,6 +1,5 @@
 //! `foundry-catalog serve`: the HTTP server (`foundry-catalog-server`).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use foundry_catalog_server::{CatalogSource, Config, LogFormat, ServeError};
@@ -19,10 +18,12 @@ use crate::{BROKEN, USAGE};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// An artifact file written by `foundry-catalog build` (loaded, no
-    /// building), or a folder of product manifests (built in memory)
+    /// building), a folder of product manifests (built in memory), or an
+    /// origin's URL (`https://…/catalog.fcat`: downloaded into
+    /// --state-dir, checked, served and polled every --poll-interval)
     /// [default: the catalog compiled in].
-    #[arg(long, env = "FOUNDRY_CATALOG", value_name = "FILE|DIR", value_parser = existing)]
-    catalog: Option<PathBuf>,
+    #[arg(long, env = "FOUNDRY_CATALOG", value_name = "FILE|DIR|URL", value_parser = CatalogSource::parse)]
+    catalog: Option<CatalogSource>,
     #[command(flatten)]
     config: Config,
     #[command(flatten)]
@@ -36,25 +37,17 @@ pub(crate) struct Args {
     log_format: LogFormat,
 }
 
-/// A path that exists (a file or a folder).
-fn existing(text: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(text);
-    match std::fs::metadata(&path) {
-        Ok(_) => Ok(path),
-        Err(e) => Err(format!("cannot read it: {e}")),
-    }
-}
-
 pub(crate) fn run(args: Args) -> ExitCode {
     let Args { catalog, mut config, record_types, port, log_format } = args;
-    if config.watch && catalog.is_none() {
-        return crate::usage_error("--watch needs --catalog (the compiled-in catalog never changes)");
-    }
-    if (!config.verify_keys.is_empty() || config.verify_key_dir.is_some())
-        && !catalog.as_ref().is_some_and(|c| c.is_file())
-    {
+    let artifact = matches!(catalog, Some(CatalogSource::Artifact(_) | CatalogSource::Url(_)));
+    if config.watch && !matches!(catalog, Some(CatalogSource::Artifact(_) | CatalogSource::Dir(_))) {
         return crate::usage_error(
-            "--verify-key needs --catalog FILE, an artifact (a folder of manifests or the compiled-in catalog carries no signature)",
+            "--watch needs --catalog FILE or DIR (the compiled-in catalog never changes; an origin is polled)",
+        );
+    }
+    if (!config.verify_keys.is_empty() || config.verify_key_dir.is_some()) && !artifact {
+        return crate::usage_error(
+            "--verify-key needs --catalog FILE or URL, an artifact (a folder of manifests or the compiled-in catalog carries no signature)",
         );
     }
     config.record_types = record_types.for_server();
@@ -62,7 +55,7 @@ pub(crate) fn run(args: Args) -> ExitCode {
     if let Some(port) = port {
         config = config.port(port);
     }
-    config = config.source(catalog.map_or(CatalogSource::Embedded, CatalogSource::from_path));
+    config = config.source(catalog.unwrap_or_default());
     match foundry_catalog_server::run(config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(ServeError::Catalog(errors)) => {

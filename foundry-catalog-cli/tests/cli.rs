@@ -1276,3 +1276,244 @@ fn a_reload_that_cannot_get_the_memory_keeps_the_catalog_being_served() {
     assert!(server.product().contains("\"title\":\"EU"), "still serving");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A fault an [`Origin`] can be told to inject.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fault {
+    /// Answer as a web server does: 200 with the ETag, 304 to a match.
+    None,
+    /// Close the connection after this many bytes of the body.
+    Cut(usize),
+    /// Claim a 10 GB body.
+    Huge,
+    /// Close every connection at once: the origin is down.
+    Down,
+}
+
+/// What the test origin serves and how, and what it was asked.
+struct Published {
+    body: Vec<u8>,
+    fault: Fault,
+    requests: usize,
+    not_modified: usize,
+}
+
+/// A web server on loopback serving one artifact with a strong ETag, as
+/// nginx or an object store would, that can be told to misbehave.
+struct Origin {
+    url: String,
+    published: std::sync::Arc<std::sync::Mutex<Published>>,
+}
+
+impl Origin {
+    fn start() -> Origin {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}/catalog.fcat", listener.local_addr().expect("addr"));
+        let published = std::sync::Arc::new(std::sync::Mutex::new(Published {
+            body: Vec::new(),
+            fault: Fault::None,
+            requests: 0,
+            not_modified: 0,
+        }));
+        let shared = std::sync::Arc::clone(&published);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+                let mut head = Vec::new();
+                let mut byte = [0; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 16 << 10 {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => break,
+                    }
+                }
+                let head = String::from_utf8_lossy(&head).to_lowercase();
+                let mut state = shared.lock().expect("origin state");
+                state.requests += 1;
+                let etag = format!("\"{}\"", hex(&sha2_digest(&state.body)));
+                let response: Vec<u8> = match state.fault {
+                    Fault::Down => continue,
+                    _ if head.contains(&format!("if-none-match: {etag}")) => {
+                        state.not_modified += 1;
+                        format!("HTTP/1.1 304 Not Modified\r\netag: {etag}\r\nconnection: close\r\n\r\n").into_bytes()
+                    }
+                    Fault::Huge => {
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 10000000000\r\nconnection: close\r\n\r\n".to_vec()
+                    }
+                    fault => {
+                        let mut response = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\netag: {etag}\r\nconnection: close\r\n\r\n",
+                            state.body.len()
+                        )
+                        .into_bytes();
+                        let sent = if let Fault::Cut(n) = fault { n } else { state.body.len() };
+                        response.extend_from_slice(&state.body[..sent.min(state.body.len())]);
+                        response
+                    }
+                };
+                drop(state);
+                let _ = stream.write_all(&response);
+            }
+        });
+        Origin { url, published }
+    }
+
+    fn publish(&self, body: Vec<u8>, fault: Fault) {
+        let mut state = self.published.lock().expect("origin state");
+        state.body = body;
+        state.fault = fault;
+    }
+
+    fn fault(&self, fault: Fault) {
+        self.published.lock().expect("origin state").fault = fault;
+    }
+
+    fn counts(&self) -> (usize, usize) {
+        let state = self.published.lock().expect("origin state");
+        (state.requests, state.not_modified)
+    }
+}
+
+fn sha2_digest(bytes: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).to_vec()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Server {
+    /// How many lines have been logged.
+    fn log_len(&self) -> usize {
+        self.log.lock().expect("log").len()
+    }
+
+    /// Waits (at most 20 s) until a line logged after the first `from`
+    /// contains `text`.
+    fn wait_for_log_after(&self, from: usize, text: &str) {
+        let started = std::time::Instant::now();
+        while !self.log.lock().expect("log").iter().skip(from).any(|line| line.contains(text)) {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(20),
+                "never logged {text:?}; the log:\n{}",
+                self.log.lock().expect("log").join("\n")
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+/// A replica pulls its catalog from an origin: a new sequence is served
+/// within a poll; every bad artifact (older, expired, another key's, a
+/// changed body, appended bytes, a cut download, a 10 GB claim) is
+/// refused with its reason while the catalog being served keeps
+/// answering; with the origin down it keeps serving and stays ready, and
+/// restarts on its last good artifact; a restart with the origin up and
+/// unchanged costs one 304.
+#[test]
+fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
+    let dir = catalog_copy("origin");
+    let work = temp("origin-out");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    for name in ["ci", "other"] {
+        assert_eq!(run(&["keygen", "--out", &path(&work.join(name))]).status.code(), Some(0));
+    }
+    let build = |sequence: u64, title: &str, key: &str, extra: &[&str]| -> Vec<u8> {
+        retitle(&dir, title);
+        let file = work.join(format!("{sequence}.fcat"));
+        let mut args = vec!["build", dir.to_str().expect("utf-8"), "-o", file.to_str().expect("utf-8")];
+        let (sequence, key) = (sequence.to_string(), path(&work.join(format!("{key}.key"))));
+        args.extend(["--codings", "identity", "--sign-key", &key, "--sequence", &sequence]);
+        args.extend(extra);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        std::fs::read(&file).expect("built")
+    };
+    let origin = Origin::start();
+    origin.publish(build(1, "Release one", "ci", &[]), Fault::None);
+    let state = work.join("state");
+    let args = [
+        "--catalog",
+        &origin.url,
+        "--state-dir",
+        &path(&state),
+        "--verify-key",
+        &path(&work.join("ci.pub")),
+        "--poll-interval",
+        "100ms",
+    ];
+    let server = Server::start(&args);
+    assert!(server.product().contains("Release one"));
+    assert!(state.join("last-good.fcat").is_file() && state.join("last-good.etag").is_file());
+
+    origin.publish(build(2, "Release two", "ci", &[]), Fault::None);
+    server.wait_for_product("Release two");
+
+    // Each bad artifact in turn: refused, saying why; "Release two" stays.
+    let two = build(2, "Release two", "ci", &[]);
+    let mut changed = build(5, "Release five", "ci", &[]);
+    let at = changed.len() - 100;
+    changed[at] ^= 0x01;
+    let changed = with_checksum(changed);
+    let mut appended = build(6, "Release six", "ci", &[]);
+    appended.extend_from_slice(b"appended");
+    let data_len = u64::from_le_bytes(appended[40..48].try_into().expect("8 bytes")) + 8;
+    appended[40..48].copy_from_slice(&data_len.to_le_bytes());
+    let appended = with_checksum(appended);
+    let cases: Vec<(&str, Vec<u8>, Fault, &str)> = vec![
+        ("older", build(1, "Release one", "ci", &[]), Fault::None, "refused as a rollback"),
+        (
+            "expired",
+            build(3, "Release three", "ci", &["--expires-at", "2020-01-01T00:00:00Z"]),
+            Fault::None,
+            "it expired at",
+        ),
+        ("another key", build(4, "Release four", "other", &[]), Fault::None, "not by a verify key"),
+        ("a changed body", changed, Fault::None, "was changed after it was"),
+        ("appended bytes", appended, Fault::None, "belong to no product"),
+        ("a cut download", build(7, "Release seven", "ci", &[]), Fault::Cut(1000), "the download"),
+        ("a 10 GB claim", build(8, "Release eight", "ci", &[]), Fault::Huge, "over the limit of"),
+    ];
+    for (what, body, fault, reason) in cases {
+        let from = server.log_len();
+        origin.publish(body, fault);
+        server.wait_for_log_after(from, reason);
+        assert!(server.product().contains("Release two"), "{what}: the catalog being served stays");
+    }
+    let (_, metrics) = server.fetch("/metrics");
+    assert!(metrics.contains("foundry_catalog_last_load_ok 0\n"), "{metrics}");
+    assert!(metrics.contains("foundry_catalog_artifact_sequence 2\n"), "{metrics}");
+
+    // The origin down: still serving, still ready.
+    let from = server.log_len();
+    origin.fault(Fault::Down);
+    server.wait_for_log_after(from, "cannot reach the origin");
+    assert!(server.product().contains("Release two"));
+    assert_eq!(server.fetch("/readyz").0, 200);
+    drop(server);
+
+    // Restarted with the origin down: the last good artifact.
+    let restarted = Server::start(&args);
+    assert!(restarted.product().contains("Release two"));
+    assert!(restarted.log_has("serving the last good one"));
+    drop(restarted);
+
+    // The origin back, unchanged: a restart costs one 304.
+    origin.publish(two, Fault::None);
+    let (requests, not_modified) = origin.counts();
+    let again = Server::start(&[&args[..6], &["--poll-interval", "1h"]].concat());
+    assert!(again.product().contains("Release two"));
+    assert_eq!(origin.counts(), (requests + 1, not_modified + 1), "one request, answered 304");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// `bytes` with the header's CRC-32 fixed to match the rest.
+fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+    let crc = crc32fast::hash(&bytes[16..]);
+    bytes[12..16].copy_from_slice(&crc.to_le_bytes());
+    bytes
+}

@@ -28,12 +28,34 @@ pub enum CatalogSource {
     /// An artifact file written by `foundry-catalog build`, read once at
     /// start and on every reload.
     Artifact(PathBuf),
+    /// An artifact at an origin (`https://…/catalog.fcat`, or `http://`
+    /// inside the network): downloaded into [`Config::state_dir`],
+    /// checked, then served; polled every [`Config::poll_interval`] with
+    /// `If-None-Match`. A restart with the origin down serves the last
+    /// good artifact of the state folder.
+    Url(String),
 }
 
 impl CatalogSource {
     /// A folder of manifests or an artifact file, by what `path` is.
     pub fn from_path(path: PathBuf) -> Self {
         if path.is_dir() { CatalogSource::Dir(path) } else { CatalogSource::Artifact(path) }
+    }
+
+    /// An origin's URL (`http://` or `https://`, checked to be a URL with
+    /// a host), or else a path ([`CatalogSource::from_path`]), which must
+    /// exist.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if text.starts_with("http://") || text.starts_with("https://") {
+            let uri: ureq::http::Uri = text.parse().map_err(|e| format!("not a URL: {e}"))?;
+            if uri.host().is_none_or(str::is_empty) {
+                return Err("a URL needs a host".to_owned());
+            }
+            return Ok(CatalogSource::Url(text.to_owned()));
+        }
+        let path = PathBuf::from(text);
+        std::fs::metadata(&path).map_err(|e| format!("cannot read it: {e}"))?;
+        Ok(CatalogSource::from_path(path))
     }
 
     /// Builds or loads and validates the catalog (all problems, each
@@ -94,6 +116,12 @@ impl CatalogSource {
                 Ok(catalog)
             }
             CatalogSource::Artifact(file) => ResponseCatalog::open_with(file, open),
+            // Downloaded by the loader (crate::load), which opens the file.
+            CatalogSource::Url(url) => Err(CatalogError::Read {
+                file: url.clone(),
+                reason: "an origin is read through a state folder".to_owned(),
+            }
+            .into()),
         }
     }
 }
@@ -185,6 +213,7 @@ impl std::fmt::Display for CatalogSource {
             CatalogSource::Embedded => f.write_str("the default catalog"),
             CatalogSource::Dir(dir) => write!(f, "manifests in {}", dir.display()),
             CatalogSource::Artifact(file) => write!(f, "artifact {}", file.display()),
+            CatalogSource::Url(url) => write!(f, "origin {url}"),
         }
     }
 }
@@ -234,10 +263,25 @@ pub struct Config {
     pub verify_key_dir: Option<PathBuf>,
     /// A folder this replica keeps its state in across restarts: the
     /// highest artifact sequence it has served (`highest-sequence`), so an
-    /// older artifact stays refused after a restart. Without it, the
-    /// highest sequence is remembered only while the process runs.
+    /// older artifact stays refused after a restart, and with an origin
+    /// the last good artifact and its ETag. Without it, the highest
+    /// sequence is remembered only while the process runs; an origin needs
+    /// it.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_STATE_DIR", value_name = "DIR"))]
     pub state_dir: Option<PathBuf>,
+    /// How often an origin (`--catalog https://…`) is asked for a new
+    /// artifact, plus up to a tenth of it at random so that replicas do
+    /// not ask at once; after a failed poll the wait doubles, up to 16
+    /// times, until one succeeds.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_POLL_INTERVAL", value_name = "DURATION",
+        value_parser = cli::duration, default_value = cli::show(Config::POLL_INTERVAL)))]
+    pub poll_interval: Duration,
+    /// Time a download from the origin may take, whole (connecting is
+    /// given a tenth of it, at most 10 s); past it, the download fails and
+    /// changes nothing.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_ORIGIN_TIMEOUT", value_name = "DURATION",
+        value_parser = cli::duration, default_value = cli::show(Config::ORIGIN_TIMEOUT)))]
+    pub origin_timeout: Duration,
     /// The largest manifest file read when a folder is built, in bytes
     /// (written as for --max-artifact-bytes): a larger one is a problem of
     /// the build, never read.
@@ -331,6 +375,8 @@ impl Config {
 
     const ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 8080));
     const WATCH_INTERVAL: Duration = Duration::from_millis(500);
+    const POLL_INTERVAL: Duration = Duration::from_secs(30);
+    const ORIGIN_TIMEOUT: Duration = Duration::from_secs(300);
     const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
     const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
     const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -363,6 +409,8 @@ impl Default for Config {
             max_artifact_bytes: foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN,
             max_manifest_bytes: foundry_catalog_serving::catalog::DEFAULT_MAX_MANIFEST_LEN,
             state_dir: None,
+            poll_interval: Config::POLL_INTERVAL,
+            origin_timeout: Config::ORIGIN_TIMEOUT,
             watch: false,
             watch_interval: Config::WATCH_INTERVAL,
             header_timeout: Config::HEADER_TIMEOUT,
@@ -401,6 +449,8 @@ setters! {
     max_artifact_bytes: u64,
     max_manifest_bytes: u64,
     state_dir: Option<PathBuf>,
+    poll_interval: Duration,
+    origin_timeout: Duration,
     watch: bool,
     watch_interval: Duration,
     header_timeout: Duration,

@@ -53,6 +53,7 @@ mod io;
 mod load;
 mod log;
 mod metrics;
+mod origin;
 mod process;
 mod release;
 mod reload;

@@ -1,38 +1,155 @@
 //! One load of the catalog, at start or on reload: the record types read
-//! (for a folder), the verify keys of the moment, the catalog built or
-//! read from its source, then the release checks (sequence, expiry)
-//! against what is being served.
+//! (for a folder), the verify keys of the moment, the catalog built, read
+//! or downloaded from its source, then the release checks (sequence,
+//! expiry) against what is being served.
 
-use foundry_catalog_serving::catalog::{CatalogError, CatalogErrors, ResponseCatalog};
+use std::path::Path;
+
+use foundry_catalog_serving::catalog::{CatalogError, CatalogErrors, OpenOptions, ResponseCatalog};
 
 use crate::config::{CatalogSource, Config};
+use crate::origin::{Fetched, Origin};
 use crate::release::Releases;
+
+/// What a load gave.
+#[derive(Debug)]
+pub(crate) enum Loaded {
+    /// A catalog to serve from now on.
+    New(Box<ResponseCatalog>),
+    /// The origin's artifact is the one being served (a 304).
+    Unchanged,
+}
 
 /// Why a load gave no catalog.
 #[derive(Debug)]
 pub(crate) enum LoadError {
     /// The record-type definitions do not read: one problem per line.
     RecordTypes(String),
-    /// The catalog, its keys or its release checks have problems.
+    /// The catalog, its keys, its download or its release checks have
+    /// problems.
     Catalog(CatalogErrors),
 }
 
+impl From<CatalogErrors> for LoadError {
+    fn from(errors: CatalogErrors) -> Self {
+        LoadError::Catalog(errors)
+    }
+}
+
+/// What a replica keeps between loads: the highest sequence served, and
+/// the origin it pulls from (if it does).
+#[derive(Debug)]
+pub(crate) struct Replica {
+    pub(crate) releases: Releases,
+    pub(crate) origin: Option<Origin>,
+}
+
+impl Replica {
+    /// The replica `config` describes, its state folder read.
+    pub(crate) fn open(config: &Config) -> Result<Replica, String> {
+        let releases = Releases::open(config.state_dir.as_deref())?;
+        let origin = match (&config.source, &config.state_dir) {
+            (CatalogSource::Url(url), Some(dir)) => {
+                let connect = (config.origin_timeout / 10).min(std::time::Duration::from_secs(10));
+                Some(Origin::new(url, dir, connect, config.origin_timeout))
+            }
+            (CatalogSource::Url(url), None) => {
+                return Err(format!(
+                    "{url}: a catalog from an origin needs --state-dir, the folder its downloads and the last good artifact are kept in"
+                ));
+            }
+            _ => None,
+        };
+        Ok(Replica { releases, origin })
+    }
+}
+
 /// Loads the catalog `config` names, to serve after `current` (if any).
-pub(crate) fn load(
-    config: &Config,
-    releases: &Releases,
+pub(crate) fn load(config: &Config, replica: &Replica, current: Option<&ResponseCatalog>) -> Result<Loaded, LoadError> {
+    let open = config.open_options()?;
+    let catalog = match (&config.source, &replica.origin) {
+        (CatalogSource::Url(_), Some(origin)) => match pull(origin, &open, replica, current)? {
+            Some(catalog) => catalog,
+            None => return Ok(Loaded::Unchanged),
+        },
+        (source, _) => {
+            // An artifact is served as built: its record types are its own.
+            let dir = matches!(source, CatalogSource::Dir(_));
+            let types = if dir { config.record_types.load().map_err(LoadError::RecordTypes)? } else { Vec::new() };
+            let catalog = source.load(&types, &open, config.max_manifest_bytes, current)?;
+            admitted(catalog, &source.to_string(), replica, current)?
+        }
+    };
+    replica.releases.activate(catalog.metadata()).map_err(|reason| problem(&config.source.to_string(), reason))?;
+    Ok(Loaded::New(Box::new(catalog)))
+}
+
+/// A new catalog from the origin, or `None` when the one being served is
+/// current. At start, an unchanged origin or one that cannot be reached
+/// gives the last good artifact of the state folder.
+fn pull(
+    origin: &Origin,
+    open: &OpenOptions,
+    replica: &Replica,
+    current: Option<&ResponseCatalog>,
+) -> Result<Option<ResponseCatalog>, LoadError> {
+    let last_good = origin.last_good();
+    let fetched = origin.fetch(open.max_len, current.is_some() || last_good.is_some());
+    let from_last_good = |last_good: &Path| {
+        let file = last_good.display().to_string();
+        let catalog = ResponseCatalog::open_with(last_good, open)?;
+        admitted(catalog, &file, replica, current).map(Some)
+    };
+    match (fetched, current, last_good) {
+        (Ok(Fetched::Unchanged), Some(_), _) => Ok(None),
+        (Ok(Fetched::Unchanged), None, Some(last_good)) => {
+            tracing::info!(origin = %origin, "the origin's artifact is the last good one: serving it");
+            from_last_good(&last_good)
+        }
+        (Ok(Fetched::Unchanged), None, None) => Err(problem(&origin.to_string(), "answered 304 to no ETag".to_owned())),
+        (Ok(Fetched::New(download)), _, _) => {
+            let file = origin.to_string();
+            let catalog = ResponseCatalog::open_with(download.path(), open).map_err(|errors| renamed(errors, &file))?;
+            let catalog = admitted(catalog, &file, replica, current)?;
+            origin.keep(download).map_err(|e| problem(&file, format!("cannot keep the download: {e}")))?;
+            Ok(Some(catalog))
+        }
+        (Err(reason), None, Some(last_good)) => {
+            tracing::warn!(
+                origin = %origin,
+                "cannot get the artifact ({reason}); serving the last good one, {}",
+                last_good.display()
+            );
+            from_last_good(&last_good)
+        }
+        (Err(reason), _, _) => Err(problem(&origin.to_string(), reason)),
+    }
+}
+
+/// `catalog` if it may be served after `current` (sequence, expiry).
+fn admitted(
+    catalog: ResponseCatalog,
+    file: &str,
+    replica: &Replica,
     current: Option<&ResponseCatalog>,
 ) -> Result<ResponseCatalog, LoadError> {
-    // An artifact is served as built: its record types are its own.
-    let dir = matches!(config.source, CatalogSource::Dir(_));
-    let types = if dir { config.record_types.load().map_err(LoadError::RecordTypes)? } else { Vec::new() };
-    let open = config.open_options().map_err(LoadError::Catalog)?;
-    let catalog = config.source.load(&types, &open, config.max_manifest_bytes, current).map_err(LoadError::Catalog)?;
-    releases.admit(catalog.metadata(), current.map(ResponseCatalog::metadata)).map_err(|error| {
-        LoadError::Catalog(CatalogError::Artifact { file: config.source.to_string(), error }.into())
-    })?;
-    releases
-        .activate(catalog.metadata())
-        .map_err(|reason| LoadError::Catalog(CatalogError::Read { file: config.source.to_string(), reason }.into()))?;
+    replica
+        .releases
+        .admit(catalog.metadata(), current.map(ResponseCatalog::metadata))
+        .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: file.to_owned(), error }))?;
     Ok(catalog)
+}
+
+/// Problems of a downloaded file, named by the origin's URL.
+fn renamed(mut errors: CatalogErrors, origin: &str) -> CatalogErrors {
+    for error in &mut errors.errors {
+        if let CatalogError::Artifact { file, .. } = error {
+            *file = origin.to_owned();
+        }
+    }
+    errors
+}
+
+fn problem(file: &str, reason: String) -> LoadError {
+    LoadError::Catalog(CatalogError::Read { file: file.to_owned(), reason }.into())
 }

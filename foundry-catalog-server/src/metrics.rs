@@ -45,9 +45,46 @@ pub(crate) struct Metrics {
     pub(crate) catalog_generation: AtomicU64,
     pub(crate) reloads_ok: AtomicU64,
     pub(crate) reloads_failed: AtomicU64,
+    /// Loads from the origin, by [`Poll`].
+    polls: [AtomicU64; 3],
+    /// Failed polls since the last that succeeded.
+    polls_failed_in_a_row: AtomicU64,
+    /// When the last poll ended, in seconds since 1970, and its result.
+    last_poll: AtomicU64,
+    last_poll_ok: AtomicU64,
+}
+
+/// What one load of the catalog found (counted for every load; an origin
+/// is loaded by polling).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Poll {
+    /// A new catalog.
+    New = 0,
+    /// The origin's artifact is the one being served.
+    Unchanged = 1,
+    /// The load failed.
+    Failed = 2,
 }
 
 impl Metrics {
+    /// Counts one load's result.
+    pub(crate) fn polled(&self, result: Poll) {
+        self.polls[result as usize].fetch_add(1, Relaxed);
+        let failed = matches!(result, Poll::Failed);
+        if failed {
+            self.polls_failed_in_a_row.fetch_add(1, Relaxed);
+        } else {
+            self.polls_failed_in_a_row.store(0, Relaxed);
+        }
+        self.last_poll.store(crate::state::now_seconds(), Relaxed);
+        self.last_poll_ok.store(u64::from(!failed), Relaxed);
+    }
+
+    /// Failed loads since the last that succeeded.
+    pub(crate) fn poll_failures_in_a_row(&self) -> u32 {
+        u32::try_from(self.polls_failed_in_a_row.load(Relaxed)).unwrap_or(u32::MAX)
+    }
+
     pub(crate) fn count_request(&self, status: u16, bytes: usize) {
         let slot = STATUSES.iter().position(|&s| s == status).unwrap_or(STATUSES.len());
         let counters = &self.requests[shard()];
@@ -172,6 +209,28 @@ impl Metrics {
             "gauge",
             "Seconds the catalog being served has been served without a newer one.",
             &[("", now.saturating_sub(activated))],
+        );
+        family(
+            "foundry_catalog_loads_total",
+            "counter",
+            "Loads after the first (reloads, origin polls), by result: a new catalog, unchanged (the origin answered 304), or failed.",
+            &[
+                ("{result=\"new\"}", get(&self.polls[Poll::New as usize])),
+                ("{result=\"unchanged\"}", get(&self.polls[Poll::Unchanged as usize])),
+                ("{result=\"failed\"}", get(&self.polls[Poll::Failed as usize])),
+            ],
+        );
+        family(
+            "foundry_catalog_last_load_timestamp_seconds",
+            "gauge",
+            "When the last load after the first ended (0: none yet), in seconds since 1970.",
+            &[("", get(&self.last_poll))],
+        );
+        family(
+            "foundry_catalog_last_load_ok",
+            "gauge",
+            "1 when the last load after the first gave a catalog or found the origin unchanged, 0 when it failed.",
+            &[("", get(&self.last_poll_ok))],
         );
         family(
             "foundry_reloads_total",

@@ -8,10 +8,11 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::mpsc;
-use tracing::{error, info};
+use tracing::{debug, error, info};
 
 use crate::config::Config;
-use crate::load::LoadError;
+use crate::load::{LoadError, Loaded};
+use crate::metrics::Poll;
 use crate::state::State;
 
 /// Rebuilds the catalog for each reload request, off the request path: a
@@ -24,9 +25,14 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
         let (config, current) = (Arc::clone(&config), Arc::clone(&*state.catalog.load()));
         let started = std::time::Instant::now();
         let reload = Arc::clone(&state);
-        let load = move || crate::load::load(&config, &reload.releases, Some(&*current));
+        let load = move || crate::load::load(&config, &reload.replica, Some(&*current));
         match tokio::task::spawn_blocking(load).await {
+            Ok(Ok(Loaded::Unchanged)) => {
+                state.metrics.polled(Poll::Unchanged);
+                debug!("the origin's artifact is the one being served");
+            }
             Ok(Err(LoadError::RecordTypes(problems))) => {
+                state.metrics.polled(Poll::Failed);
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 let generation = state.generation();
                 for problem in problems.lines().map(|line| line.strip_prefix("error: ").unwrap_or(line)) {
@@ -34,15 +40,17 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
                 }
                 error!(generation, "reload failed: the record-type definitions have problems");
             }
-            Ok(Ok(catalog)) => {
+            Ok(Ok(Loaded::New(catalog))) => {
+                state.metrics.polled(Poll::New);
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let record_types = crate::state::record_types(catalog.metadata());
-                let generation = state.replace(catalog);
+                let generation = state.replace(*catalog);
                 state.metrics.reloads_ok.fetch_add(1, Relaxed);
                 let seconds = started.elapsed().as_secs_f64();
                 info!(products, generation, content_sha256 = %content, %record_types, seconds, "catalog reloaded");
             }
             Ok(Err(LoadError::Catalog(errors))) => {
+                state.metrics.polled(Poll::Failed);
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 let generation = state.generation();
                 for problem in &errors.errors {
@@ -51,6 +59,7 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
                 error!(generation, "reload failed: {}", errors.summary());
             }
             Err(panic) => {
+                state.metrics.polled(Poll::Failed);
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 error!(%panic, "reload failed, still serving the previous catalog");
             }
@@ -134,4 +143,24 @@ fn fingerprint(path: &Path) -> Vec<Look> {
         .unwrap_or_default();
     files.sort();
     files
+}
+
+/// Asks for a reload every `interval` (plus up to a tenth of it at
+/// random, so replicas do not poll the origin at once), waiting twice as
+/// long after each failed poll in a row (up to 16 times the interval).
+pub(crate) async fn poller(state: Arc<State>, interval: Duration, reload: mpsc::UnboundedSender<()>) {
+    let mut seed = u64::from(std::process::id()) ^ crate::state::now_seconds().rotate_left(17) | 1;
+    loop {
+        // xorshift64: jitter needs spread, not secrecy.
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let failures = state.metrics.poll_failures_in_a_row().min(4);
+        let wait = interval * (1u32 << failures);
+        let jitter = Duration::from_nanos(seed % (u64::try_from(wait.as_nanos() / 10).unwrap_or(u64::MAX).max(1)));
+        tokio::time::sleep(wait + jitter).await;
+        if reload.send(()).is_err() {
+            return;
+        }
+    }
 }

@@ -17,8 +17,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::{CatalogSource, Config};
 use crate::error::ServeError;
-use crate::load::LoadError;
-use crate::release::Releases;
+use crate::load::{LoadError, Loaded, Replica};
 use crate::reload::{Watcher, reloader};
 use crate::state::State;
 use crate::workers::{Serving, Workers};
@@ -62,17 +61,20 @@ impl Server {
     /// Builds and validates the catalog, then binds the address. Must be
     /// called inside a tokio runtime with I/O and time enabled.
     pub async fn bind(config: Config) -> Result<Server, ServeError> {
-        let releases = Releases::open(config.state_dir.as_deref()).map_err(ServeError::State)?;
-        let catalog = crate::load::load(&config, &releases, None).map_err(|e| match e {
-            LoadError::RecordTypes(problems) => ServeError::RecordTypes(problems),
-            LoadError::Catalog(errors) => ServeError::Catalog(errors),
-        })?;
+        let replica = Replica::open(&config).map_err(ServeError::State)?;
+        let catalog = match crate::load::load(&config, &replica, None) {
+            Ok(Loaded::New(catalog)) => *catalog,
+            // At start nothing is served, so the loader never says so.
+            Ok(Loaded::Unchanged) => return Err(ServeError::State("no catalog to start with".to_owned())),
+            Err(LoadError::RecordTypes(problems)) => return Err(ServeError::RecordTypes(problems)),
+            Err(LoadError::Catalog(errors)) => return Err(ServeError::Catalog(errors)),
+        };
         let listener =
             TcpListener::bind(config.addr).await.map_err(|source| ServeError::Bind { addr: config.addr, source })?;
         let (reload, reloads) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown) = watch::channel(false);
         Ok(Server {
-            state: State::new(catalog, releases),
+            state: State::new(catalog, replica),
             listener,
             handle: Handle { reload, shutdown: Arc::new(shutdown_tx) },
             reloads,
@@ -103,8 +105,11 @@ impl Server {
             // A folder is built with the record types: their folders too.
             CatalogSource::Dir(path) => [path].into_iter().chain(config.record_types.folders()).cloned().collect(),
             CatalogSource::Artifact(path) => vec![path.clone()],
-            CatalogSource::Embedded => Vec::new(),
+            CatalogSource::Embedded | CatalogSource::Url(_) => Vec::new(),
         };
+        if matches!(config.source, CatalogSource::Url(_)) {
+            tokio::spawn(crate::reload::poller(Arc::clone(&state), config.poll_interval, handle.reload.clone()));
+        }
         if config.watch && !watched.is_empty() {
             let watcher = Watcher::start(watched).await;
             tokio::spawn(watcher.run(config.watch_interval, handle.reload.clone()));

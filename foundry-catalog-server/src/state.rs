@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use foundry_catalog_serving::catalog::ResponseCatalog;
 use foundry_catalog_serving::service::SharedCatalog;
 
+use crate::load::Replica;
 use crate::metrics::Metrics;
-use crate::release::Releases;
 
 /// Seconds since 1970, now.
 pub(crate) fn now_seconds() -> u64 {
@@ -25,21 +25,21 @@ pub(crate) struct State {
     pub(crate) metrics: Metrics,
     /// The OpenAPI document, served at `/openapi.json`.
     pub(crate) openapi: bytes::Bytes,
-    /// The highest artifact sequence served.
-    pub(crate) releases: Releases,
+    /// The highest artifact sequence served, and the origin.
+    pub(crate) replica: Replica,
     /// When the catalog being served was swapped in, in seconds since 1970.
     activated: AtomicU64,
 }
 
 impl State {
-    pub(crate) fn new(catalog: ResponseCatalog, releases: Releases) -> Arc<State> {
+    pub(crate) fn new(catalog: ResponseCatalog, replica: Replica) -> Arc<State> {
         let openapi = serde_json::to_vec_pretty(&foundry_catalog::json_schema::openapi()).unwrap_or_default();
         let state = State {
             catalog: SharedCatalog::new(catalog),
             ready: AtomicBool::new(true),
             metrics: Metrics::default(),
             openapi: openapi.into(),
-            releases,
+            replica,
             activated: AtomicU64::new(0),
         };
         state.counted(&state.catalog.load());

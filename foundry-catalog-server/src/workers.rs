@@ -195,8 +195,8 @@ mod tests {
     async fn each_connection_goes_to_the_worker_with_the_fewest_open() {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let config = Config::default().source(CatalogSource::Embedded);
-        let releases = crate::release::Releases::open(None).expect("no state folder");
-        let state = State::new(crate::default_catalog().expect("catalog"), releases);
+        let replica = crate::load::Replica::open(&crate::Config::default()).expect("no state folder");
+        let state = State::new(crate::default_catalog().expect("catalog"), replica);
         let serving = Serving { state, builder: Arc::new(http1::Builder::new()), config: Arc::new(config) };
         let mut workers = Workers::start(3, serving);
         let permits = Arc::new(Semaphore::new(8));
