@@ -122,11 +122,20 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             Err(reason) => {
                 eprintln!("note: not building on {}: {reason}; building every product", previous.display());
             }
-            Ok(changes) if !changes.is_empty() => eprintln!(
-                "note: record types changed since {} ({changes}): rendering their products again",
-                previous.display()
-            ),
-            Ok(_) => {}
+            Ok(changes) => {
+                if !changes.is_empty() {
+                    eprintln!(
+                        "note: record types changed since {} ({changes}): rendering their products again",
+                        previous.display()
+                    );
+                }
+                if args.sign_key.is_none() {
+                    eprintln!(
+                        "note: building on {} unverified: a product whose manifest is unchanged is taken as that file holds it; hint: sign builds (--sign-key) to have the previous artifact verified",
+                        previous.display()
+                    );
+                }
+            }
         }
     }
     let last = Arc::new(Mutex::new(Progress::default()));

@@ -746,6 +746,9 @@ fn build_on_a_previous_artifact_renders_only_the_edit_and_writes_a_full_builds_b
     let out = run(&["build", &path(&dir), "-o", &path(&incremental), "--previous", &path(&first)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("3 products (1 rendered, 1 compressed, 2 reused)"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("unverified: a product whose manifest is unchanged is taken as that file holds it")
+    );
     build_artifact(&dir, &full);
     assert!(std::fs::read(&incremental).expect("written") == std::fs::read(&full).expect("written"));
 

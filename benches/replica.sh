@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Replica benchmark: what pulling a catalog from an origin costs a replica,
+# at 10,000 and 100,000 products made by benches/make-catalog.py. nginx on
+# loopback is the origin (as in .ci/fleet); the replica is the release
+# `foundry-catalog serve --catalog http://… --verify-key …`.
+#
+#  - start-up: from launch to the first 200 (download, verify every body,
+#    load), with an empty state folder;
+#  - a new artifact (one manifest edited, a new sequence) published while
+#    the replica serves: the reload's own figure (`catalog reloaded …
+#    seconds=`: download, verify, check, swap) and from publication to the
+#    first 200 with the new body (that adds up to one poll interval, 1 s);
+#  - the replica's peak RSS (VmHWM) after the swap, against the artifact's
+#    size: the old catalog and the new one are both held while it is
+#    checked;
+#  - a restart with the origin up and unchanged (one 304): to the first 200.
+#
+#   bash benches/replica.sh
+#   SIZES=10000 bash benches/replica.sh
+#
+# Release build, loopback, whatever cores the machine has. Not run in CI
+# (minutes, and machine-dependent figures); results go in BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZES=${SIZES:-10000 100000}
+ADDR=127.0.0.1:18092
+ORIGIN=127.0.0.1:18093
+PRODUCTS=/api/public/foundry/products
+
+source benches/common.sh
+if ! command -v nginx >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+fi
+trap 'stop; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
+
+mkdir -p "$work/www" "$work/nginx-tmp"
+cat > "$work/nginx.conf" <<CONF
+user root;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+daemon on;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx-tmp/body; proxy_temp_path $work/nginx-tmp/proxy;
+  fastcgi_temp_path $work/nginx-tmp/fastcgi; uwsgi_temp_path $work/nginx-tmp/uwsgi; scgi_temp_path $work/nginx-tmp/scgi;
+  server { listen $ORIGIN; root $work/www; etag on; }
+}
+CONF
+nginx -c "$work/nginx.conf"
+"$bin" keygen --out "$work/ci" >/dev/null 2>&1
+
+# publish <artifact>: puts it at the origin whole (a new file, renamed).
+publish() { cp "$1" "$work/www/.catalog.tmp" && mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"; }
+retitle() {
+  python3 - "$1/$2.json" "$3" <<'PY'
+import json, sys
+path, title = sys.argv[1], sys.argv[2]
+manifest = json.load(open(path))
+manifest["title"] = title
+json.dump(manifest, open(path, "w"))
+PY
+}
+# replica <slug>: starts the replica (its log at INFO, for the reload's
+# figure) and returns once <slug> answers 200.
+replica() {
+  RUST_LOG=info,access=warn "$bin" serve --addr "$ADDR" --catalog "http://$ORIGIN/catalog.fcat" \
+    --state-dir "$work/state" --verify-key "$work/ci.pub" --poll-interval 1s --max-artifact-bytes 64GiB \
+    2>"$work/serve.log" &
+  server_pid=$!
+  until curl -fs -o /dev/null "http://$ADDR$PRODUCTS/$1"; do
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
+    sleep 0.01
+  done
+}
+
+echo "foundry-catalog replica benchmark, $(nproc) cores, $(date -u +%F)"
+echo
+echo "| products | artifact | start-up: first 200 | new artifact: reload | publication to new 200 | peak RSS (× artifact) | restart, origin unchanged: first 200 |"
+echo "|---|---|---|---|---|---|---|"
+for size in $SIZES; do
+  catalog="$work/catalog-$size"
+  python3 benches/make-catalog.py "$size" "$catalog"
+  slug=$(ls "$catalog" | sed -n '1s/\.json$//p')
+  "$bin" build "$catalog" -o "$work/one.fcat" --sign-key "$work/ci.key" --sequence 1 2>/dev/null
+  retitle "$catalog" "$slug" "Published while served"
+  "$bin" build "$catalog" -o "$work/two.fcat" --sign-key "$work/ci.key" --sequence 2 --previous "$work/one.fcat" 2>/dev/null
+  bytes=$(stat -c %s "$work/one.fcat")
+  publish "$work/one.fcat"
+  rm -rf "$work/state"
+
+  start=$(now)
+  replica "$slug"
+  started=$(seconds "$start" "$(now)")
+  sleep 1
+  start=$(now)
+  publish "$work/two.fcat"
+  until curl -fs "http://$ADDR$PRODUCTS/$slug" | grep -q "Published while served"; do sleep 0.01; done
+  published=$(seconds "$start" "$(now)")
+  sleep 0.5
+  reload=$(grep -o 'catalog reloaded.*seconds=[0-9.]*' "$work/serve.log" | tail -n 1 | sed 's/.*seconds=//' || true)
+  hwm=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
+  stop
+
+  start=$(now)
+  replica "$slug"
+  restarted=$(seconds "$start" "$(now)")
+  stop
+  ratio=$(echo "scale=2; $hwm * 1024 / $bytes" | bc)
+  echo "| $size | $((bytes / 1000000)) MB | $started s | ${reload:-?} s | $published s | $((hwm / 1024)) MiB ($ratio×) | $restarted s |"
+  rm -rf "$catalog" "$work/one.fcat" "$work/two.fcat"
+done
