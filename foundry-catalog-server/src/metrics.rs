@@ -5,6 +5,17 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use foundry_catalog_serving::catalog::ResponseCatalog;
 
+/// Seconds since 1970, now.
+pub(crate) fn now_seconds() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Who signed an artifact, for logs and `/metrics`: its key's fingerprint,
+/// or `unsigned`.
+pub(crate) fn signed_by(artifact: &foundry_catalog_serving::artifact::Artifact) -> String {
+    artifact.signature().map_or_else(|| "unsigned".to_owned(), |s| s.fingerprint())
+}
+
 /// The status codes counted one by one; anything else counts as `other`.
 const STATUSES: [u16; 7] = [200, 304, 400, 404, 405, 412, 503];
 
@@ -76,7 +87,7 @@ impl Metrics {
         } else {
             self.polls_failed_in_a_row.store(0, Relaxed);
         }
-        self.last_poll.store(crate::state::now_seconds(), Relaxed);
+        self.last_poll.store(now_seconds(), Relaxed);
         self.last_poll_ok.store(u64::from(!failed), Relaxed);
     }
 
@@ -168,7 +179,7 @@ impl Metrics {
             "The record types of the catalog being served, by label and schema_hash (1 each).",
             &types,
         );
-        let signer = format!("{{key=\"{}\"}}", crate::state::signed_by(catalog.artifact()));
+        let signer = format!("{{key=\"{}\"}}", signed_by(catalog.artifact()));
         family(
             "foundry_catalog_artifact_signer",
             "gauge",
@@ -191,7 +202,7 @@ impl Metrics {
                 &[("", expires)],
             );
         }
-        let now = crate::state::now_seconds();
+        let now = now_seconds();
         family(
             "foundry_catalog_artifact_expired",
             "gauge",

@@ -1,7 +1,6 @@
 //! Which artifact a replica may serve, by its place in a series of
 //! releases: never one below the highest sequence it has served (kept in
-//! the state folder across restarts), never an expired one; and whether
-//! the one being served has expired since.
+//! the state folder across restarts), never an expired one.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -69,27 +68,5 @@ impl Releases {
         }
         *highest = Some(sequence);
         Ok(())
-    }
-}
-
-/// Logs once per catalog when the one being served passes its expiry
-/// (looked at every second; `/readyz` and `/metrics` say it from then on).
-pub(crate) async fn warn_on_expiry(state: std::sync::Arc<crate::state::State>) {
-    let mut warned = 0;
-    let mut ticks = tokio::time::interval(std::time::Duration::from_secs(1));
-    loop {
-        ticks.tick().await;
-        let generation = state.generation();
-        if generation != warned && state.expired() {
-            warned = generation;
-            let catalog = state.catalog.load();
-            let metadata = catalog.metadata();
-            tracing::warn!(
-                generation,
-                sequence = metadata.sequence,
-                expires = metadata.expires,
-                "the catalog being served has expired: /readyz answers 503 until a newer artifact is loaded"
-            );
-        }
     }
 }

@@ -1,6 +1,8 @@
 //! Reloads: the catalog rebuilt from its source off the request path and
 //! swapped in whole (or the old one kept, every problem logged), when
-//! asked (`Handle::reload`, SIGHUP) or when the source changes (`watch`).
+//! asked (`Handle::reload`, SIGHUP), when the source changes (`watch`) or
+//! on every poll of an origin; and the warning when the catalog being
+//! served expires.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -149,7 +151,7 @@ fn fingerprint(path: &Path) -> Vec<Look> {
 /// random, so replicas do not poll the origin at once), waiting twice as
 /// long after each failed poll in a row (up to 16 times the interval).
 pub(crate) async fn poller(state: Arc<State>, interval: Duration, reload: mpsc::UnboundedSender<()>) {
-    let mut seed = u64::from(std::process::id()) ^ crate::state::now_seconds().rotate_left(17) | 1;
+    let mut seed = u64::from(std::process::id()) ^ crate::metrics::now_seconds().rotate_left(17) | 1;
     loop {
         // xorshift64: jitter needs spread, not secrecy.
         seed ^= seed << 13;
@@ -161,6 +163,28 @@ pub(crate) async fn poller(state: Arc<State>, interval: Duration, reload: mpsc::
         tokio::time::sleep(wait + jitter).await;
         if reload.send(()).is_err() {
             return;
+        }
+    }
+}
+
+/// Logs once per catalog when the one being served passes its expiry
+/// (looked at every second; `/readyz` and `/metrics` say it from then on).
+pub(crate) async fn warn_on_expiry(state: Arc<State>) {
+    let mut warned = 0;
+    let mut ticks = tokio::time::interval(std::time::Duration::from_secs(1));
+    loop {
+        ticks.tick().await;
+        let generation = state.generation();
+        if generation != warned && state.expired() {
+            warned = generation;
+            let catalog = state.catalog.load();
+            let metadata = catalog.metadata();
+            tracing::warn!(
+                generation,
+                sequence = metadata.sequence,
+                expires = metadata.expires,
+                "the catalog being served has expired: /readyz answers 503 until a newer artifact is loaded"
+            );
         }
     }
 }

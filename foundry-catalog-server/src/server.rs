@@ -100,7 +100,7 @@ impl Server {
         let Server { config, state, listener, handle, reloads, shutdown } = self;
         let config = Arc::new(config);
         tokio::spawn(reloader(Arc::clone(&state), Arc::clone(&config), reloads));
-        tokio::spawn(crate::release::warn_on_expiry(Arc::clone(&state)));
+        tokio::spawn(crate::reload::warn_on_expiry(Arc::clone(&state)));
         let watched = match &config.source {
             // A folder is built with the record types: their folders too.
             CatalogSource::Dir(path) => [path].into_iter().chain(config.record_types.folders()).cloned().collect(),
@@ -118,7 +118,7 @@ impl Server {
         let catalog = state.catalog.load();
         let metadata = catalog.metadata();
         let verified = !config.verify_keys.is_empty() || config.verify_key_dir.is_some();
-        let signed_by = crate::state::signed_by(catalog.artifact());
+        let signed_by = crate::metrics::signed_by(catalog.artifact());
         if !verified {
             warn!(
                 source = %config.source,

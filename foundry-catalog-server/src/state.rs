@@ -93,9 +93,3 @@ pub(crate) fn record_types(metadata: &foundry_catalog_serving::artifact::Metadat
         .collect();
     named.join(", ")
 }
-
-/// Who signed an artifact, for logs and `/metrics`: its key's fingerprint,
-/// or `unsigned`.
-pub(crate) fn signed_by(artifact: &foundry_catalog_serving::artifact::Artifact) -> String {
-    artifact.signature().map_or_else(|| "unsigned".to_owned(), |s| s.fingerprint())
-}

@@ -434,10 +434,22 @@ impl ResponseCatalog {
         &self.artifact
     }
 
-    /// The same, to sign it (a signature changes no byte the entries share).
+    /// Signs the artifact behind this catalog
+    /// ([`Artifact::sign`]: a signature changes no byte the entries
+    /// share), as `foundry-catalog build --sign-key` does before writing it.
     #[cfg(feature = "signing")]
-    pub(crate) fn artifact_mut(&mut self) -> &mut Artifact {
-        &mut self.artifact
+    #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+    pub fn sign(&mut self, key: &crate::signing::SigningKey) {
+        self.artifact.sign(key);
+    }
+
+    /// Reads an artifact file, verifies it with `key`
+    /// ([`Artifact::verify`]) and loads it
+    /// ([`ResponseCatalog::open_with`] with one key).
+    #[cfg(feature = "signing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+    pub fn open_verified(path: &Path, key: &crate::signing::VerifyKey) -> Result<Self, CatalogErrors> {
+        Self::open_with(path, &OpenOptions::default().verify_keys(vec![*key]))
     }
 
     /// The number of products.

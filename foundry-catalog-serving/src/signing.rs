@@ -27,7 +27,6 @@ use ed25519_compact::{KeyPair, PublicKey, Seed};
 use sha2::{Digest, Sha256};
 
 use crate::artifact::{Artifact, ArtifactError, Signature};
-use crate::catalog::{CatalogErrors, ResponseCatalog};
 
 /// A secret key that signs artifacts (`foundry-catalog build --sign-key`).
 #[derive(Clone)]
@@ -171,20 +170,5 @@ impl Artifact {
         let signed = ed25519_compact::Signature::new(signature.signature);
         key.0.verify(self.signed_message(), &signed).map_err(|_| ArtifactError::BadSignature)?;
         self.check_bodies()
-    }
-}
-
-impl ResponseCatalog {
-    /// Signs the artifact behind this catalog ([`Artifact::sign`]), as
-    /// `foundry-catalog build --sign-key` does before writing it.
-    pub fn sign(&mut self, key: &SigningKey) {
-        self.artifact_mut().sign(key);
-    }
-
-    /// Reads an artifact file, verifies it with `key`
-    /// ([`Artifact::verify`]) and loads it
-    /// ([`ResponseCatalog::open_with`] with one key).
-    pub fn open_verified(path: &Path, key: &VerifyKey) -> Result<Self, CatalogErrors> {
-        Self::open_with(path, &crate::catalog::OpenOptions::default().verify_keys(vec![*key]))
     }
 }
