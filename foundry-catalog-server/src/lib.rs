@@ -21,6 +21,11 @@
 //!   folder, with [`Config::watch`]) rebuilds the catalog off the request
 //!   path and swaps it in whole, or keeps the old one and logs every
 //!   problem;
+//! - **replicas**: a catalog pulled from an origin ([`CatalogSource::Url`]:
+//!   downloaded into [`Config::state_dir`], checked whole, polled with
+//!   `If-None-Match`), artifacts admitted in sequence order only and not
+//!   past their expiry (the highest sequence kept across restarts), and
+//!   several verify keys at once;
 //! - **observability**: `tracing` logs (text or JSON), one access-log line
 //!   per request (target `access`), `/healthz`, `/readyz` and `/metrics`
 //!   (Prometheus text format).
