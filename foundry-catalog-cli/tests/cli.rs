@@ -1486,6 +1486,7 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
         server.wait_for_log_after(from, reason);
         assert!(server.product().contains("Release two"), "{what}: the catalog being served stays");
     }
+    assert!(!server.log_has("manifest is invalid"), "an artifact's problems are summed up as an artifact's");
     let (_, metrics) = server.fetch("/metrics");
     assert!(metrics.contains("foundry_catalog_last_load_ok 0\n"), "{metrics}");
     assert!(metrics.contains("foundry_catalog_artifact_sequence 2\n"), "{metrics}");

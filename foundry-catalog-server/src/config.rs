@@ -353,8 +353,10 @@ impl Config {
     pub(crate) fn open_options(&self) -> Result<OpenOptions, CatalogErrors> {
         let mut keys = self.verify_keys.clone();
         if let Some(dir) = &self.verify_key_dir {
+            // Summed up as an artifact's problem: it is one that cannot be verified.
             let problem = |file: &std::path::Path, reason: String| {
-                CatalogErrors::from(CatalogError::Read { file: file.display().to_string(), reason })
+                let error = ArtifactError::Read(reason);
+                CatalogErrors::from(CatalogError::Artifact { file: file.display().to_string(), error })
             };
             let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
                 .map_err(|e| problem(dir, e.to_string()))?

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use foundry_catalog_serving::artifact::ArtifactError;
 use foundry_catalog_serving::catalog::{CatalogError, CatalogErrors, OpenOptions, ResponseCatalog};
 
 use crate::config::{CatalogSource, Config};
@@ -150,6 +151,7 @@ fn renamed(mut errors: CatalogErrors, origin: &str) -> CatalogErrors {
     errors
 }
 
+/// A problem getting or keeping an artifact (summed up as an artifact's).
 fn problem(file: &str, reason: String) -> LoadError {
-    LoadError::Catalog(CatalogError::Read { file: file.to_owned(), reason }.into())
+    LoadError::Catalog(CatalogError::Artifact { file: file.to_owned(), error: ArtifactError::Read(reason) }.into())
 }
