@@ -8,8 +8,9 @@
 #    load), with an empty state folder;
 #  - a new artifact (one manifest edited, a new sequence) published while
 #    the replica serves: the reload's own figure (`catalog reloaded …
-#    seconds=`: download, verify, check, swap) and from publication to the
-#    first 200 with the new body (that adds up to one poll interval, 1 s);
+#    seconds=`: download, verify, check, swap) and from publication (the
+#    rename of a file already copied beside it) to the first 200 with the
+#    new body (that adds up to one poll interval, 1 s, and its jitter);
 #  - the replica's peak RSS (VmHWM) after the swap, against the artifact's
 #    size: the old catalog and the new one are both held while it is
 #    checked;
@@ -52,8 +53,10 @@ CONF
 nginx -c "$work/nginx.conf"
 "$bin" keygen --out "$work/ci" >/dev/null 2>&1
 
-# publish <artifact>: puts it at the origin whole (a new file, renamed).
-publish() { cp "$1" "$work/www/.catalog.tmp" && mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"; }
+# stage <artifact>, then publish: puts it at the origin whole (copied
+# beside, then renamed: the rename is the publication).
+stage() { cp "$1" "$work/www/.catalog.tmp"; }
+publish() { mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"; }
 retitle() {
   python3 - "$1/$2.json" "$3" <<'PY'
 import json, sys
@@ -88,19 +91,22 @@ for size in $SIZES; do
   retitle "$catalog" "$slug" "Published while served"
   "$bin" build "$catalog" -o "$work/two.fcat" --sign-key "$work/ci.key" --sequence 2 --previous "$work/one.fcat" 2>/dev/null
   bytes=$(stat -c %s "$work/one.fcat")
-  publish "$work/one.fcat"
+  stage "$work/one.fcat"
+  publish
   rm -rf "$work/state"
 
   start=$(now)
   replica "$slug"
   started=$(seconds "$start" "$(now)")
+  stage "$work/two.fcat"
   sleep 1
   start=$(now)
-  publish "$work/two.fcat"
+  publish
   until curl -fs "http://$ADDR$PRODUCTS/$slug" | grep -q "Published while served"; do sleep 0.01; done
   published=$(seconds "$start" "$(now)")
   sleep 0.5
   reload=$(grep -o 'catalog reloaded.*seconds=[0-9.]*' "$work/serve.log" | tail -n 1 | sed 's/.*seconds=//' || true)
+  reload=$(printf '%.2f' "${reload:-0}")
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
   stop
 

@@ -1299,6 +1299,8 @@ struct Published {
     fault: Fault,
     requests: usize,
     not_modified: usize,
+    /// Whole bodies sent (200s without a fault).
+    downloads: usize,
 }
 
 /// A web server on loopback serving one artifact with a strong ETag, as
@@ -1318,6 +1320,7 @@ impl Origin {
             fault: Fault::None,
             requests: 0,
             not_modified: 0,
+            downloads: 0,
         }));
         let shared = std::sync::Arc::clone(&published);
         std::thread::spawn(move || {
@@ -1338,7 +1341,12 @@ impl Origin {
                 let etag = format!("\"{}\"", hex(&sha2_digest(&state.body)));
                 let response: Vec<u8> = match state.fault {
                     Fault::Down => continue,
-                    _ if head.contains(&format!("if-none-match: {etag}")) => {
+                    _ if head
+                        .lines()
+                        .filter_map(|line| line.strip_prefix("if-none-match:"))
+                        .flat_map(|list| list.split(','))
+                        .any(|tag| tag.trim() == etag) =>
+                    {
                         state.not_modified += 1;
                         format!("HTTP/1.1 304 Not Modified\r\netag: {etag}\r\nconnection: close\r\n\r\n").into_bytes()
                     }
@@ -1352,6 +1360,7 @@ impl Origin {
                         )
                         .into_bytes();
                         let sent = if let Fault::Cut(n) = fault { n } else { state.body.len() };
+                        state.downloads += usize::from(fault == Fault::None);
                         response.extend_from_slice(&state.body[..sent.min(state.body.len())]);
                         response
                     }
@@ -1371,6 +1380,10 @@ impl Origin {
 
     fn fault(&self, fault: Fault) {
         self.published.lock().expect("origin state").fault = fault;
+    }
+
+    fn downloads(&self) -> usize {
+        self.published.lock().expect("origin state").downloads
     }
 
     fn counts(&self) -> (usize, usize) {
@@ -1481,10 +1494,15 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
         ("a 10 GB claim", build(8, "Release eight", "ci", &[]), Fault::Huge, "over the limit of"),
     ];
     for (what, body, fault, reason) in cases {
-        let from = server.log_len();
+        let (from, downloads) = (server.log_len(), origin.downloads());
         origin.publish(body, fault);
         server.wait_for_log_after(from, reason);
         assert!(server.product().contains("Release two"), "{what}: the catalog being served stays");
+        if fault == Fault::None {
+            // Refused once, then not downloaded again while the origin holds it.
+            server.wait_for_log_after(from, "the origin still holds the artifact refused before");
+            assert_eq!(origin.downloads(), downloads + 1, "{what}: downloaded once");
+        }
     }
     assert!(!server.log_has("manifest is invalid"), "an artifact's problems are summed up as an artifact's");
     let (_, metrics) = server.fetch("/metrics");

@@ -110,8 +110,18 @@ fn pull(
         (Ok(Fetched::Unchanged), None, None) => Err(problem(&origin.to_string(), "answered 304 to no ETag".to_owned())),
         (Ok(Fetched::New(download)), _, _) => {
             let file = origin.to_string();
-            let catalog = ResponseCatalog::open_with(download.path(), open).map_err(|errors| renamed(errors, &file))?;
-            let catalog = admitted(catalog, &file, replica, current)?;
+            let checked = ResponseCatalog::open_with(download.path(), open)
+                .map_err(|errors| LoadError::Catalog(renamed(errors, &file)))
+                .and_then(|catalog| admitted(catalog, &file, replica, current));
+            let catalog = match checked {
+                Ok(catalog) => catalog,
+                Err(LoadError::Catalog(errors)) => {
+                    let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+                    origin.refuse(&download, reason);
+                    return Err(LoadError::Catalog(errors));
+                }
+                Err(other) => return Err(other),
+            };
             origin.keep(download).map_err(|e| problem(&file, format!("cannot keep the download: {e}")))?;
             Ok(Some(catalog))
         }

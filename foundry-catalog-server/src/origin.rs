@@ -21,6 +21,10 @@ pub(crate) struct Origin {
     url: String,
     state_dir: PathBuf,
     agent: ureq::Agent,
+    /// The ETag of the last artifact refused, and why: asked with
+    /// `If-None-Match` too, so an origin that still holds it answers 304
+    /// and it is not downloaded again at every poll.
+    refused: std::sync::Mutex<Option<(String, String)>>,
 }
 
 /// What one poll of the origin found.
@@ -63,7 +67,7 @@ impl Origin {
             .user_agent(concat!("foundry-catalog-server/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
-        Origin { url: url.to_owned(), state_dir: state_dir.to_owned(), agent }
+        Origin { url: url.to_owned(), state_dir: state_dir.to_owned(), agent, refused: Default::default() }
     }
 
     /// The last good artifact kept in the state folder, if any.
@@ -74,28 +78,41 @@ impl Origin {
 
     /// Asks the origin for the artifact: `If-None-Match` with the last
     /// good one's ETag when `have` (an artifact is held that the ETag
-    /// names). A body over `max_len` bytes (by its `Content-Length`, or as
-    /// it arrives), a status other than 200 or 304, a cut connection or a
-    /// timeout is an error, and leaves no file behind.
+    /// names), and with the ETag of the last one refused. A body over
+    /// `max_len` bytes (by its `Content-Length`, or as it arrives), a
+    /// status other than 200 or 304, a cut connection or a timeout is an
+    /// error, and leaves no file behind; so is a 304 naming the artifact
+    /// refused before (it is not downloaded again).
     pub(crate) fn fetch(&self, max_len: u64, have: bool) -> Result<Fetched, String> {
         let mut request = self.agent.get(&self.url);
-        let etag = std::fs::read_to_string(self.state_dir.join(LAST_GOOD_ETAG)).ok();
-        if have && let Some(etag) = etag.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
-            request = request.header("If-None-Match", etag);
+        let good = std::fs::read_to_string(self.state_dir.join(LAST_GOOD_ETAG)).ok().filter(|_| have);
+        let good = good.as_deref().map(str::trim).filter(|e| !e.is_empty());
+        let refused = self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let known: Vec<&str> = good.into_iter().chain(refused.as_ref().map(|(etag, _)| etag.as_str())).collect();
+        if !known.is_empty() {
+            request = request.header("If-None-Match", known.join(", "));
         }
         let mut response = request.call().map_err(|e| format!("cannot reach the origin: {e}"))?;
         let status = response.status().as_u16();
-        match status {
-            304 if have => return Ok(Fetched::Unchanged),
-            200 => {}
-            _ => return Err(format!("the origin answered {}", response.status())),
-        }
         let etag = response
             .headers()
             .get("etag")
             .and_then(|v| v.to_str().ok())
             .filter(|v| v.len() <= 1024 && !v.contains(['\r', '\n']))
             .map(str::to_owned);
+        match status {
+            304 => {
+                return match refused {
+                    Some((refused, reason)) if etag.as_deref() == Some(&refused) || good.is_none() => {
+                        Err(format!("the origin still holds the artifact refused before ({reason})"))
+                    }
+                    _ if good.is_some() => Ok(Fetched::Unchanged),
+                    _ => Err("the origin answered 304 to nothing asked".to_owned()),
+                };
+            }
+            200 => {}
+            _ => return Err(format!("the origin answered {}", response.status())),
+        }
         let announced = response.body().content_length();
         if let Some(len) = announced.filter(|&len| len > max_len) {
             return Err(format!(
@@ -114,8 +131,17 @@ impl Origin {
         Ok(Fetched::New(download))
     }
 
+    /// Remembers that `download` was refused, and why: while the origin
+    /// holds it, polls are answered 304 and fail with `reason`.
+    pub(crate) fn refuse(&self, download: &Download, reason: String) {
+        if let Some(etag) = &download.etag {
+            *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((etag.clone(), reason));
+        }
+    }
+
     /// Keeps a checked download as the last good artifact, with its ETag.
     pub(crate) fn keep(&self, download: Download) -> io::Result<()> {
+        *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let etag_file = self.state_dir.join(LAST_GOOD_ETAG);
         // The old ETag goes first: an ETag never names another file.
         match std::fs::remove_file(&etag_file) {
