@@ -979,9 +979,13 @@ fn read_file(file: &std::fs::File, max_len: u64) -> Result<(Vec<u8>, u32), Artif
     Header::parse(&prefix[..prefix_len], len)?;
     let too_much = || ArtifactError::Read(format!("cannot take {len} bytes of memory to read it"));
     let len = usize::try_from(len).map_err(|_| too_much())?;
-    let mut bytes = Vec::new();
-    bytes.try_reserve_exact(len).map_err(|_| too_much())?;
-    bytes.resize(len, 0);
+    // Asked first, fallibly, so memory the system cannot give is an error
+    // (a running server keeps its catalog), then taken zeroed: calloc's
+    // fresh pages are zeroed by the kernel as the reading threads first
+    // touch them, where filling a reserved Vec would write every byte once
+    // more, on one thread.
+    Vec::<u8>::new().try_reserve_exact(len).map_err(|_| too_much())?;
+    let mut bytes = vec![0; len];
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let piece = len.div_ceil(threads).next_multiple_of(BLOCK).max(BLOCK);
     let crcs: Vec<std::io::Result<crc32fast::Hasher>> = std::thread::scope(|scope| {
