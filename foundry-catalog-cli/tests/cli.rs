@@ -1529,6 +1529,14 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
     let again = Server::start(&[&args[..6], &["--poll-interval", "1h"]].concat());
     assert!(again.product().contains("Release two"));
     assert_eq!(origin.counts(), (requests + 1, not_modified + 1), "one request, answered 304");
+    drop(again);
+
+    // The origin holding an artifact it must refuse (an older one): a
+    // restart serves the last good one rather than nothing.
+    origin.publish(build(1, "Release one", "ci", &[]), Fault::None);
+    let refused = Server::start(&[&args[..6], &["--poll-interval", "1h"]].concat());
+    assert!(refused.product().contains("Release two"));
+    assert!(refused.log_has("the origin's artifact is refused"), "the log says why");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&work);
 }

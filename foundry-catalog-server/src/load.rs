@@ -108,7 +108,7 @@ fn pull(
             from_last_good(&last_good)
         }
         (Ok(Fetched::Unchanged), None, None) => Err(problem(&origin.to_string(), "answered 304 to no ETag".to_owned())),
-        (Ok(Fetched::New(download)), _, _) => {
+        (Ok(Fetched::New(download)), _, last_good) => {
             let file = origin.to_string();
             let checked = ResponseCatalog::open_with(download.path(), open)
                 .map_err(|errors| LoadError::Catalog(renamed(errors, &file)))
@@ -117,7 +117,25 @@ fn pull(
                 Ok(catalog) => catalog,
                 Err(LoadError::Catalog(errors)) => {
                     let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
-                    origin.refuse(&download, reason);
+                    // Refused for what it is, not for what this process
+                    // could not do (read it, or find the memory): those
+                    // are tried again at the next poll.
+                    let transient = errors
+                        .errors
+                        .iter()
+                        .any(|e| matches!(e, CatalogError::Artifact { error: ArtifactError::Read(_), .. }));
+                    if !transient {
+                        origin.refuse(&download, reason.clone());
+                    }
+                    // At start, what was served last time beats nothing.
+                    if let (None, Some(last_good)) = (current, last_good) {
+                        tracing::warn!(
+                            origin = %origin,
+                            "the origin's artifact is refused ({reason}); serving the last good one, {}",
+                            last_good.display()
+                        );
+                        return from_last_good(&last_good);
+                    }
                     return Err(LoadError::Catalog(errors));
                 }
                 Err(other) => return Err(other),
