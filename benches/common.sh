@@ -1,6 +1,7 @@
-# Shared by benches/scale.sh and benches/rebuild.sh (sourced, not run):
-# the release binary, a work folder removed on exit with any server
-# still running, clock helpers, and a server started and waited for.
+# Shared by benches/scale.sh, benches/rebuild.sh and benches/replica.sh
+# (sourced, not run): the release binary, a work folder removed on exit
+# with any server still running, clock helpers, a server started and
+# waited for, and a manifest retitled.
 #
 # Needs ADDR and PRODUCTS set by the script that sources it.
 
@@ -24,4 +25,15 @@ serve() {
     kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
     sleep 0.01
   done
+}
+
+# retitle <dir> <slug> <title>: edits one manifest's title in place.
+retitle() {
+  python3 - "$1/$2.json" "$3" <<'PY'
+import json, sys
+path, title = sys.argv[1], sys.argv[2]
+manifest = json.load(open(path))
+manifest["title"] = title
+json.dump(manifest, open(path, "w"))
+PY
 }

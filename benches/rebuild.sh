@@ -36,16 +36,6 @@ timed() {
   echo "$s $((kib / 1024))"
 }
 
-# retitle <dir> <slug> <title>: edits one manifest's title in place.
-retitle() {
-  python3 - "$1/$2.json" "$3" <<'PY'
-import json, sys
-path, title = sys.argv[1], sys.argv[2]
-manifest = json.load(open(path))
-manifest["title"] = title
-json.dump(manifest, open(path, "w"))
-PY
-}
 
 echo "foundry-catalog rebuild benchmark, $(nproc) cores, $(date -u +%F)"
 echo

@@ -57,15 +57,6 @@ nginx -c "$work/nginx.conf"
 # beside, then renamed: the rename is the publication).
 stage() { cp "$1" "$work/www/.catalog.tmp"; }
 publish() { mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"; }
-retitle() {
-  python3 - "$1/$2.json" "$3" <<'PY'
-import json, sys
-path, title = sys.argv[1], sys.argv[2]
-manifest = json.load(open(path))
-manifest["title"] = title
-json.dump(manifest, open(path, "w"))
-PY
-}
 # replica <slug>: starts the replica (its log at INFO, for the reload's
 # figure) and returns once <slug> answers 200.
 replica() {

@@ -286,13 +286,15 @@ pub struct Config {
     /// (written as for --max-artifact-bytes): a larger one is a problem of
     /// the build, never read.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_MANIFEST_BYTES", value_name = "BYTES",
-        value_parser = parse_size, default_value = "16MiB"))]
+        value_parser = parse_size,
+        default_value = cli::show_size(foundry_catalog_serving::catalog::DEFAULT_MAX_MANIFEST_LEN)))]
     pub max_manifest_bytes: u64,
     /// The largest artifact file loaded, in bytes (suffixes KiB, MiB, GiB
     /// and K, M, G, as powers of 1,024): a larger one is refused before
     /// anything is read, and on reload the old catalog keeps serving.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_ARTIFACT_BYTES", value_name = "BYTES",
-        value_parser = parse_size, default_value = "8GiB"))]
+        value_parser = parse_size,
+        default_value = cli::show_size(foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN)))]
     pub max_artifact_bytes: u64,
     /// Reload the catalog when it changes on disk: the artifact file, or a
     /// `*.json` file of the manifest folder or of a record-type definition
@@ -517,6 +519,15 @@ mod cli {
     /// A default duration as [`duration`] reads it.
     pub(super) fn show(duration: Duration) -> String {
         humantime::format_duration(duration).to_string()
+    }
+
+    /// A default size as [`super::parse_size`] reads it: `8GiB`, `16MiB`,
+    /// or bytes when no unit divides it.
+    pub(super) fn show_size(bytes: u64) -> String {
+        let unit = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")]
+            .into_iter()
+            .find(|&(shift, _)| bytes >= 1 << shift && bytes.is_multiple_of(1 << shift));
+        unit.map_or_else(|| bytes.to_string(), |(shift, name)| format!("{}{name}", bytes >> shift))
     }
 
     /// A verify key file, read when the arguments are.
