@@ -71,7 +71,13 @@ impl ProductResponse {
     /// passes, reads it into the typed model (the derived keys, checked by
     /// the validator, are dropped).
     pub fn from_value(body: &Value) -> Result<ProductResponse, Violations> {
-        let violations = crate::conformance::validate(body);
+        ProductResponse::from_value_with(body, &[])
+    }
+
+    /// [`ProductResponse::from_value`], knowing `record_types` besides the
+    /// shipped ones (as [`crate::conformance::validate_with`] does).
+    pub fn from_value_with(body: &Value, record_types: &[RecordSchema]) -> Result<ProductResponse, Violations> {
+        let violations = crate::conformance::validate_with(body, record_types);
         if !violations.is_empty() {
             return Err(Violations(violations));
         }

@@ -6,6 +6,7 @@
 //! foundry-catalog check <file-or-url>…
 //! foundry-catalog schemas [--dir schema] [--check]
 //! foundry-catalog build <MANIFEST_DIR> (-o <FILE> | --check) [--previous <FILE>] [--sign-key <NAME.key>]
+//! foundry-catalog pages <MANIFEST_DIR|FILE> --out-dir <OUT> [--site-url URL] [--templates DIR]
 //! foundry-catalog keygen --out <NAME>
 //! foundry-catalog serve [--addr 127.0.0.1:8080] [--catalog DIR|FILE] [--verify-key <NAME.pub>]
 //! foundry-catalog diff <OLD> <NEW> | --base <REV> <NEW> [--mode backward|forward|full] [--format text|json]
@@ -28,6 +29,7 @@ mod build;
 mod check;
 mod diff;
 mod keygen;
+mod pages;
 mod preview;
 mod record_types;
 mod render;
@@ -53,6 +55,7 @@ enum Command {
     Render(render::Args),
     Check(check::Args),
     Build(build::Args),
+    Pages(pages::Args),
     Keygen(keygen::Args),
     Schemas(schemas::Args),
     Serve(serve::Args),
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Render(args) => render::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::run(&args),
+        Command::Pages(args) => pages::run(&args),
         Command::Keygen(args) => keygen::run(&args),
         Command::Schemas(args) => schemas::run(&args),
         Command::Serve(args) => serve::run(args),

@@ -1,0 +1,119 @@
+//! `foundry-catalog pages`: the product pages of a catalog, its sitemap
+//! and robots.txt, as files for any static web server.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use foundry_catalog::response::ProductResponse;
+use foundry_catalog_core::RecordSchema;
+use foundry_catalog_pages::{Pages, Site, sitemap};
+use foundry_catalog_serving::catalog::{Builder, ResponseCatalog};
+
+use crate::{BROKEN, USAGE, fail};
+
+/// Write the HTML page of every product (at its canonical_path), the
+/// sitemap and robots.txt.
+///
+/// The catalog is a folder of manifests (built and checked as `build`
+/// does) or an artifact file. Each page is rendered from the product's
+/// JSON body, with the templates compiled in or those of --templates.
+/// Files written: OUT/<route>/<slug>.html, OUT/404.html, OUT/robots.txt
+/// and, with --site-url, OUT/sitemap.xml (and OUT/sitemap-N.xml past
+/// 50,000 pages). A static server maps /<route>/<slug> to the .html file
+/// (nginx: `try_files $uri $uri.html =404;`).
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// A folder of product manifests, or an artifact file written by
+    /// `foundry-catalog build`.
+    #[arg(value_name = "DIR|FILE")]
+    catalog: PathBuf,
+    /// Where to write the pages.
+    #[arg(long, value_name = "OUT")]
+    out_dir: PathBuf,
+    /// The public site's URL (https://catalog.example.com): canonical
+    /// links and JSON-LD become absolute, and the sitemap is written
+    /// (it takes absolute URLs only).
+    #[arg(long, value_name = "URL", value_parser = |s: &str| Site::new(s))]
+    site_url: Option<Site>,
+    /// A folder of templates replacing the defaults of the same name
+    /// (base.html, product.html, not_found.html, style.css).
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
+    #[command(flatten)]
+    record_types: crate::record_types::RecordTypeDirs,
+}
+
+pub(crate) fn run(args: &Args) -> ExitCode {
+    let site = args.site_url.clone().unwrap_or_else(Site::unknown);
+    let pages = match &args.templates {
+        None => Pages::new(site),
+        Some(dir) => match Pages::from_dir(site, dir) {
+            Ok(pages) => pages,
+            Err(e) => return fail(BROKEN, e),
+        },
+    };
+    let loaded = match args.record_types.load() {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let catalog = if args.catalog.is_dir() {
+        Builder::new().record_types(loaded.clone()).build_dir(&args.catalog)
+    } else {
+        ResponseCatalog::open(&args.catalog)
+    };
+    let catalog = match catalog {
+        Ok(catalog) => catalog,
+        Err(errors) => {
+            eprintln!("{errors}");
+            return ExitCode::from(BROKEN);
+        }
+    };
+    match write_site(&catalog, &pages, &loaded, &args.out_dir) {
+        Ok(written) => {
+            eprintln!("wrote {}: {written} pages, site {}", args.out_dir.display(), pages.site());
+            ExitCode::SUCCESS
+        }
+        Err((code, message)) => fail(code, message),
+    }
+}
+
+/// Writes every file; returns how many product pages.
+fn write_site(
+    catalog: &ResponseCatalog,
+    pages: &Pages,
+    record_types: &[RecordSchema],
+    out: &Path,
+) -> Result<usize, (u8, String)> {
+    let mut entries = Vec::new();
+    let slugs = catalog.slugs();
+    for slug in &slugs {
+        let body = catalog.get(slug).map(|entry| entry.body()).unwrap_or_default();
+        let record = serde_json::from_slice(&body)
+            .map_err(|e| e.to_string())
+            .and_then(|body| ProductResponse::from_value_with(&body, record_types).map_err(|e| e.to_string()))
+            .map_err(|e| (BROKEN, format!("{slug}: the body does not read as a record: {e}")))?
+            .data;
+        let html = pages.product(&record).map_err(|e| (BROKEN, e.to_string()))?;
+        write(out, &format!("{}.html", record.canonical_path()), html.as_bytes())?;
+        entries.extend(sitemap::Entry::of(&record));
+    }
+    let not_found = pages.not_found().map_err(|e| (BROKEN, e.to_string()))?;
+    write(out, "/404.html", not_found.as_bytes())?;
+    write(out, "/robots.txt", sitemap::robots(pages.site()).as_bytes())?;
+    for file in sitemap::files(pages.site(), entries) {
+        write(out, &file.path, file.xml.as_bytes())?;
+    }
+    Ok(slugs.len())
+}
+
+/// Writes `bytes` at the site path `path` (`/actors/x.html`) under `out`,
+/// creating folders; the file is created exclusively and renamed into
+/// place.
+fn write(out: &Path, path: &str, bytes: &[u8]) -> Result<(), (u8, String)> {
+    let file = out.join(path.trim_start_matches('/'));
+    let write = |f: &mut std::fs::File| std::io::Write::write_all(f, bytes);
+    file.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| foundry_catalog_serving::files::replace(&file, write))
+        .map_err(|e| (USAGE, format!("{}: cannot write: {e}", file.display())))
+}

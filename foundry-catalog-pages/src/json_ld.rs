@@ -1,0 +1,140 @@
+//! JSON-LD (schema.org) of a product page, serialized from the typed
+//! record and made safe to place inside `<script type="application/ld+json">`.
+//!
+//! | route | `@type` | from the record |
+//! |---|---|---|
+//! | `datasets` | [`Dataset`](https://schema.org/Dataset) | `name`, `description`, `url`, `identifier`, `dateModified`, `keywords`, `audience`, `variableMeasured` (the schema preview's fields), `distribution` (the JSON endpoint), `offers` |
+//! | `actors` | [`SoftwareApplication`](https://schema.org/SoftwareApplication) | `name`, `description`, `url`, `identifier`, `dateModified`, `applicationCategory`, `applicationSubCategory` (`Data extraction actor`), `operatingSystem`, `featureList`, `audience`, `offers` |
+//! | `automation` | [`SoftwareApplication`](https://schema.org/SoftwareApplication) | the same, `applicationSubCategory` `Automation connector` |
+//!
+//! An actor and an automation connector are software a buyer runs, sold
+//! through marketplaces: `SoftwareApplication` with its `offers` is what
+//! search engines read for such a product. Each published listing is one
+//! `Offer` (its `url`, the marketplace as `seller`, the pricing hint's
+//! currency and model); the primary listing comes first. [`REQUIRED`]
+//! names the properties every page's JSON-LD has.
+
+use foundry_catalog::product::{ProductRecord, Route};
+use serde_json::{Value, json};
+
+use crate::Site;
+
+/// The properties the JSON-LD of every page of a route has (`offers` only
+/// when the product has a listing); the browser test in CI checks them.
+pub const REQUIRED: [(&str, &str, &[&str]); 3] = [
+    ("datasets", "Dataset", &["name", "description", "url", "identifier", "dateModified", "variableMeasured"]),
+    ("actors", "SoftwareApplication", &["name", "description", "url", "applicationCategory", "operatingSystem"]),
+    ("automation", "SoftwareApplication", &["name", "description", "url", "applicationCategory", "operatingSystem"]),
+];
+
+/// The schema.org type of a route's pages.
+pub fn schema_type(route: Route) -> &'static str {
+    match route {
+        Route::Datasets => "Dataset",
+        Route::Actors | Route::Automation => "SoftwareApplication",
+    }
+}
+
+/// The JSON-LD object of `record`'s page on `site`.
+pub fn object(record: &ProductRecord, site: &Site) -> Value {
+    let mut listings: Vec<_> = record.marketplaces.iter().collect();
+    listings.sort_by_key(|l| !l.primary);
+    let offers: Vec<Value> = listings
+        .iter()
+        .map(|listing| {
+            json!({
+                "@type": "Offer",
+                "url": listing.url,
+                "seller": {"@type": "Organization", "name": listing.label},
+                "priceCurrency": record.pricing_hint.currency.to_string(),
+                "description": record.pricing_hint.model,
+            })
+        })
+        .collect();
+    let audience: Vec<Value> =
+        record.target_audiences.iter().map(|a| json!({"@type": "Audience", "audienceType": a})).collect();
+    let mut object = json!({
+        "@context": "https://schema.org",
+        "@type": schema_type(record.route),
+        "name": record.title,
+        "description": record.seo.description,
+        "url": site.url(&record.canonical_path()),
+        "identifier": record.slug.to_string(),
+        "dateModified": record.last_updated_at.as_str(),
+    });
+    if let Some(map) = object.as_object_mut() {
+        match record.route {
+            Route::Datasets => {
+                map.insert("keywords".into(), json!(record.use_cases));
+                map.insert(
+                    "variableMeasured".into(),
+                    record
+                        .schema_preview
+                        .fields
+                        .iter()
+                        .map(|f| json!({"@type": "PropertyValue", "name": f.name, "description": f.description}))
+                        .collect(),
+                );
+                map.insert(
+                    "distribution".into(),
+                    json!([{
+                        "@type": "DataDownload",
+                        "encodingFormat": "application/json",
+                        "contentUrl": site.url(&record.api_path()),
+                    }]),
+                );
+            }
+            Route::Actors | Route::Automation => {
+                let sub = if record.route == Route::Actors { "Data extraction actor" } else { "Automation connector" };
+                map.insert("applicationCategory".into(), json!("BusinessApplication"));
+                map.insert("applicationSubCategory".into(), json!(sub));
+                map.insert("operatingSystem".into(), json!("Web"));
+                map.insert("featureList".into(), json!(record.use_cases));
+            }
+        }
+        if !audience.is_empty() {
+            map.insert("audience".into(), Value::Array(audience.clone()));
+        }
+        if !offers.is_empty() {
+            map.insert("offers".into(), Value::Array(offers.clone()));
+        }
+    }
+    object
+}
+
+/// [`object`] as text to place inside `<script
+/// type="application/ld+json">`: `<`, `>` and `&` are written as JSON
+/// escapes (`\u003c`…), so no value can close the script element or open
+/// a comment, and the JSON reads the same.
+pub fn script(record: &ProductRecord, site: &Site) -> String {
+    escape_for_script(&object(record, site).to_string())
+}
+
+/// JSON text with `<`, `>` and `&` escaped (they can only occur inside
+/// strings, where the escapes mean the same characters).
+fn escape_for_script(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape_for_script;
+
+    #[test]
+    fn a_value_cannot_close_the_script() {
+        let json = serde_json::json!({"name": "</script><script>alert(1)</script><!-- & more"}).to_string();
+        let escaped = escape_for_script(&json);
+        assert!(!escaped.contains('<') && !escaped.contains('>') && !escaped.contains('&'), "{escaped}");
+        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back.to_string(), json);
+    }
+}

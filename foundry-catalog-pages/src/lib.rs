@@ -1,0 +1,43 @@
+//! # foundry-catalog-pages
+//!
+//! The public site's page of every product record, at the record's
+//! `canonical_path` (`/datasets/<slug>`, `/actors/<slug>`,
+//! `/automation/<slug>`), rendered from the same typed record as its JSON
+//! body: `<title>` and meta description from `seo`, a canonical link,
+//! `noindex` where `seo.noindex` says so, JSON-LD of the fitting
+//! schema.org type ([`json_ld`]), the summary and buyer outcome, the
+//! marketplace listings (the primary call to action first), availability,
+//! and the sample rows as a table under the schema preview's field names.
+//! Beside the pages: the sitemap ([`sitemap`]) and `robots.txt`.
+//!
+//! Pages come from [Jinja2 templates](https://docs.rs/minijinja) with
+//! HTML autoescaping. The defaults are compiled in; a catalog team
+//! replaces any of them with a folder of its own
+//! ([`Pages::from_dir`]). A template that does not parse, or that names
+//! something the context does not hold, is an error naming its file and
+//! line, with a hint. The same record and templates give the same bytes.
+//!
+//! ```
+//! use foundry_catalog_pages::{Pages, Site};
+//!
+//! let site = Site::new("https://catalog.example.com").unwrap();
+//! let pages = Pages::new(site);
+//! let (_, manifest) = foundry_catalog::examples::MANIFESTS[0];
+//! let record = foundry_catalog::product::ProductManifest::from_json(manifest).unwrap().build().unwrap();
+//! let html = pages.product(&record).unwrap();
+//! assert!(html.contains(r#"<link rel="canonical" href="https://catalog.example.com/"#));
+//! ```
+//!
+//! What a template sees, and how to write your own: docs/pages.md.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod json_ld;
+mod render;
+mod site;
+pub mod sitemap;
+mod templates;
+
+pub use render::{PageError, Pages};
+pub use site::{InvalidSite, Site};

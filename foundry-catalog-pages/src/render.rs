@@ -1,0 +1,259 @@
+//! Rendering: the template environment, the context a page template
+//! sees, and errors that name the template's file and line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use foundry_catalog::product::{ProductRecord, Route};
+use minijinja::{AutoEscape, Environment, ErrorKind, Output, State, UndefinedBehavior, Value};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::templates::{DEFAULTS, read_dir};
+use crate::{Site, json_ld};
+
+/// The templates every environment must have (a folder may replace each).
+const PRODUCT: &str = "product.html";
+const NOT_FOUND: &str = "not_found.html";
+
+/// Renders product pages and the not-found page from templates.
+pub struct Pages {
+    env: Environment<'static>,
+    site: Site,
+    /// Where each template replaced from a folder was read (for errors).
+    files: BTreeMap<String, PathBuf>,
+    /// [`Pages::digest`].
+    digest: String,
+}
+
+impl std::fmt::Debug for Pages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pages").field("site", &self.site).field("files", &self.files).finish_non_exhaustive()
+    }
+}
+
+/// Why pages could not be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PageError {
+    /// A templates folder or file could not be read.
+    #[error("{}: {reason}", file.display())]
+    Read {
+        /// The file or folder.
+        file: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A template does not parse, or failed while rendering.
+    #[error("{file}:{line}: {message}{}; hint: {hint}", slug.as_ref().map(|s| format!(" (rendering the page of {s})")).unwrap_or_default())]
+    Template {
+        /// The template's file (its path when read from a folder, else
+        /// its name among the defaults).
+        file: String,
+        /// The line (1-based; 0 when the engine does not say).
+        line: usize,
+        /// What is wrong.
+        message: String,
+        /// What to do about it.
+        hint: &'static str,
+        /// The product being rendered, when it failed while rendering.
+        slug: Option<String>,
+    },
+}
+
+/// What a page template sees as `page`, besides the record as `product`.
+#[derive(Serialize)]
+struct PageContext<'a> {
+    /// The canonical link: the absolute URL when the site is known.
+    canonical_url: String,
+    /// The schema.org JSON-LD, safe to place in a script element.
+    json_ld: Value,
+    /// `Dataset`, `Actor`, `Automation connector`.
+    kind: &'static str,
+    /// The marketplace listings, the primary one first.
+    listings: Vec<&'a foundry_catalog::product::MarketplaceListing>,
+    /// The schema preview's fields: the sample table's columns.
+    columns: &'a [foundry_catalog::preview::FieldPreview],
+    /// The sample rows, one cell per column.
+    rows: Vec<Vec<Cell>>,
+}
+
+/// One cell of the sample table.
+#[derive(Serialize)]
+struct Cell {
+    /// The value: a string as it is, anything else as compact JSON.
+    text: String,
+    /// Whether the row has no value for the column.
+    missing: bool,
+}
+
+impl Pages {
+    /// Pages from the default templates.
+    pub fn new(site: Site) -> Pages {
+        // The defaults parse: a test renders every example with them.
+        Pages::with(site, Vec::new()).unwrap_or_else(|e| panic!("the default templates are broken: {e}"))
+    }
+
+    /// Pages from the templates in `dir`, each replacing the default of
+    /// the same name (`base.html`, `product.html`, `not_found.html`,
+    /// `style.css`); other `.html` and `.css` files may be included or
+    /// extended. A file that is not a regular file, not UTF-8, over
+    /// 1 MiB, or a template that does not parse is an error naming it.
+    pub fn from_dir(site: Site, dir: &Path) -> Result<Pages, PageError> {
+        Pages::with(site, read_dir(dir)?)
+    }
+
+    fn with(site: Site, replaced: Vec<crate::templates::TemplateFile>) -> Result<Pages, PageError> {
+        let mut sources: BTreeMap<String, String> =
+            DEFAULTS.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
+        let mut files = BTreeMap::new();
+        for file in replaced {
+            sources.insert(file.name.clone(), file.text);
+            files.insert(file.name, file.path);
+        }
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_trim_blocks(true);
+        env.set_lstrip_blocks(true);
+        env.set_formatter(escape_as_markup);
+        let mut hasher = Sha256::new();
+        let mut part = |bytes: &[u8]| {
+            hasher.update((bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        };
+        part(concat!("foundry-catalog-pages ", env!("CARGO_PKG_VERSION")).as_bytes());
+        part(site.url("").as_bytes());
+        for (name, text) in &sources {
+            part(name.as_bytes());
+            part(text.as_bytes());
+        }
+        let digest = hex::encode(hasher.finalize().as_slice());
+        let mut pages = Pages { env: Environment::new(), site, files, digest };
+        for (name, text) in sources {
+            env.add_template_owned(name, text).map_err(|e| pages.error(&e, None))?;
+        }
+        pages.env = env;
+        Ok(pages)
+    }
+
+    /// The site the pages link to.
+    pub fn site(&self) -> &Site {
+        &self.site
+    }
+
+    /// The SHA-256 (hex) of everything that renders a page besides the
+    /// record: this crate's version, the site and every template. Two
+    /// `Pages` with the same digest render the same record to the same
+    /// bytes.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// The page of `record`, at its `canonical_path`.
+    pub fn product(&self, record: &ProductRecord) -> Result<String, PageError> {
+        let mut listings: Vec<_> = record.marketplaces.iter().collect();
+        listings.sort_by_key(|l| !l.primary);
+        let columns = record.schema_preview.fields.as_slice();
+        let rows = record
+            .sample
+            .rows
+            .iter()
+            .map(|row| {
+                columns
+                    .iter()
+                    .map(|column| match row.get(&column.name) {
+                        None => Cell { text: String::new(), missing: true },
+                        Some(serde_json::Value::String(text)) => Cell { text: text.clone(), missing: false },
+                        Some(value) => Cell { text: value.to_string(), missing: false },
+                    })
+                    .collect()
+            })
+            .collect();
+        let page = PageContext {
+            canonical_url: self.site.url(&record.canonical_path()),
+            json_ld: Value::from_safe_string(json_ld::script(record, &self.site)),
+            kind: match record.route {
+                Route::Datasets => "Dataset",
+                Route::Actors => "Actor",
+                Route::Automation => "Automation connector",
+            },
+            listings,
+            columns,
+            rows,
+        };
+        let context = minijinja::context! {
+            product => Value::from_serialize(record),
+            page => Value::from_serialize(&page),
+            site => self.site_context(),
+        };
+        self.render(PRODUCT, context, Some(record.slug.as_str()))
+    }
+
+    /// The page for a path no product has (served with 404).
+    pub fn not_found(&self) -> Result<String, PageError> {
+        self.render(NOT_FOUND, minijinja::context! { site => self.site_context() }, None)
+    }
+
+    fn site_context(&self) -> Value {
+        minijinja::context! { url => self.site.is_known().then(|| self.site.url("")) }
+    }
+
+    fn render(&self, name: &str, context: Value, slug: Option<&str>) -> Result<String, PageError> {
+        let template = self.env.get_template(name).map_err(|e| self.error(&e, slug))?;
+        template.render(context).map_err(|e| self.error(&e, slug))
+    }
+
+    /// A template error, naming the file and line where the engine says.
+    fn error(&self, e: &minijinja::Error, slug: Option<&str>) -> PageError {
+        let name = e.name().unwrap_or_default();
+        let file = self.files.get(name).map_or_else(|| name.to_owned(), |path| path.display().to_string());
+        let message = match e.detail() {
+            Some(detail) => format!("{}: {detail}", e.kind()),
+            None => e.kind().to_string(),
+        };
+        let hint = match e.kind() {
+            ErrorKind::SyntaxError => {
+                "check that every {% … %} tag is closed (endif, endfor, endblock) and every {{ … }} is whole"
+            }
+            ErrorKind::UndefinedError => {
+                "a page template sees `product` (the record, as its JSON body's data), `page` and `site`; see docs/pages.md"
+            }
+            ErrorKind::TemplateNotFound => {
+                "a template can extend or include base.html, product.html, not_found.html, style.css or another file of the templates folder"
+            }
+            ErrorKind::UnknownFilter | ErrorKind::UnknownFunction | ErrorKind::UnknownTest => {
+                "minijinja's built-in filters, tests and functions are available (docs.rs/minijinja)"
+            }
+            _ => "see docs/pages.md",
+        };
+        PageError::Template { file, line: e.line().unwrap_or(0), message, hint, slug: slug.map(str::to_owned) }
+    }
+}
+
+/// Autoescaping as Jinja2 (MarkupSafe) does it: a string placed in HTML
+/// has `&`, `<`, `>`, `"` and `'` escaped, and nothing else (minijinja's
+/// default also writes `/` as `&#x2f;`, which makes every URL in an
+/// `href` unreadable in the page source). Everything else is as
+/// minijinja writes it.
+fn escape_as_markup(out: &mut Output, state: &State, value: &Value) -> Result<(), minijinja::Error> {
+    match value.as_str() {
+        Some(text) if matches!(state.auto_escape(), AutoEscape::Html) && !value.is_safe() => {
+            let failed = |_| minijinja::Error::from(ErrorKind::WriteFailure);
+            let mut rest = text;
+            while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
+                out.write_str(&rest[..at]).map_err(failed)?;
+                let entity = match rest.as_bytes()[at] {
+                    b'&' => "&amp;",
+                    b'<' => "&lt;",
+                    b'>' => "&gt;",
+                    b'"' => "&quot;",
+                    _ => "&#39;",
+                };
+                out.write_str(entity).map_err(failed)?;
+                rest = &rest[at + 1..];
+            }
+            out.write_str(rest).map_err(failed)
+        }
+        _ => minijinja::escape_formatter(out, state, value),
+    }
+}

@@ -1,0 +1,182 @@
+//! The sitemap (<https://www.sitemaps.org/protocol.html>) and
+//! `robots.txt` of a catalog's pages.
+//!
+//! Every page that is not `noindex` is listed once, by its absolute URL,
+//! with `lastmod` the record's `last_updated_at` (never the build's
+//! clock). Up to [`MAX_URLS`] URLs (and [`MAX_BYTES`] bytes) the sitemap
+//! is one file, `/sitemap.xml`; past either, `/sitemap.xml` is a sitemap
+//! index naming `/sitemap-1.xml`, `/sitemap-2.xml`, … as the protocol
+//! says. URLs are in the order of their paths, so the same records give
+//! the same files.
+
+use foundry_catalog::product::ProductRecord;
+
+use crate::Site;
+
+/// The most URLs one sitemap file lists (the protocol's limit).
+pub const MAX_URLS: usize = 50_000;
+
+/// The most bytes one sitemap file holds, uncompressed (the protocol's
+/// limit, 50 MiB).
+pub const MAX_BYTES: usize = 50 * 1024 * 1024;
+
+/// The path of the sitemap (or of the sitemap index).
+pub const PATH: &str = "/sitemap.xml";
+
+/// One page the sitemap lists.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Entry {
+    /// The page's path (`canonical_path`).
+    pub path: String,
+    /// `lastmod`: the record's `last_updated_at` (W3C Datetime).
+    pub lastmod: String,
+}
+
+impl Entry {
+    /// The entry of `record`'s page; none when the page is `noindex`.
+    pub fn of(record: &ProductRecord) -> Option<Entry> {
+        (!record.seo.noindex)
+            .then(|| Entry { path: record.canonical_path(), lastmod: record.last_updated_at.as_str().to_owned() })
+    }
+}
+
+/// One file of the sitemap: its path on the site and its XML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    /// `/sitemap.xml`, or `/sitemap-N.xml` past the limits.
+    pub path: String,
+    /// The XML document.
+    pub xml: String,
+}
+
+const HEADER: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+const URLSET_OPEN: &str = "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+const URLSET_CLOSE: &str = "</urlset>\n";
+
+/// The sitemap files of `entries` on `site`: none when the site is
+/// unknown (the protocol takes absolute URLs only); one `urlset` when
+/// the entries fit in one file; else a sitemap index at [`PATH`] and the
+/// `urlset` files it names.
+pub fn files(site: &Site, entries: impl IntoIterator<Item = Entry>) -> Vec<File> {
+    if !site.is_known() {
+        return Vec::new();
+    }
+    let mut entries: Vec<Entry> = entries.into_iter().collect();
+    entries.sort();
+    entries.dedup_by(|a, b| a.path == b.path);
+    let frame = HEADER.len() + URLSET_OPEN.len() + URLSET_CLOSE.len();
+    // Split where a file would pass either limit.
+    let mut parts: Vec<(String, usize, String)> = Vec::new(); // (urls, count, newest lastmod)
+    let mut current = (String::new(), 0usize, String::new());
+    for entry in &entries {
+        let url = format!(
+            "  <url>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </url>\n",
+            escape(&site.url(&entry.path)),
+            escape(&entry.lastmod)
+        );
+        if current.1 == MAX_URLS || (current.1 > 0 && frame + current.0.len() + url.len() > MAX_BYTES) {
+            parts.push(std::mem::take(&mut current));
+        }
+        current.0.push_str(&url);
+        current.1 += 1;
+        if entry.lastmod > current.2 {
+            current.2.clone_from(&entry.lastmod);
+        }
+    }
+    let urlset = |urls: &str| format!("{HEADER}{URLSET_OPEN}{urls}{URLSET_CLOSE}");
+    if parts.is_empty() {
+        return vec![File { path: PATH.to_owned(), xml: urlset(&current.0) }];
+    }
+    parts.push(current);
+    let mut index = format!("{HEADER}<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+    let mut out = Vec::with_capacity(parts.len() + 1);
+    for (n, (urls, _, newest)) in parts.iter().enumerate() {
+        let path = format!("/sitemap-{}.xml", n + 1);
+        index.push_str(&format!(
+            "  <sitemap>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </sitemap>\n",
+            escape(&site.url(&path)),
+            escape(newest)
+        ));
+        out.push(File { path, xml: urlset(urls) });
+    }
+    index.push_str("</sitemapindex>\n");
+    out.insert(0, File { path: PATH.to_owned(), xml: index });
+    out
+}
+
+/// `robots.txt`: every path may be crawled, and the sitemap is named
+/// when the site is known.
+pub fn robots(site: &Site) -> String {
+    let mut robots = String::from("User-agent: *\nAllow: /\n");
+    if site.is_known() {
+        robots.push_str(&format!("\nSitemap: {}\n", site.url(PATH)));
+    }
+    robots
+}
+
+/// Text as XML character data or attribute value.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Entry, MAX_URLS, files, robots};
+    use crate::Site;
+
+    fn entries(n: usize) -> impl Iterator<Item = Entry> {
+        (0..n).map(|i| Entry {
+            path: format!("/datasets/p-{i:06}"),
+            lastmod: format!("2026-01-{:02}T00:00:00+00:00", i % 28 + 1),
+        })
+    }
+
+    #[test]
+    fn one_file_up_to_the_limit_then_an_index() {
+        let site = Site::new("https://example.com").unwrap();
+        let one = files(&site, entries(MAX_URLS));
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].xml.matches("<url>").count(), MAX_URLS);
+        let split = files(&site, entries(MAX_URLS + 1));
+        assert_eq!(
+            split.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            ["/sitemap.xml", "/sitemap-1.xml", "/sitemap-2.xml"]
+        );
+        assert!(
+            split[0].xml.contains("<sitemapindex")
+                && split[0].xml.contains("<loc>https://example.com/sitemap-2.xml</loc>")
+        );
+        assert_eq!(split[1].xml.matches("<url>").count(), MAX_URLS);
+        assert_eq!(split[2].xml.matches("<url>").count(), 1);
+        // The newest lastmod of each file is the index's lastmod for it.
+        assert!(split[0].xml.contains("<lastmod>2026-01-28T00:00:00+00:00</lastmod>"));
+    }
+
+    #[test]
+    fn no_site_no_sitemap_and_robots_names_it_when_known() {
+        assert!(files(&Site::unknown(), entries(3)).is_empty());
+        assert!(!robots(&Site::unknown()).contains("Sitemap"));
+        assert!(
+            robots(&Site::new("https://example.com/").unwrap())
+                .ends_with("\nSitemap: https://example.com/sitemap.xml\n")
+        );
+    }
+
+    #[test]
+    fn urls_are_escaped() {
+        let site = Site::new("https://example.com/a&b").unwrap();
+        let xml = &files(&site, entries(1))[0].xml;
+        assert!(xml.contains("<loc>https://example.com/a&amp;b/datasets/p-000000</loc>"), "{xml}");
+    }
+}

@@ -1,0 +1,84 @@
+//! Where templates come from: the defaults compiled in, and a folder a
+//! catalog team owns, read as an attacker would write it.
+
+use std::path::{Path, PathBuf};
+
+use crate::PageError;
+
+/// The default templates, by name: the page layout, a product's page, the
+/// page for an unknown path, and the stylesheet the layout inlines.
+pub(crate) const DEFAULTS: [(&str, &str); 4] = [
+    ("base.html", include_str!("../templates/base.html")),
+    ("product.html", include_str!("../templates/product.html")),
+    ("not_found.html", include_str!("../templates/not_found.html")),
+    ("style.css", include_str!("../templates/style.css")),
+];
+
+/// The most bytes one template file may hold.
+pub const MAX_TEMPLATE_LEN: u64 = 1024 * 1024;
+
+/// The most files a templates folder may hold.
+const MAX_FILES: usize = 256;
+
+/// One template read from a folder.
+pub(crate) struct TemplateFile {
+    /// Its name in the environment (the file name).
+    pub(crate) name: String,
+    /// Its text.
+    pub(crate) text: String,
+    /// Where it was read from.
+    pub(crate) path: PathBuf,
+}
+
+/// The templates of `dir`: every `*.html` and `*.css` file in it (not
+/// in subfolders; hidden files are skipped). Each must be a regular file
+/// (a link is refused, not followed), UTF-8, under [`MAX_TEMPLATE_LEN`]
+/// bytes; anything else in the folder is an error, so a misnamed
+/// template is not silently ignored.
+pub(crate) fn read_dir(dir: &Path) -> Result<Vec<TemplateFile>, PageError> {
+    let read_error = |file: &Path, reason: String| PageError::Read { file: file.to_owned(), reason };
+    let entries = std::fs::read_dir(dir).map_err(|e| read_error(dir, e.to_string()))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| read_error(dir, e.to_string()))?;
+        let path = entry.path();
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            return Err(read_error(&path, "the file name is not UTF-8".to_owned()));
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        if !(name.ends_with(".html") || name.ends_with(".css")) {
+            return Err(read_error(
+                &path,
+                "not a template; hint: a templates folder holds .html and .css files only".to_owned(),
+            ));
+        }
+        if files.len() == MAX_FILES {
+            return Err(read_error(dir, format!("more than {MAX_FILES} templates")));
+        }
+        let text = read_template(&path).map_err(|reason| read_error(&path, reason))?;
+        files.push(TemplateFile { name, text, path });
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(files)
+}
+
+/// One template file's text: a regular file (never through a link),
+/// within the size limit, UTF-8.
+fn read_template(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let metadata = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+    if !metadata.file_type().is_file() {
+        return Err("not a regular file (links are not followed)".to_owned());
+    }
+    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    // One byte past the limit tells a file that grew since the stat.
+    (&mut file).take(MAX_TEMPLATE_LEN + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_TEMPLATE_LEN {
+        return Err(format!("larger than {MAX_TEMPLATE_LEN} bytes"));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| format!("not UTF-8 text: invalid byte at offset {}", e.utf8_error().valid_up_to()))
+}

@@ -1,0 +1,164 @@
+//! The pages of the example catalog (snapshots, reviewed with `cargo
+//! insta review`), and what a broken template says.
+
+use std::path::Path;
+
+use foundry_catalog::examples::MANIFESTS;
+use foundry_catalog::product::{ProductManifest, ProductRecord};
+use foundry_catalog_pages::{PageError, Pages, Site, json_ld, sitemap};
+
+fn examples() -> Vec<ProductRecord> {
+    MANIFESTS.iter().map(|(_, text)| ProductManifest::from_json(text).unwrap().build().unwrap()).collect()
+}
+
+fn site() -> Site {
+    Site::new("https://catalog.example.com").unwrap()
+}
+
+#[test]
+fn example_pages() {
+    let pages = Pages::new(site());
+    for record in examples() {
+        let html = pages.product(&record).unwrap();
+        insta::assert_snapshot!(format!("page-{}", record.slug), html);
+        // The same record and templates give the same bytes.
+        assert_eq!(pages.product(&record).unwrap(), html);
+    }
+    insta::assert_snapshot!("not-found", pages.not_found().unwrap());
+}
+
+#[test]
+fn example_sitemap_and_robots() {
+    let site = site();
+    let files = sitemap::files(&site, examples().iter().filter_map(sitemap::Entry::of));
+    assert_eq!(files.len(), 1);
+    insta::assert_snapshot!("sitemap", files[0].xml);
+    insta::assert_snapshot!("robots", sitemap::robots(&site));
+}
+
+/// What the page says equals what the record says, read back from the
+/// HTML as a reader would: not the template's own output compared with
+/// itself.
+#[test]
+fn a_page_holds_its_record() {
+    let pages = Pages::new(site());
+    for mut record in examples() {
+        record.seo.noindex = record.slug.as_str() == "crm-webhook-connector";
+        record.seo.title = "Fish & <Chips> \"quoted\"".to_owned();
+        let html = pages.product(&record).unwrap();
+        assert!(html.contains("<title>Fish &amp; &lt;Chips&gt; &quot;quoted&quot;</title>"), "{html}");
+        assert_eq!(html.contains(r#"<meta name="robots" content="noindex">"#), record.seo.noindex);
+        let canonical =
+            format!(r#"<link rel="canonical" href="https://catalog.example.com{}">"#, record.canonical_path());
+        assert!(html.contains(&canonical));
+        // The JSON-LD parses and is the object json_ld::object makes.
+        let start = html.find(r#"<script type="application/ld+json">"#).unwrap() + 35;
+        let end = start + html[start..].find("</script>").unwrap();
+        let parsed: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+        assert_eq!(parsed["name"], record.title.as_str());
+        assert_eq!(parsed["@type"], json_ld::schema_type(record.route));
+        let (_, _, required) = json_ld::REQUIRED.iter().find(|(route, _, _)| *route == record.route.as_str()).unwrap();
+        for property in *required {
+            assert!(parsed.get(property).is_some(), "{} lacks {property}", record.slug);
+        }
+        // The primary call to action comes first.
+        if let Some(primary) = record.primary_cta() {
+            let first_link = html.find("<a class=\"button\" href=\"").unwrap() + 24;
+            assert!(html[first_link..].starts_with(&primary.url));
+        }
+    }
+}
+
+#[test]
+fn a_value_cannot_break_out_of_the_page() {
+    let pages = Pages::new(site());
+    let mut record = examples().remove(0);
+    record.title = "</script><script>alert(1)</script>".to_owned();
+    record.summary = "<img src=x onerror=alert(1)>".to_owned();
+    let html = pages.product(&record).unwrap();
+    assert!(!html.contains("<script>alert(1)"));
+    assert!(!html.contains("<img src=x"));
+    assert_eq!(html.matches("</script>").count(), 1);
+}
+
+fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+fn template_error(dir: &Path) -> (String, usize, String) {
+    let pages = Pages::from_dir(site(), dir);
+    let error = match pages {
+        Err(e) => e,
+        Ok(pages) => pages.product(&examples()[0]).unwrap_err(),
+    };
+    let text = error.to_string();
+    match error {
+        PageError::Template { file, line, .. } => (file, line, text),
+        other => panic!("not a template error: {other}"),
+    }
+}
+
+#[test]
+fn a_broken_template_names_its_file_line_and_a_hint() {
+    let dir = folder(&[(
+        "product.html",
+        "{% extends \"base.html\" %}\n{% block main %}\n{% if product.title %}\n{% endblock %}\n",
+    )]);
+    let (file, line, text) = template_error(dir.path());
+    assert_eq!(file, dir.path().join("product.html").display().to_string());
+    assert_eq!(line, 4, "{text}");
+    assert!(text.contains("hint: check that every {% … %} tag is closed"), "{text}");
+
+    let dir = folder(&[(
+        "product.html",
+        "{% extends \"base.html\" %}\n{% block main %}\n<p>{{ product.no_such_key }}</p>\n{% endblock %}\n",
+    )]);
+    let (file, line, text) = template_error(dir.path());
+    assert!(file.ends_with("product.html") && line == 3, "{text}");
+    assert!(
+        text.contains("undefined") && text.contains("rendering the page of") && text.contains("docs/pages.md"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_folder_replaces_the_defaults_it_names() {
+    let dir = folder(&[("style.css", "body { color: #123456; }"), (".swap", "ignored")]);
+    let pages = Pages::from_dir(site(), dir.path()).unwrap();
+    let html = pages.product(&examples()[0]).unwrap();
+    assert!(html.contains("body { color: #123456; }") && html.contains("<h1>"));
+    assert_ne!(pages.digest(), Pages::new(site()).digest());
+    assert_ne!(Pages::new(Site::unknown()).digest(), Pages::new(site()).digest());
+}
+
+#[test]
+fn a_templates_folder_is_read_as_an_attacker_would_write_it() {
+    let target = folder(&[("secret.html", "secret")]);
+    let dir = folder(&[]);
+    std::os::unix::fs::symlink(target.path().join("secret.html"), dir.path().join("product.html")).unwrap();
+    let error = Pages::from_dir(site(), dir.path()).unwrap_err().to_string();
+    assert!(error.contains("product.html: not a regular file"), "{error}");
+
+    let dir = folder(&[("notes.txt", "")]);
+    assert!(Pages::from_dir(site(), dir.path()).unwrap_err().to_string().contains("holds .html and .css files only"));
+
+    let dir = folder(&[]);
+    std::fs::write(dir.path().join("big.html"), vec![b'a'; 1024 * 1024 + 1]).unwrap();
+    assert!(Pages::from_dir(site(), dir.path()).unwrap_err().to_string().contains("larger than"));
+
+    let dir = folder(&[]);
+    std::fs::write(dir.path().join("bad.html"), [0xff, 0xfe]).unwrap();
+    assert!(Pages::from_dir(site(), dir.path()).unwrap_err().to_string().contains("not UTF-8"));
+}
+
+#[test]
+fn without_a_site_links_are_paths() {
+    let pages = Pages::new(Site::unknown());
+    let record = &examples()[0];
+    let html = pages.product(record).unwrap();
+    assert!(html.contains(&format!(r#"<link rel="canonical" href="{}">"#, record.canonical_path())));
+}
