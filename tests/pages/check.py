@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Product pages, sitemap and robots.txt as a reader and a crawler meet them.
+
+Given a site written by `foundry-catalog pages` and the JSON bodies of the
+same catalog (`foundry-catalog render --out-dir`), checks, with parsers
+that share no code with the project:
+
+- every page and 404.html parses under html5lib in strict mode (any HTML
+  parse error fails);
+- each product page says what its record says: <title> is seo.title, the
+  meta description seo.description, the canonical link the site URL plus
+  canonical_path, robots noindex exactly where seo.noindex is true; the
+  JSON-LD parses, has the type for its route and that type's required
+  properties; the first link of the page's call to action is primary_cta's
+  URL; the sample table has the schema preview's field names as columns
+  and sample.rows as rows (a string as is, any other value as JSON, a
+  field a row lacks as an em dash in a cell of class "missing");
+- every sitemap file validates against tests/pages/sitemap.xsd (lxml);
+  every indexable page is listed exactly once, no noindex page is, and
+  each lastmod is the record's last_updated_at;
+- robots.txt names the sitemap.
+
+Usage: check.py --site DIR --bodies DIR --site-url URL
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+
+import html5lib
+from lxml import etree, html as lhtml
+
+REQUIRED = {
+    "datasets": ("Dataset", ["name", "description", "url", "identifier", "dateModified", "variableMeasured"]),
+    "actors": ("SoftwareApplication", ["name", "description", "url", "applicationCategory", "operatingSystem"]),
+    "automation": ("SoftwareApplication", ["name", "description", "url", "applicationCategory", "operatingSystem"]),
+}
+NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print(f"FAIL {message}", file=sys.stderr)
+
+
+def strict_parse(path):
+    parser = html5lib.HTMLParser(strict=True)
+    try:
+        parser.parse(path.read_bytes())
+    except html5lib.html5parser.ParseError as e:
+        fail(f"{path}: html5lib (strict): {e}")
+
+
+def cell_text(value):
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def check_page(path, record, site_url):
+    strict_parse(path)
+    doc = lhtml.fromstring(path.read_bytes())
+    slug = record["slug"]
+    title = doc.findtext(".//title")
+    if title != record["seo"]["title"]:
+        fail(f"{slug}: <title> is {title!r}, seo.title is {record['seo']['title']!r}")
+    description = doc.xpath('//meta[@name="description"]/@content')
+    if description != [record["seo"]["description"]]:
+        fail(f"{slug}: meta description {description!r}")
+    canonical = doc.xpath('//link[@rel="canonical"]/@href')
+    if canonical != [site_url + record["canonical_path"]]:
+        fail(f"{slug}: canonical {canonical!r}")
+    robots = doc.xpath('//meta[@name="robots"]/@content')
+    if (robots == ["noindex"]) != record["seo"]["noindex"] or len(robots) > 1:
+        fail(f"{slug}: robots {robots!r} with seo.noindex {record['seo']['noindex']}")
+    scripts = doc.xpath('//script[@type="application/ld+json"]/text()')
+    if len(scripts) != 1:
+        fail(f"{slug}: {len(scripts)} JSON-LD scripts")
+    else:
+        ld = json.loads(scripts[0])
+        kind, required = REQUIRED[record["route"]]
+        if ld.get("@context") != "https://schema.org" or ld.get("@type") != kind:
+            fail(f"{slug}: JSON-LD is {ld.get('@type')!r}, not {kind}")
+        missing = [p for p in required if p not in ld]
+        if missing:
+            fail(f"{slug}: JSON-LD lacks {missing}")
+        if ld.get("name") != record["title"] or ld.get("url") != site_url + record["canonical_path"]:
+            fail(f"{slug}: JSON-LD name or url differ from the record")
+        if record["marketplaces"] and [o["url"] for o in ld.get("offers", [])][:1] != [record["primary_cta"]["url"]]:
+            fail(f"{slug}: JSON-LD offers do not start with the primary listing")
+    cta = doc.xpath('//a[contains(concat(" ", @class, " "), " button ")]/@href')
+    expected_cta = [record["primary_cta"]["url"]] if record["primary_cta"] else []
+    if cta[:1] != expected_cta:
+        fail(f"{slug}: call to action {cta[:1]!r}, primary_cta {expected_cta!r}")
+    tables = doc.xpath('//table[contains(concat(" ", @class, " "), " sample ")]')
+    if len(tables) != 1:
+        fail(f"{slug}: {len(tables)} sample tables")
+        return
+    columns = [th.text_content() for th in tables[0].xpath("./thead/tr/th")]
+    names = [f["name"] for f in record["schema_preview"]["fields"]]
+    if columns != names:
+        fail(f"{slug}: sample columns {columns} are not the schema preview's {names}")
+    rows = []
+    for tr in tables[0].xpath("./tbody/tr"):
+        rows.append([(td.text_content(), "missing" in (td.get("class") or "").split()) for td in tr.xpath("./td")])
+    expected = [
+        [(cell_text(row[name]), False) if name in row else ("—", True) for name in names]
+        for row in record["sample"]["rows"]
+    ]
+    if rows != expected:
+        fail(f"{slug}: sample rows {rows} are not sample.rows {expected}")
+
+
+def check_sitemap(site, records, site_url):
+    schema = etree.XMLSchema(etree.parse(str(pathlib.Path(__file__).with_name("sitemap.xsd"))))
+    files = sorted(site.glob("sitemap*.xml"))
+    if not files:
+        fail("no sitemap.xml")
+        return
+    listed = {}
+    for path in files:
+        doc = etree.parse(str(path))
+        if not schema.validate(doc):
+            fail(f"{path.name}: not valid against sitemap.xsd: {schema.error_log}")
+        for url in doc.getroot().findall("s:url", NS):
+            loc, lastmod = url.findtext("s:loc", namespaces=NS), url.findtext("s:lastmod", namespaces=NS)
+            if loc in listed:
+                fail(f"{loc} listed twice")
+            listed[loc] = lastmod
+    for record in records:
+        loc = site_url + record["canonical_path"]
+        if record["seo"]["noindex"]:
+            if loc in listed:
+                fail(f"noindex page {loc} is in the sitemap")
+        elif loc not in listed:
+            fail(f"{loc} is not in the sitemap")
+        elif listed[loc] != record["last_updated_at"]:
+            fail(f"{loc}: lastmod {listed[loc]} is not last_updated_at {record['last_updated_at']}")
+    extra = set(listed) - {site_url + r["canonical_path"] for r in records}
+    if extra:
+        fail(f"the sitemap lists pages no record has: {sorted(extra)}")
+    robots = (site / "robots.txt").read_text()
+    if f"Sitemap: {site_url}/sitemap.xml" not in robots.splitlines():
+        fail(f"robots.txt does not name the sitemap: {robots!r}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--site", required=True, type=pathlib.Path)
+    parser.add_argument("--bodies", required=True, type=pathlib.Path)
+    parser.add_argument("--site-url", required=True)
+    args = parser.parse_args()
+    records = [json.loads(p.read_text())["data"] for p in sorted(args.bodies.glob("*.json"))]
+    if not records:
+        fail("no bodies")
+    for record in records:
+        check_page(args.site / (record["canonical_path"].lstrip("/") + ".html"), record, args.site_url)
+    strict_parse(args.site / "404.html")
+    check_sitemap(args.site, records, args.site_url)
+    noindex = sum(r["seo"]["noindex"] for r in records)
+    print(f"pages: {len(records)} product pages ({noindex} noindex), 404.html, sitemap and robots.txt checked")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
