@@ -1547,3 +1547,55 @@ fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes
 }
+
+#[test]
+fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
+    let dir = temp("pages");
+    let artifact = dir.join("catalog.fcat");
+    let out = run(&["build", "examples/catalog", "-o", artifact.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut sites = Vec::new();
+    for (name, source) in [("from-dir", "examples/catalog"), ("from-artifact", artifact.to_str().expect("utf-8"))] {
+        let site = dir.join(name);
+        let out =
+            run(&["pages", source, "--out-dir", site.to_str().expect("utf-8"), "--site-url", "https://shop.example/"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let page = std::fs::read_to_string(site.join("datasets/eu-regulatory-status-signals.html")).expect("a page");
+        assert!(
+            page.contains(
+                r#"<link rel="canonical" href="https://shop.example/datasets/eu-regulatory-status-signals">"#
+            )
+        );
+        let sitemap = std::fs::read_to_string(site.join("sitemap.xml")).expect("a sitemap");
+        assert_eq!(sitemap.matches("<loc>").count(), 3, "{sitemap}");
+        let files =
+            ["404.html", "robots.txt", "actors/lead-signal-extractor.html", "automation/crm-webhook-connector.html"];
+        sites.push((page, sitemap, files.map(|f| std::fs::read(site.join(f)).expect("written"))));
+    }
+    assert!(sites[0] == sites[1], "an artifact's pages are its manifests' pages");
+
+    // A broken template: exit 1, its file and line, nothing else said.
+    let templates = dir.join("templates");
+    std::fs::create_dir(&templates).expect("mkdir");
+    std::fs::write(
+        templates.join("product.html"),
+        "{% extends \"base.html\" %}\n{% block main %}\n{{ product.nope }}\n{% endblock %}\n",
+    )
+    .expect("write");
+    let site = dir.join("broken");
+    let out = run(&[
+        "pages",
+        "examples/catalog",
+        "--out-dir",
+        site.to_str().expect("utf-8"),
+        "--templates",
+        templates.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(&format!("{}:3: undefined value", templates.join("product.html").display())), "{stderr}");
+    assert!(stderr.contains("hint: "), "{stderr}");
+    let out = run(&["pages", "examples/catalog", "--out-dir", "x", "--site-url", "ftp://example.com"]);
+    assert_eq!(out.status.code(), Some(2), "a bad site URL is a usage error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
