@@ -33,11 +33,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod error;
 pub mod json_ld;
 mod render;
 mod site;
 pub mod sitemap;
 mod templates;
 
-pub use render::{PageError, Pages};
+pub use error::PageError;
+pub use render::Pages;
 pub use site::{InvalidSite, Site};

@@ -10,7 +10,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::templates::{DEFAULTS, read_dir};
-use crate::{Site, json_ld};
+use crate::{PageError, Site, json_ld};
 
 /// The templates every environment must have (a folder may replace each).
 const PRODUCT: &str = "product.html";
@@ -30,35 +30,6 @@ impl std::fmt::Debug for Pages {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pages").field("site", &self.site).field("files", &self.files).finish_non_exhaustive()
     }
-}
-
-/// Why pages could not be rendered.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum PageError {
-    /// A templates folder or file could not be read.
-    #[error("{}: {reason}", file.display())]
-    Read {
-        /// The file or folder.
-        file: PathBuf,
-        /// What went wrong.
-        reason: String,
-    },
-    /// A template does not parse, or failed while rendering.
-    #[error("{file}:{line}: {message}{}; hint: {hint}", slug.as_ref().map(|s| format!(" (rendering the page of {s})")).unwrap_or_default())]
-    Template {
-        /// The template's file (its path when read from a folder, else
-        /// its name among the defaults).
-        file: String,
-        /// The line (1-based; 0 when the engine does not say).
-        line: usize,
-        /// What is wrong.
-        message: String,
-        /// What to do about it.
-        hint: &'static str,
-        /// The product being rendered, when it failed while rendering.
-        slug: Option<String>,
-    },
 }
 
 /// What a page template sees as `page`, besides the record as `product`.
