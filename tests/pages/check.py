@@ -31,11 +31,8 @@ import sys
 import html5lib
 from lxml import etree, html as lhtml
 
-REQUIRED = {
-    "datasets": ("Dataset", ["name", "description", "url", "identifier", "dateModified", "variableMeasured"]),
-    "actors": ("SoftwareApplication", ["name", "description", "url", "applicationCategory", "operatingSystem"]),
-    "automation": ("SoftwareApplication", ["name", "description", "url", "applicationCategory", "operatingSystem"]),
-}
+EXPECTATIONS = json.loads(pathlib.Path(__file__).with_name("expectations.json").read_text())
+REQUIRED = {route: (e["type"], e["required"]) for route, e in EXPECTATIONS["json_ld"].items()}
 NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 
 failures = []

@@ -1,0 +1,133 @@
+// The product pages in a real browser: Debian's Chromium, driven by
+// playwright-core, with axe-core. Run by .ci/pages against nginx serving
+// the site `foundry-catalog pages` wrote (and, next to it, the product
+// bodies `foundry-catalog render` wrote, the expectations).
+//
+// For every product: the page answers 200; <title>, the canonical link,
+// robots and the JSON-LD (parsed, its type and required properties, from
+// expectations.json) say what the record says; the sample table's rows,
+// as the browser lays them out, are sample.rows; the first call to action
+// links to primary_cta; with JavaScript off the heading and the table are
+// there; axe-core finds no violation of WCAG 2.1 A/AA, at phone and
+// desktop widths; a screenshot of each width is saved. An unknown path
+// answers 404 with the not-found page, also checked with axe.
+//
+//   node browser.mjs --base http://127.0.0.1:PORT --bodies DIR --site-url URL --shots DIR
+import { readFileSync, readdirSync, mkdirSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values: args } = parseArgs({
+  options: {
+    base: { type: "string" },
+    bodies: { type: "string" },
+    "site-url": { type: "string" },
+    shots: { type: "string" },
+    chromium: { type: "string", default: "/usr/bin/chromium" },
+  },
+});
+const expectations = JSON.parse(readFileSync(join(here, "expectations.json"), "utf8"));
+const axeSource = readFileSync(join(here, "node_modules/axe-core/axe.min.js"), "utf8");
+const records = readdirSync(args.bodies)
+  .filter((f) => f.endsWith(".json"))
+  .sort()
+  .map((f) => JSON.parse(readFileSync(join(args.bodies, f), "utf8")).data);
+mkdirSync(args.shots, { recursive: true });
+
+const failures = [];
+const fail = (message) => {
+  failures.push(message);
+  console.error(`FAIL ${message}`);
+};
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const cellText = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+
+const browser = await chromium.launch({ executablePath: args.chromium, args: ["--no-sandbox"] });
+const widths = [
+  ["phone", { width: 390, height: 844 }],
+  ["desktop", { width: 1280, height: 900 }],
+];
+
+async function axe(page, what) {
+  await page.addScriptTag({ content: axeSource });
+  const result = await page.evaluate(
+    (tags) => window.axe.run(document, { runOnly: { type: "tag", values: tags } }),
+    expectations.axe_tags,
+  );
+  for (const v of result.violations) {
+    fail(`${what}: axe ${v.id} (${v.impact}): ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  }
+  return result.passes.length;
+}
+
+let axeRules = 0;
+async function checkProduct(record) {
+  const url = args.base + record.canonical_path;
+  const slug = record.slug;
+  for (const [name, viewport] of widths) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    page.setDefaultTimeout(5000);
+    const response = await page.goto(url);
+    if (response.status() !== 200) fail(`${slug}: ${url} answered ${response.status()}`);
+    if (name === "desktop") {
+      if ((await page.title()) !== record.seo.title) fail(`${slug}: title is ${await page.title()}`);
+      const canonical = await page.getAttribute('link[rel="canonical"]', "href");
+      if (canonical !== args["site-url"] + record.canonical_path) fail(`${slug}: canonical ${canonical}`);
+      const robots = await page.locator('meta[name="robots"]').evaluateAll((ms) => ms.map((m) => m.content));
+      if (same(robots, ["noindex"]) !== record.seo.noindex) fail(`${slug}: robots ${robots}`);
+      const scripts = await page.locator('script[type="application/ld+json"]').allTextContents();
+      if (scripts.length !== 1) {
+        fail(`${slug}: ${scripts.length} JSON-LD scripts`);
+      } else {
+        const ld = JSON.parse(scripts[0]);
+        const expected = expectations.json_ld[record.route];
+        if (ld["@type"] !== expected.type) fail(`${slug}: JSON-LD type ${ld["@type"]}`);
+        const missing = expected.required.filter((p) => !(p in ld));
+        if (record.marketplaces.length && !("offers" in ld) && expected.type === "SoftwareApplication") missing.push("offers");
+        if (missing.length) fail(`${slug}: JSON-LD lacks ${missing}`);
+      }
+      const columns = await page.locator("table.sample thead th").allInnerTexts();
+      const names = record.schema_preview.fields.map((f) => f.name);
+      if (!same(columns, names)) fail(`${slug}: columns ${columns}`);
+      const rows = await page
+        .locator("table.sample tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => [td.innerText, td.classList.contains("missing")])));
+      const expectedRows = record.sample.rows.map((row) => names.map((n) => (n in row ? [cellText(row[n]), false] : ["—", true])));
+      if (!same(rows, expectedRows)) fail(`${slug}: sample rows ${JSON.stringify(rows)}, expected ${JSON.stringify(expectedRows)}`);
+      const cta = await page.locator("a.button").first().getAttribute("href").catch(() => null);
+      if (cta !== (record.primary_cta ? record.primary_cta.url : null)) fail(`${slug}: call to action ${cta}`);
+    }
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    if (overflow) fail(`${slug}: the page scrolls sideways at ${viewport.width} px`);
+    axeRules = Math.max(axeRules, await axe(page, `${slug} (${name})`));
+    await page.screenshot({ path: join(args.shots, `${slug}-${name}.png`), fullPage: true });
+    await context.close();
+  }
+  // Readable without JavaScript.
+  const plain = await browser.newContext({ javaScriptEnabled: false });
+  const page = await plain.newPage();
+  await page.goto(url);
+  if ((await page.locator("h1").innerText()) !== record.title) fail(`${slug}: without JavaScript the heading is missing`);
+  if ((await page.locator("table.sample tbody tr").count()) !== record.sample.rows.length) fail(`${slug}: without JavaScript the rows are missing`);
+  await plain.close();
+}
+
+for (const record of records) {
+  // A page that breaks the checks is one failure, and the next is checked.
+  await checkProduct(record).catch((e) => fail(`${record.slug}: ${e.message.split("\n")[0]}`));
+}
+
+const context = await browser.newContext();
+const page = await context.newPage();
+const missing = await page.goto(`${args.base}/datasets/no-such-product`);
+if (missing.status() !== 404) fail(`an unknown page answered ${missing.status()}`);
+if (!(await page.locator("h1").innerText()).includes("not found")) fail("the 404 page has no heading saying so");
+await axe(page, "404 page");
+await browser.close();
+
+console.log(`browser: ${records.length} pages at two widths and the 404 page in Chromium; axe (${expectations.axe_tags.join(", ")}): ${failures.length ? "violations" : "no violation"} (${axeRules} rules passed on a page)`);
+process.exit(failures.length ? 1 : 0);
