@@ -43,7 +43,13 @@ const fail = (message) => {
   console.error(`FAIL ${message}`);
 };
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-const cellText = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+const parseOrNull = (text) => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 const browser = await chromium.launch({ executablePath: args.chromium, args: ["--no-sandbox"] });
 const widths = [
@@ -96,8 +102,16 @@ async function checkProduct(record) {
       const rows = await page
         .locator("table.sample tbody tr")
         .evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => [td.innerText, td.classList.contains("missing")])));
-      const expectedRows = record.sample.rows.map((row) => names.map((n) => (n in row ? [cellText(row[n]), false] : ["—", true])));
-      if (!same(rows, expectedRows)) fail(`${slug}: sample rows ${JSON.stringify(rows)}, expected ${JSON.stringify(expectedRows)}`);
+      // A string is its text; any other value is JSON text that parses to
+      // the value (JavaScript cannot tell 1.0 from 1, so it compares values).
+      const cellHolds = ([text, missing], row, name) =>
+        !(name in row)
+          ? missing && text === "—"
+          : !missing && (typeof row[name] === "string" ? text === row[name] : same(parseOrNull(text), row[name]));
+      const rowsHold =
+        rows.length === record.sample.rows.length &&
+        record.sample.rows.every((row, i) => rows[i].length === names.length && names.every((n, j) => cellHolds(rows[i][j], row, n)));
+      if (!rowsHold) fail(`${slug}: sample rows ${JSON.stringify(rows)} are not sample.rows ${JSON.stringify(record.sample.rows)}`);
       const cta = await page.locator("a.button").first().getAttribute("href").catch(() => null);
       if (cta !== (record.primary_cta ? record.primary_cta.url : null)) fail(`${slug}: call to action ${cta}`);
     }
