@@ -64,18 +64,38 @@ pub(crate) fn read_dir(dir: &Path) -> Result<Vec<TemplateFile>, PageError> {
     Ok(files)
 }
 
-/// One template file's text: a regular file (never through a link),
-/// within the size limit, UTF-8.
+/// One template file's text: a regular file (never through a link, never
+/// waited on), within the size limit, UTF-8.
 fn read_template(path: &Path) -> Result<String, String> {
     use std::io::Read;
-    let metadata = std::fs::symlink_metadata(path).map_err(|e| e.to_string())?;
-    if !metadata.file_type().is_file() {
-        return Err("not a regular file (links are not followed)".to_owned());
+    const NOT_REGULAR: &str = "not a regular file (links are not followed)";
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // The entry itself: a link is refused (ELOOP), a FIFO not waited on.
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        options.custom_flags(flags.bits() as i32);
     }
-    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    #[cfg(not(unix))]
+    if std::fs::symlink_metadata(path).map_err(|e| e.to_string())?.file_type().is_symlink() {
+        return Err(NOT_REGULAR.to_owned());
+    }
+    let file = options.open(path).map_err(|e| {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            NOT_REGULAR.to_owned()
+        } else {
+            e.to_string()
+        }
+    })?;
+    // What was opened, not what the name holds now.
+    if !file.metadata().map_err(|e| e.to_string())?.is_file() {
+        return Err(NOT_REGULAR.to_owned());
+    }
     let mut bytes = Vec::new();
-    // One byte past the limit tells a file that grew since the stat.
-    (&mut file).take(MAX_TEMPLATE_LEN + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    // One byte past the limit tells a file that grew since it was opened.
+    file.take(MAX_TEMPLATE_LEN + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_TEMPLATE_LEN {
         return Err(format!("larger than {MAX_TEMPLATE_LEN} bytes"));
     }

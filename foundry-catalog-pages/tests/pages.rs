@@ -143,6 +143,12 @@ fn a_templates_folder_is_read_as_an_attacker_would_write_it() {
     let error = Pages::from_dir(site(), dir.path()).unwrap_err().to_string();
     assert!(error.contains("product.html: not a regular file"), "{error}");
 
+    let dir = folder(&[]);
+    let made = std::process::Command::new("mkfifo").arg(dir.path().join("product.html")).status().unwrap();
+    assert!(made.success());
+    let error = Pages::from_dir(site(), dir.path()).unwrap_err().to_string();
+    assert!(error.contains("product.html: not a regular file"), "a FIFO is refused, not waited on: {error}");
+
     let dir = folder(&[("notes.txt", "")]);
     assert!(Pages::from_dir(site(), dir.path()).unwrap_err().to_string().contains("holds .html and .css files only"));
 
