@@ -77,16 +77,20 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     }
 }
 
-/// Writes every file; returns how many product pages.
+/// An exit code and what to say.
+type Failure = (u8, String);
+
+/// Writes every file; returns how many product pages. Products are
+/// rendered and written on every core, each thread taking a run of them;
+/// the first failure in slug order is the one reported.
 fn write_site(
     catalog: &ResponseCatalog,
     pages: &Pages,
     record_types: &[RecordSchema],
     out: &Path,
-) -> Result<usize, (u8, String)> {
-    let mut entries = Vec::new();
+) -> Result<usize, Failure> {
     let slugs = catalog.slugs();
-    for slug in &slugs {
+    let page = |slug: &str| -> Result<Option<sitemap::Entry>, Failure> {
         let body = catalog.get(slug).map(|entry| entry.body()).unwrap_or_default();
         let record = serde_json::from_slice(&body)
             .map_err(|e| e.to_string())
@@ -95,7 +99,21 @@ fn write_site(
             .data;
         let html = pages.product(&record).map_err(|e| (BROKEN, e.to_string()))?;
         write(out, &format!("{}.html", record.canonical_path()), html.as_bytes())?;
-        entries.extend(sitemap::Entry::of(&record));
+        Ok(sitemap::Entry::of(&record))
+    };
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let run = slugs.len().div_ceil(threads).max(1);
+    let results: Vec<Result<Vec<Option<sitemap::Entry>>, Failure>> = std::thread::scope(|scope| {
+        let workers: Vec<_> =
+            slugs.chunks(run).map(|chunk| scope.spawn(move || chunk.iter().map(|slug| page(slug)).collect())).collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap_or_else(|_| Err((BROKEN, "a rendering thread panicked".to_owned()))))
+            .collect()
+    });
+    let mut entries = Vec::new();
+    for result in results {
+        entries.extend(result?.into_iter().flatten());
     }
     let not_found = pages.not_found().map_err(|e| (BROKEN, e.to_string()))?;
     write(out, "/404.html", not_found.as_bytes())?;
@@ -109,7 +127,7 @@ fn write_site(
 /// Writes `bytes` at the site path `path` (`/actors/x.html`) under `out`,
 /// creating folders; the file is created exclusively and renamed into
 /// place.
-fn write(out: &Path, path: &str, bytes: &[u8]) -> Result<(), (u8, String)> {
+fn write(out: &Path, path: &str, bytes: &[u8]) -> Result<(), Failure> {
     let file = out.join(path.trim_start_matches('/'));
     let write = |f: &mut std::fs::File| std::io::Write::write_all(f, bytes);
     file.parent()
