@@ -37,9 +37,7 @@ pub fn schema_type(route: Route) -> &'static str {
 
 /// The JSON-LD object of `record`'s page on `site`.
 pub fn object(record: &ProductRecord, site: &Site) -> Value {
-    let mut listings: Vec<_> = record.marketplaces.iter().collect();
-    listings.sort_by_key(|l| !l.primary);
-    let offers: Vec<Value> = listings
+    let offers: Vec<Value> = listings(record)
         .iter()
         .map(|listing| {
             json!({
@@ -100,6 +98,15 @@ pub fn object(record: &ProductRecord, site: &Site) -> Value {
         }
     }
     object
+}
+
+/// The marketplace listings, the primary one (the call to action) first,
+/// the others in the record's order: the order of the page's links and
+/// of the JSON-LD's offers.
+pub(crate) fn listings(record: &ProductRecord) -> Vec<&foundry_catalog::product::MarketplaceListing> {
+    let mut listings: Vec<_> = record.marketplaces.iter().collect();
+    listings.sort_by_key(|l| !l.primary);
+    listings
 }
 
 /// [`object`] as text to place inside `<script

@@ -122,8 +122,6 @@ impl Pages {
 
     /// The page of `record`, at its `canonical_path`.
     pub fn product(&self, record: &ProductRecord) -> Result<String, PageError> {
-        let mut listings: Vec<_> = record.marketplaces.iter().collect();
-        listings.sort_by_key(|l| !l.primary);
         let columns = record.schema_preview.fields.as_slice();
         let rows = record
             .sample
@@ -148,7 +146,7 @@ impl Pages {
                 Route::Actors => "Actor",
                 Route::Automation => "Automation connector",
             },
-            listings,
+            listings: json_ld::listings(record),
             columns,
             rows,
         };
