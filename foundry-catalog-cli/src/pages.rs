@@ -124,14 +124,24 @@ fn write_site(
     Ok(slugs.len())
 }
 
-/// Writes `bytes` at the site path `path` (`/actors/x.html`) under `out`,
-/// creating folders; the file is created exclusively and renamed into
-/// place.
+/// Writes `bytes` at the site path `path` (`/actors/x.html`) under `out`:
+/// `out` is created if need be, and a route folder under it is created or
+/// must be a folder (a link planted there is refused, not followed); the
+/// file is created exclusively and renamed into place.
 fn write(out: &Path, path: &str, bytes: &[u8]) -> Result<(), Failure> {
     let file = out.join(path.trim_start_matches('/'));
-    let write = |f: &mut std::fs::File| std::io::Write::write_all(f, bytes);
-    file.parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| foundry_catalog_serving::files::replace(&file, write))
-        .map_err(|e| (USAGE, format!("{}: cannot write: {e}", file.display())))
+    let failed = |e: std::io::Error| (USAGE, format!("{}: cannot write: {e}", file.display()));
+    std::fs::create_dir_all(out).map_err(failed)?;
+    if let Some(folder) = file.parent().filter(|folder| *folder != out) {
+        match std::fs::create_dir(folder) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if !std::fs::symlink_metadata(folder).map_err(failed)?.is_dir() {
+                    return Err((USAGE, format!("{}: not a folder (links are not followed)", folder.display())));
+                }
+            }
+            Err(e) => return Err(failed(e)),
+        }
+    }
+    foundry_catalog_serving::files::replace(&file, |f| std::io::Write::write_all(f, bytes)).map_err(failed)
 }

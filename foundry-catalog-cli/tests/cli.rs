@@ -1595,6 +1595,16 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains(&format!("{}:3: undefined value", templates.join("product.html").display())), "{stderr}");
     assert!(stderr.contains("hint: "), "{stderr}");
+    // A link planted as a route folder is refused, its target untouched.
+    let planted = dir.join("planted");
+    let target = dir.join("elsewhere");
+    std::fs::create_dir_all(&planted).expect("mkdir");
+    std::fs::create_dir(&target).expect("mkdir");
+    std::os::unix::fs::symlink(&target, planted.join("datasets")).expect("symlink");
+    let out = run(&["pages", "examples/catalog", "--out-dir", planted.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("datasets: not a folder (links are not followed)"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(&target).expect("target").count(), 0, "nothing written through the link");
     let out = run(&["pages", "examples/catalog", "--out-dir", "x", "--site-url", "ftp://example.com"]);
     assert_eq!(out.status.code(), Some(2), "a bad site URL is a usage error");
     let _ = std::fs::remove_dir_all(&dir);
