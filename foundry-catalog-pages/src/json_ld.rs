@@ -11,21 +11,14 @@
 //! through marketplaces: `SoftwareApplication` with its `offers` is what
 //! search engines read for such a product. Each published listing is one
 //! `Offer` (its `url`, the marketplace as `seller`, the pricing hint's
-//! currency and model); the primary listing comes first. [`REQUIRED`]
-//! names the properties every page's JSON-LD has.
+//! currency and model); the primary listing comes first. What CI requires
+//! of each type is in `tests/pages/expectations.json`, read by the crate's
+//! tests and by the HTML and browser checks alike.
 
 use foundry_catalog::product::{ProductRecord, Route};
 use serde_json::{Value, json};
 
 use crate::Site;
-
-/// The properties the JSON-LD of every page of a route has (`offers` only
-/// when the product has a listing); the browser test in CI checks them.
-pub const REQUIRED: [(&str, &str, &[&str]); 3] = [
-    ("datasets", "Dataset", &["name", "description", "url", "identifier", "dateModified", "variableMeasured"]),
-    ("actors", "SoftwareApplication", &["name", "description", "url", "applicationCategory", "operatingSystem"]),
-    ("automation", "SoftwareApplication", &["name", "description", "url", "applicationCategory", "operatingSystem"]),
-];
 
 /// The schema.org type of a route's pages.
 pub fn schema_type(route: Route) -> &'static str {

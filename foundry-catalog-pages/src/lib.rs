@@ -35,6 +35,7 @@
 
 mod error;
 pub mod json_ld;
+mod markup;
 mod render;
 mod site;
 pub mod sitemap;

@@ -199,29 +199,14 @@ impl Pages {
     }
 }
 
-/// Autoescaping as Jinja2 (MarkupSafe) does it: a string placed in HTML
-/// has `&`, `<`, `>`, `"` and `'` escaped, and nothing else (minijinja's
-/// default also writes `/` as `&#x2f;`, which makes every URL in an
-/// `href` unreadable in the page source). Everything else is as
-/// minijinja writes it.
+/// Autoescaping as Jinja2 (MarkupSafe) does it ([`crate::markup::escape`]):
+/// minijinja's default also writes `/` as `&#x2f;`, which makes every URL
+/// in an `href` unreadable in the page source. Everything but a string in
+/// an HTML template is as minijinja writes it.
 fn escape_as_markup(out: &mut Output, state: &State, value: &Value) -> Result<(), minijinja::Error> {
     match value.as_str() {
         Some(text) if matches!(state.auto_escape(), AutoEscape::Html) && !value.is_safe() => {
-            let failed = |_| minijinja::Error::from(ErrorKind::WriteFailure);
-            let mut rest = text;
-            while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
-                out.write_str(&rest[..at]).map_err(failed)?;
-                let entity = match rest.as_bytes()[at] {
-                    b'&' => "&amp;",
-                    b'<' => "&lt;",
-                    b'>' => "&gt;",
-                    b'"' => "&quot;",
-                    _ => "&#39;",
-                };
-                out.write_str(entity).map_err(failed)?;
-                rest = &rest[at + 1..];
-            }
-            out.write_str(rest).map_err(failed)
+            out.write_str(&crate::markup::escape(text)).map_err(|_| minijinja::Error::from(ErrorKind::WriteFailure))
         }
         _ => minijinja::escape_formatter(out, state, value),
     }

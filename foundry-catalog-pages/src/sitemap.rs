@@ -12,6 +12,7 @@
 use foundry_catalog::product::ProductRecord;
 
 use crate::Site;
+use crate::markup::escape;
 
 /// The most URLs one sitemap file lists (the protocol's limit).
 pub const MAX_URLS: usize = 50_000;
@@ -112,22 +113,6 @@ pub fn robots(site: &Site) -> String {
         robots.push_str(&format!("\nSitemap: {}\n", site.url(PATH)));
     }
     robots
-}
-
-/// Text as XML character data or attribute value.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -11,6 +11,13 @@ fn examples() -> Vec<ProductRecord> {
     MANIFESTS.iter().map(|(_, text)| ProductManifest::from_json(text).unwrap().build().unwrap()).collect()
 }
 
+/// What CI requires of each route's JSON-LD (one file, shared with
+/// tests/pages/check.py and browser.mjs).
+fn expectations() -> serde_json::Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/pages/expectations.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn site() -> Site {
     Site::new("https://catalog.example.com").unwrap()
 }
@@ -57,9 +64,10 @@ fn a_page_holds_its_record() {
         let parsed: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
         assert_eq!(parsed["name"], record.title.as_str());
         assert_eq!(parsed["@type"], json_ld::schema_type(record.route));
-        let (_, _, required) = json_ld::REQUIRED.iter().find(|(route, _, _)| *route == record.route.as_str()).unwrap();
-        for property in *required {
-            assert!(parsed.get(property).is_some(), "{} lacks {property}", record.slug);
+        let expected = &expectations()["json_ld"][record.route.as_str()];
+        assert_eq!(parsed["@type"], expected["type"]);
+        for property in expected["required"].as_array().unwrap() {
+            assert!(parsed.get(property.as_str().unwrap()).is_some(), "{} lacks {property}", record.slug);
         }
         // The primary call to action comes first.
         if let Some(primary) = record.primary_cta() {
