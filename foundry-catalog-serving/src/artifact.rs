@@ -2,7 +2,7 @@
 //! `foundry-catalog build` and loaded by `foundry-catalog serve --catalog
 //! <file>` without any JSON work or compression.
 //!
-//! # Format, version 2
+//! # Format, version 3
 //!
 //! All integers are little-endian. A file is a 48-byte header, then four
 //! regions back to back, and nothing after them:
@@ -10,7 +10,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `89 46 43 41 0D 0A 1A 0A` (`\x89FCA\r\n\x1a\n`: a high-bit byte and line ends, so a text-mode transfer is caught as PNG's is) |
-//! | 8 | 4 | format version, `2` |
+//! | 8 | 4 | format version, `3` |
 //! | 12 | 4 | CRC-32 (IEEE, as zlib and gzip compute it) of every byte after this field |
 //! | 16 | 8 | metadata length *M* |
 //! | 24 | 8 | signature length *S*: 0 (unsigned) or 96 |
@@ -18,32 +18,45 @@
 //! | 40 | 8 | data length *D* |
 //! | 48 | *M* | metadata: UTF-8 JSON, see [`Metadata`] |
 //! | 48 + *M* | *S* | signature: the signer's Ed25519 public key (32 bytes), then the signature (64 bytes), see [`Signature`] |
-//! | 48 + *M* + *S* | *I* | index: one fixed-size entry per product |
-//! | 48 + *M* + *S* + *I* | *D* | data: slugs, dates, bodies and ETags, referred to by the index |
+//! | 48 + *M* + *S* | *I* | index: one fixed-size entry per product, then one per site document |
+//! | 48 + *M* + *S* + *I* | *D* | data: slugs, dates, bodies, pages and ETags, referred to by the index |
 //!
-//! An index entry is `modified` (u64, the record's `last_updated_at` in
-//! whole seconds since 1970), the SHA-256 of the product's source (32
-//! bytes: the manifest file's bytes, all zeros for a product built from a
-//! record; an incremental build compares it to skip unchanged manifests),
-//! then spans (offset into the data region as u64, length as u32) of the
-//! slug, of the `Last-Modified` value (an IMF-fixdate), and of each
-//! representation's body and strong ETag, in the order of
-//! [`Metadata::codings`]: `8 + 32 + 12 + 12 + 24 × codings` bytes.
-//! Entries are in the order of the manifests' file names, and each
-//! product's bytes in the data region are contiguous, in the order of its
-//! spans.
+//! A product's index entry is `modified` (u64, the record's
+//! `last_updated_at` in whole seconds since 1970), the SHA-256 of the
+//! product's source (32 bytes: the manifest file's bytes, all zeros for a
+//! product built from a record; an incremental build compares it to skip
+//! unchanged manifests), then spans (offset into the data region as u64,
+//! length as u32) of the slug, of the `Last-Modified` value (an
+//! IMF-fixdate), and of each representation's body and strong ETag, in the
+//! order of [`Metadata::codings`]: `8 + 32 + 12 + 12 + 24 × codings`
+//! bytes. In an artifact with pages ([`Metadata::pages`]) the entry goes
+//! on with the page: spans of its path (`canonical_path`), of its sitemap
+//! `lastmod` (the record's `last_updated_at`; empty when the page is
+//! `noindex`) and of each of its representations' body and ETag, another
+//! `12 + 12 + 24 × codings` bytes. Entries are in the order of the
+//! manifests' file names, and each product's bytes in the data region are
+//! contiguous, in the order of its spans.
+//!
+//! The site documents ([`SitePages::documents`] of them: `/robots.txt`,
+//! the sitemap files, and the not-found page under the name `404`) follow
+//! the products in the index, each as spans of its path and of each
+//! representation's body and ETag (`12 + 24 × codings` bytes), and in the
+//! data region, after every product's bytes.
 //!
 //! The signature is Ed25519 (RFC 8032) over the bytes
 //! `foundry-catalog artifact signature\n`, *M* (u64), the metadata, *I*
 //! (u64) and the index. The metadata holds [`Metadata::content_sha256`],
-//! which names every slug and ETag, each ETag names its body's bytes, and
+//! which names every slug, page path, `lastmod`, document path and ETag,
+//! each ETag names its body's bytes, and
 //! the index holds every date and source digest: a signature that
 //! verifies, with every ETag checked against its body, covers every byte
 //! served (`Artifact::verify`, with the `signing` feature).
 //!
-//! # Format, version 1
+//! # Formats 2 and 1
 //!
-//! Still read (and written again as version 2 by [`Artifact::write_to`]):
+//! Version 2 is version 3 without pages: still read, as an artifact
+//! without pages. Version 1 is still read (and written again as version 3
+//! by [`Artifact::write_to`]):
 //! a 40-byte header without the signature length (the index length at
 //! 24, the data length at 32), no signature region, and index entries
 //! without the source digest (read as zeros: no manifest matches it). A
@@ -54,13 +67,16 @@
 //! # Checks when loading
 //!
 //! The magic, the version (1 to
-//! 2), the lengths (the file must be exactly as long as
+//! 3), the lengths (the file must be exactly as long as
 //! its header says, so a truncated file is named as such), the CRC-32,
 //! the metadata, the signature region's length, every span (inside the
 //! data region), every slug ([`foundry_catalog_core::Slug`]), every ETag's form, every
 //! date (the `Last-Modified` text must be `modified` as an IMF-fixdate),
-//! no slug twice, and [`Metadata::content_sha256`] recomputed from the
-//! slugs and ETags. Nothing in a file can make the loader panic or read
+//! no slug twice, every page path (`/<route>/<slug>` of its own product)
+//! and document name (`/robots.txt`, `/sitemap.xml`, `/sitemap-<n>.xml`,
+//! `404`), none twice, that the products' and documents' bytes tile the
+//! data region, and [`Metadata::content_sha256`] recomputed from the
+//! slugs, paths and ETags. Nothing in a file can make the loader panic or read
 //! out of bounds. The CRC-32 finds accidental corruption, not tampering:
 //! that is the signature's job. Bodies are not hashed again at load
 //! unless a verify key is given (it costs a SHA-256 pass over every
@@ -79,10 +95,10 @@ use crate::encoding::ContentCoding;
 /// The first eight bytes of every artifact.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FCA\r\n\x1a\n";
 /// The format version this crate writes.
-pub(crate) const FORMAT_VERSION: u32 = 2;
+pub(crate) const FORMAT_VERSION: u32 = 3;
 /// The oldest format version this crate reads.
 pub(crate) const OLDEST_READABLE_VERSION: u32 = 1;
-/// The length of the fixed header (version 2).
+/// The length of the fixed header (versions 2 and 3).
 const HEADER_LEN: usize = 48;
 /// The length of version 1's header.
 const HEADER_LEN_V1: usize = 40;
@@ -150,6 +166,31 @@ pub struct Metadata {
     /// asked to).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<u64>,
+    /// The product pages built with the bodies (`foundry-catalog build`
+    /// without `--no-pages`): each index entry then holds its page, and
+    /// the site documents follow the products. Absent when built without
+    /// pages (and in versions 1 and 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<SitePages>,
+}
+
+/// What an artifact says about the pages it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SitePages {
+    /// What rendered every page besides its record
+    /// (`foundry_catalog_pages::Pages::digest`: the pages crate's version,
+    /// the site and every template): an incremental build reuses a
+    /// previous artifact's products only when it renders pages with the
+    /// same digest.
+    pub digest: String,
+    /// The public site's URL the pages name; empty when built without
+    /// one (links are then paths, and there is no sitemap).
+    pub site: String,
+    /// How many site documents follow the products in the index
+    /// (`robots.txt`, the sitemap files, the not-found page).
+    pub documents: u64,
 }
 
 impl Metadata {
@@ -202,6 +243,18 @@ pub(crate) fn rfc3339(seconds: u64) -> String {
 pub(crate) struct Release {
     pub(crate) sequence: Option<u64>,
     pub(crate) expires: Option<u64>,
+}
+
+/// What an artifact's metadata says besides its products: who built it,
+/// how, and with which pages.
+pub(crate) struct Contents {
+    pub(crate) generator: String,
+    pub(crate) codings: Vec<ContentCoding>,
+    pub(crate) record_types: Vec<RecordTypeId>,
+    pub(crate) renderer_sha256: String,
+    pub(crate) release: Release,
+    /// With pages: [`SitePages::digest`] and [`SitePages::site`].
+    pub(crate) pages: Option<(String, String)>,
 }
 
 /// A record type an artifact was built with.
@@ -378,31 +431,93 @@ pub(crate) struct IndexEntry {
     pub(crate) last_modified: Span,
     /// `(body, etag)` per coding, in [`Metadata::codings`] order.
     pub(crate) representations: Vec<(Span, Span)>,
+    /// Its page, in an artifact with pages.
+    pub(crate) page: Option<PageSpans>,
+}
+
+/// A product's page as the index stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PageSpans {
+    /// `canonical_path`.
+    pub(crate) path: Span,
+    /// The sitemap's `lastmod` of the page (the record's
+    /// `last_updated_at`); empty when the page is `noindex`, so not listed.
+    pub(crate) lastmod: Span,
+    /// `(body, etag)` per coding, in [`Metadata::codings`] order.
+    pub(crate) representations: Vec<(Span, Span)>,
+}
+
+/// A site document (`robots.txt`, a sitemap file, the not-found page) as
+/// the index stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DocumentEntry {
+    /// The path it is served at; [`NOT_FOUND_DOCUMENT`] for the not-found page.
+    pub(crate) path: Span,
+    /// `(body, etag)` per coding, in [`Metadata::codings`] order.
+    pub(crate) representations: Vec<(Span, Span)>,
+}
+
+/// The name the not-found page is stored under: not a path, so no
+/// request reaches it but as the answer to an unknown page.
+pub(crate) const NOT_FOUND_DOCUMENT: &str = "404";
+
+fn representation_spans(representations: &[(Span, Span)]) -> impl Iterator<Item = Span> + '_ {
+    representations.iter().flat_map(|&(body, etag)| [body, etag])
+}
+
+fn representation_spans_mut(representations: &mut [(Span, Span)]) -> impl Iterator<Item = &mut Span> {
+    representations.iter_mut().flat_map(|(body, etag)| [body, etag])
+}
+
+/// Where a run of spans lies, when each starts where the one before it ends.
+fn contiguous(mut spans: impl Iterator<Item = Span>) -> Option<(u64, u64)> {
+    let first = spans.next()?;
+    let mut end = first.end()?;
+    for span in spans {
+        if span.offset != end {
+            return None;
+        }
+        end = span.end()?;
+    }
+    Some((first.offset, end - first.offset))
 }
 
 impl IndexEntry {
     /// Every span, in the order the product's bytes are written.
+    pub(crate) fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        [self.slug, self.last_modified].into_iter().chain(representation_spans(&self.representations)).chain(
+            self.page.iter().flat_map(|page| {
+                [page.path, page.lastmod].into_iter().chain(representation_spans(&page.representations))
+            }),
+        )
+    }
+
+    /// Every span, in the order the product's bytes are written.
     pub(crate) fn spans_mut(&mut self) -> impl Iterator<Item = &mut Span> {
         [&mut self.slug, &mut self.last_modified]
             .into_iter()
-            .chain(self.representations.iter_mut().flat_map(|(body, etag)| [body, etag]))
+            .chain(representation_spans_mut(&mut self.representations))
+            .chain(self.page.iter_mut().flat_map(|page| {
+                [&mut page.path, &mut page.lastmod].into_iter().chain(representation_spans_mut(&mut page.representations))
+            }))
     }
 
     /// The product's bytes as one range, when they are contiguous in the
     /// order they are written (always, in an artifact built here).
     pub(crate) fn contiguous(&self) -> Option<(u64, u64)> {
-        let mut spans = [self.slug, self.last_modified]
-            .into_iter()
-            .chain(self.representations.iter().flat_map(|&(body, etag)| [body, etag]));
-        let first = spans.next()?;
-        let mut end = first.end()?;
-        for span in spans {
-            if span.offset != end {
-                return None;
-            }
-            end = span.end()?;
-        }
-        Some((first.offset, end - first.offset))
+        contiguous(self.spans())
+    }
+}
+
+impl DocumentEntry {
+    /// Every span, in the order the document's bytes are written.
+    pub(crate) fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        std::iter::once(self.path).chain(representation_spans(&self.representations))
+    }
+
+    /// Every span, in the order the document's bytes are written.
+    pub(crate) fn spans_mut(&mut self) -> impl Iterator<Item = &mut Span> {
+        std::iter::once(&mut self.path).chain(representation_spans_mut(&mut self.representations))
     }
 }
 
@@ -416,7 +531,7 @@ pub struct Artifact {
     /// The metadata's JSON as stored (what a signature signs).
     metadata_json: Bytes,
     pub(crate) signature: Option<Signature>,
-    /// In the version-2 layout (a version-1 index is converted on parse).
+    /// In the version-3 layout (a version-1 index is converted on parse).
     index: Bytes,
     /// `(offset of the buffer in the data region, buffer)`, in order.
     data: Vec<(u64, Bytes)>,
@@ -445,28 +560,21 @@ impl Part<'_> {
 }
 
 impl Artifact {
-    /// Assembles an artifact from the index entries and the data buffers
-    /// they point into (spans count from the start of the first buffer).
-    pub(crate) fn new(
-        generator: String,
-        codings: Vec<ContentCoding>,
-        record_types: Vec<RecordTypeId>,
-        renderer_sha256: String,
-        release: Release,
-        entries: &[IndexEntry],
-        buffers: Vec<Bytes>,
-    ) -> Artifact {
-        let mut index = Vec::with_capacity(entries.len() * entry_len(codings.len()));
+    /// Assembles an artifact from the index entries (with pages when
+    /// `pages` is given, as every entry then is), the site documents and
+    /// the data buffers they point into (spans count from the start of the
+    /// first buffer).
+    pub(crate) fn new(contents: Contents, entries: &[IndexEntry], documents: &[DocumentEntry], buffers: Vec<Bytes>) -> Artifact {
+        let Contents { generator, codings, record_types, renderer_sha256, release, pages } = contents;
+        let entry_len = entry_len(codings.len(), pages.is_some());
+        let mut index = Vec::with_capacity(entries.len() * entry_len + documents.len() * document_len(codings.len()));
         for entry in entries {
             index.extend_from_slice(&entry.modified.to_le_bytes());
             index.extend_from_slice(&entry.source);
-            for span in [entry.slug, entry.last_modified]
-                .into_iter()
-                .chain(entry.representations.iter().flat_map(|&(body, etag)| [body, etag]))
-            {
-                index.extend_from_slice(&span.offset.to_le_bytes());
-                index.extend_from_slice(&span.len.to_le_bytes());
-            }
+            entry.spans().for_each(|span| push_span(&mut index, span));
+        }
+        for document in documents {
+            document.spans().for_each(|span| push_span(&mut index, span));
         }
         let mut start = 0;
         let data = buffers
@@ -487,6 +595,7 @@ impl Artifact {
                 renderer_sha256: Some(renderer_sha256),
                 sequence: release.sequence,
                 expires: release.expires,
+                pages: pages.map(|(digest, site)| SitePages { digest, site, documents: documents.len() as u64 }),
             },
             metadata_json: Bytes::new(),
             signature: None,
@@ -593,10 +702,10 @@ impl Artifact {
         Ok(artifact)
     }
 
-    /// A version-1 index in the version-2 layout (no source digests).
+    /// A version-1 index in the version-3 layout without pages (no source digests).
     fn index_from_v1(index: &[u8], codings: usize) -> Bytes {
-        let old = entry_len(codings) - SOURCE_LEN;
-        let mut converted = Vec::with_capacity(index.len() / old * entry_len(codings) + index.len() % old);
+        let old = entry_len(codings, false) - SOURCE_LEN;
+        let mut converted = Vec::with_capacity(index.len() / old * entry_len(codings, false) + index.len() % old);
         let mut entries = index.chunks_exact(old);
         for entry in &mut entries {
             converted.extend_from_slice(&entry[..8]);
@@ -631,16 +740,24 @@ impl Artifact {
                 )));
             }
         }
+        let documents = self.metadata.pages.as_ref().map_or(0, |pages| pages.documents);
         let expected = usize::try_from(self.metadata.products)
             .ok()
-            .and_then(|n| n.checked_mul(entry_len(codings.len())))
+            .and_then(|n| n.checked_mul(self.entry_len()))
+            .zip(usize::try_from(documents).ok().and_then(|n| n.checked_mul(document_len(codings.len()))))
+            .and_then(|(products, documents)| products.checked_add(documents))
             .filter(|&n| n == self.index.len());
         if expected.is_none() {
             return Err(ArtifactError::Malformed(format!(
-                "an index of {} bytes for {} products",
+                "an index of {} bytes for {} products and {documents} site documents",
                 self.index.len(),
                 self.metadata.products
             )));
+        }
+        if let Some(pages) = &self.metadata.pages
+            && !(pages.site.is_empty() || pages.site.starts_with("http://") || pages.site.starts_with("https://"))
+        {
+            return Err(ArtifactError::Malformed(format!("the pages' site {:?} is not an http(s) URL", pages.site)));
         }
         Ok(())
     }
@@ -658,12 +775,23 @@ impl Artifact {
 
     /// The number of products.
     pub fn len(&self) -> usize {
-        self.index.len() / entry_len(self.metadata.codings.len())
+        // Checked against the index's length when parsed.
+        usize::try_from(self.metadata.products).unwrap_or_default()
     }
 
     /// Whether it holds no product.
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.metadata.products == 0
+    }
+
+    /// The length of one product's index entry.
+    fn entry_len(&self) -> usize {
+        entry_len(self.metadata.codings.len(), self.metadata.pages.is_some())
+    }
+
+    /// The product entries' part of the index (the site documents' follows).
+    fn product_index(&self) -> &[u8] {
+        &self.index[..(self.len() * self.entry_len()).min(self.index.len())]
     }
 
     /// The size of the file [`Artifact::write_to`] writes.
@@ -673,7 +801,7 @@ impl Artifact {
         (HEADER_LEN + self.metadata_json.len() + signature + self.index.len()) as u64 + data
     }
 
-    /// Writes the artifact file (format version 2): header, metadata,
+    /// Writes the artifact file (format version 3): header, metadata,
     /// signature, index, data.
     pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
         self.write_parts(|part| out.write_all(part.bytes()))?;
@@ -735,15 +863,25 @@ impl Artifact {
 
     /// Every index entry, decoded (spans are not checked here).
     pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = IndexEntry> + '_ {
-        let codings = self.metadata.codings.len();
-        self.index.chunks_exact(entry_len(codings)).map(move |entry| decode_entry(entry, codings))
+        let (codings, pages) = (self.metadata.codings.len(), self.metadata.pages.is_some());
+        self.product_index().chunks_exact(self.entry_len()).map(move |entry| decode_entry(entry, codings, pages))
     }
 
     /// The `n`th index entry.
     pub(crate) fn entry(&self, n: usize) -> Option<IndexEntry> {
+        let (codings, pages) = (self.metadata.codings.len(), self.metadata.pages.is_some());
+        let len = self.entry_len();
+        self.product_index().get(n * len..(n + 1) * len).map(|entry| decode_entry(entry, codings, pages))
+    }
+
+    /// Every site document's index entry, decoded (spans are not checked here).
+    pub(crate) fn documents(&self) -> impl Iterator<Item = DocumentEntry> + '_ {
         let codings = self.metadata.codings.len();
-        let len = entry_len(codings);
-        self.index.get(n * len..(n + 1) * len).map(|entry| decode_entry(entry, codings))
+        let rest = self.index.get(self.product_index().len()..).unwrap_or_default();
+        rest.chunks_exact(document_len(codings)).map(move |entry| {
+            let span = |i: usize| decode_span(&entry[i * SPAN_LEN..]);
+            DocumentEntry { path: span(0), representations: (0..codings).map(|c| (span(1 + 2 * c), span(2 + 2 * c))).collect() }
+        })
     }
 
     /// The bytes of a span, shared with the artifact (no copy).
@@ -776,15 +914,17 @@ impl Artifact {
     /// artifact is covered.
     pub(crate) fn check_tiling(&self) -> Result<(), ArtifactError> {
         let mut end = 0;
-        for entry in self.entries() {
-            let slug = || String::from_utf8_lossy(&self.slice(entry.slug).unwrap_or_default()).into_owned();
-            let Some((offset, len)) = entry.contiguous() else {
-                return Err(ArtifactError::Malformed(format!("the bytes of `{}` are not in one run", slug())));
+        let products = self.entries().map(|entry| (entry.slug, entry.contiguous()));
+        let documents = self.documents().map(|document| (document.path, contiguous(document.spans())));
+        for (name, run) in products.chain(documents) {
+            let name = || String::from_utf8_lossy(&self.slice(name).unwrap_or_default()).into_owned();
+            let Some((offset, len)) = run else {
+                return Err(ArtifactError::Malformed(format!("the bytes of `{}` are not in one run", name())));
             };
             if offset != end {
                 return Err(ArtifactError::Malformed(format!(
-                    "the bytes of `{}` start at {offset} of the data region, where the product before it ends at {end}",
-                    slug()
+                    "the bytes of `{}` start at {offset} of the data region, where the one before ends at {end}",
+                    name()
                 )));
             }
             end = offset + len;
@@ -807,9 +947,21 @@ impl Artifact {
     /// [`Metadata::content_sha256`], computed from the index and data.
     fn content_digest(&self) -> String {
         let mut hasher = Sha256::new();
+        let etags = |representations: &[(Span, Span)]| representations.iter().map(|&(_, etag)| etag).collect::<Vec<_>>();
         for entry in self.entries() {
-            let spans = std::iter::once(entry.slug).chain(entry.representations.iter().map(|&(_, etag)| etag));
+            let mut spans = vec![entry.slug];
+            spans.extend(etags(&entry.representations));
+            if let Some(page) = &entry.page {
+                spans.extend([page.path, page.lastmod]);
+                spans.extend(etags(&page.representations));
+            }
             for span in spans {
+                hasher.update(self.slice(span).unwrap_or_default());
+                hasher.update(b"\n");
+            }
+        }
+        for document in self.documents() {
+            for span in std::iter::once(document.path).chain(etags(&document.representations)) {
                 hasher.update(self.slice(span).unwrap_or_default());
                 hasher.update(b"\n");
             }
@@ -839,6 +991,9 @@ impl Artifact {
         let entries: Vec<IndexEntry> = self.entries().collect();
         let failures = crate::parallel::map(&entries, |entry| self.check_entry_bodies(entry).err());
         failures.into_iter().flatten().next().map_or(Ok(()), Err)?;
+        for document in self.documents() {
+            self.check_representations(document.path, &document.representations)?;
+        }
         self.bodies_checked.store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
@@ -849,12 +1004,22 @@ impl Artifact {
         self.bodies_checked.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Checks that each of one product's bodies hashes to its ETag.
+    /// Checks that each of one product's bodies (and its page's) hashes
+    /// to its ETag.
     pub(crate) fn check_entry_bodies(&self, entry: &IndexEntry) -> Result<(), ArtifactError> {
-        for (&coding, &(body, etag)) in self.metadata.codings.iter().zip(&entry.representations) {
+        self.check_representations(entry.slug, &entry.representations)?;
+        match &entry.page {
+            Some(page) => self.check_representations(page.path, &page.representations),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks that each body hashes to its ETag; the error names `name`.
+    fn check_representations(&self, name: Span, representations: &[(Span, Span)]) -> Result<(), ArtifactError> {
+        for (&coding, &(body, etag)) in self.metadata.codings.iter().zip(representations) {
             let (body, etag) = (self.slice(body)?, self.slice(etag)?);
             if !etag_names(&etag, &body) {
-                let slug = self.slice(entry.slug)?;
+                let slug = self.slice(name)?;
                 return Err(ArtifactError::Body { slug: String::from_utf8_lossy(&slug).into_owned(), coding });
             }
         }
@@ -873,22 +1038,27 @@ pub(crate) fn etag_of(body: &[u8]) -> String {
     format!("\"{}\"", hex::encode(Sha256::digest(body).as_slice()))
 }
 
-fn decode_entry(entry: &[u8], codings: usize) -> IndexEntry {
-    let span = |i: usize| {
-        let at = 8 + SOURCE_LEN + i * SPAN_LEN;
-        Span {
-            offset: le_u64(&entry[at..at + 8]),
-            len: u32::from_le_bytes([entry[at + 8], entry[at + 9], entry[at + 10], entry[at + 11]]),
-        }
-    };
+fn decode_span(at: &[u8]) -> Span {
+    Span { offset: le_u64(&at[..8]), len: u32::from_le_bytes([at[8], at[9], at[10], at[11]]) }
+}
+
+fn decode_entry(entry: &[u8], codings: usize, pages: bool) -> IndexEntry {
+    let span = |i: usize| decode_span(&entry[8 + SOURCE_LEN + i * SPAN_LEN..]);
+    let representations = |first: usize| (0..codings).map(|c| (span(first + 2 * c), span(first + 1 + 2 * c))).collect();
     let mut source = [0; SOURCE_LEN];
     source.copy_from_slice(&entry[8..8 + SOURCE_LEN]);
+    let page_at = 2 + 2 * codings;
     IndexEntry {
         modified: le_u64(&entry[..8]),
         source,
         slug: span(0),
         last_modified: span(1),
-        representations: (0..codings).map(|c| (span(2 + 2 * c), span(3 + 2 * c))).collect(),
+        representations: representations(2),
+        page: pages.then(|| PageSpans {
+            path: span(page_at),
+            lastmod: span(page_at + 1),
+            representations: representations(page_at + 2),
+        }),
     }
 }
 
@@ -907,8 +1077,21 @@ pub(crate) fn is_http_date_of(date: &[u8], seconds: u64) -> bool {
         && httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds)).as_bytes() == date
 }
 
-fn entry_len(codings: usize) -> usize {
-    8 + SOURCE_LEN + SPAN_LEN * (2 + 2 * codings)
+/// The length of a product's index entry: its date, source digest, slug,
+/// `Last-Modified` and representations, and with pages its page's path,
+/// `lastmod` and representations.
+fn entry_len(codings: usize, pages: bool) -> usize {
+    8 + SOURCE_LEN + SPAN_LEN * (2 + 2 * codings) * if pages { 2 } else { 1 }
+}
+
+/// The length of a site document's index entry: its path and representations.
+fn document_len(codings: usize) -> usize {
+    SPAN_LEN * (1 + 2 * codings)
+}
+
+fn push_span(index: &mut Vec<u8>, span: Span) {
+    index.extend_from_slice(&span.offset.to_le_bytes());
+    index.extend_from_slice(&span.len.to_le_bytes());
 }
 
 fn le_u64(bytes: &[u8]) -> u64 {
@@ -941,7 +1124,7 @@ impl Header {
         let version = u32_at(8).ok_or(too_short(HEADER_LEN))?;
         let (len, lengths) = match version {
             1 => (HEADER_LEN_V1, [u64_at(16), Some(0), u64_at(24), u64_at(32)]),
-            2 => (HEADER_LEN, [u64_at(16), u64_at(24), u64_at(32), u64_at(40)]),
+            2 | 3 => (HEADER_LEN, [u64_at(16), u64_at(24), u64_at(32), u64_at(40)]),
             found => return Err(ArtifactError::Version { found }),
         };
         let (Some(crc), [Some(meta), Some(signature), Some(index), Some(data)]) = (u32_at(12), lengths) else {

@@ -28,6 +28,7 @@ use foundry_catalog::conformance::Violations;
 mod blocks;
 mod builder;
 mod origin;
+mod pages;
 mod previous;
 mod render;
 mod stamps;
@@ -100,6 +101,48 @@ impl CatalogEntry {
     pub fn modified(&self) -> SystemTime {
         self.modified
     }
+
+    /// The representations stored for `codings` (from an index entry).
+    fn representations(
+        artifact: &Artifact,
+        spans: &[(artifact::Span, artifact::Span)],
+        check: bool,
+        name: &dyn Fn() -> String,
+    ) -> Result<[Option<Representation>; ContentCoding::ALL.len()], ArtifactError> {
+        let mut stored: [Option<Representation>; ContentCoding::ALL.len()] = Default::default();
+        for (&coding, &(body, etag)) in artifact.metadata().codings.iter().zip(spans) {
+            let etag = artifact.slice(etag)?;
+            if check && !artifact::is_strong_etag(&etag) {
+                return Err(ArtifactError::Malformed(format!("`{}` has a malformed {coding} ETag", name())));
+            }
+            stored[slot(coding)] = Some(Representation { body: artifact.slice(body)?, etag });
+        }
+        Ok(stored)
+    }
+}
+
+/// The pages an artifact holds, by path, and its site documents.
+#[derive(Debug, Default)]
+struct SiteEntries {
+    /// Each product's page, by `canonical_path`.
+    pages: HashMap<Bytes, CatalogEntry>,
+    /// `/robots.txt` and the sitemap files, by path.
+    documents: HashMap<Bytes, CatalogEntry>,
+    /// The not-found page.
+    not_found: Option<CatalogEntry>,
+}
+
+/// What a request at a path outside the product endpoint finds among a
+/// catalog's pages.
+#[derive(Debug, Clone, Copy)]
+pub enum SiteResource<'a> {
+    /// A product's page (`text/html`).
+    Page(&'a CatalogEntry),
+    /// A site document: `robots.txt` (`text/plain`) or a sitemap file
+    /// (`application/xml`); it has no `Last-Modified`.
+    Document(&'a CatalogEntry),
+    /// Nothing at that path: the not-found page (`text/html`), to send with 404.
+    NotFound(&'a CatalogEntry),
 }
 
 /// What [`CatalogEntry::representation`] falls back to for an entry
@@ -160,6 +203,15 @@ pub enum CatalogError {
         /// The slug.
         slug: String,
     },
+    /// A product's page (or the site's not-found page) cannot be rendered:
+    /// a template failed.
+    #[error("{file}: cannot render its page: {error}")]
+    Page {
+        /// The manifest, or `<templates>` for the not-found page.
+        file: String,
+        /// The template's error: its file, line and a hint.
+        error: String,
+    },
     /// An artifact file cannot be loaded.
     #[error("{file}: {error}")]
     Artifact {
@@ -179,6 +231,7 @@ impl CatalogError {
             | CatalogError::FileName { file, .. }
             | CatalogError::Invalid { file, .. }
             | CatalogError::DuplicateSlug { file, .. }
+            | CatalogError::Page { file, .. }
             | CatalogError::Artifact { file, .. } => file,
         }
     }
@@ -293,6 +346,8 @@ pub struct ResponseCatalog {
     /// build that made it saw of each file. Not part of the artifact.
     origins: Vec<Arc<origin::Origin>>,
     stamps: Option<Arc<stamps::Stamps>>,
+    /// The pages and site documents, when the artifact holds them.
+    site: Option<Arc<SiteEntries>>,
 }
 
 impl ResponseCatalog {
@@ -360,10 +415,12 @@ impl ResponseCatalog {
         let metadata = artifact.metadata();
         let malformed = |what: String| ArtifactError::Malformed(what);
         let mut entries = HashMap::with_capacity(artifact.len());
-        for (index, IndexEntry { modified, slug, last_modified, representations, .. }) in artifact.entries().enumerate()
+        let mut site = metadata.pages.as_ref().map(|_| SiteEntries::default());
+        for (index, IndexEntry { modified, slug, last_modified, representations, page, .. }) in
+            artifact.entries().enumerate()
         {
             let slug = artifact.slice(slug)?;
-            let name = || String::from_utf8_lossy(&slug);
+            let name = || String::from_utf8_lossy(&slug).into_owned();
             if check && !std::str::from_utf8(&slug).is_ok_and(|s| foundry_catalog_core::Slug::check(s).is_ok()) {
                 return Err(malformed(format!("{:?} is not a slug", name())));
             }
@@ -371,25 +428,59 @@ impl ResponseCatalog {
             if check && !artifact::is_http_date_of(&last_modified, modified) {
                 return Err(malformed(format!("`{}` has a malformed or inconsistent modification date", name())));
             }
-            let mut stored: [Option<Representation>; ContentCoding::ALL.len()] = Default::default();
-            for (&coding, (body, etag)) in metadata.codings.iter().zip(representations) {
-                let etag = artifact.slice(etag)?;
-                if check && !artifact::is_strong_etag(&etag) {
-                    return Err(malformed(format!("`{}` has a malformed {coding} ETag", name())));
-                }
-                stored[slot(coding)] = Some(Representation { body: artifact.slice(body)?, etag });
-            }
             let entry = CatalogEntry {
-                representations: stored,
+                representations: CatalogEntry::representations(&artifact, &representations, check, &name)?,
                 last_modified,
                 modified: SystemTime::UNIX_EPOCH + Duration::from_secs(modified),
                 index,
             };
+            if let (Some(site), Some(page)) = (&mut site, page) {
+                let path = artifact.slice(page.path)?;
+                if check && !is_page_path(&path, &slug) {
+                    return Err(malformed(format!("the page of `{}` is not at /<route>/{}", name(), name())));
+                }
+                if check && !is_lastmod(&artifact.slice(page.lastmod)?) {
+                    return Err(malformed(format!("the page of `{}` has a malformed sitemap lastmod", name())));
+                }
+                let representations = CatalogEntry::representations(&artifact, &page.representations, check, &name)?;
+                if site.pages.insert(path, CatalogEntry { representations, ..entry.clone() }).is_some() {
+                    return Err(malformed(format!("the page of `{}` is indexed twice", name())));
+                }
+            }
             if entries.insert(slug.clone(), entry).is_some() {
                 return Err(malformed(format!("slug `{}` is indexed twice", name())));
             }
         }
-        Ok(ResponseCatalog { entries: Arc::new(entries), artifact, origins: Vec::new(), stamps: None })
+        if let Some(site) = &mut site {
+            for (index, document) in artifact.documents().enumerate() {
+                let path = artifact.slice(document.path)?;
+                let name = || String::from_utf8_lossy(&path).into_owned();
+                if check && !is_document_name(&path) {
+                    return Err(malformed(format!("{:?} is not the name of a site document", name())));
+                }
+                let entry = CatalogEntry {
+                    representations: CatalogEntry::representations(&artifact, &document.representations, check, &name)?,
+                    last_modified: Bytes::new(),
+                    modified: SystemTime::UNIX_EPOCH,
+                    index,
+                };
+                let twice = if &path[..] == artifact::NOT_FOUND_DOCUMENT.as_bytes() {
+                    site.not_found.replace(entry).is_some()
+                } else {
+                    site.documents.insert(path.clone(), entry).is_some()
+                };
+                if twice {
+                    return Err(malformed(format!("site document {:?} is indexed twice", name())));
+                }
+            }
+        }
+        Ok(ResponseCatalog {
+            entries: Arc::new(entries),
+            artifact,
+            origins: Vec::new(),
+            stamps: None,
+            site: site.map(Arc::new),
+        })
     }
 
     /// With what the build that made it remembers: the files shared bytes
@@ -408,6 +499,37 @@ impl ResponseCatalog {
     /// The pre-built response for a slug.
     pub fn get(&self, slug: &str) -> Option<&CatalogEntry> {
         self.entries.get(slug.as_bytes())
+    }
+
+    /// Whether the artifact holds pages ([`Metadata::pages`]).
+    pub fn has_pages(&self) -> bool {
+        self.site.is_some()
+    }
+
+    /// What a request for `path` (decoded, outside the product endpoint)
+    /// finds among the pages: a page, a site document, or the not-found
+    /// page; `None` in a catalog without pages.
+    pub fn site_resource(&self, path: &str) -> Option<SiteResource<'_>> {
+        let site = self.site.as_deref()?;
+        if let Some(page) = site.pages.get(path.as_bytes()) {
+            return Some(SiteResource::Page(page));
+        }
+        if let Some(document) = site.documents.get(path.as_bytes()) {
+            return Some(SiteResource::Document(document));
+        }
+        site.not_found.as_ref().map(SiteResource::NotFound)
+    }
+
+    /// Every page path served, sorted (empty without pages).
+    pub fn page_paths(&self) -> Vec<&str> {
+        let mut paths: Vec<&str> = self
+            .site
+            .iter()
+            .flat_map(|site| site.pages.keys().chain(site.documents.keys()))
+            .filter_map(|k| std::str::from_utf8(k).ok())
+            .collect();
+        paths.sort_unstable();
+        paths
     }
 
     /// Every slug served, sorted.
@@ -510,6 +632,34 @@ impl OpenOptions {
         self.verify_keys = keys;
         self
     }
+}
+
+/// Whether `path` is `/<route>/<slug>` for one of the records' routes.
+fn is_page_path(path: &[u8], slug: &[u8]) -> bool {
+    foundry_catalog::product::Route::ALL.iter().any(|route| {
+        path.strip_prefix(b"/")
+            .and_then(|p| p.strip_prefix(route.as_str().as_bytes()))
+            .and_then(|p| p.strip_prefix(b"/"))
+            .is_some_and(|p| p == slug)
+    })
+}
+
+/// Whether `lastmod` is empty (not listed) or an RFC 3339 date-time, as
+/// `last_updated_at` is.
+fn is_lastmod(lastmod: &[u8]) -> bool {
+    lastmod.is_empty()
+        || std::str::from_utf8(lastmod).is_ok_and(|text| {
+            time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).is_ok()
+        })
+}
+
+/// Whether `name` is one a build gives a site document.
+fn is_document_name(name: &[u8]) -> bool {
+    let numbered = name
+        .strip_prefix(b"/sitemap-")
+        .and_then(|n| n.strip_suffix(b".xml"))
+        .is_some_and(|n| !n.is_empty() && n.len() <= 9 && n[0] != b'0' && n.iter().all(u8::is_ascii_digit));
+    numbered || [&b"/robots.txt"[..], b"/sitemap.xml", artifact::NOT_FOUND_DOCUMENT.as_bytes()].contains(&name)
 }
 
 /// A problem opening the artifact file at `path`, as a build's.

@@ -19,6 +19,16 @@
 //! | HTTP/1.1 without exactly one valid `Host` (checked by `service::respond` (feature `http`) and the server, before [`answer`]) | 400 `bad_host` |
 //! | any other path | 404 `not_found` |
 //!
+//! A catalog with pages ([`ResponseCatalog::has_pages`]) answers outside
+//! the product path too, by the same rules (negotiation, 304, 412, `Vary`,
+//! `HEAD`; 405 with `Allow: GET, HEAD`):
+//!
+//! | request | reply |
+//! |---|---|
+//! | a product's `canonical_path` (`/datasets/<slug>`, …) | 200, `text/html; charset=utf-8`, the page, its own `ETag`, the product's `Last-Modified` |
+//! | `/robots.txt`, `/sitemap.xml` (and `/sitemap-<n>.xml` past 50,000 pages) | 200, `text/plain` or `application/xml`, its own `ETag` (no `Last-Modified`) |
+//! | any other path outside `/api/` | 404 with the not-found page (`text/html`), not cached |
+//!
 //! The conditional headers are evaluated in RFC 9110 §13.2.2's order. A
 //! percent-encoded unreserved character (`%73` for `s`) is the same URL as
 //! the character itself (RFC 3986 §6.2.2.2) and is decoded before routing;
@@ -32,7 +42,7 @@ use std::borrow::Cow;
 
 use bytes::Bytes;
 
-use crate::catalog::ResponseCatalog;
+use crate::catalog::{CatalogEntry, ResponseCatalog, SiteResource};
 use crate::encoding::{negotiate, trim_ows};
 use foundry_catalog::product::API_PATH_PREFIX;
 use foundry_catalog::response::ErrorKind;
@@ -139,7 +149,7 @@ pub fn answer(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     let head = request.method == "HEAD";
     let path = decode_unreserved(request.path);
     let Some(slug) = path.strip_prefix(API_PATH_PREFIX) else {
-        return Reply::error(ErrorKind::NoResource, head);
+        return answer_site(catalog, request, &path);
     };
     if slug.contains('/') {
         return Reply::error(ErrorKind::NoResource, head);
@@ -153,29 +163,81 @@ pub fn answer(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     let Some(entry) = catalog.get(slug) else {
         return Reply::error(ErrorKind::NoProduct, head);
     };
+    represent(catalog, entry, request, "application/json")
+}
+
+/// `Content-Type` of pages and of the not-found page.
+pub const HTML: &str = "text/html; charset=utf-8";
+
+/// A path outside the product endpoint: a page, a site document or the
+/// not-found page in a catalog with pages; else 404 `not_found`. Paths
+/// under `/api/` always get the JSON error.
+fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> Reply {
+    let head = request.method == "HEAD";
+    let resource = if path.starts_with("/api/") { None } else { catalog.site_resource(path) };
+    let (entry, content_type) = match resource {
+        None => return Reply::error(ErrorKind::NoResource, head),
+        Some(SiteResource::NotFound(page)) => return not_found_page(catalog, page, request),
+        Some(SiteResource::Page(page)) => (page, HTML),
+        Some(SiteResource::Document(document)) => {
+            (document, if path.ends_with(".xml") { "application/xml" } else { "text/plain; charset=utf-8" })
+        }
+    };
+    if request.method != "GET" && !head {
+        return Reply::error(ErrorKind::MethodNotAllowed, false);
+    }
+    represent(catalog, entry, request, content_type)
+}
+
+/// The not-found page, with 404, in the coding `Accept-Encoding` asks
+/// for (identity when it refuses them all): not cached, no validators.
+fn not_found_page(catalog: &ResponseCatalog, page: &CatalogEntry, request: &Request<'_>) -> Reply {
+    let coding = negotiate(request.accept_encoding, catalog.codings()).unwrap_or(crate::encoding::ContentCoding::Identity);
+    let body = page.representation(coding).body();
+    Reply {
+        status: 404,
+        content_type: Some(HTML),
+        etag: None,
+        content_encoding: coding.header(),
+        vary: Some(VARY),
+        last_modified: None,
+        cache_control: Some("no-store"),
+        allow: None,
+        content_length: body.len(),
+        body: if request.method == "HEAD" { Bytes::new() } else { body },
+    }
+}
+
+/// The reply for a stored response (a product's body, a page or a site
+/// document) by the endpoint's rules: content negotiation, then the
+/// conditional headers in RFC 9110 §13.2.2's order. A response without a
+/// `Last-Modified` (a site document) ignores `If-Modified-Since`.
+fn represent(catalog: &ResponseCatalog, entry: &CatalogEntry, request: &Request<'_>, content_type: &'static str) -> Reply {
+    let head = request.method == "HEAD";
     let varying = |reply: Reply| Reply { vary: Some(VARY), ..reply };
     let Some(coding) = negotiate(request.accept_encoding, catalog.codings()) else {
         return varying(Reply::error(ErrorKind::NotAcceptable, head));
     };
     let representation = entry.representation(coding);
+    let last_modified = Some(entry.last_modified_bytes()).filter(|date| !date.is_empty());
     // RFC 9110 §13.2.2: If-Match, then If-None-Match, then If-Modified-Since.
     if request.if_match.is_some_and(|header| !etag_matches_strongly(header, representation.etag())) {
         return varying(Reply::error(ErrorKind::PreconditionFailed, head));
     }
     let not_modified = match (request.if_none_match, request.if_modified_since) {
         (Some(header), _) => etag_matches(header, representation.etag()),
-        (None, Some(since)) => modified_at_or_before(entry.modified(), since),
+        (None, Some(since)) => last_modified.is_some() && modified_at_or_before(entry.modified(), since),
         (None, None) => false,
     };
     let body = representation.body();
     let content_length = body.len();
     Reply {
         status: if not_modified { 304 } else { 200 },
-        content_type: (!not_modified).then_some("application/json"),
+        content_type: (!not_modified).then_some(content_type),
         etag: Some(representation.etag_bytes()),
         content_encoding: if not_modified { None } else { coding.header() },
         vary: Some(VARY),
-        last_modified: Some(entry.last_modified_bytes()),
+        last_modified,
         cache_control: Some(CACHE_CONTROL),
         allow: None,
         content_length: if not_modified { 0 } else { content_length },

@@ -13,11 +13,12 @@ use sha2::{Digest, Sha256};
 
 use super::blocks::Blocks;
 use super::origin::Origin;
+use super::pages::{PageMaker, PreparedPage, encode};
 use super::previous::{Previous, RecordTypeChanges, Unusable};
 use super::render::{Renderer, generator, stem};
 use super::stamps::{Recorder, Stamp};
 use super::{CatalogError, CatalogErrors, ResponseCatalog};
-use crate::artifact::{self, Artifact, IndexEntry, LAST_HTTP_DATE, Release, SOURCE_LEN};
+use crate::artifact::{self, Artifact, Contents, DocumentEntry, IndexEntry, LAST_HTTP_DATE, PageSpans, Release, SOURCE_LEN};
 use crate::encoding::ContentCoding;
 use foundry_catalog::product::ProductRecord;
 use foundry_catalog_core::RecordSchema;
@@ -55,6 +56,8 @@ pub struct Builder {
     release: Release,
     max_manifest_len: u64,
     renderer: Arc<Renderer>,
+    /// What renders the pages, when they are built.
+    pages: Option<Arc<PageMaker>>,
     previous: Option<Arc<Previous>>,
     progress: Option<Arc<Report>>,
 }
@@ -72,6 +75,7 @@ impl fmt::Debug for Builder {
             .field("codings", &self.codings)
             .field("release", &self.release)
             .field("record_types", &self.renderer.record_type_ids())
+            .field("pages", &self.pages)
             .field("previous", &self.previous.as_ref().map(|p| p.products()))
             .field("progress", &self.progress.is_some())
             .finish()
@@ -85,6 +89,7 @@ impl Default for Builder {
             release: Release::default(),
             max_manifest_len: DEFAULT_MAX_MANIFEST_LEN,
             renderer: Arc::default(),
+            pages: None,
             previous: None,
             progress: None,
         }
@@ -189,6 +194,23 @@ impl Builder {
         self
     }
 
+    /// Builds every product's page with its body, from the same record
+    /// ([`foundry_catalog_pages::Pages`]: its templates and site), with
+    /// the site documents: `/robots.txt`, the sitemap and the not-found
+    /// page. Each is stored in every coding with its own strong ETag, and
+    /// a catalog serves them ([`ResponseCatalog::site_resource`]). A
+    /// template that fails is a problem of the build naming the manifest
+    /// and the template's file and line. Forgets a [`Builder::previous`]
+    /// catalog: give the pages first.
+    #[cfg(feature = "pages")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "pages")))]
+    #[must_use]
+    pub fn pages(mut self, pages: foundry_catalog_pages::Pages) -> Self {
+        self.pages = Some(Arc::new(PageMaker::new(pages)));
+        self.previous = None;
+        self
+    }
+
     /// Builds incrementally from `previous`, the catalog built last time
     /// (see [Incremental builds](Builder#incremental-builds)). It is used
     /// only if it was made by this renderer (the same version,
@@ -213,7 +235,8 @@ impl Builder {
     /// --sign-key` does).
     pub fn previous(&mut self, previous: &ResponseCatalog) -> Result<RecordTypeChanges, Unusable> {
         self.previous = None;
-        let previous = Previous::new(previous, &self.codings, &self.renderer)?;
+        let pages = self.pages.as_deref().map(PageMaker::digest);
+        let previous = Previous::new(previous, &self.codings, &self.renderer, pages)?;
         let changes = previous.changes().clone();
         self.previous = Some(Arc::new(previous));
         Ok(changes)
@@ -331,7 +354,8 @@ impl Builder {
         let modified = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
         // Each coding's bytes, identity included (`encode` copies it);
         // the codings were checked to be available when they were chosen.
-        let bodies = self.codings.iter().map(|&coding| coding.encode(&body).unwrap_or_default()).collect();
+        let bodies = encode(&self.codings, &body);
+        let page = self.pages.as_deref().map(|pages| pages.page(file, record, &self.codings)).transpose()?;
         Ok(Product::Built(Prepared {
             file: file.to_owned(),
             slug,
@@ -339,6 +363,7 @@ impl Builder {
             modified: seconds,
             last_modified: httpdate::fmt_http_date(modified),
             bodies,
+            page,
         }))
     }
 }
@@ -368,10 +393,16 @@ struct Prepared {
     last_modified: String,
     /// Bodies in the order of the codings this build makes (identity, gzip, brotli).
     bodies: Vec<Vec<u8>>,
+    /// Its page, when pages are built.
+    page: Option<PreparedPage>,
 }
 
+/// A product as written: its file, slug and index entry, and its page's
+/// path and sitemap `lastmod` (when pages are built).
+type Written = (String, String, IndexEntry, Option<(String, String)>);
+
 /// What one thread built: its data and its products' entries (or problems).
-type Part = (Blocks, Vec<Result<(String, String, IndexEntry), CatalogError>>);
+type Part = (Blocks, Vec<Result<Written, CatalogError>>);
 
 /// Counts products as the threads finish them and reports them.
 struct Counter<'a> {
@@ -447,12 +478,13 @@ impl Builder {
         let mut errors = Vec::new();
         let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
         let mut index = Vec::with_capacity(items.len());
-        let mut buffers = Vec::with_capacity(parts.len());
+        let mut listed = Vec::with_capacity(if self.pages.is_some() { items.len() } else { 0 });
+        let mut buffers = Vec::with_capacity(parts.len() + 1);
         let mut base = 0u64;
         for (blocks, entries) in parts {
             for entry in entries {
                 match entry {
-                    Ok((file, slug, mut entry)) => {
+                    Ok((file, slug, mut entry, page)) => {
                         if let Some(other) = seen.get(&slug) {
                             errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
                             continue;
@@ -462,6 +494,7 @@ impl Builder {
                         }
                         seen.insert(slug, file);
                         index.push(entry);
+                        listed.extend(page);
                     }
                     Err(error) => errors.push(error),
                 }
@@ -469,38 +502,89 @@ impl Builder {
             base += blocks.written;
             buffers.extend(blocks.finish());
         }
+        let documents = match &self.pages {
+            Some(pages) if errors.is_empty() => match pages.documents(listed, &self.codings) {
+                Ok(documents) => Self::write_documents(documents, base, &mut buffers),
+                Err(error) => {
+                    errors.push(error);
+                    Vec::new()
+                }
+            },
+            _ => Vec::new(),
+        };
         if !errors.is_empty() {
             return Err(CatalogErrors { errors, sources: items.len() });
         }
-        let record_types = self.renderer.record_type_ids().to_vec();
-        let renderer = self.renderer.digest().to_owned();
+        let contents = Contents {
+            generator: generator(),
+            codings: self.codings.clone(),
+            record_types: self.renderer.record_type_ids().to_vec(),
+            renderer_sha256: self.renderer.digest().to_owned(),
+            release: self.release,
+            pages: self.pages.as_deref().map(|pages| (pages.digest().to_owned(), pages.site())),
+        };
         let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
-        let artifact =
-            Artifact::new(generator(), self.codings.clone(), record_types, renderer, self.release, &index, buffers);
-        Ok((artifact, origins))
+        Ok((Artifact::new(contents, &index, &documents, buffers), origins))
+    }
+
+    /// Appends the site documents' bytes after the products' (which end at
+    /// `base`) as buffers of their own; returns their index entries.
+    fn write_documents(
+        documents: Vec<super::pages::Document>,
+        base: u64,
+        buffers: &mut Vec<bytes::Bytes>,
+    ) -> Vec<DocumentEntry> {
+        let mut blocks = Blocks::default();
+        let entries = documents
+            .into_iter()
+            .map(|(name, bodies)| {
+                let path = blocks.put(name.as_bytes());
+                let representations = Self::put_representations(&mut blocks, &bodies);
+                let mut entry = DocumentEntry { path, representations };
+                for span in entry.spans_mut() {
+                    span.offset += base;
+                }
+                entry
+            })
+            .collect();
+        buffers.extend(blocks.finish());
+        entries
+    }
+
+    /// Appends each body and its strong ETag; returns their spans.
+    fn put_representations(blocks: &mut Blocks, bodies: &[Vec<u8>]) -> Vec<(artifact::Span, artifact::Span)> {
+        bodies.iter().map(|body| (blocks.put(body), blocks.put(artifact::etag_of(body).as_bytes()))).collect()
     }
 
     /// Appends a product's bytes to `blocks` (a reused product's shared,
     /// when they lie in one buffer of the previous artifact); returns its
     /// file, slug and index entry (spans relative to the thread's start).
-    fn write_product(blocks: &mut Blocks, product: Product) -> (String, String, IndexEntry) {
+    fn write_product(blocks: &mut Blocks, product: Product) -> Written {
         match product {
             Product::Built(product) => {
-                let mut put = |bytes: &[u8]| blocks.put(bytes);
-                let slug = put(product.slug.as_bytes());
-                let last_modified = put(product.last_modified.as_bytes());
-                let representations =
-                    product.bodies.iter().map(|body| (put(body), put(artifact::etag_of(body).as_bytes()))).collect();
+                let slug = blocks.put(product.slug.as_bytes());
+                let last_modified = blocks.put(product.last_modified.as_bytes());
+                let representations = Self::put_representations(blocks, &product.bodies);
+                let page = product.page.as_ref().map(|page| PageSpans {
+                    path: blocks.put(page.path.as_bytes()),
+                    lastmod: blocks.put(page.lastmod.as_bytes()),
+                    representations: Self::put_representations(blocks, &page.bodies),
+                });
                 let entry = IndexEntry {
                     modified: product.modified,
                     source: product.source,
                     slug,
                     last_modified,
                     representations,
+                    page,
                 };
-                (product.file, product.slug, entry)
+                let listed = product.page.map(|page| (page.path, page.lastmod));
+                (product.file, product.slug, entry, listed)
             }
-            Product::Reused { file, slug, entry, from, .. } => (file, slug, from.write(entry, blocks)),
+            Product::Reused { file, slug, entry, from, .. } => {
+                let listed = from.page_listing(&entry);
+                (file, slug, from.write(entry, blocks), listed)
+            }
         }
     }
 }

@@ -42,6 +42,19 @@ pub enum Unusable {
         /// This build's.
         expected: String,
     },
+    /// Its pages were rendered otherwise (other templates or another
+    /// site), or it has pages and this build makes none, or the reverse.
+    #[error(
+        "its pages were {}, and this build's are {}",
+        found.as_deref().map_or_else(|| "not built".to_owned(), |d| format!("rendered with pages digest {d}")),
+        expected.as_deref().map_or_else(|| "not built".to_owned(), |d| format!("rendered with pages digest {d}"))
+    )]
+    Pages {
+        /// Its pages digest ([`crate::artifact::SitePages::digest`]), if it has pages.
+        found: Option<String>,
+        /// This build's, if it builds pages.
+        expected: Option<String>,
+    },
 }
 
 /// How the record types of a previous artifact differ from a build's
@@ -116,6 +129,7 @@ impl Previous {
         catalog: &ResponseCatalog,
         codings: &[ContentCoding],
         renderer: &Renderer,
+        pages: Option<&str>,
     ) -> Result<Previous, Unusable> {
         let artifact = catalog.artifact();
         let metadata = artifact.metadata();
@@ -131,6 +145,11 @@ impl Previous {
         let expected = renderer.digest();
         if metadata.renderer_sha256.as_deref() != Some(expected) {
             return Err(Unusable::Renderer { found: metadata.renderer_sha256.clone(), expected: expected.to_owned() });
+        }
+        // A product's bytes hold its page: reused only if rendered alike.
+        let found = metadata.pages.as_ref().map(|p| p.digest.as_str());
+        if found != pages {
+            return Err(Unusable::Pages { found: found.map(str::to_owned), expected: pages.map(str::to_owned) });
         }
         let changes = type_changes(&metadata.record_types, renderer.record_type_ids());
         Ok(Previous { catalog: catalog.clone(), artifact: artifact.clone(), changes })
@@ -215,6 +234,14 @@ impl Previous {
     /// checked, on the building threads).
     fn sound(&self, entry: &IndexEntry) -> bool {
         self.artifact.bodies_checked() || self.artifact.check_entry_bodies(entry).is_ok()
+    }
+
+    /// The page path and sitemap `lastmod` of the product `entry` of this
+    /// artifact, when it has pages.
+    pub(super) fn page_listing(&self, entry: &IndexEntry) -> Option<(String, String)> {
+        let page = entry.page.as_ref()?;
+        let text = |span| String::from_utf8(self.artifact.slice(span).ok()?.to_vec()).ok();
+        Some((text(page.path)?, text(page.lastmod)?))
     }
 
     fn entry(&self, slug: &str) -> Option<IndexEntry> {

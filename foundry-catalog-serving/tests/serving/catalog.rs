@@ -100,10 +100,10 @@ fn a_corrupted_byte_fails_the_checksum_wherever_it_is() {
 #[test]
 fn another_format_version_is_refused_with_a_hint() {
     let mut bytes = example_artifact();
-    // Version 3: one past the newest this build reads (docs/artifact.md).
-    bytes[8..12].copy_from_slice(&3u32.to_le_bytes());
+    // Version 4: one past the newest this build reads (docs/artifact.md).
+    bytes[8..12].copy_from_slice(&4u32.to_le_bytes());
     let error = load(bytes).expect_err("wrong version");
-    assert_eq!(error, ArtifactError::Version { found: 3 });
+    assert_eq!(error, ArtifactError::Version { found: 4 });
     assert!(error.to_string().contains("rebuild it"), "{error}");
 }
 

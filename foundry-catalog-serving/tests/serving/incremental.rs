@@ -213,7 +213,7 @@ fn a_previous_artifact_from_another_build_is_refused_with_the_reason() {
 }
 
 #[test]
-fn version_1_artifacts_still_load_and_are_written_again_as_version_2() {
+fn version_1_artifacts_still_load_and_are_written_again_as_version_3() {
     let bytes = include_bytes!("data/examples-v1.fcat");
     assert_eq!(bytes[8], 1, "the file is version 1");
     let old = loaded(bytes);
@@ -227,7 +227,7 @@ fn version_1_artifacts_still_load_and_are_written_again_as_version_2() {
         }
     }
     let rewritten = old.artifact().to_vec();
-    assert_eq!(rewritten[8], 2);
+    assert_eq!(rewritten[8], 3);
     let new = loaded(&rewritten);
     assert_eq!(new.metadata(), old.metadata());
     for slug in old.slugs() {

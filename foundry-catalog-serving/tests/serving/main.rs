@@ -1,11 +1,13 @@
 //! Integration tests of `foundry-catalog-serving`, in one binary so a cold
 //! `cargo test` links it once: catalogs built from folders, manifests and
-//! records, the artifact file, incremental builds, compression and
-//! signatures.
+//! records, the artifact file, incremental builds, compression, pages
+//! and signatures.
 
 mod catalog;
 #[cfg(feature = "compression")]
 mod encoding;
 mod incremental;
+#[cfg(feature = "pages")]
+mod pages;
 #[cfg(feature = "signing")]
 mod signing;

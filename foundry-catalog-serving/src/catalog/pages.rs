@@ -1,0 +1,118 @@
+//! Pages built with the bodies (feature `pages`): each product's page at
+//! its `canonical_path`, compressed once per coding, and the site
+//! documents (`robots.txt`, the sitemap, the not-found page), rendered by
+//! `foundry-catalog-pages` from the same record as the body.
+
+use super::CatalogError;
+use crate::encoding::ContentCoding;
+use foundry_catalog::product::ProductRecord;
+
+/// One product's page, ready to be written.
+pub(super) struct PreparedPage {
+    /// `canonical_path`.
+    pub(super) path: String,
+    /// The sitemap's `lastmod`; empty when the page is `noindex`.
+    pub(super) lastmod: String,
+    /// The page in each coding of the build.
+    pub(super) bodies: Vec<Vec<u8>>,
+}
+
+/// A site document: its name ([`crate::artifact::DocumentEntry::path`])
+/// and its bytes in each coding of the build.
+pub(super) type Document = (String, Vec<Vec<u8>>);
+
+/// What renders a build's pages.
+#[cfg(feature = "pages")]
+#[derive(Debug)]
+pub(super) struct PageMaker {
+    pages: foundry_catalog_pages::Pages,
+}
+
+/// What renders a build's pages: none without the `pages` feature.
+#[cfg(not(feature = "pages"))]
+#[derive(Debug)]
+pub(super) enum PageMaker {}
+
+#[cfg(feature = "pages")]
+impl PageMaker {
+    pub(super) fn new(pages: foundry_catalog_pages::Pages) -> PageMaker {
+        PageMaker { pages }
+    }
+
+    /// [`crate::artifact::SitePages::digest`].
+    pub(super) fn digest(&self) -> &str {
+        self.pages.digest()
+    }
+
+    /// [`crate::artifact::SitePages::site`].
+    pub(super) fn site(&self) -> String {
+        let site = self.pages.site();
+        if site.is_known() { site.url("") } else { String::new() }
+    }
+
+    /// The page of `record` (from the manifest `file`) in every coding.
+    pub(super) fn page(
+        &self,
+        file: &str,
+        record: &ProductRecord,
+        codings: &[ContentCoding],
+    ) -> Result<PreparedPage, CatalogError> {
+        let html = self.pages.product(record).map_err(|error| CatalogError::Page { file: file.to_owned(), error: error.to_string() })?;
+        let lastmod = foundry_catalog_pages::sitemap::Entry::of(record).map(|entry| entry.lastmod).unwrap_or_default();
+        Ok(PreparedPage { path: record.canonical_path(), lastmod, bodies: encode(codings, html.as_bytes()) })
+    }
+
+    /// The site documents of pages listed as `(path, lastmod)` (those with
+    /// an empty `lastmod` are `noindex`, so not in the sitemap), each in
+    /// every coding, compressed on all cores: `/robots.txt`, the sitemap
+    /// files (none when the site is unknown) and the not-found page.
+    pub(super) fn documents(
+        &self,
+        listed: Vec<(String, String)>,
+        codings: &[ContentCoding],
+    ) -> Result<Vec<Document>, CatalogError> {
+        use foundry_catalog_pages::sitemap;
+        let site = self.pages.site();
+        let not_found = self
+            .pages
+            .not_found()
+            .map_err(|error| CatalogError::Page { file: "<templates>".to_owned(), error: error.to_string() })?;
+        let entries = listed
+            .into_iter()
+            .filter(|(_, lastmod)| !lastmod.is_empty())
+            .map(|(path, lastmod)| sitemap::Entry { path, lastmod });
+        let mut texts = vec![("/robots.txt".to_owned(), sitemap::robots(site))];
+        texts.extend(sitemap::files(site, entries).into_iter().map(|file| (file.path, file.xml)));
+        texts.push((crate::artifact::NOT_FOUND_DOCUMENT.to_owned(), not_found));
+        Ok(crate::parallel::map(&texts, |(name, text)| (name.clone(), encode(codings, text.as_bytes()))))
+    }
+}
+
+#[cfg(not(feature = "pages"))]
+impl PageMaker {
+    pub(super) fn digest(&self) -> &str {
+        match *self {}
+    }
+
+    pub(super) fn site(&self) -> String {
+        match *self {}
+    }
+
+    pub(super) fn page(&self, _: &str, _: &ProductRecord, _: &[ContentCoding]) -> Result<PreparedPage, CatalogError> {
+        match *self {}
+    }
+
+    pub(super) fn documents(
+        &self,
+        _: Vec<(String, String)>,
+        _: &[ContentCoding],
+    ) -> Result<Vec<Document>, CatalogError> {
+        match *self {}
+    }
+}
+
+/// `bytes` in each coding (the codings were checked to be available when
+/// they were chosen).
+pub(super) fn encode(codings: &[ContentCoding], bytes: &[u8]) -> Vec<Vec<u8>> {
+    codings.iter().map(|&coding| coding.encode(bytes).unwrap_or_default()).collect()
+}

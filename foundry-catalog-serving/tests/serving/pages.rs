@@ -1,0 +1,295 @@
+//! Pages built with the catalog (feature `pages`): stored in the artifact
+//! beside the bodies, served at `canonical_path` by the endpoint's HTTP
+//! rules, covered by the load checks and the content digest, and built
+//! incrementally to the bytes of a full build.
+
+use bytes::Bytes;
+use foundry_catalog::product::{ProductManifest, ProductRecord};
+use foundry_catalog_pages::{Pages, Site};
+use foundry_catalog_serving::artifact::{Artifact, ArtifactError};
+use foundry_catalog_serving::catalog::{Builder, CatalogError, ResponseCatalog, Unusable};
+use foundry_catalog_serving::endpoint::{Request, answer};
+use proptest::prelude::*;
+use sha2::Digest as _;
+
+use crate::catalog::with_checksum;
+
+const SITE: &str = "https://catalog.example.com";
+
+fn pages(site: &str) -> Pages {
+    Pages::new(Site::new(site).expect("a site URL"))
+}
+
+/// The example manifests, and a fourth, `noindex`, whose title holds markup.
+fn sources() -> Vec<(String, String)> {
+    let mut sources: Vec<(String, String)> =
+        foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
+    let mut hidden: serde_json::Value = serde_json::from_str(sources[0].1.as_str()).expect("JSON");
+    hidden["slug"] = serde_json::json!("hidden-draft");
+    hidden["title"] = serde_json::json!("Draft <b>&</b> \"quoted\"");
+    hidden["seo"]["noindex"] = serde_json::json!(true);
+    sources.push(("hidden-draft.json".to_owned(), serde_json::to_string_pretty(&hidden).expect("serializes")));
+    sources
+}
+
+fn records() -> Vec<ProductRecord> {
+    sources()
+        .iter()
+        .map(|(_, text)| ProductManifest::from_json(text).expect("a manifest").build().expect("builds"))
+        .collect()
+}
+
+fn built(builder: Builder) -> ResponseCatalog {
+    builder.build(sources()).expect("builds")
+}
+
+/// The artifact's bytes, loaded as a server loads a file (every check).
+fn reloaded(catalog: &ResponseCatalog) -> ResponseCatalog {
+    load(catalog.artifact().to_vec()).expect("loads")
+}
+
+fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
+    Artifact::parse(Bytes::from(bytes)).and_then(ResponseCatalog::from_artifact)
+}
+
+fn get<'a>(path: &'a str) -> Request<'a> {
+    Request::new("GET", path)
+}
+
+#[test]
+fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
+    let catalog = reloaded(&built(Builder::new().pages(pages(SITE))));
+    let renderer = pages(SITE);
+    for record in records() {
+        let path = record.canonical_path();
+        let reply = answer(&catalog, &get(&path));
+        assert_eq!(reply.status, 200, "{path}");
+        assert_eq!(reply.content_type, Some("text/html; charset=utf-8"));
+        assert_eq!(std::str::from_utf8(&reply.body).expect("UTF-8"), renderer.product(&record).expect("renders"));
+        // Its own strong ETag: the SHA-256 of the bytes sent.
+        let etag = format!("\"{}\"", hex::encode(sha2::Sha256::digest(&reply.body)));
+        assert_eq!(reply.etag.as_deref(), Some(etag.as_bytes()), "{path}");
+        // The product's Last-Modified, as the JSON body has it.
+        let json = answer(&catalog, &get(&record.api_path()));
+        assert_eq!(reply.last_modified, json.last_modified);
+        assert_ne!(reply.etag, json.etag);
+        assert_eq!((reply.vary, reply.cache_control), (Some("Accept-Encoding"), json.cache_control));
+    }
+}
+
+#[test]
+fn pages_follow_the_endpoints_http_rules() {
+    let catalog = built(Builder::new().pages(pages(SITE)));
+    let path = "/datasets/eu-regulatory-status-signals";
+    let ok = answer(&catalog, &get(path));
+    let etag = ok.etag.clone().expect("an ETag");
+    let date = ok.last_modified.clone().expect("a date");
+    let cached = answer(&catalog, &Request { if_none_match: Some(&etag), ..get(path) });
+    assert_eq!((cached.status, cached.body.len()), (304, 0));
+    let since = answer(&catalog, &Request { if_modified_since: Some(&date), ..get(path) });
+    assert_eq!(since.status, 304);
+    let changed = answer(&catalog, &Request { if_match: Some(b"\"other\""), ..get(path) });
+    assert_eq!(changed.status, 412);
+    let head = answer(&catalog, &Request::new("HEAD", path));
+    assert_eq!((head.status, head.body.len(), head.content_length), (200, 0, ok.body.len()));
+    let post = answer(&catalog, &Request::new("POST", path));
+    assert_eq!((post.status, post.allow), (405, Some("GET, HEAD")));
+    // A percent-encoded unreserved character is the same path.
+    assert_eq!(answer(&catalog, &get("/datasets/eu-regulatory-status-signal%73")).body, ok.body);
+    let refused = answer(&catalog, &Request { accept_encoding: Some(b"identity;q=0, *;q=0"), ..get(path) });
+    assert_eq!(refused.status, 406);
+}
+
+#[cfg(feature = "compression")]
+#[test]
+fn every_coding_of_a_page_decodes_to_its_bytes_and_has_its_own_etag() {
+    use std::io::Read as _;
+    let catalog = reloaded(&built(Builder::new().pages(pages(SITE))));
+    let path = "/actors/lead-signal-extractor";
+    let identity = answer(&catalog, &get(path));
+    let gzip = answer(&catalog, &Request { accept_encoding: Some(b"gzip"), ..get(path) });
+    assert_eq!(gzip.content_encoding, Some("gzip"));
+    let mut decoded = Vec::new();
+    flate2::read::GzDecoder::new(&gzip.body[..]).read_to_end(&mut decoded).expect("gzip");
+    assert_eq!(decoded, identity.body);
+    let br = answer(&catalog, &Request { accept_encoding: Some(b"br"), ..get(path) });
+    let mut decoded = Vec::new();
+    brotli::Decompressor::new(&br.body[..], 4096).read_to_end(&mut decoded).expect("brotli");
+    assert_eq!(decoded, identity.body);
+    assert_ne!(gzip.etag, identity.etag);
+    assert_ne!(br.etag, gzip.etag);
+}
+
+#[test]
+fn the_sitemap_lists_every_indexable_page_once_and_robots_names_it() {
+    let catalog = reloaded(&built(Builder::new().pages(pages(SITE))));
+    let sitemap = answer(&catalog, &get("/sitemap.xml"));
+    assert_eq!((sitemap.status, sitemap.content_type), (200, Some("application/xml")));
+    assert_eq!(sitemap.last_modified, None);
+    let xml = std::str::from_utf8(&sitemap.body).expect("UTF-8");
+    for record in records() {
+        let loc = format!("<loc>{SITE}{}</loc>", record.canonical_path());
+        let listed = xml.matches(&loc).count();
+        if record.seo.noindex {
+            assert_eq!(listed, 0, "{loc} is noindex");
+        } else {
+            assert_eq!(listed, 1, "{loc}");
+            let lastmod = format!("{loc}\n    <lastmod>{}</lastmod>", record.last_updated_at.as_str());
+            assert!(xml.contains(&lastmod), "{lastmod} in {xml}");
+        }
+    }
+    let robots = answer(&catalog, &get("/robots.txt"));
+    assert_eq!(robots.content_type, Some("text/plain; charset=utf-8"));
+    assert!(std::str::from_utf8(&robots.body).expect("UTF-8").contains(&format!("Sitemap: {SITE}/sitemap.xml")));
+    // A site document has a validator of its own: 304 on it.
+    let etag = robots.etag.expect("an ETag");
+    assert_eq!(answer(&catalog, &Request { if_none_match: Some(&etag), ..get("/robots.txt") }).status, 304);
+}
+
+#[test]
+fn an_unknown_page_gets_the_not_found_page_and_api_paths_keep_their_json_errors() {
+    let catalog = built(Builder::new().pages(pages(SITE)));
+    for path in ["/datasets/no-such-product", "/", "/sitemap-1.xml", "/datasets/eu-regulatory-status-signals/", "/404"]
+    {
+        let reply = answer(&catalog, &get(path));
+        assert_eq!((reply.status, reply.content_type), (404, Some("text/html; charset=utf-8")), "{path}");
+        assert_eq!(std::str::from_utf8(&reply.body).expect("UTF-8"), pages(SITE).not_found().expect("renders"));
+        assert_eq!((reply.etag, reply.cache_control), (None, Some("no-store")), "{path}");
+    }
+    for path in ["/api/other", "/api/public/foundry/products/no-such-product"] {
+        let reply = answer(&catalog, &get(path));
+        assert_eq!((reply.status, reply.content_type), (404, Some("application/json")), "{path}");
+    }
+    // A catalog without pages answers as it always has.
+    let plain = built(Builder::new());
+    assert!(!plain.has_pages());
+    let reply = answer(&plain, &get("/datasets/eu-regulatory-status-signals"));
+    assert_eq!((reply.status, reply.content_type), (404, Some("application/json")));
+}
+
+#[test]
+fn without_a_site_there_is_no_sitemap_and_links_are_paths() {
+    let catalog = reloaded(&built(Builder::new().pages(Pages::new(Site::unknown()))));
+    assert_eq!(catalog.metadata().pages.as_ref().map(|p| p.site.as_str()), Some(""));
+    assert_eq!(answer(&catalog, &get("/sitemap.xml")).status, 404);
+    let robots = answer(&catalog, &get("/robots.txt"));
+    assert!(!std::str::from_utf8(&robots.body).expect("UTF-8").contains("Sitemap"));
+    let page = answer(&catalog, &get("/automation/crm-webhook-connector"));
+    assert!(
+        std::str::from_utf8(&page.body)
+            .expect("UTF-8")
+            .contains(r#"<link rel="canonical" href="/automation/crm-webhook-connector">"#)
+    );
+}
+
+#[test]
+fn a_broken_template_fails_the_build_naming_the_manifest_and_the_template_line() {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-broken-templates-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("product.html"), "<p>\n{{ product.title }\n").expect("write");
+    let broken = Pages::from_dir(Site::unknown(), &dir);
+    // A template that does not parse is refused when read.
+    assert!(broken.is_err());
+    std::fs::write(dir.join("product.html"), "<p>\n{{ product.no_such_field.deeper }}\n").expect("write");
+    let pages = Pages::from_dir(Site::unknown(), &dir).expect("parses");
+    let errors = Builder::new().pages(pages).build(sources()).expect_err("fails to render");
+    assert_eq!(errors.errors.len(), sources().len());
+    let CatalogError::Page { file, error } = &errors.errors[0] else { panic!("{errors}") };
+    assert_eq!(file, &sources()[0].0);
+    assert!(error.contains("product.html:2:") && error.contains("hint:"), "{error}");
+}
+
+#[test]
+fn the_pages_are_in_the_content_digest_and_the_load_checks() {
+    let bytes = built(Builder::new().pages(pages(SITE))).artifact().to_vec();
+    let without = built(Builder::new()).artifact().to_vec();
+    let digest = |bytes: &[u8]| load(bytes.to_vec()).expect("loads").metadata().content_sha256.clone();
+    assert_ne!(digest(&bytes), digest(&without));
+
+    // A page's bytes changed (the CRC made good): the ETag no longer names
+    // them, which a body check finds and names.
+    let html = bytes.windows(15).position(|w| w == b"<!DOCTYPE html>").expect("a page");
+    let mut tampered = bytes.clone();
+    tampered[html + 2] = b'd';
+    let catalog = load(with_checksum(tampered)).expect("loads unverified");
+    let error = catalog.artifact().check_bodies().expect_err("a changed page");
+    assert!(matches!(&error, ArtifactError::Body { .. }), "{error}");
+
+    // A page moved to another product's path, or a document renamed to
+    // shadow a path it was not built for, is malformed, not served.
+    // (The page's path span is followed by its lastmod's; the document's
+    // name is the only `/robots.txt` in the data.)
+    for (from, to) in [
+        (&b"/datasets/eu-regulatory-status-signals2026-"[..], &b"/datasets/eu-regulatory-status-signalz2026-"[..]),
+        (b"/robots.txt", b"/robots.xyz"),
+    ] {
+        let at = bytes.windows(from.len()).position(|w| w == from).expect("the path");
+        let mut moved = bytes.clone();
+        moved[at..at + to.len()].copy_from_slice(to);
+        let Err(error) = load(with_checksum(moved)) else { panic!("a path it was not built for loads") };
+        assert!(matches!(error, ArtifactError::Malformed(_)), "{error}");
+    }
+
+    // A version-2 artifact is one without pages (the same layout).
+    let mut v2 = without.clone();
+    v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let old = load(with_checksum(v2)).expect("a version-2 artifact loads");
+    assert!(!old.has_pages());
+    assert_eq!(old.slugs().len(), sources().len());
+}
+
+#[test]
+fn a_previous_artifact_with_other_pages_is_not_built_on() {
+    let with_pages = built(Builder::new().pages(pages(SITE)));
+    let without = built(Builder::new());
+    let mut builder = Builder::new().pages(pages("https://other.example.com"));
+    let error = builder.previous(&with_pages).expect_err("another site");
+    assert!(matches!(error, Unusable::Pages { found: Some(_), expected: Some(_) }), "{error}");
+    let error = builder.previous(&without).expect_err("no pages");
+    assert!(error.to_string().contains("its pages were not built"), "{error}");
+    let error = Builder::new().previous(&with_pages).expect_err("pages, and this build makes none");
+    assert!(error.to_string().ends_with("this build's are not built"), "{error}");
+    let mut same = Builder::new().pages(pages(SITE));
+    assert!(same.previous(&reloaded(&with_pages)).is_ok());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Built on a previous artifact with pages after any edits (a title,
+    /// `noindex` turned on or off, a product removed), the artifact is the
+    /// full build's, pages, sitemap and all.
+    #[test]
+    fn an_incremental_build_with_pages_is_byte_identical_to_a_full_one(
+        edits in proptest::collection::vec((0..4usize, 0..3u8), 1..5),
+    ) {
+        let builder = || Builder::new().pages(pages(SITE));
+        let mut sources = sources();
+        let mut previous = reloaded(&builder().build(sources.clone()).expect("builds"));
+        for (n, edit) in edits {
+            let n = n % sources.len().max(1);
+            match edit {
+                0 => {
+                    let mut manifest: serde_json::Value = serde_json::from_str(&sources[n].1).expect("JSON");
+                    manifest["title"] = serde_json::json!(format!("{} again", manifest["title"].as_str().unwrap_or("")));
+                    sources[n].1 = serde_json::to_string_pretty(&manifest).expect("serializes");
+                }
+                1 => {
+                    let mut manifest: serde_json::Value = serde_json::from_str(&sources[n].1).expect("JSON");
+                    let noindex = manifest["seo"]["noindex"].as_bool().unwrap_or(false);
+                    manifest["seo"]["noindex"] = serde_json::json!(!noindex);
+                    sources[n].1 = serde_json::to_string_pretty(&manifest).expect("serializes");
+                }
+                _ if sources.len() > 1 => { sources.remove(n); }
+                _ => {}
+            }
+            let full = builder().build(sources.clone()).expect("builds").artifact().to_vec();
+            let mut on_previous = builder();
+            on_previous.previous(&previous).expect("usable");
+            let incremental = on_previous.build(sources.clone()).expect("builds");
+            prop_assert_eq!(incremental.artifact().to_vec(), full);
+            previous = reloaded(&incremental);
+        }
+    }
+}
