@@ -976,7 +976,7 @@ impl Artifact {
             Ok(())
         } else {
             Err(ArtifactError::Malformed(format!(
-                "content_sha256 is {} but the slugs and ETags give {digest}",
+                "content_sha256 is {} but the contents give {digest}",
                 self.metadata.content_sha256
             )))
         }
