@@ -14,7 +14,11 @@ fn main() -> ExitCode {
     let sources = foundry_catalog::examples::MANIFESTS
         .iter()
         .map(|(name, text)| (format!("examples/catalog/{name}"), (*text).to_owned()));
-    let catalog = match foundry_catalog_serving::catalog::Builder::new().build(sources) {
+    // Its pages name the server's default address (`serve` builds them
+    // again for another address or --site-url).
+    let site = foundry_catalog_pages::Site::new("http://127.0.0.1:8080").expect("a site URL");
+    let builder = foundry_catalog_serving::catalog::Builder::new().pages(foundry_catalog_pages::Pages::new(site));
+    let catalog = match builder.build(sources) {
         Ok(catalog) => catalog,
         Err(errors) => {
             eprintln!("{errors}");

@@ -26,6 +26,9 @@ use crate::{BROKEN, USAGE, fail};
 /// place, so a server reloading it never reads half a file. Progress goes to stderr: a bar on a terminal,
 /// else a line per 10 % on builds of 1,000 products or more; then a
 /// closing line (products, rendered, compressed, reused, bytes, seconds).
+/// Every product's HTML page at its canonical_path is built with its body
+/// and stored beside it, with /robots.txt, the sitemap (given --site-url)
+/// and a not-found page, unless --no-pages.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The folder of product manifests (`<slug>.json`).
@@ -77,6 +80,8 @@ pub(crate) struct Args {
     max_manifest_bytes: u64,
     #[command(flatten)]
     record_types: crate::record_types::RecordTypeDirs,
+    #[command(flatten)]
+    pages: foundry_catalog_server::PageOptions,
 }
 
 fn rfc3339(text: &str) -> Result<std::time::SystemTime, String> {
@@ -108,6 +113,14 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         Ok(builder) => builder.record_types(loaded).max_manifest_len(args.max_manifest_bytes),
         Err(e) => return fail(USAGE, e),
     };
+    match args.pages.pages(None) {
+        Ok(Some(pages)) => builder = builder.pages(pages),
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(BROKEN);
+        }
+    }
     if let Some(sequence) = args.sequence {
         builder = builder.sequence(sequence);
     }
@@ -155,8 +168,13 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let artifact = catalog.artifact();
     let metadata = artifact.metadata();
     let summary = format!(
-        "{} products ({} rendered, {} compressed, {} reused), {} bytes, codings {}, content sha256 {}{}",
+        "{} products{} ({} rendered, {} compressed, {} reused), {} bytes, codings {}, content sha256 {}{}",
         artifact.len(),
+        match &metadata.pages {
+            Some(pages) if pages.site.is_empty() => " with pages".to_owned(),
+            Some(pages) => format!(" with pages for {}", pages.site),
+            None => String::new(),
+        },
         progress.rendered,
         progress.compressed,
         progress.reused(),

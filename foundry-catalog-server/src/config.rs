@@ -66,13 +66,15 @@ impl CatalogSource {
     /// signature, are refused. A folder is built with `record_types`
     /// besides the shipped ones, manifests of at most `max_manifest_len`
     /// bytes, incrementally from `previous`, the catalog being served, when
-    /// it can be (else the log says why).
+    /// it can be (else the log says why). A folder, and the embedded
+    /// catalog when its own pages are not these, are built with `pages`.
     pub(crate) fn load(
         &self,
         record_types: &[RecordSchema],
         open: &OpenOptions,
         max_manifest_len: u64,
         previous: Option<&ResponseCatalog>,
+        pages: Option<foundry_catalog_pages::Pages>,
     ) -> Result<ResponseCatalog, CatalogErrors> {
         if !open.verify_keys.is_empty() && !matches!(self, CatalogSource::Artifact(_)) {
             let expected = open.verify_keys.iter().map(VerifyKey::fingerprint).collect::<Vec<_>>().join(", ");
@@ -80,11 +82,27 @@ impl CatalogSource {
             return Err(CatalogError::Artifact { file: self.to_string(), error }.into());
         }
         match self {
-            CatalogSource::Embedded => crate::default_catalog(),
+            CatalogSource::Embedded => {
+                let embedded = crate::default_catalog()?;
+                let built_with = embedded.metadata().pages.as_ref().map(|p| p.digest.as_str());
+                match pages {
+                    Some(pages) if built_with != Some(pages.digest()) => {
+                        let sources = foundry_catalog::examples::MANIFESTS
+                            .iter()
+                            .map(|(name, text)| (format!("examples/catalog/{name}"), (*text).to_owned()));
+                        Builder::new().pages(pages).build(sources)
+                    }
+                    _ => Ok(embedded),
+                }
+            }
             CatalogSource::Dir(dir) => {
                 let last = std::sync::Arc::new(std::sync::Mutex::new(Progress::default()));
                 let seen = std::sync::Arc::clone(&last);
                 let builder = Builder::new().record_types(record_types.to_vec()).max_manifest_len(max_manifest_len);
+                let builder = match pages {
+                    Some(pages) => builder.pages(pages),
+                    None => builder,
+                };
                 let mut builder = builder.on_progress(move |progress| {
                     if let Ok(mut last) = seen.lock() {
                         *last = *progress;
@@ -122,6 +140,83 @@ impl CatalogSource {
                 reason: "an origin is read through a state folder".to_owned(),
             }
             .into()),
+        }
+    }
+}
+
+/// How product pages are built and served: `foundry-catalog build` and
+/// `serve` take these flags. A build renders every product's page at its
+/// `canonical_path` with the default templates (or `--templates`), with
+/// `/robots.txt`, the sitemap (given `--site-url`) and a not-found page.
+///
+/// ```
+/// use foundry_catalog_server::PageOptions;
+/// let options = PageOptions { site_url: Some(foundry_catalog_pages::Site::new("https://catalog.example.com").unwrap()), ..PageOptions::default() };
+/// let pages = options.pages(None).unwrap().expect("pages are on");
+/// assert_eq!(pages.site().url("/datasets/x"), "https://catalog.example.com/datasets/x");
+/// assert!(PageOptions { no_pages: true, ..PageOptions::default() }.pages(None).unwrap().is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[non_exhaustive]
+pub struct PageOptions {
+    /// The public site's URL (`https://catalog.example.com`): the pages'
+    /// canonical links and JSON-LD name it, and the sitemap lists its
+    /// pages. Without it, links are paths and there is no sitemap; `serve`
+    /// without a catalog names its own address.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_SITE_URL", value_name = "URL",
+        value_parser = cli::site, conflicts_with = "no_pages"))]
+    pub site_url: Option<foundry_catalog_pages::Site>,
+    /// A folder of templates replacing the compiled-in ones
+    /// (`product.html`, `base.html`, `not_found.html`, `style.css`; see
+    /// docs/pages.md), read at every build: a broken one fails the build
+    /// naming its file and line.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_TEMPLATES", value_name = "DIR",
+        conflicts_with = "no_pages"))]
+    pub templates: Option<PathBuf>,
+    /// Build no pages (`serve`: and serve none, even an artifact's); the
+    /// product endpoint is the same either way.
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub no_pages: bool,
+}
+
+impl PageOptions {
+    /// The pages a server builds for `source`, listening on `addr`: a
+    /// folder's name the site given (or none); the embedded catalog's name
+    /// it or else the server's own address; an artifact's are served as
+    /// built (none to build).
+    pub(crate) fn for_source(
+        &self,
+        source: &CatalogSource,
+        addr: SocketAddr,
+    ) -> Result<Option<foundry_catalog_pages::Pages>, CatalogErrors> {
+        let pages = match source {
+            CatalogSource::Dir(_) => self.pages(None),
+            CatalogSource::Embedded => {
+                let host = if addr.ip().is_unspecified() { SocketAddr::new(Ipv4Addr::LOCALHOST.into(), addr.port()) } else { addr };
+                self.pages(foundry_catalog_pages::Site::new(&format!("http://{host}")).ok())
+            }
+            CatalogSource::Artifact(_) | CatalogSource::Url(_) => Ok(None),
+        };
+        pages.map_err(|error| {
+            let file = self.templates.as_ref().map_or_else(|| "<templates>".to_owned(), |dir| dir.display().to_string());
+            CatalogErrors::from(CatalogError::Page { file, error: error.to_string() })
+        })
+    }
+
+    /// The pages to build, with the site URL given or else `default_site`
+    /// (the templates folder read now); `None` with `no_pages`.
+    pub fn pages(
+        &self,
+        default_site: Option<foundry_catalog_pages::Site>,
+    ) -> Result<Option<foundry_catalog_pages::Pages>, foundry_catalog_pages::PageError> {
+        if self.no_pages {
+            return Ok(None);
+        }
+        let site = self.site_url.clone().or(default_site).unwrap_or_else(foundry_catalog_pages::Site::unknown);
+        match &self.templates {
+            Some(dir) => foundry_catalog_pages::Pages::from_dir(site, dir).map(Some),
+            None => Ok(Some(foundry_catalog_pages::Pages::new(site))),
         }
     }
 }
@@ -247,6 +342,10 @@ pub struct Config {
     /// sets it); an artifact's bodies are served as built.
     #[cfg_attr(feature = "clap", arg(skip))]
     pub record_types: RecordTypes,
+    /// The product pages: built with a folder of manifests or the
+    /// compiled-in catalog, served from an artifact as built.
+    #[cfg_attr(feature = "clap", command(flatten))]
+    pub pages: PageOptions,
     /// Serve only artifacts signed by one of these keys (the `.pub` files
     /// of `foundry-catalog keygen`; repeatable, so an old and a new key
     /// are both trusted while a key is rotated): an unsigned artifact, one
@@ -408,6 +507,7 @@ impl Default for Config {
             addr: Config::ADDR,
             source: CatalogSource::Embedded,
             record_types: RecordTypes::default(),
+            pages: PageOptions::default(),
             verify_keys: Vec::new(),
             verify_key_dir: None,
             max_artifact_bytes: foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN,
@@ -448,6 +548,7 @@ setters! {
     addr: SocketAddr,
     source: CatalogSource,
     record_types: RecordTypes,
+    pages: PageOptions,
     verify_keys: Vec<VerifyKey>,
     verify_key_dir: Option<PathBuf>,
     max_artifact_bytes: u64,
@@ -533,6 +634,11 @@ mod cli {
     /// A verify key file, read when the arguments are.
     pub(super) fn verify_key(path: &str) -> Result<foundry_catalog_serving::signing::VerifyKey, String> {
         foundry_catalog_serving::signing::VerifyKey::read(std::path::Path::new(path)).map_err(|e| e.reason)
+    }
+
+    /// A site URL ([`foundry_catalog_pages::Site::new`]).
+    pub(super) fn site(text: &str) -> Result<foundry_catalog_pages::Site, String> {
+        foundry_catalog_pages::Site::new(text).map_err(|e| e.to_string())
     }
 
     /// A count: a whole number in a range.

@@ -77,10 +77,12 @@ pub(crate) fn load(config: &Config, replica: &Replica, current: Option<&Response
             // An artifact is served as built: its record types are its own.
             let dir = matches!(source, CatalogSource::Dir(_));
             let types = if dir { config.record_types.load().map_err(LoadError::RecordTypes)? } else { Vec::new() };
-            let catalog = source.load(&types, &open, config.max_manifest_bytes, current)?;
+            let pages = config.pages.for_source(source, config.addr)?;
+            let catalog = source.load(&types, &open, config.max_manifest_bytes, current, pages)?;
             admitted(catalog, &source.to_string(), replica, current)?
         }
     };
+    let catalog = if config.pages.no_pages { catalog.without_pages() } else { catalog };
     replica.releases.activate(catalog.metadata()).map_err(|reason| problem(&config.source.to_string(), reason))?;
     Ok(Loaded::New(Box::new(catalog)))
 }

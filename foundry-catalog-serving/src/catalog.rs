@@ -501,9 +501,17 @@ impl ResponseCatalog {
         self.entries.get(slug.as_bytes())
     }
 
-    /// Whether the artifact holds pages ([`Metadata::pages`]).
+    /// Whether it serves pages ([`Metadata::pages`]).
     pub fn has_pages(&self) -> bool {
         self.site.is_some()
+    }
+
+    /// The same catalog serving no pages: outside the product endpoint,
+    /// every path is 404 `not_found` (its artifact keeps them).
+    #[must_use]
+    pub fn without_pages(mut self) -> Self {
+        self.site = None;
+        self
     }
 
     /// What a request for `path` (decoded, outside the product endpoint)
