@@ -745,7 +745,11 @@ fn build_on_a_previous_artifact_renders_only_the_edit_and_writes_a_full_builds_b
     let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
     let out = run(&["build", &path(&dir), "-o", &path(&incremental), "--previous", &path(&first)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("3 products (1 rendered, 1 compressed, 2 reused)"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("3 products with pages (1 rendered, 1 compressed, 2 reused)"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(
         text(&out.stderr).contains("unverified: a product whose manifest is unchanged is taken as that file holds it")
     );
@@ -891,7 +895,8 @@ fn a_long_build_off_a_terminal_logs_every_tenth_and_a_tally() {
     assert!(stderr.contains("building: 100 % (1000 of 1000 products, 0 reused)"), "{stderr}");
     let tally = stderr.lines().last().unwrap_or_default();
     assert!(
-        tally.starts_with("checked ") && tally.contains(": 1000 products (1000 rendered, 1000 compressed, 0 reused), "),
+        tally.starts_with("checked ")
+            && tally.contains(": 1000 products with pages (1000 rendered, 1000 compressed, 0 reused), "),
         "{tally}"
     );
     assert!(tally.ends_with(" s"), "{tally}");

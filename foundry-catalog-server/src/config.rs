@@ -151,10 +151,10 @@ impl CatalogSource {
 ///
 /// ```
 /// use foundry_catalog_server::PageOptions;
-/// let options = PageOptions { site_url: Some(foundry_catalog_pages::Site::new("https://catalog.example.com").unwrap()), ..PageOptions::default() };
-/// let pages = options.pages(None).unwrap().expect("pages are on");
+/// let site = foundry_catalog_pages::Site::new("https://catalog.example.com").unwrap();
+/// let pages = PageOptions::default().site_url(site).pages(None).unwrap().expect("pages are on");
 /// assert_eq!(pages.site().url("/datasets/x"), "https://catalog.example.com/datasets/x");
-/// assert!(PageOptions { no_pages: true, ..PageOptions::default() }.pages(None).unwrap().is_none());
+/// assert!(PageOptions::default().no_pages(true).pages(None).unwrap().is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
@@ -171,8 +171,10 @@ pub struct PageOptions {
     /// (`product.html`, `base.html`, `not_found.html`, `style.css`; see
     /// docs/pages.md), read at every build: a broken one fails the build
     /// naming its file and line.
-    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_TEMPLATES", value_name = "DIR",
-        conflicts_with = "no_pages"))]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, env = "FOUNDRY_CATALOG_TEMPLATES", value_name = "DIR", conflicts_with = "no_pages")
+    )]
     pub templates: Option<PathBuf>,
     /// Build no pages (`serve`: and serve none, even an artifact's); the
     /// product endpoint is the same either way.
@@ -181,10 +183,32 @@ pub struct PageOptions {
 }
 
 impl PageOptions {
+    /// Sets the `site_url` field.
+    #[must_use]
+    pub fn site_url(mut self, site: foundry_catalog_pages::Site) -> Self {
+        self.site_url = Some(site);
+        self
+    }
+
+    /// Sets the `templates` field.
+    #[must_use]
+    pub fn templates(mut self, dir: PathBuf) -> Self {
+        self.templates = Some(dir);
+        self
+    }
+
+    /// Sets the `no_pages` field.
+    #[must_use]
+    pub fn no_pages(mut self, no_pages: bool) -> Self {
+        self.no_pages = no_pages;
+        self
+    }
+
     /// The pages a server builds for `source`, listening on `addr`: a
     /// folder's name the site given (or none); the embedded catalog's name
-    /// it or else the server's own address; an artifact's are served as
-    /// built (none to build).
+    /// it or else the server's own address (none on port 0, which is
+    /// chosen when bound); an artifact's are served as built (none to
+    /// build).
     pub(crate) fn for_source(
         &self,
         source: &CatalogSource,
@@ -192,14 +216,21 @@ impl PageOptions {
     ) -> Result<Option<foundry_catalog_pages::Pages>, CatalogErrors> {
         let pages = match source {
             CatalogSource::Dir(_) => self.pages(None),
+            // Port 0 is not known until bound (after the load): no site.
+            CatalogSource::Embedded if addr.port() == 0 => self.pages(None),
             CatalogSource::Embedded => {
-                let host = if addr.ip().is_unspecified() { SocketAddr::new(Ipv4Addr::LOCALHOST.into(), addr.port()) } else { addr };
+                let host = if addr.ip().is_unspecified() {
+                    SocketAddr::new(Ipv4Addr::LOCALHOST.into(), addr.port())
+                } else {
+                    addr
+                };
                 self.pages(foundry_catalog_pages::Site::new(&format!("http://{host}")).ok())
             }
             CatalogSource::Artifact(_) | CatalogSource::Url(_) => Ok(None),
         };
         pages.map_err(|error| {
-            let file = self.templates.as_ref().map_or_else(|| "<templates>".to_owned(), |dir| dir.display().to_string());
+            let file =
+                self.templates.as_ref().map_or_else(|| "<templates>".to_owned(), |dir| dir.display().to_string());
             CatalogErrors::from(CatalogError::Page { file, error: error.to_string() })
         })
     }

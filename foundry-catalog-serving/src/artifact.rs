@@ -498,7 +498,9 @@ impl IndexEntry {
             .into_iter()
             .chain(representation_spans_mut(&mut self.representations))
             .chain(self.page.iter_mut().flat_map(|page| {
-                [&mut page.path, &mut page.lastmod].into_iter().chain(representation_spans_mut(&mut page.representations))
+                [&mut page.path, &mut page.lastmod]
+                    .into_iter()
+                    .chain(representation_spans_mut(&mut page.representations))
             }))
     }
 
@@ -564,7 +566,12 @@ impl Artifact {
     /// `pages` is given, as every entry then is), the site documents and
     /// the data buffers they point into (spans count from the start of the
     /// first buffer).
-    pub(crate) fn new(contents: Contents, entries: &[IndexEntry], documents: &[DocumentEntry], buffers: Vec<Bytes>) -> Artifact {
+    pub(crate) fn new(
+        contents: Contents,
+        entries: &[IndexEntry],
+        documents: &[DocumentEntry],
+        buffers: Vec<Bytes>,
+    ) -> Artifact {
         let Contents { generator, codings, record_types, renderer_sha256, release, pages } = contents;
         let entry_len = entry_len(codings.len(), pages.is_some());
         let mut index = Vec::with_capacity(entries.len() * entry_len + documents.len() * document_len(codings.len()));
@@ -880,7 +887,10 @@ impl Artifact {
         let rest = self.index.get(self.product_index().len()..).unwrap_or_default();
         rest.chunks_exact(document_len(codings)).map(move |entry| {
             let span = |i: usize| decode_span(&entry[i * SPAN_LEN..]);
-            DocumentEntry { path: span(0), representations: (0..codings).map(|c| (span(1 + 2 * c), span(2 + 2 * c))).collect() }
+            DocumentEntry {
+                path: span(0),
+                representations: (0..codings).map(|c| (span(1 + 2 * c), span(2 + 2 * c))).collect(),
+            }
         })
     }
 
@@ -947,7 +957,8 @@ impl Artifact {
     /// [`Metadata::content_sha256`], computed from the index and data.
     fn content_digest(&self) -> String {
         let mut hasher = Sha256::new();
-        let etags = |representations: &[(Span, Span)]| representations.iter().map(|&(_, etag)| etag).collect::<Vec<_>>();
+        let etags =
+            |representations: &[(Span, Span)]| representations.iter().map(|&(_, etag)| etag).collect::<Vec<_>>();
         for entry in self.entries() {
             let mut spans = vec![entry.slug];
             spans.extend(etags(&entry.representations));

@@ -656,9 +656,8 @@ fn is_page_path(path: &[u8], slug: &[u8]) -> bool {
 /// `last_updated_at` is.
 fn is_lastmod(lastmod: &[u8]) -> bool {
     lastmod.is_empty()
-        || std::str::from_utf8(lastmod).is_ok_and(|text| {
-            time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).is_ok()
-        })
+        || std::str::from_utf8(lastmod)
+            .is_ok_and(|text| time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).is_ok())
 }
 
 /// Whether `name` is one a build gives a site document.

@@ -192,7 +192,8 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
 /// The not-found page, with 404, in the coding `Accept-Encoding` asks
 /// for (identity when it refuses them all): not cached, no validators.
 fn not_found_page(catalog: &ResponseCatalog, page: &CatalogEntry, request: &Request<'_>) -> Reply {
-    let coding = negotiate(request.accept_encoding, catalog.codings()).unwrap_or(crate::encoding::ContentCoding::Identity);
+    let coding =
+        negotiate(request.accept_encoding, catalog.codings()).unwrap_or(crate::encoding::ContentCoding::Identity);
     let body = page.representation(coding).body();
     Reply {
         status: 404,
@@ -212,7 +213,12 @@ fn not_found_page(catalog: &ResponseCatalog, page: &CatalogEntry, request: &Requ
 /// document) by the endpoint's rules: content negotiation, then the
 /// conditional headers in RFC 9110 §13.2.2's order. A response without a
 /// `Last-Modified` (a site document) ignores `If-Modified-Since`.
-fn represent(catalog: &ResponseCatalog, entry: &CatalogEntry, request: &Request<'_>, content_type: &'static str) -> Reply {
+fn represent(
+    catalog: &ResponseCatalog,
+    entry: &CatalogEntry,
+    request: &Request<'_>,
+    content_type: &'static str,
+) -> Reply {
     let head = request.method == "HEAD";
     let varying = |reply: Reply| Reply { vary: Some(VARY), ..reply };
     let Some(coding) = negotiate(request.accept_encoding, catalog.codings()) else {

@@ -3,12 +3,14 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use foundry_catalog_server::CatalogSource;
 
-use crate::support::{Response, TestServer, closed_after, exchange, get, send};
+use crate::support::{
+    Response, TestServer, catalog_copy, closed_after, eventually, exchange, get, representations, send, sha256_tag,
+};
 
 const PRODUCT: &str = "/api/public/foundry/products/eu-regulatory-status-signals";
 
@@ -175,33 +177,12 @@ fn health_readiness_and_metrics() {
 }
 
 /// A copy of the example catalog in a fresh folder.
-fn catalog_copy(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("foundry-catalog-server-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog");
-    for entry in std::fs::read_dir(examples).expect("examples") {
-        let path = entry.expect("entry").path();
-        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
-    }
-    dir
-}
-
 fn retitle(dir: &Path, title: &str) {
     let path = dir.join("eu-regulatory-status-signals.json");
     let mut manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
     manifest["title"] = serde_json::json!(title);
     std::fs::write(&path, manifest.to_string()).expect("write");
-}
-
-/// Polls until `condition` holds (at most 5 s).
-fn eventually(what: &str, condition: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !condition() {
-        assert!(started.elapsed() < Duration::from_secs(5), "{what} did not happen");
-        std::thread::sleep(Duration::from_millis(25));
-    }
 }
 
 #[test]
@@ -277,24 +258,6 @@ fn readiness_turns_503_on_an_open_connection_during_the_drain() {
 
 /// The quoted lowercase hex SHA-256 of `bytes`: a strong ETag as the
 /// catalog promises it.
-fn sha256_tag(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    format!("\"{}\"", hex::encode(sha2::Sha256::digest(bytes)))
-}
-
-/// Every representation of `path` on one connection: (Content-Encoding, response).
-fn representations(stream: &mut TcpStream, path: &str) -> Vec<(String, Response)> {
-    ["identity", "gzip", "br"]
-        .into_iter()
-        .map(|coding| {
-            let r = send(stream, &format!("GET {path} HTTP/1.1\r\nHost: t\r\nAccept-Encoding: {coding}\r\n\r\n"));
-            assert_eq!(r.status, 200, "{path} {coding}");
-            assert_eq!(r.header("content-encoding").unwrap_or("identity"), coding, "{path}");
-            (coding.to_owned(), r)
-        })
-        .collect()
-}
-
 #[test]
 fn every_etag_is_the_sha256_of_the_bytes_sent_and_follows_a_reload() {
     let dir = catalog_copy("etag");

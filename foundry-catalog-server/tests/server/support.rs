@@ -3,6 +3,7 @@
 
 use std::io::Read;
 use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -79,4 +80,45 @@ pub(crate) fn closed_after(stream: &mut TcpStream, limit: Duration) -> Option<Du
 /// Sends `request` on `stream` and reads its response.
 pub(crate) fn send(stream: &mut TcpStream, request: &str) -> Response {
     client::send(stream, request).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A copy of the example catalog in a fresh temporary folder.
+pub(crate) fn catalog_copy(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-server-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog");
+    for entry in std::fs::read_dir(examples).expect("examples") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, dir.join(path.file_name().expect("name"))).expect("copy");
+    }
+    dir
+}
+
+/// Polls until `condition` holds (at most 5 s).
+pub(crate) fn eventually(what: &str, condition: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(started.elapsed() < Duration::from_secs(5), "{what} did not happen");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// A strong ETag of `bytes`: their quoted SHA-256.
+pub(crate) fn sha256_tag(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("\"{}\"", hex::encode(sha2::Sha256::digest(bytes)))
+}
+
+/// Every representation of `path` on one connection: (Content-Encoding, response).
+pub(crate) fn representations(stream: &mut TcpStream, path: &str) -> Vec<(String, Response)> {
+    ["identity", "gzip", "br"]
+        .into_iter()
+        .map(|coding| {
+            let r = send(stream, &format!("GET {path} HTTP/1.1\r\nHost: t\r\nAccept-Encoding: {coding}\r\n\r\n"));
+            assert_eq!(r.status, 200, "{path} {coding}");
+            assert_eq!(r.header("content-encoding").unwrap_or("identity"), coding, "{path}");
+            (coding.to_owned(), r)
+        })
+        .collect()
 }

@@ -18,7 +18,9 @@ use super::previous::{Previous, RecordTypeChanges, Unusable};
 use super::render::{Renderer, generator, stem};
 use super::stamps::{Recorder, Stamp};
 use super::{CatalogError, CatalogErrors, ResponseCatalog};
-use crate::artifact::{self, Artifact, Contents, DocumentEntry, IndexEntry, LAST_HTTP_DATE, PageSpans, Release, SOURCE_LEN};
+use crate::artifact::{
+    self, Artifact, Contents, DocumentEntry, IndexEntry, LAST_HTTP_DATE, PageSpans, Release, SOURCE_LEN,
+};
 use crate::encoding::ContentCoding;
 use foundry_catalog::product::ProductRecord;
 use foundry_catalog_core::RecordSchema;

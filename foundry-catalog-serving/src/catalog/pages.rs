@@ -57,7 +57,10 @@ impl PageMaker {
         record: &ProductRecord,
         codings: &[ContentCoding],
     ) -> Result<PreparedPage, CatalogError> {
-        let html = self.pages.product(record).map_err(|error| CatalogError::Page { file: file.to_owned(), error: error.to_string() })?;
+        let html = self
+            .pages
+            .product(record)
+            .map_err(|error| CatalogError::Page { file: file.to_owned(), error: error.to_string() })?;
         let lastmod = foundry_catalog_pages::sitemap::Entry::of(record).map(|entry| entry.lastmod).unwrap_or_default();
         Ok(PreparedPage { path: record.canonical_path(), lastmod, bodies: encode(codings, html.as_bytes()) })
     }

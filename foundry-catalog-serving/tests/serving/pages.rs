@@ -22,8 +22,10 @@ fn pages(site: &str) -> Pages {
 
 /// The example manifests, and a fourth, `noindex`, whose title holds markup.
 fn sources() -> Vec<(String, String)> {
-    let mut sources: Vec<(String, String)> =
-        foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| ((*name).to_owned(), (*text).to_owned())).collect();
+    let mut sources: Vec<(String, String)> = foundry_catalog::examples::MANIFESTS
+        .iter()
+        .map(|(name, text)| ((*name).to_owned(), (*text).to_owned()))
+        .collect();
     let mut hidden: serde_json::Value = serde_json::from_str(sources[0].1.as_str()).expect("JSON");
     hidden["slug"] = serde_json::json!("hidden-draft");
     hidden["title"] = serde_json::json!("Draft <b>&</b> \"quoted\"");
