@@ -1,7 +1,8 @@
 // The product pages in a real browser: Debian's Chromium, driven by
-// playwright-core, with axe-core. Run by .ci/pages against nginx serving
-// the site `foundry-catalog pages` wrote (and, next to it, the product
-// bodies `foundry-catalog render` wrote, the expectations).
+// playwright-core, with axe-core. Run by .ci/pages against `foundry-catalog
+// serve` serving an artifact with pages, and against nginx serving the site
+// `foundry-catalog pages` wrote (the expectations: the product bodies
+// `foundry-catalog render` wrote).
 //
 // For every product: the page answers 200; <title>, the canonical link,
 // robots and the JSON-LD (parsed, its type and required properties, from
