@@ -21,7 +21,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "benches", "results")
 DOC = os.path.join(ROOT, "BENCHMARKS.md")
-OURS, NGINX = "foundry-catalog", "nginx"
+OURS, NGINX, PAGES = "foundry-catalog", "nginx", "foundry-catalog pages"
 COLOURS = ["#2f6db5", "#d9822b", "#6aa84f"]
 
 
@@ -45,6 +45,11 @@ def load_order(groups):
     return sizes, encodings
 
 
+def servers(groups):
+    """The servers measured: ours, nginx, and ours on pages when run."""
+    return [s for s in (OURS, NGINX, PAGES) if any(k[2] == s for k in groups)]
+
+
 def numbers(rows, column):
     return [float(r[column]) for r in rows]
 
@@ -58,7 +63,7 @@ def load_table(rows):
     ]
     for size in sizes:
         for encoding in encodings:
-            for server in (OURS, NGINX):
+            for server in servers(groups):
                 runs = groups.get((size, encoding, server))
                 if not runs:
                     continue
@@ -134,14 +139,14 @@ def load_chart(rows, setup):
         for encoding in encodings:
             name = f"{size:,} products\n{encoding}"
             names.append(name)
-            for server in (OURS, NGINX):
+            for server in servers(groups):
                 runs = groups.get((size, encoding, server))
                 if runs:
                     rps = numbers(runs, "req_per_s")
                     values[(name, server)] = statistics.median(rps)
                     whiskers[(name, server)] = (min(rps), max(rps))
     title = f"req/s by catalog size ({setup}): median, and the range of the rounds"
-    return bar_chart(title, "requests per second", names, [OURS, NGINX], values, whiskers)
+    return bar_chart(title, "requests per second", names, servers(groups), values, whiskers)
 
 
 def side_by_side(rows):

@@ -8,7 +8,9 @@
 # time (until the first product answers) and RSS at rest per product; copy
 # every body it serves, as is and gzip-compressed, into nginx's folder
 # (`gzip_static on`); then wrk with random slugs (benches/random-slug.lua),
-# once as is and once with `Accept-Encoding: br, gzip`, ours and nginx
+# once as is and once with `Accept-Encoding: br, gzip`, ours, nginx and
+# ours again on random product pages (`foundry-catalog pages`: the HTML
+# page at each product's canonical_path, stored beside its body)
 # alternating, ROUNDS times each; each run's figures go to stderr, and the
 # table gives per server and encoding the median of the rounds and the
 # range (single runs vary, most when wrk and the servers share CPUs),
@@ -162,7 +164,7 @@ summary() {
   echo "| server | Accept-Encoding | req/s (median) | req/s (range) | p50 (median) | p99 (median) | p99 (range) | CPU µs a request (median) | CPU stolen (median) |"
   echo "|---|---|---|---|---|---|---|---|---|"
   for accept in identity "br, gzip"; do
-    for name in foundry-catalog nginx; do
+    for name in foundry-catalog nginx "foundry-catalog pages"; do
       awk -F'|' -v name="$name" -v accept="$accept" '
         function median(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
           return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
@@ -197,6 +199,14 @@ for size in $SIZES; do
   slugs="$work/slugs-$size"
   ls "$catalog" | sed -n 's/\.json$//p' > "$slugs"
   first=$(sed -n 1p "$slugs")
+  # Each product's page path (`/<route>/<slug>`), in the slugs' order.
+  pages="$work/pages-$size"
+  python3 - "$catalog" "$slugs" > "$pages" <<'PY'
+import json, sys
+folder, slugs = sys.argv[1:]
+for slug in open(slugs).read().split():
+    print(f"/{json.load(open(f'{folder}/{slug}.json'))['route']}/{slug}")
+PY
   artifact="$work/catalog-$size.fcat"
   "$bin" build "$catalog" -o "$artifact" 2>/dev/null
 
@@ -263,6 +273,7 @@ CONF
   until curl -fs -o /dev/null "http://$NGINX$PRODUCTS/$first"; do sleep 0.05; done
   nginx_pid=$(cat "$work/nginx.pid")
   cmp <(curl -fs "http://$OURS$PRODUCTS/$first") <(curl -fs "http://$NGINX$PRODUCTS/$first")
+  curl -fs -o /dev/null "http://$OURS$(sed -n 1p "$pages")"
 
   results="$work/results-$size"
   : > "$results"
@@ -275,6 +286,7 @@ CONF
       nginx_workers=$(pgrep -P "$nginx_pid")
       # shellcheck disable=SC2086 # one argument per worker pid
       wrk_run nginx "$accept" "$slugs" "http://$NGINX" "$nginx_pid" $nginx_workers
+      wrk_run "foundry-catalog pages" "$accept" "$pages" "http://$OURS" "$server_pid"
     done
   done
   summary

@@ -1,5 +1,6 @@
 -- wrk script: each request asks for a random product from the slug list
--- in $SLUGS (one slug per line). The requests are formatted once per
+-- in $SLUGS (one slug per line; a line starting with `/` is a path, such
+-- as a product page's, asked for as it is). The requests are formatted once per
 -- thread (with the -H headers), so the client spends its time sending,
 -- not building strings in Lua: it shares the cores with the servers.
 local slugs = {}
@@ -12,7 +13,8 @@ local requests = {}
 
 init = function(args)
   for i, slug in ipairs(slugs) do
-    requests[i] = wrk.format("GET", "/api/public/foundry/products/" .. slug)
+    local path = slug:sub(1, 1) == "/" and slug or "/api/public/foundry/products/" .. slug
+    requests[i] = wrk.format("GET", path)
   end
 end
 

@@ -2,7 +2,9 @@
 # Scale benchmark: catalogs of 1,000 / 10,000 / 100,000 products made from
 # the example manifests (benches/make-catalog.py), and for each:
 #
-#  - `foundry-catalog build` time and the artifact's size;
+#  - `foundry-catalog build` time and the artifact's size, with pages (the
+#    default: every product's HTML page, the sitemap and robots.txt) and
+#    with --no-pages, side by side;
 #  - start-up to the first 200 and RSS at rest (1 s after), loading the
 #    artifact (`serve --catalog <file>`), loading it with its signature
 #    and every body verified (`--verify-key`), and building the folder in
@@ -45,8 +47,8 @@ data_bytes() { python3 -c 'import struct,sys; print(struct.unpack_from("<Q", ope
 echo "foundry-catalog scale benchmark, $(nproc) cores"
 echo
 "$bin" keygen --out "$work/key" 2>/dev/null
-echo "| products | build | artifact | stored | load: first 200 | load: RSS (× stored) | load, verified: first 200 | folder: first 200 | folder: RSS (× stored) |${BEFORE:+ before: folder first 200 | before: RSS |}"
-echo "|---|---|---|---|---|---|---|---|---|${BEFORE:+---|---|}"
+echo "| products | build | build, --no-pages | artifact | artifact, --no-pages | stored | load: first 200 | load: RSS (× stored) | load, verified: first 200 | folder: first 200 | folder: RSS (× stored) |${BEFORE:+ before: folder first 200 | before: RSS |}"
+echo "|---|---|---|---|---|---|---|---|---|---|---|${BEFORE:+---|---|}"
 for size in $SIZES; do
   catalog="$work/catalog-$size"
   python3 benches/make-catalog.py "$size" "$catalog"
@@ -55,13 +57,18 @@ for size in $SIZES; do
   start=$(now)
   "$bin" build "$catalog" -o "$artifact" --sign-key "$work/key.key" 2>/dev/null
   built=$(seconds "$start" "$(now)")
+  start=$(now)
+  "$bin" build "$catalog" -o "$artifact.no-pages" --sign-key "$work/key.key" --no-pages 2>/dev/null
+  built_plain=$(seconds "$start" "$(now)")
+  plain_mb=$(( $(stat -c %s "$artifact.no-pages") / 1000000 ))
+  rm -f "$artifact.no-pages"
   size_mb=$(( $(stat -c %s "$artifact") / 1000000 ))
   stored=$(data_bytes "$artifact")
   read -r load_s load_rss <<<"$(startup "$bin" "$artifact" "$first")"
   read -r verified_s _ <<<"$(startup "$bin" "$artifact" "$first" --verify-key "$work/key.pub")"
   read -r dir_s dir_rss <<<"$(startup "$bin" "$catalog" "$first")"
   ratio() { echo "scale=2; $1 * 1024 / $stored" | bc; }
-  row="| $size | $built s | $size_mb MB | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $verified_s s | $dir_s s | $((dir_rss / 1024)) MiB ($(ratio "$dir_rss")) |"
+  row="| $size | $built s | $built_plain s | $size_mb MB | $plain_mb MB | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $verified_s s | $dir_s s | $((dir_rss / 1024)) MiB ($(ratio "$dir_rss")) |"
   if [ -n "$BEFORE" ]; then
     read -r before_s before_rss <<<"$(startup "$BEFORE" "$catalog" "$first")"
     row="$row $before_s s | $((before_rss / 1024)) MiB |"
