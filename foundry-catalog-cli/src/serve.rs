@@ -6,10 +6,13 @@ use foundry_catalog_server::{CatalogSource, Config, LogFormat, ServeError};
 
 use crate::{BROKEN, USAGE};
 
-/// Serve GET /api/public/foundry/products/{slug} from pre-built bodies.
+/// Serve GET /api/public/foundry/products/{slug} from pre-built bodies,
+/// and each product's page at its canonical_path, /sitemap.xml and
+/// /robots.txt.
 ///
-/// An artifact (`foundry-catalog build`) is loaded as is; a folder of
-/// manifests is built and validated at start. A bad catalog stops the
+/// An artifact (`foundry-catalog build`) is loaded as is, its pages as
+/// built; a folder of manifests is built and validated at start, its
+/// pages with it (--site-url, --templates). A bad catalog stops the
 /// server before it listens, naming the file and every problem. SIGTERM or
 /// SIGINT drain and exit 0; SIGHUP reloads the catalog (a broken one is
 /// logged and the old one kept). /healthz, /readyz and /metrics
@@ -48,6 +51,11 @@ pub(crate) fn run(args: Args) -> ExitCode {
     if (!config.verify_keys.is_empty() || config.verify_key_dir.is_some()) && !artifact {
         return crate::usage_error(
             "--verify-key needs --catalog FILE or URL, an artifact (a folder of manifests or the compiled-in catalog carries no signature)",
+        );
+    }
+    if (config.pages.site_url.is_some() || config.pages.templates.is_some()) && artifact {
+        return crate::usage_error(
+            "--site-url and --templates need --catalog DIR or the compiled-in catalog (an artifact's pages were built with it: `build --site-url`)",
         );
     }
     config.record_types = record_types.for_server();

@@ -106,6 +106,9 @@ fn usage_errors_exit_2_on_stderr() {
         &["serve", "--workers", "0"],
         &["serve", "--header-timeout", "0s"],
         &["serve", "--max-headers", "1001"],
+        &["serve", "--catalog", "Cargo.toml", "--site-url", "https://catalog.example.com"],
+        &["serve", "--site-url", "ftp://catalog.example.com"],
+        &["build", "examples/catalog", "--check", "--no-pages", "--templates", "examples"],
         &["diff", "--mode", "sideways", "record-types", "record-types"],
     ] {
         let out = run(args);

@@ -7,7 +7,7 @@
 //! | `/readyz` | 200 while serving, 503 once draining (readiness) |
 //! | `/metrics` | the counters, Prometheus text format |
 //! | `/openapi.json` | the OpenAPI 3.1 document of the product path |
-//! | anything else | `respond` (the product path, 404 elsewhere); an HTTP/1.1 request without exactly one valid `Host` gets 400 `bad_host` |
+//! | anything else | `respond` (the product path; the product pages, `/robots.txt` and `/sitemap.xml` of a catalog with pages; 404 elsewhere); an HTTP/1.1 request without exactly one valid `Host` gets 400 `bad_host` |
 //!
 //! The operations endpoints sit outside `/api/public/foundry/products/`,
 //! so no product slug can ever reach or shadow them.

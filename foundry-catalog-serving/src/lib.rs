@@ -3,8 +3,9 @@
 //! What a serving crate imports to answer `GET
 //! /api/public/foundry/products/{slug}`: pre-built catalogs of product
 //! records ([`catalog`]), the signed artifact file a catalog is stored in
-//! ([`artifact`]), and the endpoint's HTTP rules ([`endpoint`]); with the
-//! `http` feature, the endpoint as a `tower::Service` (`service`).
+//! ([`artifact`]), and the endpoint's HTTP rules ([`endpoint`]), which
+//! also answer the product pages an artifact holds; with the `http`
+//! feature, the endpoint as a `tower::Service` (`service`).
 //! Every body is built, validated, compressed and hashed when the catalog
 //! is built, so answering a request is a lookup.
 //!
@@ -24,6 +25,7 @@
 //! | `compression` | gzip and brotli representations of every body, made when a catalog is built |
 //! | `http` | `service`: `CatalogService` (a `tower::Service` over the `http` crate's types), `SharedCatalog`, `respond` |
 //! | `signing` | `signing`: Ed25519 keys that sign artifacts and verify them before they are served |
+//! | `pages` | `catalog::Builder::pages`: every product's HTML page built with its body, with `robots.txt`, the sitemap and a not-found page (`foundry-catalog-pages`); a catalog serves an artifact's pages without it |
 //!
 //! ## Platforms
 //!

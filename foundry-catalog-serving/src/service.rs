@@ -153,8 +153,9 @@ impl<B> tower_service::Service<http::Request<B>> for CatalogService {
     }
 }
 
-/// The answer to `request` from `catalog`: the product path (any other
-/// path is 404), with the HTTP/1.1 `Host` check.
+/// The answer to `request` from `catalog`: the product path (and the
+/// pages of a catalog with pages; any other path is 404), with the
+/// HTTP/1.1 `Host` check.
 ///
 /// ```
 /// use foundry_catalog_serving::{catalog::ResponseCatalog, service::respond};

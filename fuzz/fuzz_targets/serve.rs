@@ -1,6 +1,8 @@
 //! An arbitrary request (method, raw path, If-None-Match and If-Match) → routing and
-//! conditional-request handling: never a panic, never a 5xx, never a body
-//! on HEAD or 304, never request input echoed in an error.
+//! conditional-request handling, on the example catalog with its pages:
+//! never a panic, never a 5xx, never a body on HEAD or 304, never request
+//! input echoed in an error (a JSON error body holds no `<` or `>`; the
+//! not-found page is the same bytes whatever the path).
 #![no_main]
 
 use std::sync::OnceLock;
@@ -14,7 +16,9 @@ const PREFIX: &str = "/api/public/foundry/products/";
 
 fn catalog() -> &'static ResponseCatalog {
     static CATALOG: OnceLock<ResponseCatalog> = OnceLock::new();
-    CATALOG.get_or_init(|| foundry_catalog_serving::catalog::Builder::new().build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog")).expect("the example catalog builds"))
+    let site = foundry_catalog_pages::Site::new("https://catalog.example.com").expect("a site URL");
+    let builder = foundry_catalog_serving::catalog::Builder::new().pages(foundry_catalog_pages::Pages::new(site));
+    CATALOG.get_or_init(|| builder.build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog")).expect("the example catalog builds"))
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -36,7 +40,11 @@ fuzz_target!(|data: &[u8]| {
     if method == "HEAD" || reply.status == 304 {
         assert!(reply.body.is_empty());
     }
-    if reply.status >= 400 {
+    if reply.status >= 400 && reply.content_type == Some("text/html; charset=utf-8") {
+        assert_eq!(reply.status, 404);
+        let page = answer(catalog(), &Request { accept_encoding: header, ..Request::new(method, "/no-such-page") });
+        assert_eq!((reply.body, reply.etag), (page.body, None));
+    } else if reply.status >= 400 {
         assert!(!reply.body.contains(&b'<') && !reply.body.contains(&b'>'));
         assert_eq!(reply.etag, None);
     }
