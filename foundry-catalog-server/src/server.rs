@@ -137,7 +137,9 @@ impl Server {
             verified,
             workers = config.workers,
             max_connections = config.max_connections,
-            "serving http://{local}/api/public/foundry/products/{{slug}}",
+            pages = %metadata.pages.as_ref().map_or("none", |p| if p.site.is_empty() { "built without a site" } else { &p.site }),
+            "serving http://{local}/api/public/foundry/products/{{slug}}{}",
+            if catalog.has_pages() { " and the product pages" } else { "" },
         );
         let serving = Serving { state: Arc::clone(&state), builder: Arc::new(http1_builder(&config)), config };
         let workers = Workers::start(serving.config.workers, serving.clone());

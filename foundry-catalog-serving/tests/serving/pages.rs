@@ -162,9 +162,12 @@ fn the_sitemap_lists_every_indexable_page_once_and_robots_names_it() {
     let robots = answer(&catalog, &get("/robots.txt"));
     assert_eq!(robots.content_type, Some("text/plain; charset=utf-8"));
     assert!(std::str::from_utf8(&robots.body).expect("UTF-8").contains(&format!("Sitemap: {SITE}/sitemap.xml")));
-    // A site document has a validator of its own: 304 on it.
+    // A site document has a validator of its own: 304 on it. It has no
+    // date, so If-Modified-Since cannot make it 304.
     let etag = robots.etag.expect("an ETag");
     assert_eq!(answer(&catalog, &Request { if_none_match: Some(&etag), ..get("/robots.txt") }).status, 304);
+    let since = Request { if_modified_since: Some(b"Fri, 01 Jan 2100 00:00:00 GMT"), ..get("/sitemap.xml") };
+    assert_eq!(answer(&catalog, &since).status, 200);
 }
 
 #[test]
@@ -323,4 +326,28 @@ proptest! {
             previous = reloaded(&incremental);
         }
     }
+}
+
+/// The tower `Service` answers pages as the server does (the server calls
+/// the same `respond`).
+#[cfg(feature = "http")]
+#[test]
+fn the_tower_service_answers_pages() {
+    use tower_service::Service as _;
+    let mut service = foundry_catalog_serving::service::CatalogService::new(built(Builder::new().pages(pages(SITE))));
+    let request = |method: &str, path: &str| {
+        http::Request::builder().method(method).uri(path).header("host", "t").body(()).expect("a request")
+    };
+    let call = |service: &mut foundry_catalog_serving::service::CatalogService, method, path| {
+        service.call(request(method, path)).into_inner().expect("infallible")
+    };
+    let page = call(&mut service, "GET", "/actors/lead-signal-extractor");
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+    assert_eq!(page.headers()["vary"], "Accept-Encoding");
+    let head = call(&mut service, "HEAD", "/sitemap.xml");
+    assert_eq!((head.status().as_u16(), head.headers()["content-type"].to_str().ok()), (200, Some("application/xml")));
+    let missing = call(&mut service, "GET", "/actors/nobody");
+    assert_eq!((missing.status().as_u16(), missing.headers()["cache-control"].to_str().ok()), (404, Some("no-store")));
+    assert_eq!(call(&mut service, "DELETE", "/robots.txt").headers()["allow"], "GET, HEAD");
 }
