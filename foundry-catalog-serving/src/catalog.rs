@@ -673,3 +673,35 @@ fn is_document_name(name: &[u8]) -> bool {
 fn opening(path: &Path, error: ArtifactError) -> CatalogErrors {
     CatalogErrors::from(CatalogError::Artifact { file: path.display().to_string(), error })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{is_document_name, is_lastmod, is_page_path};
+
+    #[test]
+    fn only_the_names_a_build_gives_are_site_documents() {
+        for name in ["/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-20.xml", "404"] {
+            assert!(is_document_name(name.as_bytes()), "{name}");
+        }
+        for name in ["/sitemap-0.xml", "/sitemap-01.xml", "/sitemap-.xml", "/sitemap-1.xml/", "/404", "/index.html", ""]
+        {
+            assert!(!is_document_name(name.as_bytes()), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_page_is_at_its_own_products_route_path() {
+        assert!(is_page_path(b"/datasets/eu-signals", b"eu-signals"));
+        assert!(is_page_path(b"/automation/eu-signals", b"eu-signals"));
+        assert!(!is_page_path(b"/datasets/other", b"eu-signals"));
+        assert!(!is_page_path(b"/blog/eu-signals", b"eu-signals"));
+        assert!(!is_page_path(b"/datasets/eu-signals/", b"eu-signals"));
+        assert!(!is_page_path(b"datasets/eu-signals", b"eu-signals"));
+    }
+
+    #[test]
+    fn a_lastmod_is_empty_or_a_date_time() {
+        assert!(is_lastmod(b"") && is_lastmod(b"2026-11-04T07:45:10-05:00"));
+        assert!(!is_lastmod(b"yesterday") && !is_lastmod(b"<lastmod>"));
+    }
+}
