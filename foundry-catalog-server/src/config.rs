@@ -428,7 +428,8 @@ pub struct Config {
     pub max_artifact_bytes: u64,
     /// Reload the catalog when it changes on disk: the artifact file, or a
     /// `*.json` file of the manifest folder or of a record-type definition
-    /// folder (its length, modification or change time, or inode). A
+    /// folder, or a template of --templates (its length, modification or
+    /// change time, or inode). A
     /// change is reloaded once it has held still for one watch interval.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_WATCH"))]
     pub watch: bool,

@@ -125,7 +125,8 @@ impl Watcher {
 /// modification time (`cp -p`, `rsync -a`) is still seen.
 type Look = (std::ffi::OsString, u64, Option<SystemTime>, i64, i64, u64);
 
-/// [`Look`] at the file, or at each `*.json` file of the folder, sorted.
+/// [`Look`] at the file, or at each file of the folder a build reads
+/// (`*.json` manifests and definitions, `*.html` and `*.css` templates), sorted.
 fn fingerprint(path: &Path) -> Vec<Look> {
     use std::os::unix::fs::MetadataExt;
     let look = |name: std::ffi::OsString, m: std::fs::Metadata| {
@@ -138,7 +139,7 @@ fn fingerprint(path: &Path) -> Vec<Look> {
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json" || x == "html" || x == "css"))
                 .filter_map(|e| e.metadata().ok().map(|m| look(e.file_name(), m)))
                 .collect()
         })

@@ -102,8 +102,13 @@ impl Server {
         tokio::spawn(reloader(Arc::clone(&state), Arc::clone(&config), reloads));
         tokio::spawn(crate::reload::warn_on_expiry(Arc::clone(&state)));
         let watched = match &config.source {
-            // A folder is built with the record types: their folders too.
-            CatalogSource::Dir(path) => [path].into_iter().chain(config.record_types.folders()).cloned().collect(),
+            // A folder is built with the record types and the templates: their folders too.
+            CatalogSource::Dir(path) => [path]
+                .into_iter()
+                .chain(config.record_types.folders())
+                .chain(config.pages.templates.as_ref().filter(|_| !config.pages.no_pages))
+                .cloned()
+                .collect(),
             CatalogSource::Artifact(path) => vec![path.clone()],
             CatalogSource::Embedded | CatalogSource::Url(_) => Vec::new(),
         };

@@ -528,7 +528,8 @@ impl ResponseCatalog {
         site.not_found.as_ref().map(SiteResource::NotFound)
     }
 
-    /// Every page path served, sorted (empty without pages).
+    /// Every path of a page or site document served, sorted (empty
+    /// without pages; the not-found page has none).
     pub fn page_paths(&self) -> Vec<&str> {
         let mut paths: Vec<&str> = self
             .site

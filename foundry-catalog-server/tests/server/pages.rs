@@ -104,3 +104,26 @@ fn a_broken_template_stops_the_start_and_a_broken_reload_keeps_the_pages() {
     assert!(exchange(server.addr, &get("/datasets/none")).text().contains("<h1>Gone</h1>"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn watch_reloads_when_a_template_changes() {
+    let dir = catalog_copy("pages-watch");
+    let templates = dir.join("templates");
+    std::fs::create_dir_all(&templates).expect("templates");
+    let not_found =
+        |heading: &str| format!("{{% extends \"base.html\" %}}{{% block main %}}<h1>{heading}</h1>{{% endblock %}}\n");
+    std::fs::write(templates.join("not_found.html"), not_found("Gone")).expect("write");
+    let server = TestServer::start(|c| {
+        c.source = CatalogSource::Dir(dir.clone());
+        c.pages = PageOptions::default().templates(templates.clone());
+        c.watch = true;
+        c.watch_interval = std::time::Duration::from_millis(50);
+    });
+    assert!(exchange(server.addr, &get("/nothing")).text().contains("<h1>Gone</h1>"));
+    std::thread::sleep(std::time::Duration::from_millis(120));
+    std::fs::write(templates.join("not_found.html"), not_found("Moved away")).expect("write");
+    eventually("the template edit is served", || {
+        exchange(server.addr, &get("/nothing")).text().contains("<h1>Moved away</h1>")
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
