@@ -217,8 +217,11 @@ impl Builder {
     /// (see [Incremental builds](Builder#incremental-builds)). It is used
     /// only if it was made by this renderer (the same version,
     /// compiled-in record types and compression:
-    /// [`crate::artifact::Metadata::renderer_sha256`]) in these codings;
-    /// otherwise this says why and the build is a full one.
+    /// [`crate::artifact::Metadata::renderer_sha256`]) in these codings,
+    /// with pages rendered alike (the same
+    /// [`crate::artifact::SitePages::digest`], or no pages on either side:
+    /// a product is taken with its page); otherwise this says why and the
+    /// build is a full one.
     ///
     /// Record types given to [`Builder::record_types`] may differ: the
     /// products of a type whose definition changed (or that this build
