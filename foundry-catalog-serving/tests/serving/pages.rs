@@ -81,6 +81,10 @@ fn get<'a>(path: &'a str) -> Request<'a> {
 fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
     let catalog = reloaded(&built(Builder::new().pages(pages(SITE))));
     let renderer = pages(SITE);
+    let mut paths: Vec<String> = records().iter().map(ProductRecord::canonical_path).collect();
+    paths.extend(["/robots.txt".to_owned(), "/sitemap.xml".to_owned()]);
+    paths.sort();
+    assert_eq!(catalog.page_paths(), paths);
     for record in records() {
         let path = record.canonical_path();
         let reply = answer(&catalog, &get(&path));
