@@ -117,7 +117,7 @@ fn write_site(
     }
     let not_found = pages.not_found().map_err(|e| (BROKEN, e.to_string()))?;
     write(out, "/404.html", not_found.as_bytes())?;
-    write(out, "/robots.txt", sitemap::robots(pages.site()).as_bytes())?;
+    write(out, sitemap::ROBOTS_PATH, sitemap::robots(pages.site()).as_bytes())?;
     for file in sitemap::files(pages.site(), entries) {
         write(out, &file.path, file.xml.as_bytes())?;
     }

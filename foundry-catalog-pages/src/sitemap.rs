@@ -24,6 +24,9 @@ pub const MAX_BYTES: usize = 50 * 1024 * 1024;
 /// The path of the sitemap (or of the sitemap index).
 pub const PATH: &str = "/sitemap.xml";
 
+/// The path of [`robots`].
+pub const ROBOTS_PATH: &str = "/robots.txt";
+
 /// One page the sitemap lists.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Entry {

@@ -84,7 +84,7 @@ impl PageMaker {
             .into_iter()
             .filter(|(_, lastmod)| !lastmod.is_empty())
             .map(|(path, lastmod)| sitemap::Entry { path, lastmod });
-        let mut texts = vec![("/robots.txt".to_owned(), sitemap::robots(site))];
+        let mut texts = vec![(sitemap::ROBOTS_PATH.to_owned(), sitemap::robots(site))];
         texts.extend(sitemap::files(site, entries).into_iter().map(|file| (file.path, file.xml)));
         texts.push((crate::artifact::NOT_FOUND_DOCUMENT.to_owned(), not_found));
         Ok(crate::parallel::map(&texts, |(name, text)| (name.clone(), encode(codings, text.as_bytes()))))
