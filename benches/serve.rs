@@ -56,7 +56,7 @@ fn serialize_per_request(bencher: divan::Bencher) {
 fn bare_hashmap(bencher: divan::Bencher) {
     let catalog = catalog();
     let map: HashMap<String, Bytes> =
-        catalog.slugs().into_iter().filter_map(|s| catalog.get(s).map(|e| (s.to_owned(), e.body()))).collect();
+        catalog.slugs().into_iter().filter_map(|s| catalog.get(s).and_then(|e| Some((s.to_owned(), e.body().ok()?)))).collect();
     bencher.bench(|| map.get(divan::black_box(SLUG)).cloned());
 }
 
@@ -74,7 +74,7 @@ fn encode(bencher: divan::Bencher, coding: foundry_catalog_serving::catalog::Con
     let catalog = foundry_catalog_serving::catalog::Builder::new()
         .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
         .expect("catalog");
-    let body = catalog.get(SLUG).expect("entry").body();
+    let body = catalog.get(SLUG).expect("entry").body().expect("body");
     bencher.bench(|| coding.encode(divan::black_box(&body)).map_or(0, |bytes| bytes.len()));
 }
 
@@ -88,7 +88,7 @@ fn encode_settings(bencher: divan::Bencher, setting: &str) {
     let catalog = foundry_catalog_serving::catalog::Builder::new()
         .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
         .expect("catalog");
-    let body = catalog.get(SLUG).expect("entry").body();
+    let body = catalog.get(SLUG).expect("entry").body().expect("body");
     let encode = |body: &[u8]| -> usize {
         let (quality, window) = match setting {
             "br q5 w22" => (5, 22),

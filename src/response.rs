@@ -143,11 +143,14 @@ pub enum ErrorKind {
     NotAcceptable,
     /// 412: `If-Match` does not match.
     PreconditionFailed,
+    /// 503: the stored response cannot be served right now (its bytes no
+    /// longer match what was checked; the server is reloading).
+    Unavailable,
 }
 
 impl ErrorKind {
     /// Every error, in status order.
-    pub const ALL: [ErrorKind; 7] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::InvalidSlug,
         ErrorKind::BadHost,
         ErrorKind::NoResource,
@@ -155,6 +158,7 @@ impl ErrorKind {
         ErrorKind::MethodNotAllowed,
         ErrorKind::NotAcceptable,
         ErrorKind::PreconditionFailed,
+        ErrorKind::Unavailable,
     ];
 
     /// The HTTP status.
@@ -165,6 +169,7 @@ impl ErrorKind {
             ErrorKind::MethodNotAllowed => 405,
             ErrorKind::NotAcceptable => 406,
             ErrorKind::PreconditionFailed => 412,
+            ErrorKind::Unavailable => 503,
         }
     }
 
@@ -177,6 +182,7 @@ impl ErrorKind {
             ErrorKind::MethodNotAllowed => "method_not_allowed",
             ErrorKind::NotAcceptable => "not_acceptable",
             ErrorKind::PreconditionFailed => "precondition_failed",
+            ErrorKind::Unavailable => "unavailable",
         }
     }
 
@@ -192,6 +198,7 @@ impl ErrorKind {
             ErrorKind::MethodNotAllowed => "only GET and HEAD are allowed here",
             ErrorKind::NotAcceptable => "none of br, gzip or identity is acceptable",
             ErrorKind::PreconditionFailed => "the product does not match If-Match",
+            ErrorKind::Unavailable => "the response cannot be served right now; try again",
         }
     }
 }

@@ -91,7 +91,8 @@ fn write_site(
 ) -> Result<usize, Failure> {
     let slugs = catalog.slugs();
     let page = |slug: &str| -> Result<Option<sitemap::Entry>, Failure> {
-        let body = catalog.get(slug).map(|entry| entry.body()).unwrap_or_default();
+        let body = catalog.get(slug).map(|entry| entry.body()).transpose();
+        let body = body.map_err(|e| (BROKEN, format!("{slug}: {e}")))?.unwrap_or_default();
         let record = serde_json::from_slice(&body)
             .map_err(|e| e.to_string())
             .and_then(|body| ProductResponse::from_value_with(&body, record_types).map_err(|e| e.to_string()))

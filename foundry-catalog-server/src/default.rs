@@ -15,7 +15,7 @@ static ARTIFACT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/default.fcat"
 /// ```
 /// let catalog = foundry_catalog_server::default_catalog().unwrap();
 /// let entry = catalog.get("crm-webhook-connector").unwrap();
-/// assert!(entry.body().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
+/// assert!(entry.body().unwrap().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
 /// assert_eq!(catalog.len(), 3);
 /// ```
 pub fn default_catalog() -> Result<ResponseCatalog, CatalogErrors> {

@@ -95,11 +95,13 @@ use crate::encoding::ContentCoding;
 /// The first eight bytes of every artifact.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FCA\r\n\x1a\n";
 /// The format version this crate writes.
-pub(crate) const FORMAT_VERSION: u32 = 3;
+pub(crate) const FORMAT_VERSION: u32 = 4;
 /// The oldest format version this crate reads.
 pub(crate) const OLDEST_READABLE_VERSION: u32 = 1;
-/// The length of the fixed header (versions 2 and 3).
-const HEADER_LEN: usize = 48;
+/// The length of the fixed header (version 4).
+const HEADER_LEN: usize = 56;
+/// The length of the header of versions 2 and 3.
+const HEADER_LEN_V3: usize = 48;
 /// The length of version 1's header.
 const HEADER_LEN_V1: usize = 40;
 /// A span: offset (u64) and length (u32).
@@ -115,6 +117,10 @@ const SIGNATURE_LEN: usize = 96;
 pub const DEFAULT_MAX_FILE_LEN: u64 = 8 << 30;
 /// The most metadata a loader accepts (it is a few hundred bytes).
 const MAX_METADATA_LEN: u64 = 1 << 24;
+/// The most table bytes a loader accepts per product and site document:
+/// a product's slug, date, ETags, page path and `lastmod` are well under
+/// 2 KiB.
+const MAX_TABLE_PER_ENTRY: u64 = 4 << 10;
 /// The length of a strong ETag: `"` + 64 hex digits + `"`.
 const ETAG_LEN: usize = 66;
 /// The length of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
@@ -405,6 +411,20 @@ pub enum ArtifactError {
         /// The representation.
         coding: ContentCoding,
     },
+    /// A body read from the artifact file while it was served is not the
+    /// one its ETag names, or cannot be read: the file was truncated or
+    /// written to in place after it was opened.
+    #[error(
+        "the body at byte {offset} of the data region ({len} bytes) {reason}: the artifact file was changed in place after it was opened; hint: publish an artifact by renaming a new file over the old one (`mv`, as `foundry-catalog build -o` does), never by writing into it (`cp`)"
+    )]
+    Changed {
+        /// Where the body starts in the data region.
+        offset: u64,
+        /// Its length.
+        len: u32,
+        /// What went wrong: `cannot be read (…)` or `does not match its ETag`.
+        reason: String,
+    },
 }
 
 /// A byte range of the data region.
@@ -465,12 +485,9 @@ fn representation_spans(representations: &[(Span, Span)]) -> impl Iterator<Item 
     representations.iter().flat_map(|&(body, etag)| [body, etag])
 }
 
-fn representation_spans_mut(representations: &mut [(Span, Span)]) -> impl Iterator<Item = &mut Span> {
-    representations.iter_mut().flat_map(|(body, etag)| [body, etag])
-}
 
 /// Where a run of spans lies, when each starts where the one before it ends.
-fn contiguous(mut spans: impl Iterator<Item = Span>) -> Option<(u64, u64)> {
+pub(crate) fn contiguous(mut spans: impl Iterator<Item = Span>) -> Option<(u64, u64)> {
     let first = spans.next()?;
     let mut end = first.end()?;
     for span in spans {
@@ -492,22 +509,46 @@ impl IndexEntry {
         )
     }
 
-    /// Every span, in the order the product's bytes are written.
-    pub(crate) fn spans_mut(&mut self) -> impl Iterator<Item = &mut Span> {
-        [&mut self.slug, &mut self.last_modified]
-            .into_iter()
-            .chain(representation_spans_mut(&mut self.representations))
-            .chain(self.page.iter_mut().flat_map(|page| {
-                [&mut page.path, &mut page.lastmod]
-                    .into_iter()
-                    .chain(representation_spans_mut(&mut page.representations))
-            }))
-    }
-
     /// The product's bytes as one range, when they are contiguous in the
-    /// order they are written (always, in an artifact built here).
+    /// order they are written (in the layout of versions 1 to 3).
     pub(crate) fn contiguous(&self) -> Option<(u64, u64)> {
         contiguous(self.spans())
+    }
+
+    /// The spans of its table run (version 4): slug, `Last-Modified`, each
+    /// ETag, and its page's path, `lastmod` and ETags.
+    pub(crate) fn table_spans(&self) -> impl Iterator<Item = Span> + '_ {
+        [self.slug, self.last_modified].into_iter().chain(self.representations.iter().map(|&(_, etag)| etag)).chain(
+            self.page.iter().flat_map(|page| {
+                [page.path, page.lastmod].into_iter().chain(page.representations.iter().map(|&(_, etag)| etag))
+            }),
+        )
+    }
+
+    /// The spans of its body run (version 4): each body, then its page's.
+    pub(crate) fn body_spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.representations
+            .iter()
+            .chain(self.page.iter().flat_map(|page| &page.representations))
+            .map(|&(body, _)| body)
+    }
+
+    /// [`IndexEntry::table_spans`] and [`IndexEntry::body_spans`], to move.
+    pub(crate) fn parts_mut(&mut self) -> (Vec<&mut Span>, Vec<&mut Span>) {
+        let mut table = vec![&mut self.slug, &mut self.last_modified];
+        let mut bodies = Vec::with_capacity(2 * self.representations.len());
+        for (body, etag) in &mut self.representations {
+            bodies.push(body);
+            table.push(etag);
+        }
+        if let Some(page) = &mut self.page {
+            table.extend([&mut page.path, &mut page.lastmod]);
+            for (body, etag) in &mut page.representations {
+                bodies.push(body);
+                table.push(etag);
+            }
+        }
+        (table, bodies)
     }
 }
 
@@ -517,16 +558,32 @@ impl DocumentEntry {
         std::iter::once(self.path).chain(representation_spans(&self.representations))
     }
 
-    /// Every span, in the order the document's bytes are written.
-    pub(crate) fn spans_mut(&mut self) -> impl Iterator<Item = &mut Span> {
-        std::iter::once(&mut self.path).chain(representation_spans_mut(&mut self.representations))
+
+    /// The spans of its table run (version 4): its name and each ETag.
+    pub(crate) fn table_spans(&self) -> impl Iterator<Item = Span> + '_ {
+        std::iter::once(self.path).chain(self.representations.iter().map(|&(_, etag)| etag))
+    }
+
+    /// The spans of its body run (version 4).
+    pub(crate) fn body_spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.representations.iter().map(|&(body, _)| body)
+    }
+
+    /// [`DocumentEntry::table_spans`], to move.
+    pub(crate) fn table_spans_mut(&mut self) -> impl Iterator<Item = &mut Span> {
+        std::iter::once(&mut self.path).chain(self.representations.iter_mut().map(|(_, etag)| etag))
+    }
+
+    /// [`DocumentEntry::body_spans`], to move.
+    pub(crate) fn body_spans_mut(&mut self) -> impl Iterator<Item = &mut Span> {
+        self.representations.iter_mut().map(|(body, _)| body)
     }
 }
 
 /// A built or loaded artifact: metadata, signature, index and data, where
 /// the data may be held in several buffers (a build writes one per thread,
-/// and shares a previous artifact's; a loaded file is one), read as one
-/// region.
+/// and shares a previous artifact's; a file read whole is one), read as one
+/// region, or left in its file but for the table ([`Artifact::open`]).
 #[derive(Debug, Clone)]
 pub struct Artifact {
     metadata: Metadata,
@@ -535,13 +592,49 @@ pub struct Artifact {
     pub(crate) signature: Option<Signature>,
     /// In the version-3 layout (a version-1 index is converted on parse).
     index: Bytes,
-    /// `(offset of the buffer in the data region, buffer)`, in order.
+    /// The data region's bytes held in memory: `(offset in the data
+    /// region, buffer)`, in order. For an artifact whose bodies were left
+    /// in their file, only the table.
     data: Vec<(u64, Bytes)>,
+    /// The data region's length.
+    data_len: u64,
+    /// In the version-4 layout, the table's length: the data region's
+    /// first bytes are every slug, date, ETag, page path, `lastmod` and
+    /// document name, the rest every body. `None` in the layout of
+    /// versions 1 to 3, where each product's bytes are one run of both.
+    table: Option<u64>,
+    /// The file the bodies are read from, when they were left in it.
+    file: Option<Arc<BodyFile>>,
     /// Whether [`Artifact::new`] made it (in this process), rather than a parse.
     built_here: bool,
     /// Whether every body is known to hash to its ETag: built here, or
     /// checked ([`Artifact::check_bodies`]); shared by clones.
     bodies_checked: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// An artifact file whose bodies are read from it when they are asked for
+/// ([`Artifact::open`]): they are never trusted as read, but checked
+/// against their ETags (which the signature covers) by the catalog that
+/// serves them.
+#[derive(Debug)]
+pub(crate) struct BodyFile {
+    file: std::fs::File,
+    /// Where the data region starts in the file.
+    data_at: u64,
+}
+
+impl BodyFile {
+    /// Reads `len` bytes of the data region from `offset`: an error, not
+    /// a short read, when the file has become shorter.
+    pub(crate) fn read(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(len).map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+        bytes.resize(len, 0);
+        let at = self.data_at.checked_add(offset).ok_or(std::io::ErrorKind::InvalidInput)?;
+        self.file.read_exact_at(&mut bytes, at)?;
+        Ok(bytes)
+    }
 }
 
 /// One part of an artifact file, as [`Artifact::write_parts`] hands it out.
@@ -565,12 +658,15 @@ impl Artifact {
     /// Assembles an artifact from the index entries (with pages when
     /// `pages` is given, as every entry then is), the site documents and
     /// the data buffers they point into (spans count from the start of the
-    /// first buffer).
+    /// first buffer), in the version-4 layout: the first `table` bytes of
+    /// the buffers hold every slug, date, ETag, path and name, the rest
+    /// every body (no buffer holds both).
     pub(crate) fn new(
         contents: Contents,
         entries: &[IndexEntry],
         documents: &[DocumentEntry],
         buffers: Vec<Bytes>,
+        table: u64,
     ) -> Artifact {
         let Contents { generator, codings, record_types, renderer_sha256, release, pages } = contents;
         let entry_len = entry_len(codings.len(), pages.is_some());
@@ -608,6 +704,9 @@ impl Artifact {
             signature: None,
             index: Bytes::from(index),
             data,
+            data_len: start,
+            table: Some(table),
+            file: None,
             built_here: true,
             bodies_checked: Arc::new(true.into()),
         };
@@ -621,8 +720,7 @@ impl Artifact {
     /// every check). The bodies stay where they are: the returned artifact
     /// and every catalog loaded from it share `bytes`.
     pub fn parse(bytes: Bytes) -> Result<Artifact, ArtifactError> {
-        let crc = crc32(&[bytes.get(16..).unwrap_or_default()]);
-        Self::checked(bytes, crc)
+        Self::checked(bytes, None)
     }
 
     /// Reads an artifact file once and parses it, refusing a file over
@@ -632,19 +730,13 @@ impl Artifact {
     }
 
     /// Reads an artifact file of at most `max_len` bytes once and parses
-    /// it. What a file says is checked before memory is taken for it: it
-    /// must be a regular file (not a FIFO or a device) of at most
-    /// `max_len` bytes, starting with the magic, a version this crate
-    /// reads and region lengths that add up to its length; and memory the
-    /// system cannot give is an error, not an abort. The file is then read
-    /// in pieces on all cores, each piece's CRC-32 computed while it is
-    /// still in cache, so reading and checking are one pass.
-    ///
-    /// Why read rather than memory-map: the loaded catalog must not depend
-    /// on the file afterwards. A mapped file that is truncated or rewritten
-    /// in place (`cp new.fcat catalog.fcat` during a deploy) kills the
-    /// process with SIGBUS, or changes bodies under their ETags; a read
-    /// copy cannot. Mapping saves the copy (see BENCHMARKS.md).
+    /// it, bodies and all. What a file says is checked before memory is
+    /// taken for it: it must be a regular file (not a FIFO or a device) of
+    /// at most `max_len` bytes, starting with the magic, a version this
+    /// crate reads and region lengths that add up to its length; and
+    /// memory the system cannot give is an error, not an abort. The file
+    /// is then read in pieces on all cores. [`Artifact::open`] reads only
+    /// what a catalog needs before it serves.
     pub fn read_at_most(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
         let file = crate::files::open_nonblocking(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
         Self::read_open(&file, max_len)
@@ -657,41 +749,133 @@ impl Artifact {
         Self::checked(Bytes::from(bytes), crc)
     }
 
-    /// The data region, when it is one buffer (as read from a file).
+    /// Opens an artifact file of at most `max_len` bytes and reads what
+    /// must be checked before anything is served, leaving the bodies in
+    /// the file: the header, then the metadata and signature (at most 16
+    /// MiB), then, only when their length is the one the metadata implies,
+    /// the index and the table, whose CRC-32 it checks. The bodies are
+    /// read when asked for (by [`crate::catalog::ResponseCatalog`], which
+    /// checks each against its ETag before it serves a byte of it), from
+    /// the file as opened: renaming another file over its path changes
+    /// nothing this artifact reads. An artifact of format versions 1 to 3,
+    /// whose bodies and names are interleaved, is read whole
+    /// ([`Artifact::read_at_most`]).
+    pub fn open(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
+        use std::os::unix::fs::FileExt;
+        let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
+        let file = crate::files::open_nonblocking(path).map_err(read_error)?;
+        let len = regular_len(&file, max_len)?;
+        let mut prefix = [0; HEADER_LEN];
+        let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));
+        file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;
+        let header = Header::parse(&prefix[..prefix_len], len)?;
+        if header.version < 4 {
+            return Self::read_open(&file, max_len);
+        }
+        let [meta_len, signature_len, index_len, table_len, data_len] = header.lengths;
+        if meta_len > MAX_METADATA_LEN {
+            return Err(ArtifactError::Malformed(format!("{meta_len} bytes of metadata")));
+        }
+        if signature_len != 0 && signature_len != SIGNATURE_LEN as u64 {
+            return Err(ArtifactError::Malformed(format!("a signature of {signature_len} bytes")));
+        }
+        // Both are small (checked above), and lie in the file (the header's lengths add up).
+        let read = |at: u64, len: u64| -> Result<Vec<u8>, ArtifactError> {
+            let len = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
+            let mut bytes = Vec::new();
+            bytes.try_reserve_exact(len).map_err(|_| ArtifactError::Read(format!("cannot take {len} bytes of memory")))?;
+            bytes.resize(len, 0);
+            file.read_exact_at(&mut bytes, at).map_err(read_error)?;
+            Ok(bytes)
+        };
+        let meta_and_signature = read(header.len as u64, meta_len + signature_len)?;
+        let metadata: Metadata = serde_json::from_slice(&meta_and_signature[..meta_len as usize])
+            .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        // The index's length follows from the metadata, and the table's is
+        // bounded by it: nothing more is read for a file whose lengths
+        // only add up.
+        let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
+        let expected = expected_index_len(&metadata);
+        if expected != Some(index_len) {
+            return Err(ArtifactError::Malformed(format!(
+                "an index of {index_len} bytes for {} products and {documents} site documents",
+                metadata.products
+            )));
+        }
+        let most_table = (metadata.products.saturating_add(documents)).saturating_mul(MAX_TABLE_PER_ENTRY);
+        if table_len > most_table {
+            return Err(ArtifactError::Malformed(format!(
+                "a table of {table_len} bytes for {} products and {documents} site documents",
+                metadata.products
+            )));
+        }
+        let index_and_table = read(header.data_at() - index_len, index_len + table_len)?;
+        let crc = crc32(&[&prefix[16..HEADER_LEN], &meta_and_signature, &index_and_table]);
+        if crc != header.crc {
+            return Err(ArtifactError::Checksum { expected: header.crc, found: crc });
+        }
+        let mut head = Bytes::from(meta_and_signature);
+        let mut rest = Bytes::from(index_and_table);
+        let metadata_json = head.split_to(meta_len as usize);
+        let index = rest.split_to(index_len as usize);
+        let artifact = Artifact {
+            metadata,
+            metadata_json,
+            signature: signature_of(&head)?,
+            index,
+            data: vec![(0, rest)],
+            data_len: table_len + data_len,
+            table: Some(table_len),
+            file: Some(Arc::new(BodyFile { file, data_at: header.data_at() })),
+            built_here: false,
+            bodies_checked: Arc::default(),
+        };
+        artifact.check_metadata()?;
+        Ok(artifact)
+    }
+
+    /// The data region, when it is one buffer in memory (as read from a file).
     pub(crate) fn data_region(&self) -> Option<&Bytes> {
-        match &self.data[..] {
-            [(_, data)] => Some(data),
+        match (&self.data[..], &self.file) {
+            ([(_, data)], None) => Some(data),
             _ => None,
         }
     }
 
-    /// Parses `bytes`, whose bytes after the CRC field have the CRC-32 `crc`.
-    fn checked(bytes: Bytes, crc_of_rest: u32) -> Result<Artifact, ArtifactError> {
-        let Header { version, len: header, crc, lengths: [meta_len, signature_len, index_len, _] } =
-            Header::parse(&bytes, bytes.len() as u64)?;
-        if crc_of_rest != crc {
-            return Err(ArtifactError::Checksum { expected: crc, found: crc_of_rest });
-        }
+    /// The file its bodies are read from, when they were left in it
+    /// ([`Artifact::open`]).
+    pub(crate) fn body_file(&self) -> Option<&Arc<BodyFile>> {
+        self.file.as_ref()
+    }
+
+    /// Parses `bytes`, whose bytes after the CRC field have the CRC-32
+    /// `crc_of_rest` when known (versions 1 to 3: the CRC covers them all).
+    fn checked(bytes: Bytes, crc_of_rest: Option<u32>) -> Result<Artifact, ArtifactError> {
+        let header = Header::parse(&bytes, bytes.len() as u64)?;
+        let Header { version, len: header_len, crc, lengths: [meta_len, signature_len, index_len, table_len, _] } =
+            header;
         if meta_len > MAX_METADATA_LEN {
             return Err(ArtifactError::Malformed(format!("{meta_len} bytes of metadata")));
         }
-        // All four fit in the file (checked above), so these convert.
-        let meta_end = header + meta_len as usize;
+        // All five fit in the file (checked above), so these convert.
+        let meta_end = header_len + meta_len as usize;
         let signature_end = meta_end + signature_len as usize;
         let index_end = signature_end + index_len as usize;
-        let metadata_json = bytes.slice(header..meta_end);
+        let table_end = index_end + table_len as usize;
+        // Version 4's CRC covers everything before the bodies; older
+        // versions' covers the whole file.
+        let covered = if version >= 4 { table_end } else { bytes.len() };
+        let found = match crc_of_rest {
+            Some(crc) if version < 4 => crc,
+            _ => crc32(&[bytes.get(16..covered).unwrap_or_default()]),
+        };
+        if found != crc {
+            return Err(ArtifactError::Checksum { expected: crc, found });
+        }
+        let metadata_json = bytes.slice(header_len..meta_end);
         let metadata: Metadata =
             serde_json::from_slice(&metadata_json).map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
-        let signature = match &bytes[meta_end..signature_end] {
-            [] => None,
-            region if region.len() == SIGNATURE_LEN => {
-                let (mut public_key, mut signature) = ([0; 32], [0; 64]);
-                public_key.copy_from_slice(&region[..32]);
-                signature.copy_from_slice(&region[32..]);
-                Some(Signature { public_key, signature })
-            }
-            other => return Err(ArtifactError::Malformed(format!("a signature of {} bytes", other.len()))),
-        };
+        let signature = signature_of(&bytes[meta_end..signature_end])?;
         let codings = metadata.codings.len();
         let index = bytes.slice(signature_end..index_end);
         let index = if version == 1 { Self::index_from_v1(&index, codings) } else { index };
@@ -701,7 +885,10 @@ impl Artifact {
             metadata_json,
             signature,
             index,
+            data_len: data.len() as u64,
             data: vec![(0, data)],
+            table: (version >= 4).then_some(table_len),
+            file: None,
             built_here: false,
             bodies_checked: Arc::default(),
         };
@@ -748,13 +935,7 @@ impl Artifact {
             }
         }
         let documents = self.metadata.pages.as_ref().map_or(0, |pages| pages.documents);
-        let expected = usize::try_from(self.metadata.products)
-            .ok()
-            .and_then(|n| n.checked_mul(self.entry_len()))
-            .zip(usize::try_from(documents).ok().and_then(|n| n.checked_mul(document_len(codings.len()))))
-            .and_then(|(products, documents)| products.checked_add(documents))
-            .filter(|&n| n == self.index.len());
-        if expected.is_none() {
+        if expected_index_len(&self.metadata) != Some(self.index.len() as u64) {
             return Err(ArtifactError::Malformed(format!(
                 "an index of {} bytes for {} products and {documents} site documents",
                 self.index.len(),
@@ -803,33 +984,44 @@ impl Artifact {
 
     /// The size of the file [`Artifact::write_to`] writes.
     pub fn file_len(&self) -> u64 {
-        let data: u64 = self.data.iter().map(|(_, b)| b.len() as u64).sum();
         let signature = if self.signature.is_some() { SIGNATURE_LEN } else { 0 };
-        (HEADER_LEN + self.metadata_json.len() + signature + self.index.len()) as u64 + data
+        let header = if self.table.is_some() { HEADER_LEN } else { HEADER_LEN_V3 };
+        (header + self.metadata_json.len() + signature + self.index.len()) as u64 + self.data_len
     }
 
-    /// Writes the artifact file (format version 3): header, metadata,
-    /// signature, index, data.
+    /// Writes the artifact file: header, metadata, signature, index, table
+    /// and bodies (format version 4), or an artifact read from a file of
+    /// versions 1 to 3, data (as version 3).
     pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
         self.write_parts(|part| out.write_all(part.bytes()))?;
         out.flush()
     }
 
     /// Hands `write` the file's parts in order: the header (with the
-    /// CRC-32 of everything after it), metadata, signature, index, and
-    /// each data buffer.
+    /// CRC-32 of everything after it up to the bodies, or to the end in
+    /// version 3), metadata, signature, index, and each data buffer (the
+    /// bodies left in a file read from it in pieces).
     pub(crate) fn write_parts(&self, mut write: impl FnMut(Part<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
         let signature = self.signature.map(|s| [&s.public_key[..], &s.signature[..]].concat()).unwrap_or_default();
-        let data_len: u64 = self.data.iter().map(|(_, b)| b.len() as u64).sum();
-        let mut lengths = Vec::with_capacity(32);
-        for len in [self.metadata_json.len() as u64, signature.len() as u64, self.index.len() as u64, data_len] {
+        let mut lengths = Vec::with_capacity(40);
+        let regions = [self.metadata_json.len() as u64, signature.len() as u64, self.index.len() as u64];
+        let (version, lengths_of) = match self.table {
+            Some(table) => (FORMAT_VERSION, [&regions[..], &[table, self.data_len - table]].concat()),
+            None => (3, [&regions[..], &[self.data_len]].concat()),
+        };
+        for len in lengths_of {
             lengths.extend_from_slice(&len.to_le_bytes());
         }
         let mut parts: Vec<&[u8]> = vec![&lengths, &self.metadata_json, &signature, &self.index];
-        parts.extend(self.data.iter().map(|(_, b)| &b[..]));
+        // The table (version 4), or the whole data region.
+        let covered = self.table.unwrap_or(self.data_len);
+        parts.extend(self.data.iter().filter(|(at, _)| *at < covered).map(|(at, buffer)| {
+            let end = usize::try_from(covered - at).map_or(buffer.len(), |n| n.min(buffer.len()));
+            &buffer[..end]
+        }));
         let mut header = Vec::with_capacity(16);
         header.extend_from_slice(&MAGIC);
-        header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        header.extend_from_slice(&version.to_le_bytes());
         header.extend_from_slice(&crc32(&parts).to_le_bytes());
         write(Part::Head(&header))?;
         for part in &parts[..4] {
@@ -837,6 +1029,15 @@ impl Artifact {
         }
         for (_, buffer) in &self.data {
             write(Part::Data(buffer))?;
+        }
+        if let Some(file) = &self.file {
+            const PIECE: u64 = 8 << 20;
+            let mut at = self.table.unwrap_or(0);
+            while at < self.data_len {
+                let len = (self.data_len - at).min(PIECE);
+                write(Part::Data(&Bytes::from(file.read(at, len as usize)?)))?;
+                at += len;
+            }
         }
         Ok(())
     }
@@ -900,56 +1101,87 @@ impl Artifact {
     }
 
     /// `len` bytes of the data region from `offset`, when they lie in one
-    /// buffer, shared with the artifact (no copy).
+    /// buffer, shared with the artifact (no copy), or read from the file
+    /// its bodies were left in (unchecked: a catalog checks what it serves).
     pub(crate) fn slice_range(&self, offset: u64, len: u64) -> Result<Bytes, ArtifactError> {
         let out_of_bounds = || ArtifactError::Malformed(format!("a span at {offset} of {len} bytes"));
+        let end = offset.checked_add(len).filter(|&end| end <= self.data_len).ok_or_else(out_of_bounds)?;
+        if let (Some(file), Some(table)) = (&self.file, self.table)
+            && offset >= table
+        {
+            let len = usize::try_from(len).map_err(|_| out_of_bounds())?;
+            return file.read(offset, len).map(Bytes::from).map_err(|e| ArtifactError::Read(e.to_string()));
+        }
         let buffer =
             self.data.partition_point(|(start, _)| *start <= offset).checked_sub(1).ok_or_else(out_of_bounds)?;
         let (start, bytes) = &self.data[buffer];
         let from = usize::try_from(offset - start).map_err(|_| out_of_bounds())?;
-        let to = usize::try_from(len)
-            .ok()
-            .and_then(|len| from.checked_add(len))
-            .filter(|&to| to <= bytes.len())
-            .ok_or_else(out_of_bounds)?;
+        let to = usize::try_from(end - start).ok().filter(|&to| to <= bytes.len()).ok_or_else(out_of_bounds)?;
         Ok(bytes.slice(from..to))
     }
 
-    /// Checks that the products' bytes tile the data region: each
-    /// product's bytes in one run, in index order, from the region's first
-    /// byte to its last. So no byte of the region is outside a product: a
-    /// slug or an ETag (named by the content digest), a date (checked
-    /// against the index) or a body (named by its ETag), and with the
-    /// signature over the metadata and the index, every byte of a verified
-    /// artifact is covered.
+    /// The table's length in the version-4 layout.
+    pub(crate) fn table_len(&self) -> Option<u64> {
+        self.table
+    }
+
+    /// Checks that the products' bytes tile the data region: in the
+    /// version-4 layout, each product's names, dates and ETags in one run
+    /// of the table and its bodies in one run after it, in index order,
+    /// then the site documents' alike, from the first byte of each part to
+    /// its last; in older layouts each product's bytes in one run. So no
+    /// byte of the region is outside a product: a slug or an ETag (named
+    /// by the content digest), a date (checked against the index) or a
+    /// body (named by its ETag), and with the signature over the metadata
+    /// and the index, every byte of a verified artifact is covered.
     pub(crate) fn check_tiling(&self) -> Result<(), ArtifactError> {
-        let mut end = 0;
-        let products = self.entries().map(|entry| (entry.slug, entry.contiguous()));
-        let documents = self.documents().map(|document| (document.path, contiguous(document.spans())));
-        for (name, run) in products.chain(documents) {
-            let name = || String::from_utf8_lossy(&self.slice(name).unwrap_or_default()).into_owned();
-            let Some((offset, len)) = run else {
-                return Err(ArtifactError::Malformed(format!("the bytes of `{}` are not in one run", name())));
-            };
-            if offset != end {
+        let name = |span: Span| String::from_utf8_lossy(&self.slice(span).unwrap_or_default()).into_owned();
+        let runs: Vec<(Span, [Option<Option<(u64, u64)>>; 2])> = match self.table {
+            Some(_) => self
+                .entries()
+                .map(|entry| (entry.slug, [Some(contiguous(entry.table_spans())), Some(contiguous(entry.body_spans()))]))
+                .chain(self.documents().map(|document| {
+                    (document.path, [Some(contiguous(document.table_spans())), Some(contiguous(document.body_spans()))])
+                }))
+                .collect(),
+            None => self
+                .entries()
+                .map(|entry| (entry.slug, [Some(entry.contiguous()), None]))
+                .chain(self.documents().map(|document| (document.path, [Some(contiguous(document.spans())), None])))
+                .collect(),
+        };
+        // Where each part starts and must end: the table and the bodies, or the whole region.
+        let parts = match self.table {
+            Some(table) => [(0, table), (table, self.data_len)],
+            None => [(0, self.data_len), (self.data_len, self.data_len)],
+        };
+        for (part, (start, limit)) in parts.into_iter().enumerate() {
+            let mut end = start;
+            for (slug, run) in &runs {
+                let Some(run) = run[part] else { continue };
+                let Some((offset, len)) = run else {
+                    return Err(ArtifactError::Malformed(format!("the bytes of `{}` are not in one run", name(*slug))));
+                };
+                if offset != end {
+                    return Err(ArtifactError::Malformed(format!(
+                        "the bytes of `{}` start at {offset} of the data region, where the ones before end at {end}",
+                        name(*slug)
+                    )));
+                }
+                end = offset + len;
+            }
+            if end < limit {
+                let part = if part == 0 && self.table.is_some() { "table" } else { "data region" };
                 return Err(ArtifactError::Malformed(format!(
-                    "the bytes of `{}` start at {offset} of the data region, where the one before ends at {end}",
-                    name()
+                    "{} bytes at the end of the {part} belong to no product",
+                    limit - end
                 )));
             }
-            end = offset + len;
-        }
-        let data_len: u64 = self.data.iter().map(|(_, b)| b.len() as u64).sum();
-        if end < data_len {
-            return Err(ArtifactError::Malformed(format!(
-                "{} bytes at the end of the data region belong to no product",
-                data_len - end
-            )));
-        }
-        if end > data_len {
-            return Err(ArtifactError::Malformed(format!(
-                "the products' bytes end at {end}, past the data region's {data_len} bytes"
-            )));
+            if end > limit {
+                return Err(ArtifactError::Malformed(format!(
+                    "the products' bytes end at {end}, past the {limit} bytes of their part of the data region"
+                )));
+            }
         }
         Ok(())
     }
@@ -1038,8 +1270,45 @@ impl Artifact {
     }
 }
 
+/// The length of the index an artifact with this metadata has: an entry
+/// per product and per site document; `None` past `u64::MAX`.
+fn expected_index_len(metadata: &Metadata) -> Option<u64> {
+    let codings = metadata.codings.len();
+    let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
+    let products = metadata.products.checked_mul(entry_len(codings, metadata.pages.is_some()) as u64)?;
+    products.checked_add(documents.checked_mul(document_len(codings) as u64)?)
+}
+
+/// The signature region: empty, or a public key and a signature.
+fn signature_of(region: &[u8]) -> Result<Option<Signature>, ArtifactError> {
+    match region {
+        [] => Ok(None),
+        region if region.len() == SIGNATURE_LEN => {
+            let (mut public_key, mut signature) = ([0; 32], [0; 64]);
+            public_key.copy_from_slice(&region[..32]);
+            signature.copy_from_slice(&region[32..]);
+            Ok(Some(Signature { public_key, signature }))
+        }
+        other => Err(ArtifactError::Malformed(format!("a signature of {} bytes", other.len()))),
+    }
+}
+
+/// The length of `file`, checked to be a regular file (not a FIFO or a
+/// device) of at most `max_len` bytes.
+fn regular_len(file: &std::fs::File, max_len: u64) -> Result<u64, ArtifactError> {
+    let metadata = file.metadata().map_err(|e| ArtifactError::Read(e.to_string()))?;
+    if !metadata.is_file() {
+        return Err(ArtifactError::Read("not a regular file".to_owned()));
+    }
+    let len = metadata.len();
+    if len > max_len {
+        return Err(ArtifactError::TooLarge { len, max: max_len });
+    }
+    Ok(len)
+}
+
 /// Whether `etag` is the quoted lowercase hex SHA-256 of `body`.
-fn etag_names(etag: &[u8], body: &[u8]) -> bool {
+pub(crate) fn etag_names(etag: &[u8], body: &[u8]) -> bool {
     let digest = Sha256::digest(body);
     etag.len() == ETAG_LEN && hex::decode(&etag[1..ETAG_LEN - 1]).is_ok_and(|d| d == digest.as_slice())
 }
@@ -1117,8 +1386,9 @@ struct Header {
     /// The header's own length.
     len: usize,
     crc: u32,
-    /// The region lengths: metadata, signature, index, data.
-    lengths: [u64; 4],
+    /// The region lengths: metadata, signature, index, table (0 before
+    /// version 4, where the table's bytes are in the data region), data.
+    lengths: [u64; 5],
 }
 
 impl Header {
@@ -1132,45 +1402,46 @@ impl Header {
         let u32_at = |at: usize| prefix.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         let u64_at = |at: usize| prefix.get(at..at + 8).map(le_u64);
         let too_short = |header: usize| ArtifactError::Length { expected: header as u64, found: file_len };
-        let version = u32_at(8).ok_or(too_short(HEADER_LEN))?;
+        let version = u32_at(8).ok_or(too_short(HEADER_LEN_V1))?;
         let (len, lengths) = match version {
-            1 => (HEADER_LEN_V1, [u64_at(16), Some(0), u64_at(24), u64_at(32)]),
-            2 | 3 => (HEADER_LEN, [u64_at(16), u64_at(24), u64_at(32), u64_at(40)]),
+            1 => (HEADER_LEN_V1, [u64_at(16), Some(0), u64_at(24), Some(0), u64_at(32)]),
+            2 | 3 => (HEADER_LEN_V3, [u64_at(16), u64_at(24), u64_at(32), Some(0), u64_at(40)]),
+            4 => (HEADER_LEN, [u64_at(16), u64_at(24), u64_at(32), u64_at(40), u64_at(48)]),
             found => return Err(ArtifactError::Version { found }),
         };
-        let (Some(crc), [Some(meta), Some(signature), Some(index), Some(data)]) = (u32_at(12), lengths) else {
+        let (Some(crc), [Some(meta), Some(signature), Some(index), Some(table), Some(data)]) = (u32_at(12), lengths)
+        else {
             return Err(too_short(len));
         };
-        let lengths = [meta, signature, index, data];
+        let lengths = [meta, signature, index, table, data];
         let expected = lengths.into_iter().try_fold(len as u64, u64::checked_add);
         if expected != Some(file_len) {
             return Err(ArtifactError::Length { expected: expected.unwrap_or(u64::MAX), found: file_len });
         }
         Ok(Header { version, len, crc, lengths })
     }
+
+    /// Where the data region starts in the file (the table's start, in version 4).
+    fn data_at(&self) -> u64 {
+        self.len as u64 + self.lengths[..3].iter().sum::<u64>()
+    }
 }
 
 /// Reads a file in one piece per core, each read in blocks that are
 /// checksummed as they arrive; returns the bytes and the CRC-32 of every
 /// byte after the header's CRC field.
-fn read_file(file: &std::fs::File, max_len: u64) -> Result<(Vec<u8>, u32), ArtifactError> {
+fn read_file(file: &std::fs::File, max_len: u64) -> Result<(Vec<u8>, Option<u32>), ArtifactError> {
     use std::os::unix::fs::FileExt;
     const BLOCK: usize = 8 << 20;
     let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
-    let metadata = file.metadata().map_err(read_error)?;
-    if !metadata.is_file() {
-        return Err(ArtifactError::Read("not a regular file".to_owned()));
-    }
-    let len = metadata.len();
-    if len > max_len {
-        return Err(ArtifactError::TooLarge { len, max: max_len });
-    }
+    let len = regular_len(file, max_len)?;
     // The header first: a file that is not an artifact, or whose lengths
     // do not add up, costs 48 bytes, not its length in memory.
     let mut prefix = [0; HEADER_LEN];
     let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));
     file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;
-    Header::parse(&prefix[..prefix_len], len)?;
+    // Version 4's CRC covers only what precedes the bodies: the parse computes it.
+    let whole_crc = Header::parse(&prefix[..prefix_len], len)?.version < 4;
     let too_much = || ArtifactError::Read(format!("cannot take {len} bytes of memory to read it"));
     let len = usize::try_from(len).map_err(|_| too_much())?;
     // Asked first, fallibly, so memory the system cannot give is an error
@@ -1193,7 +1464,9 @@ fn read_file(file: &std::fs::File, max_len: u64) -> Result<(Vec<u8>, u32), Artif
                         let at = i * piece + j * BLOCK;
                         file.read_exact_at(block, at as u64)?;
                         // The CRC covers the bytes after its own field, at 12..16.
-                        crc.update(block.get(16_usize.saturating_sub(at)..).unwrap_or_default());
+                        if whole_crc {
+                            crc.update(block.get(16_usize.saturating_sub(at)..).unwrap_or_default());
+                        }
                     }
                     Ok(crc)
                 })
@@ -1205,7 +1478,7 @@ fn read_file(file: &std::fs::File, max_len: u64) -> Result<(Vec<u8>, u32), Artif
     for crc in crcs {
         total.combine(&crc.map_err(read_error)?);
     }
-    Ok((bytes, total.finalize()))
+    Ok((bytes, whole_crc.then(|| total.finalize())))
 }
 
 /// CRC-32 of the parts as one stream; on all cores for big inputs.

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
@@ -37,16 +38,119 @@ pub use builder::{Builder, DEFAULT_MAX_MANIFEST_LEN, Progress, UnavailableCoding
 pub use previous::{RecordTypeChange, RecordTypeChanges, Unusable};
 
 /// One representation of a body: its bytes and its strong ETag.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// The bytes are in memory (a catalog built in this process, or an
+/// artifact read whole), or in the artifact file the catalog was opened
+/// from ([`ResponseCatalog::open`]): then they are read when first asked
+/// for and checked against the ETag before they are handed out, and kept
+/// while the catalog's [`BodyCache`] has room. Two representations are
+/// equal when their ETags (which name the bytes) and lengths are.
+#[derive(Debug, Clone)]
 pub struct Representation {
-    body: Bytes,
+    body: Body,
     etag: Bytes,
 }
 
+#[derive(Debug, Clone)]
+enum Body {
+    /// In memory, known to hash to the ETag.
+    Ready(Bytes),
+    /// In the artifact file.
+    Stored(Stored),
+}
+
+/// A body left in its artifact file, and its checked copy once read.
+#[derive(Debug)]
+struct Stored {
+    file: Arc<artifact::BodyFile>,
+    /// Where it is in the data region.
+    offset: u64,
+    len: u32,
+    cache: BodyCache,
+    /// The bytes as read and checked, while the cache has room for them.
+    kept: std::sync::OnceLock<Bytes>,
+}
+
+/// A clone keeps nothing: what it keeps is counted against the cache on its own.
+impl Clone for Stored {
+    fn clone(&self) -> Self {
+        Stored {
+            file: Arc::clone(&self.file),
+            offset: self.offset,
+            len: self.len,
+            cache: self.cache.clone(),
+            kept: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl Drop for Stored {
+    fn drop(&mut self) {
+        if let Some(kept) = self.kept.get() {
+            self.cache.release(kept.len() as u64);
+        }
+    }
+}
+
+impl Stored {
+    /// The bytes: kept, or read and checked against `etag` (never handed
+    /// out unchecked), then kept if the cache has room.
+    fn bytes(&self, etag: &[u8]) -> Result<Bytes, ArtifactError> {
+        if let Some(kept) = self.kept.get() {
+            return Ok(kept.clone());
+        }
+        let changed = |reason: String| {
+            self.cache.0.failures.fetch_add(1, Ordering::Relaxed);
+            ArtifactError::Changed { offset: self.offset, len: self.len, reason }
+        };
+        let bytes = self
+            .file
+            .read(self.offset, self.len as usize)
+            .map_err(|e| changed(format!("cannot be read ({e})")))?;
+        if !artifact::etag_names(etag, &bytes) {
+            return Err(changed("does not match its ETag".to_owned()));
+        }
+        self.cache.0.reads.fetch_add(1, Ordering::Relaxed);
+        let bytes = Bytes::from(bytes);
+        if self.cache.take(bytes.len() as u64) && self.kept.set(bytes.clone()).is_err() {
+            // Another request kept it first.
+            self.cache.release(bytes.len() as u64);
+        }
+        Ok(bytes)
+    }
+}
+
+impl PartialEq for Representation {
+    fn eq(&self, other: &Self) -> bool {
+        self.etag == other.etag && self.len() == other.len()
+    }
+}
+
+impl Eq for Representation {}
+
 impl Representation {
-    /// The bytes: a cheap clone of shared bytes.
-    pub fn body(&self) -> Bytes {
-        self.body.clone()
+    /// The bytes: a cheap clone of shared bytes, or, for a body left in the
+    /// artifact file, the bytes read from it and checked against the ETag
+    /// (an error when the file was changed in place since it was opened:
+    /// answer it with 503, never with the bytes).
+    pub fn body(&self) -> Result<Bytes, ArtifactError> {
+        match &self.body {
+            Body::Ready(bytes) => Ok(bytes.clone()),
+            Body::Stored(stored) => stored.bytes(&self.etag),
+        }
+    }
+
+    /// The body's length, without reading it.
+    pub fn len(&self) -> usize {
+        match &self.body {
+            Body::Ready(bytes) => bytes.len(),
+            Body::Stored(stored) => stored.len as usize,
+        }
+    }
+
+    /// Whether the body is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The strong ETag: the quoted lowercase hex SHA-256 of these bytes.
@@ -60,6 +164,86 @@ impl Representation {
         self.etag.clone()
     }
 }
+
+/// How many bytes of bodies read from artifact files the catalogs sharing
+/// it keep in memory, and what reading them has found. A body read from
+/// the file and checked is kept while the cache has room; past its limit,
+/// a body is read and checked again at each request (a system call and a
+/// SHA-256 of its bytes, from the page cache). Kept bodies are given back
+/// when their catalog is dropped. A clone is the same cache: give one to
+/// every catalog a process loads in turn ([`OpenOptions::body_cache`]) and
+/// a reload never holds more than the limit.
+#[derive(Debug, Clone)]
+pub struct BodyCache(Arc<CacheState>);
+
+#[derive(Debug)]
+struct CacheState {
+    limit: u64,
+    kept: AtomicU64,
+    reads: AtomicU64,
+    failures: AtomicU64,
+}
+
+impl BodyCache {
+    /// The limit unless told otherwise: 1 GiB.
+    pub const DEFAULT_LIMIT: u64 = 1 << 30;
+
+    /// A cache keeping at most `limit` bytes of bodies (0: none).
+    pub fn new(limit: u64) -> Self {
+        BodyCache(Arc::new(CacheState {
+            limit,
+            kept: AtomicU64::new(0),
+            reads: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+        }))
+    }
+
+    /// Its limit, in bytes.
+    pub fn limit(&self) -> u64 {
+        self.0.limit
+    }
+
+    /// The bytes of bodies it keeps now.
+    pub fn kept_bytes(&self) -> u64 {
+        self.0.kept.load(Ordering::Relaxed)
+    }
+
+    /// How many bodies were read from artifact files and matched their ETags.
+    pub fn reads(&self) -> u64 {
+        self.0.reads.load(Ordering::Relaxed)
+    }
+
+    /// How many bodies could not be read from their file, or did not match
+    /// their ETags (each answered without its bytes).
+    pub fn failures(&self) -> u64 {
+        self.0.failures.load(Ordering::Relaxed)
+    }
+
+    /// Takes room for `len` bytes, if there is.
+    fn take(&self, len: u64) -> bool {
+        let limit = self.0.limit;
+        self.0.kept.fetch_update(Ordering::AcqRel, Ordering::Acquire, |kept| kept.checked_add(len).filter(|&k| k <= limit)).is_ok()
+    }
+
+    fn release(&self, len: u64) {
+        self.0.kept.fetch_sub(len, Ordering::AcqRel);
+    }
+}
+
+impl Default for BodyCache {
+    fn default() -> Self {
+        BodyCache::new(BodyCache::DEFAULT_LIMIT)
+    }
+}
+
+/// The same cache.
+impl PartialEq for BodyCache {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for BodyCache {}
 
 /// One pre-built response: the body in every stored content coding, and
 /// its modification time.
@@ -81,8 +265,8 @@ impl CatalogEntry {
         stored(coding).or_else(|| stored(ContentCoding::Identity)).unwrap_or(&EMPTY)
     }
 
-    /// The response body as is, `{"data": …}`: a cheap clone of shared bytes.
-    pub fn body(&self) -> Bytes {
+    /// The response body as is, `{"data": …}` ([`Representation::body`]).
+    pub fn body(&self) -> Result<Bytes, ArtifactError> {
         self.representation(ContentCoding::Identity).body()
     }
 
@@ -102,11 +286,14 @@ impl CatalogEntry {
         self.modified
     }
 
-    /// The representations stored for `codings` (from an index entry).
+    /// The representations stored for `codings` (from an index entry):
+    /// bodies left in the artifact's file are read from it when asked for,
+    /// kept in `cache`.
     fn representations(
         artifact: &Artifact,
         spans: &[(artifact::Span, artifact::Span)],
         check: bool,
+        cache: &BodyCache,
         name: &dyn Fn() -> String,
     ) -> Result<[Option<Representation>; ContentCoding::ALL.len()], ArtifactError> {
         let mut stored: [Option<Representation>; ContentCoding::ALL.len()] = Default::default();
@@ -115,7 +302,18 @@ impl CatalogEntry {
             if check && !artifact::is_strong_etag(&etag) {
                 return Err(ArtifactError::Malformed(format!("`{}` has a malformed {coding} ETag", name())));
             }
-            stored[slot(coding)] = Some(Representation { body: artifact.slice(body)?, etag });
+            let body = match artifact.body_file() {
+                // Its span lies in the bodies' part (checked by the tiling).
+                Some(file) => Body::Stored(Stored {
+                    file: Arc::clone(file),
+                    offset: body.offset,
+                    len: body.len,
+                    cache: cache.clone(),
+                    kept: std::sync::OnceLock::new(),
+                }),
+                None => Body::Ready(artifact.slice(body)?),
+            };
+            stored[slot(coding)] = Some(Representation { body, etag });
         }
         Ok(stored)
     }
@@ -147,7 +345,7 @@ pub enum SiteResource<'a> {
 
 /// What [`CatalogEntry::representation`] falls back to for an entry
 /// without identity, which a loaded catalog never has.
-static EMPTY: Representation = Representation { body: Bytes::new(), etag: Bytes::new() };
+static EMPTY: Representation = Representation { body: Body::Ready(Bytes::new()), etag: Bytes::new() };
 
 fn slot(coding: ContentCoding) -> usize {
     ContentCoding::ALL.iter().position(|&c| c == coding).unwrap_or_default()
@@ -331,7 +529,7 @@ fn thousands(n: usize) -> String {
 /// ```
 /// let catalog = foundry_catalog_serving::catalog::ResponseCatalog::examples();
 /// let entry = catalog.get("crm-webhook-connector").unwrap();
-/// assert!(entry.body().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
+/// assert!(entry.body().unwrap().starts_with(b"{\"data\":{\"slug\":\"crm-webhook-connector\""));
 /// assert_eq!(entry.etag().len(), 66);
 /// ```
 #[derive(Debug, Clone)]
@@ -348,6 +546,8 @@ pub struct ResponseCatalog {
     stamps: Option<Arc<stamps::Stamps>>,
     /// The pages and site documents, when the artifact holds them.
     site: Option<Arc<SiteEntries>>,
+    /// Where bodies read from the artifact's file are kept.
+    body_cache: BodyCache,
 }
 
 impl ResponseCatalog {
@@ -360,21 +560,30 @@ impl ResponseCatalog {
         Builder::new().build(sources).expect("the example catalog builds (tests/serving checks it)")
     }
 
-    /// Reads an artifact file once ([`Artifact::read`]) and loads it
-    /// ([`ResponseCatalog::from_artifact`]).
+    /// Opens an artifact file ([`Artifact::open`]: the bodies stay in
+    /// the file) and loads it ([`ResponseCatalog::from_artifact`]).
     pub fn open(path: &Path) -> Result<Self, CatalogErrors> {
         Self::open_with(path, &OpenOptions::default())
     }
 
-    /// Reads an artifact file once ([`Artifact::read_at_most`]), verifies
-    /// it when verify keys are given, and loads it.
+    /// Opens an artifact file ([`Artifact::open`]), verifies it when
+    /// verify keys are given, and loads it. What is checked before the
+    /// catalog is returned is read from the file (its header, metadata,
+    /// signature, index and table); its bodies stay in the file, in the
+    /// page cache, and each is read and checked against its ETag when it
+    /// is first asked for ([`Representation::body`]), then kept in
+    /// [`OpenOptions::body_cache`] while it has room. The file stays open
+    /// as long as the catalog (or a body of it being sent) lives, so a new
+    /// file renamed over its path changes nothing it serves; one written
+    /// into in place (`cp new.fcat catalog.fcat`, a truncation) is never
+    /// served: each body read from it then fails its check, an error.
     pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Self, CatalogErrors> {
-        let artifact = Artifact::read_at_most(path, options.max_len).map_err(|error| opening(path, error))?;
+        let artifact = Artifact::open(path, options.max_len).map_err(|error| opening(path, error))?;
         #[cfg(feature = "signing")]
         if !options.verify_keys.is_empty() {
             artifact.verify_any(&options.verify_keys).map_err(|error| opening(path, error))?;
         }
-        Self::from_artifact(artifact).map_err(|error| opening(path, error))
+        Self::load(artifact, &options.body_cache).map_err(|error| opening(path, error))
     }
 
     /// Opens an artifact file as [`ResponseCatalog::open`] does and keeps
@@ -406,11 +615,26 @@ impl ResponseCatalog {
     ///
     /// An artifact a [`Builder`] built in this process wrote its slugs,
     /// dates, ETags and digest itself: those are not checked again.
+    ///
+    /// The bodies of a version-4 artifact are not covered by its CRC-32:
+    /// those in memory are checked against their ETags here (on all
+    /// cores), those left in the artifact's file ([`Artifact::open`]) as
+    /// they are read, and kept in a cache of their own
+    /// ([`BodyCache::default`]).
     pub fn from_artifact(artifact: Artifact) -> Result<Self, ArtifactError> {
+        Self::load(artifact, &BodyCache::default())
+    }
+
+    /// [`ResponseCatalog::from_artifact`], keeping bodies read from the
+    /// artifact's file in `cache`.
+    fn load(artifact: Artifact, cache: &BodyCache) -> Result<Self, ArtifactError> {
         let check = !artifact.built_here();
         if check {
             artifact.check_tiling()?;
             artifact.check_content_digest()?;
+            if artifact.table_len().is_some() && artifact.body_file().is_none() {
+                artifact.check_bodies()?;
+            }
         }
         let metadata = artifact.metadata();
         let malformed = |what: String| ArtifactError::Malformed(what);
@@ -429,7 +653,7 @@ impl ResponseCatalog {
                 return Err(malformed(format!("`{}` has a malformed or inconsistent modification date", name())));
             }
             let entry = CatalogEntry {
-                representations: CatalogEntry::representations(&artifact, &representations, check, &name)?,
+                representations: CatalogEntry::representations(&artifact, &representations, check, cache, &name)?,
                 last_modified,
                 modified: SystemTime::UNIX_EPOCH + Duration::from_secs(modified),
                 index,
@@ -442,7 +666,7 @@ impl ResponseCatalog {
                 if check && !is_lastmod(&artifact.slice(page.lastmod)?) {
                     return Err(malformed(format!("the page of `{}` has a malformed sitemap lastmod", name())));
                 }
-                let representations = CatalogEntry::representations(&artifact, &page.representations, check, &name)?;
+                let representations = CatalogEntry::representations(&artifact, &page.representations, check, cache, &name)?;
                 if site.pages.insert(path, CatalogEntry { representations, ..entry.clone() }).is_some() {
                     return Err(malformed(format!("the page of `{}` is indexed twice", name())));
                 }
@@ -459,7 +683,13 @@ impl ResponseCatalog {
                     return Err(malformed(format!("{:?} is not the name of a site document", name())));
                 }
                 let entry = CatalogEntry {
-                    representations: CatalogEntry::representations(&artifact, &document.representations, check, &name)?,
+                    representations: CatalogEntry::representations(
+                        &artifact,
+                        &document.representations,
+                        check,
+                        cache,
+                        &name,
+                    )?,
                     last_modified: Bytes::new(),
                     modified: SystemTime::UNIX_EPOCH,
                     index,
@@ -480,6 +710,7 @@ impl ResponseCatalog {
             origins: Vec::new(),
             stamps: None,
             site: site.map(Arc::new),
+            body_cache: cache.clone(),
         })
     }
 
@@ -565,6 +796,18 @@ impl ResponseCatalog {
         &self.artifact
     }
 
+    /// Whether its bodies are read from the artifact file as they are
+    /// asked for ([`ResponseCatalog::open`]), rather than held in memory.
+    pub fn reads_bodies_from_file(&self) -> bool {
+        self.artifact.body_file().is_some()
+    }
+
+    /// Where bodies read from the artifact's file are kept, and what
+    /// reading them has found.
+    pub fn body_cache(&self) -> &BodyCache {
+        &self.body_cache
+    }
+
     /// Signs the artifact behind this catalog
     /// ([`Artifact::sign`]: a signature changes no byte the entries
     /// share), as `foundry-catalog build --sign-key` does before writing it.
@@ -613,6 +856,10 @@ pub struct OpenOptions {
     #[cfg(feature = "signing")]
     #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
     pub verify_keys: Vec<crate::signing::VerifyKey>,
+    /// Where bodies read from the file are kept (a new
+    /// [`BodyCache::default`] unless set): give every catalog a process
+    /// loads in turn the same one.
+    pub body_cache: BodyCache,
 }
 
 impl Default for OpenOptions {
@@ -621,6 +868,7 @@ impl Default for OpenOptions {
             max_len: artifact::DEFAULT_MAX_FILE_LEN,
             #[cfg(feature = "signing")]
             verify_keys: Vec::new(),
+            body_cache: BodyCache::default(),
         }
     }
 }
@@ -630,6 +878,13 @@ impl OpenOptions {
     #[must_use]
     pub fn max_len(mut self, max_len: u64) -> Self {
         self.max_len = max_len;
+        self
+    }
+
+    /// Sets [`OpenOptions::body_cache`].
+    #[must_use]
+    pub fn body_cache(mut self, cache: BodyCache) -> Self {
+        self.body_cache = cache;
         self
     }
 

@@ -194,7 +194,12 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
 fn not_found_page(catalog: &ResponseCatalog, page: &CatalogEntry, request: &Request<'_>) -> Reply {
     let coding =
         negotiate(request.accept_encoding, catalog.codings()).unwrap_or(crate::encoding::ContentCoding::Identity);
-    let body = page.representation(coding).body();
+    let head = request.method == "HEAD";
+    let representation = page.representation(coding);
+    let body = match if head { Ok(Bytes::new()) } else { representation.body() } {
+        Ok(body) => body,
+        Err(_) => return Reply::error(ErrorKind::Unavailable, head),
+    };
     Reply {
         status: 404,
         content_type: Some(HTML),
@@ -204,8 +209,8 @@ fn not_found_page(catalog: &ResponseCatalog, page: &CatalogEntry, request: &Requ
         last_modified: None,
         cache_control: Some("no-store"),
         allow: None,
-        content_length: body.len(),
-        body: if request.method == "HEAD" { Bytes::new() } else { body },
+        content_length: representation.len(),
+        body,
     }
 }
 
@@ -235,8 +240,12 @@ fn represent(
         (None, Some(since)) => last_modified.is_some() && modified_at_or_before(entry.modified(), since),
         (None, None) => false,
     };
-    let body = representation.body();
-    let content_length = body.len();
+    // Read (and, from a file, checked) only when it is sent.
+    let body = match if head || not_modified { Ok(Bytes::new()) } else { representation.body() } {
+        Ok(body) => body,
+        Err(_) => return varying(Reply::error(ErrorKind::Unavailable, head)),
+    };
+    let content_length = representation.len();
     Reply {
         status: if not_modified { 304 } else { 200 },
         content_type: (!not_modified).then_some(content_type),
@@ -247,7 +256,7 @@ fn represent(
         cache_control: Some(CACHE_CONTROL),
         allow: None,
         content_length: if not_modified { 0 } else { content_length },
-        body: if head || not_modified { Bytes::new() } else { body },
+        body,
     }
 }
 

@@ -406,8 +406,17 @@ struct Prepared {
 /// path and sitemap `lastmod` (when pages are built).
 type Written = (String, String, IndexEntry, Option<(String, String)>);
 
-/// What one thread built: its data and its products' entries (or problems).
-type Part = (Blocks, Vec<Result<Written, CatalogError>>);
+/// What one thread built: its table and bodies, and its products' entries
+/// (or problems), with spans relative to the start of each.
+type Part = (Data, Vec<Result<Written, CatalogError>>);
+
+/// One writer's data, in the two parts of the version-4 layout: the
+/// table (slugs, dates, ETags, paths) and the bodies.
+#[derive(Default)]
+pub(super) struct Data {
+    pub(super) table: Blocks,
+    pub(super) bodies: Blocks,
+}
 
 /// Counts products as the threads finish them and reports them.
 struct Counter<'a> {
@@ -466,16 +475,16 @@ impl Builder {
             report: self.progress.as_deref(),
         };
         let parts: Vec<Part> = crate::parallel::chunks(items, |chunk| {
-            let mut blocks = Blocks::default();
+            let mut data = Data::default();
             let entries = chunk
                 .iter()
                 .map(|item| {
                     let product = prepare(item, &counter);
                     counter.count(product.as_ref().ok());
-                    product.map(|product| Self::write_product(&mut blocks, product))
+                    product.map(|product| Self::write_product(&mut data, product))
                 })
                 .collect();
-            (blocks, entries)
+            (data, entries)
         });
         if let Some(report) = counter.report {
             report(&counter.now());
@@ -484,9 +493,11 @@ impl Builder {
         let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
         let mut index = Vec::with_capacity(items.len());
         let mut listed = Vec::with_capacity(if self.pages.is_some() { items.len() } else { 0 });
-        let mut buffers = Vec::with_capacity(parts.len() + 1);
-        let mut base = 0u64;
-        for (blocks, entries) in parts {
+        // The table's buffers, then the bodies': spans are moved to their
+        // place in each part now, and the bodies' past the table at the end.
+        let (mut table, mut bodies) = (Vec::with_capacity(parts.len() + 1), Vec::with_capacity(parts.len() + 1));
+        let mut base = (0u64, 0u64);
+        for (data, entries) in parts {
             for entry in entries {
                 match entry {
                     Ok((file, slug, mut entry, page)) => {
@@ -494,9 +505,9 @@ impl Builder {
                             errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
                             continue;
                         }
-                        for span in entry.spans_mut() {
-                            span.offset += base;
-                        }
+                        let (table_spans, body_spans) = entry.parts_mut();
+                        shift(table_spans, base.0);
+                        shift(body_spans, base.1);
                         seen.insert(slug, file);
                         index.push(entry);
                         listed.extend(page);
@@ -504,22 +515,33 @@ impl Builder {
                     Err(error) => errors.push(error),
                 }
             }
-            base += blocks.written;
-            buffers.extend(blocks.finish());
+            base = (base.0 + data.table.written, base.1 + data.bodies.written);
+            table.extend(data.table.finish());
+            bodies.extend(data.bodies.finish());
         }
-        let documents = match &self.pages {
+        let mut documents = match &self.pages {
             Some(pages) if errors.is_empty() => match pages.documents(listed, &self.codings) {
-                Ok(documents) => Self::write_documents(documents, base, &mut buffers),
+                Ok(documents) => Self::write_documents(documents, base, &mut table, &mut bodies),
                 Err(error) => {
                     errors.push(error);
-                    Vec::new()
+                    (Vec::new(), base.0)
                 }
             },
-            _ => Vec::new(),
+            _ => (Vec::new(), base.0),
         };
         if !errors.is_empty() {
             return Err(CatalogErrors { errors, sources: items.len() });
         }
+        let table_len = documents.1;
+        for entry in &mut index {
+            shift(entry.parts_mut().1, table_len);
+        }
+        for document in &mut documents.0 {
+            shift(document.body_spans_mut(), table_len);
+        }
+        let documents = documents.0;
+        table.extend(bodies);
+        let buffers = table;
         let contents = Contents {
             generator: generator(),
             codings: self.codings.clone(),
@@ -529,51 +551,56 @@ impl Builder {
             pages: self.pages.as_deref().map(|pages| (pages.digest().to_owned(), pages.site())),
         };
         let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
-        Ok((Artifact::new(contents, &index, &documents, buffers), origins))
+        Ok((Artifact::new(contents, &index, &documents, buffers, table_len), origins))
     }
 
-    /// Appends the site documents' bytes after the products' (which end at
-    /// `base`) as buffers of their own; returns their index entries.
+    /// Appends the site documents' names and ETags after the products'
+    /// in the table, and their bodies after the products' bodies (the
+    /// parts end at `base`), as buffers of their own; returns their index
+    /// entries (body spans still relative to the bodies' start) and where
+    /// the table ends.
     fn write_documents(
         documents: Vec<super::pages::Document>,
-        base: u64,
-        buffers: &mut Vec<bytes::Bytes>,
-    ) -> Vec<DocumentEntry> {
-        let mut blocks = Blocks::default();
+        base: (u64, u64),
+        table: &mut Vec<bytes::Bytes>,
+        bodies: &mut Vec<bytes::Bytes>,
+    ) -> (Vec<DocumentEntry>, u64) {
+        let mut data = Data::default();
         let entries = documents
             .into_iter()
             .map(|(name, bodies)| {
-                let path = blocks.put(name.as_bytes());
-                let representations = Self::put_representations(&mut blocks, &bodies);
+                let path = data.table.put(name.as_bytes());
+                let representations = Self::put_representations(&mut data, &bodies);
                 let mut entry = DocumentEntry { path, representations };
-                for span in entry.spans_mut() {
-                    span.offset += base;
-                }
+                shift(entry.table_spans_mut(), base.0);
+                shift(entry.body_spans_mut(), base.1);
                 entry
             })
             .collect();
-        buffers.extend(blocks.finish());
-        entries
+        let table_len = base.0 + data.table.written;
+        table.extend(data.table.finish());
+        bodies.extend(data.bodies.finish());
+        (entries, table_len)
     }
 
-    /// Appends each body and its strong ETag; returns their spans.
-    fn put_representations(blocks: &mut Blocks, bodies: &[Vec<u8>]) -> Vec<(artifact::Span, artifact::Span)> {
-        bodies.iter().map(|body| (blocks.put(body), blocks.put(artifact::etag_of(body).as_bytes()))).collect()
+    /// Appends each body, and its strong ETag to the table; returns their spans.
+    fn put_representations(data: &mut Data, bodies: &[Vec<u8>]) -> Vec<(artifact::Span, artifact::Span)> {
+        bodies.iter().map(|body| (data.bodies.put(body), data.table.put(artifact::etag_of(body).as_bytes()))).collect()
     }
 
-    /// Appends a product's bytes to `blocks` (a reused product's shared,
+    /// Appends a product's bytes to `data` (a reused product's shared,
     /// when they lie in one buffer of the previous artifact); returns its
-    /// file, slug and index entry (spans relative to the thread's start).
-    fn write_product(blocks: &mut Blocks, product: Product) -> Written {
+    /// file, slug and index entry (spans relative to the start of each part).
+    fn write_product(data: &mut Data, product: Product) -> Written {
         match product {
             Product::Built(product) => {
-                let slug = blocks.put(product.slug.as_bytes());
-                let last_modified = blocks.put(product.last_modified.as_bytes());
-                let representations = Self::put_representations(blocks, &product.bodies);
+                let slug = data.table.put(product.slug.as_bytes());
+                let last_modified = data.table.put(product.last_modified.as_bytes());
+                let representations = Self::put_representations(data, &product.bodies);
                 let page = product.page.as_ref().map(|page| PageSpans {
-                    path: blocks.put(page.path.as_bytes()),
-                    lastmod: blocks.put(page.lastmod.as_bytes()),
-                    representations: Self::put_representations(blocks, &page.bodies),
+                    path: data.table.put(page.path.as_bytes()),
+                    lastmod: data.table.put(page.lastmod.as_bytes()),
+                    representations: Self::put_representations(data, &page.bodies),
                 });
                 let entry = IndexEntry {
                     modified: product.modified,
@@ -588,9 +615,16 @@ impl Builder {
             }
             Product::Reused { file, slug, entry, from, .. } => {
                 let listed = from.page_listing(&entry);
-                (file, slug, from.write(entry, blocks), listed)
+                (file, slug, from.write(entry, data), listed)
             }
         }
+    }
+}
+
+/// Moves each span `by` bytes.
+fn shift<'a>(spans: impl IntoIterator<Item = &'a mut artifact::Span>, by: u64) {
+    for span in spans {
+        span.offset += by;
     }
 }
 

@@ -5,8 +5,9 @@ use std::fmt;
 
 use super::ResponseCatalog;
 use super::blocks::Blocks;
+use super::builder::Data;
 use super::render::{Renderer, generator};
-use crate::artifact::{Artifact, IndexEntry, RecordTypeId, SOURCE_LEN};
+use crate::artifact::{Artifact, IndexEntry, RecordTypeId, SOURCE_LEN, Span, contiguous};
 use crate::encoding::ContentCoding;
 
 /// Why a previous catalog cannot be built on; the build is then a full one.
@@ -248,23 +249,31 @@ impl Previous {
         self.artifact.entry(self.catalog.position(slug)?)
     }
 
-    /// Appends the product `entry` of this artifact to `blocks`: shared
-    /// when its bytes lie in one buffer (they are contiguous in any
-    /// artifact built here), else copied; returns its entry there.
-    pub(super) fn write(&self, mut entry: IndexEntry, blocks: &mut Blocks) -> IndexEntry {
-        if let Some((offset, len)) = entry.contiguous()
+    /// Appends the product `entry` of this artifact to `data`: its table
+    /// run and its body run each shared when they lie in one buffer of the
+    /// previous artifact (as in any version-4 artifact built here), else
+    /// copied; returns its entry there.
+    pub(super) fn write(&self, mut entry: IndexEntry, data: &mut Data) -> IndexEntry {
+        let (table, bodies) = entry.parts_mut();
+        self.move_run(table, &mut data.table);
+        self.move_run(bodies, &mut data.bodies);
+        entry
+    }
+
+    /// Appends the bytes of `spans` to `blocks`, and points them there.
+    fn move_run(&self, spans: Vec<&mut Span>, blocks: &mut Blocks) {
+        if let Some((offset, len)) = contiguous(spans.iter().map(|span| **span))
             && let Some(at) = blocks.share(&self.artifact, offset, len)
         {
-            for span in entry.spans_mut() {
+            for span in spans {
                 span.offset = span.offset - offset + at;
             }
         } else {
-            for span in entry.spans_mut() {
+            for span in spans {
                 // Every span was checked when the artifact was loaded.
                 *span = blocks.put(&self.artifact.slice(*span).unwrap_or_default());
             }
         }
-        entry
     }
 }
 

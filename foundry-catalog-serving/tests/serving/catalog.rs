@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 use foundry_catalog_serving::artifact::{Artifact, ArtifactError};
 use foundry_catalog_serving::catalog::ContentCoding;
-use foundry_catalog_serving::catalog::{CatalogError, ResponseCatalog};
+use foundry_catalog_serving::catalog::{CatalogError, ResponseCatalog, SiteResource};
 
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog")
@@ -32,10 +32,24 @@ fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
     Artifact::parse(Bytes::from(bytes)).and_then(ResponseCatalog::from_artifact)
 }
 
-/// Rewrites the header's CRC-32 to match the bytes (a consistent file
-/// whose contents are wrong).
+/// The length of a version-4 artifact's header.
+pub(crate) const HEADER: usize = 56;
+
+/// The header's length field at `at` (16: metadata, 24: signature, 32:
+/// index, 40: table, 48: bodies).
+pub(crate) fn length(bytes: &[u8], at: usize) -> usize {
+    usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small")
+}
+
+/// Where a version-4 artifact's bodies start: what its CRC-32 covers ends there.
+pub(crate) fn bodies_start(bytes: &[u8]) -> usize {
+    HEADER + length(bytes, 16) + length(bytes, 24) + length(bytes, 32) + length(bytes, 40)
+}
+
+/// Rewrites the header's CRC-32 to match the bytes it covers (a
+/// consistent file whose contents are wrong).
 pub(crate) fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
-    let crc = crc32fast::hash(&bytes[16..]);
+    let crc = crc32fast::hash(&bytes[16..bodies_start(&bytes).min(bytes.len())]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes
 }
@@ -56,7 +70,7 @@ fn an_artifact_round_trips_every_body_etag_and_coding() {
         let (a, b) = (in_memory.get(slug).expect("entry"), loaded.get(slug).expect("entry"));
         assert_eq!(a, b, "{slug}");
         for &coding in ContentCoding::ALL {
-            assert_eq!(a.representation(coding).body(), b.representation(coding).body(), "{slug} {coding}");
+            assert_eq!(a.representation(coding).body().expect("body"), b.representation(coding).body().expect("body"), "{slug} {coding}");
             assert_eq!(a.representation(coding).etag(), b.representation(coding).etag(), "{slug} {coding}");
         }
         assert_eq!(a.modified(), b.modified());
@@ -86,57 +100,98 @@ fn truncated_files_are_refused_by_name() {
 }
 
 #[test]
-fn a_corrupted_byte_fails_the_checksum_wherever_it_is() {
+fn a_corrupted_byte_is_refused_wherever_it_is() {
     let bytes = example_artifact();
-    for at in [13, 50, bytes.len() / 2, bytes.len() - 1] {
+    let bodies = bodies_start(&bytes);
+    // What precedes the bodies fails the checksum: the CRC field, the
+    // metadata, the index and the table's last byte.
+    for at in [13, HEADER + 2, HEADER + length(&bytes, 16) + 3, bodies - 1] {
         let mut corrupted = bytes.clone();
         corrupted[at] ^= 0x20;
         let error = load(corrupted).expect_err("corrupted");
         assert!(matches!(error, ArtifactError::Checksum { .. }), "{at}: {error}");
         assert!(error.to_string().contains("corrupted"), "{error}");
     }
+    // A body fails its ETag: read whole, at load; opened, when it is read.
+    let dir = temp("corrupted-body");
+    for at in [bodies, (bodies + bytes.len()) / 2, bytes.len() - 1] {
+        let mut corrupted = bytes.clone();
+        corrupted[at] ^= 0x20;
+        let error = load(corrupted.clone()).expect_err("corrupted");
+        assert!(matches!(error, ArtifactError::Body { .. }), "{at}: {error}");
+        let file = dir.join(format!("{at}.fcat"));
+        std::fs::write(&file, &corrupted).expect("write");
+        let opened = ResponseCatalog::open(&file).expect("what is checked at open is whole");
+        let failures = every_body(&opened).into_iter().filter_map(Result::err).collect::<Vec<_>>();
+        assert_eq!(failures.len(), 1, "{at}: one body is changed");
+        assert!(matches!(failures[0], ArtifactError::Changed { .. }), "{at}: {}", failures[0]);
+        assert!(failures[0].to_string().contains("does not match its ETag"), "{}", failures[0]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every body of every product, page and site document of a catalog, in
+/// every coding, as [`foundry_catalog_serving::catalog::Representation::body`] gives it.
+pub(crate) fn every_body(catalog: &ResponseCatalog) -> Vec<Result<Bytes, ArtifactError>> {
+    let mut entries: Vec<&foundry_catalog_serving::catalog::CatalogEntry> =
+        catalog.slugs().into_iter().filter_map(|slug| catalog.get(slug)).collect();
+    for path in catalog.page_paths() {
+        match catalog.site_resource(path) {
+            Some(SiteResource::Page(entry) | SiteResource::Document(entry) | SiteResource::NotFound(entry)) => {
+                entries.push(entry);
+            }
+            None => {}
+        }
+    }
+    if let Some(SiteResource::NotFound(entry)) = catalog.site_resource("/no/such/page") {
+        entries.push(entry);
+    }
+    entries.iter().flat_map(|entry| catalog.codings().iter().map(|&coding| entry.representation(coding).body())).collect()
 }
 
 #[test]
 fn another_format_version_is_refused_with_a_hint() {
     let mut bytes = example_artifact();
-    // Version 4: one past the newest this build reads (docs/artifact.md).
-    bytes[8..12].copy_from_slice(&4u32.to_le_bytes());
+    // Version 5: one past the newest this build reads (docs/artifact.md).
+    bytes[8..12].copy_from_slice(&5u32.to_le_bytes());
     let error = load(bytes).expect_err("wrong version");
-    assert_eq!(error, ArtifactError::Version { found: 4 });
+    assert_eq!(error, ArtifactError::Version { found: 5 });
     assert!(error.to_string().contains("rebuild it"), "{error}");
 }
 
 #[test]
 fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
     let bytes = example_artifact();
-    let length =
-        |at: usize| usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small");
-    let index = 48 + length(16) + length(24);
+    let length = |at: usize| length(&bytes, at);
+    let index = HEADER + length(16) + length(24);
     // The first entry's slug span (after `modified` and the source digest) points past the data region.
     let mut far = bytes.clone();
     far[index + 40..index + 48].copy_from_slice(&u64::MAX.to_le_bytes());
-    // The first entry's slug is made uppercase in the data region.
+    // The first entry's slug is made uppercase in the table, the data region's first part.
     let data = index + length(32);
     let mut upper = bytes.clone();
     upper[data] = upper[data].to_ascii_uppercase();
     // Unknown metadata.
     let mut metadata = bytes.clone();
-    metadata[48] = b'[';
+    metadata[HEADER] = b'[';
     // A record type named outside its form (it would reach logs and metrics).
-    let metadata_end = 48 + length(16);
+    let metadata_end = HEADER + length(16);
     let mut label = bytes.clone();
-    let at = label[48..metadata_end]
+    let at = label[HEADER..metadata_end]
         .windows(b"\"regulatory_status_signal\"".len())
         .position(|w| w == b"\"regulatory_status_signal\"")
         .expect("the metadata names the type");
-    label[48 + at + 1] = b'R';
+    label[HEADER + at + 1] = b'R';
     let mut date = bytes.clone();
     date[index] ^= 1;
     // A signature region of the wrong length.
     let mut signature = bytes.clone();
     signature[24] = 5;
     signature.extend_from_slice(&[0; 5]);
+    // A body moved into the table: the table one byte longer, the bodies one shorter.
+    let mut moved = bytes.clone();
+    moved[40..48].copy_from_slice(&(length(40) as u64 + 1).to_le_bytes());
+    moved[48..56].copy_from_slice(&(length(48) as u64 - 1).to_le_bytes());
     for (what, bytes) in [
         ("span", far),
         ("slug", upper),
@@ -144,6 +199,7 @@ fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
         ("record type", label),
         ("date", date),
         ("signature", signature),
+        ("table", moved),
     ] {
         let error = load(with_checksum(bytes)).expect_err(what);
         assert!(matches!(error, ArtifactError::Malformed(_)), "{what}: {error}");

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use foundry_catalog_serving::artifact::Artifact;
+use foundry_catalog_serving::artifact::{Artifact, ArtifactError};
 use foundry_catalog_serving::catalog::{Builder, CatalogErrors, Progress, ResponseCatalog, Unusable};
 use proptest::prelude::*;
 
@@ -119,7 +119,7 @@ fn a_changed_definition_renders_only_its_types_products() {
     let of_type = |catalog: &ResponseCatalog| {
         (0..12)
             .filter(|n| {
-                let body = catalog.get(&format!("product-{n}")).expect("built").body();
+                let body = catalog.get(&format!("product-{n}")).expect("built").body().expect("body");
                 serde_json::from_slice::<serde_json::Value>(&body).expect("JSON")["data"]["schema_preview"]["record_label"]
                     == *label
             })
@@ -172,14 +172,55 @@ fn removed_and_added_products_come_and_go_and_a_renamed_manifest_is_both() {
 fn a_previous_artifact_with_a_changed_body_is_not_trusted() {
     let sources = catalog(4);
     let (first, _) = build(&sources, None).expect("builds");
-    let body = loaded(&first).get("product-1").expect("built").body();
+    let body = loaded(&first).get("product-1").expect("built").body().expect("body");
     let at = first.windows(body.len()).position(|w| w == &body[..]).expect("the body is in the file");
     let mut tampered = first.clone();
     tampered[at + body.len() / 2] ^= 0x01;
-    let previous = loaded(&with_checksum(tampered));
+    // Read whole, it is refused; opened, its bodies are left in the file,
+    // and the build checks each product it takes.
+    let error = ResponseCatalog::from_artifact(Artifact::parse(Bytes::from(tampered.clone())).expect("parses"));
+    assert!(matches!(error, Err(ArtifactError::Body { .. })), "{error:?}");
+    let file = std::env::temp_dir().join(format!("foundry-catalog-tampered-previous-{}.fcat", std::process::id()));
+    std::fs::write(&file, &tampered).expect("write");
+    let previous = ResponseCatalog::open(&file).expect("what is checked at open is whole");
     let (incremental, progress) = build(&sources, Some(&previous)).expect("builds");
+    let _ = std::fs::remove_file(&file);
     assert_eq!(incremental, first, "the changed product is built again, not copied");
     assert_eq!((progress.rendered, progress.compressed), (1, 1));
+}
+
+/// Versions 2 and 3, written by the previous release (`examples-v2.fcat`
+/// without pages, `examples-v3.fcat` with them), still load, and serve the
+/// bodies and ETags a build makes now.
+#[test]
+fn versions_2_and_3_still_load_with_the_bodies_built_now() {
+    let now = foundry_catalog_serving::catalog::Builder::new()
+        .build(foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string())))
+        .expect("builds");
+    for (bytes, version, pages) in [
+        (&include_bytes!("data/examples-v2.fcat")[..], 2, false),
+        (&include_bytes!("data/examples-v3.fcat")[..], 3, true),
+    ] {
+        assert_eq!(bytes[8], version);
+        let old = loaded(bytes);
+        assert_eq!(old.has_pages(), pages, "version {version}");
+        assert_eq!(old.slugs(), now.slugs());
+        for slug in old.slugs() {
+            let (a, b) = (old.get(slug).expect("indexed"), now.get(slug).expect("built"));
+            for &coding in old.codings() {
+                let (a, b) = (a.representation(coding), b.representation(coding));
+                assert_eq!(a.etag(), b.etag(), "version {version}: {slug} {coding}");
+                assert_eq!(a.body().expect("body"), b.body().expect("body"), "version {version}: {slug} {coding}");
+            }
+        }
+        // Opened from a file, an old version is read whole.
+        let file = std::env::temp_dir().join(format!("foundry-catalog-v{version}-{}.fcat", std::process::id()));
+        std::fs::write(&file, bytes).expect("write");
+        let opened = ResponseCatalog::open(&file).expect("opens");
+        let _ = std::fs::remove_file(&file);
+        assert!(!opened.reads_bodies_from_file());
+        assert_eq!(opened.page_paths(), old.page_paths());
+    }
 }
 
 #[test]
@@ -222,7 +263,7 @@ fn version_1_artifacts_still_load_and_are_written_again_as_version_3() {
         let entry = old.get(slug).expect("indexed");
         for &coding in old.codings() {
             let representation = entry.representation(coding);
-            let digest = hex::encode(sha2::Sha256::digest(&representation.body()[..]));
+            let digest = hex::encode(sha2::Sha256::digest(&representation.body().expect("body")[..]));
             assert_eq!(representation.etag(), format!("\"{digest}\""), "{slug} {coding}");
         }
     }
@@ -354,7 +395,7 @@ fn a_folder_rebuild_reads_only_the_files_whose_stamp_changed() {
     let (third, progress) = rebuild(&dir, &second);
     assert_eq!((progress.rendered, progress.reused()), (1, 4));
     assert_eq!(third.artifact().to_vec(), full(&dir));
-    assert!(third.get("product-2").expect("served").body().windows(9).any(|w| w == b"Product Z"));
+    assert!(third.get("product-2").expect("served").body().expect("body").windows(9).any(|w| w == b"Product Z"));
 
     // Rewritten in place with its length, inode and modification time
     // kept (`cp -p`): the change time, which no program sets, tells.
