@@ -805,22 +805,30 @@ fn a_replica_with_a_verify_key_serves_only_artifacts_its_key_signed() {
     assert!(text(&out.stderr).contains("signed by SHA256:"), "{}", text(&out.stderr));
     build_artifact(&dir, &unsigned);
     run(&["build", &path(&dir), "-o", &path(&foreign), "--sign-key", &path(&work.join("other.key"))]);
-    // One byte of a body changed, and the CRC-32 fixed up to match.
+    // One byte of the product's body (as is) changed: no checksum covers
+    // the bodies, their ETags do.
     let mut bytes = std::fs::read(&signed).expect("built");
-    let at = bytes.len() * 2 / 3;
+    let body = b"{\"data\":{\"slug\":\"eu-regulatory-status-signals\"";
+    let at = bytes.windows(body.len()).position(|w| w == body).expect("the body") + 100;
     bytes[at] ^= 0x01;
-    let crc = crc32fast::hash(&bytes[16..]);
-    bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     std::fs::write(&changed, bytes).expect("write");
 
-    for (file, reason) in
-        [(&unsigned, "is not signed"), (&foreign, "is signed by key SHA256:"), (&changed, "was changed after it was")]
-    {
+    for (file, reason) in [(&unsigned, "is not signed"), (&foreign, "is signed by key SHA256:")] {
         let out = run(&["serve", "--addr", "127.0.0.1:0", "--catalog", &path(file), "--verify-key", &verify]);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{file:?}: {stderr}");
         assert!(stderr.contains(reason), "{file:?}: {stderr}");
     }
+    // The changed body is read from the file when asked for, and never
+    // sent: 503, the other representations and products as they were.
+    let server = Server::start(&["--catalog", &path(&changed), "--verify-key", &verify]);
+    assert_eq!(server.fetch(PRODUCT).0, 503, "the changed body is not sent");
+    let (status, gzip) = server.fetch_with(PRODUCT, "Accept-Encoding: gzip\r\n");
+    assert_eq!(status, 200, "{gzip}");
+    assert_eq!(server.fetch("/api/public/foundry/products/crm-webhook-connector").0, 200);
+    let (_, metrics) = server.fetch("/metrics");
+    assert!(metrics.contains("foundry_catalog_body_reads_total{result=\"changed\"} 1\n"), "{metrics}");
+    drop(server);
     let out = run(&["serve", "--addr", "127.0.0.1:0", "--catalog", &path(&dir), "--verify-key", &verify]);
     assert_eq!(out.status.code(), Some(2), "a folder has no signature: {}", text(&out.stderr));
 
@@ -1113,6 +1121,15 @@ impl Server {
         let mut stream = std::net::TcpStream::connect(self.addr).expect("connect");
         request_on(&mut stream, path).map(|(status, body)| (status, text(&body))).expect("answered")
     }
+
+    /// `fetch` with more request headers (each ending in CRLF).
+    fn fetch_with(&self, path: &str, headers: &str) -> (u16, String) {
+        use std::io::Write;
+        let mut stream = std::net::TcpStream::connect(self.addr).expect("connect");
+        stream.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\n{headers}\r\n").as_bytes()).expect("send");
+        let response = Response::read(&mut stream, false).expect("a whole response").expect("answered");
+        (response.status, text(&response.body))
+    }
 }
 
 /// A replica serves artifacts in sequence order only: an older one,
@@ -1254,11 +1271,12 @@ fn watch_sees_a_replacement_with_the_same_length_and_modification_time() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A reload whose artifact needs more memory than the process may take
-/// fails like any broken reload: the catalog being served stays (the
-/// process is not aborted).
+/// A reload of a 3 GiB artifact whose header's lengths add up, under a
+/// 1.5 GiB address-space limit: only its head is read (its bodies would
+/// not fit), it fails like any broken reload, and the catalog being
+/// served stays (the process is not aborted).
 #[test]
-fn a_reload_that_cannot_get_the_memory_keeps_the_catalog_being_served() {
+fn a_reload_of_a_file_larger_than_memory_reads_only_its_head_and_keeps_the_catalog() {
     let dir = catalog_copy("memory-limit");
     let file = dir.join("catalog.fcat");
     build_artifact(&dir, &file);
@@ -1272,18 +1290,20 @@ fn a_reload_that_cannot_get_the_memory_keeps_the_catalog_being_served() {
     );
     assert!(server.product().contains("\"title\":\"EU"));
     // A 3 GiB artifact (sparse) whose header is a valid one's, with the
-    // data length grown to match: it passes every check before the read.
+    // bodies' length grown to match: its head is read and checked, its
+    // bodies are not read, and it is refused for bytes no product holds.
     let mut bytes = std::fs::read(&file).expect("built");
     let grown = 3u64 << 30;
-    let data_len = u64::from_le_bytes(bytes[40..48].try_into().expect("8 bytes")) + grown - bytes.len() as u64;
-    bytes[40..48].copy_from_slice(&data_len.to_le_bytes());
+    let data_len = u64::from_le_bytes(bytes[48..56].try_into().expect("8 bytes")) + grown - bytes.len() as u64;
+    bytes[48..56].copy_from_slice(&data_len.to_le_bytes());
+    let bytes = with_checksum(bytes);
     let big = dir.join("big.fcat");
     std::fs::write(&big, &bytes).expect("write");
     std::fs::File::options().write(true).open(&big).and_then(|f| f.set_len(grown)).expect("grow");
     std::fs::rename(&big, &file).expect("replace");
     server.signal(rustix::process::Signal::HUP);
     server.wait_for_log("reload failed");
-    assert!(server.log_has("cannot take 3221225472 bytes of memory"), "{:?}", server.log.lock().expect("log"));
+    assert!(server.log_has("belong to no product"), "{:?}", server.log.lock().expect("log"));
     assert!(server.product().contains("\"title\":\"EU"), "still serving");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1484,8 +1504,8 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
     let changed = with_checksum(changed);
     let mut appended = build(6, "Release six", "ci", &[]);
     appended.extend_from_slice(b"appended");
-    let data_len = u64::from_le_bytes(appended[40..48].try_into().expect("8 bytes")) + 8;
-    appended[40..48].copy_from_slice(&data_len.to_le_bytes());
+    let data_len = u64::from_le_bytes(appended[48..56].try_into().expect("8 bytes")) + 8;
+    appended[48..56].copy_from_slice(&data_len.to_le_bytes());
     let appended = with_checksum(appended);
     let cases: Vec<(&str, Vec<u8>, Fault, &str)> = vec![
         ("older", build(1, "Release one", "ci", &[]), Fault::None, "refused as a rollback"),
@@ -1551,7 +1571,11 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
 
 /// `bytes` with the header's CRC-32 fixed to match the rest.
 fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
-    let crc = crc32fast::hash(&bytes[16..]);
+    // Version 4's CRC-32 covers what precedes the bodies: the header's
+    // first four lengths (metadata, signature, index, table) after it.
+    let length = |at: usize| usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small");
+    let bodies = 56 + length(16) + length(24) + length(32) + length(40);
+    let crc = crc32fast::hash(&bytes[16..bodies]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes
 }

@@ -426,6 +426,17 @@ pub struct Config {
         value_parser = parse_size,
         default_value = cli::show_size(foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN)))]
     pub max_artifact_bytes: u64,
+    /// How many bytes of bodies read from an artifact file are kept in
+    /// memory (written as for --max-artifact-bytes; 0 keeps none). The
+    /// bodies stay in the file, in the page cache, and each is checked
+    /// against its ETag when read; one kept is served without reading or
+    /// checking it again. Past the limit, a body is read and checked at
+    /// every request. A reload shares the limit with the catalog it
+    /// replaces.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_BODY_CACHE_BYTES", value_name = "BYTES",
+        value_parser = parse_size,
+        default_value = cli::show_size(foundry_catalog_serving::catalog::BodyCache::DEFAULT_LIMIT)))]
+    pub body_cache_bytes: u64,
     /// Reload the catalog when it changes on disk: the artifact file, or a
     /// `*.json` file of the manifest folder or of a record-type definition
     /// folder, or a template of --templates (its length, modification or
@@ -543,6 +554,7 @@ impl Default for Config {
             verify_keys: Vec::new(),
             verify_key_dir: None,
             max_artifact_bytes: foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN,
+            body_cache_bytes: foundry_catalog_serving::catalog::BodyCache::DEFAULT_LIMIT,
             max_manifest_bytes: foundry_catalog_serving::catalog::DEFAULT_MAX_MANIFEST_LEN,
             state_dir: None,
             poll_interval: Config::POLL_INTERVAL,
@@ -584,6 +596,7 @@ setters! {
     verify_keys: Vec<VerifyKey>,
     verify_key_dir: Option<PathBuf>,
     max_artifact_bytes: u64,
+    body_cache_bytes: u64,
     max_manifest_bytes: u64,
     state_dir: Option<PathBuf>,
     poll_interval: Duration,

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use foundry_catalog_serving::artifact::ArtifactError;
-use foundry_catalog_serving::catalog::{CatalogError, CatalogErrors, OpenOptions, ResponseCatalog};
+use foundry_catalog_serving::catalog::{BodyCache, CatalogError, CatalogErrors, OpenOptions, ResponseCatalog};
 
 use crate::config::{CatalogSource, Config};
 use crate::origin::{Fetched, Origin};
@@ -43,6 +43,8 @@ impl From<CatalogErrors> for LoadError {
 pub(crate) struct Replica {
     pub(crate) releases: Releases,
     pub(crate) origin: Option<Origin>,
+    /// Where every catalog it loads keeps bodies read from its file.
+    pub(crate) body_cache: BodyCache,
 }
 
 impl Replica {
@@ -61,13 +63,13 @@ impl Replica {
             }
             _ => None,
         };
-        Ok(Replica { releases, origin })
+        Ok(Replica { releases, origin, body_cache: BodyCache::new(config.body_cache_bytes) })
     }
 }
 
 /// Loads the catalog `config` names, to serve after `current` (if any).
 pub(crate) fn load(config: &Config, replica: &Replica, current: Option<&ResponseCatalog>) -> Result<Loaded, LoadError> {
-    let open = config.open_options()?;
+    let open = config.open_options()?.body_cache(replica.body_cache.clone());
     let catalog = match (&config.source, &replica.origin) {
         (CatalogSource::Url(_), Some(origin)) => match pull(origin, &open, replica, current)? {
             Some(catalog) => catalog,
@@ -112,7 +114,15 @@ fn pull(
         (Ok(Fetched::Unchanged), None, None) => Err(problem(&origin.to_string(), "answered 304 to no ETag".to_owned())),
         (Ok(Fetched::New(download)), _, last_good) => {
             let file = origin.to_string();
+            // A download is not trusted yet: every body is checked against
+            // its ETag before it may replace the last good artifact.
             let checked = ResponseCatalog::open_with(download.path(), open)
+                .and_then(|catalog| {
+                    catalog.artifact().check_bodies().map_err(|error| {
+                        CatalogErrors::from(CatalogError::Artifact { file: file.clone(), error })
+                    })?;
+                    Ok(catalog)
+                })
                 .map_err(|errors| LoadError::Catalog(renamed(errors, &file)))
                 .and_then(|catalog| admitted(catalog, &file, replica, current));
             let catalog = match checked {

@@ -179,6 +179,19 @@ impl Metrics {
             "The record types of the catalog being served, by label and schema_hash (1 each).",
             &types,
         );
+        let cache = catalog.body_cache();
+        family(
+            "foundry_catalog_body_cache_bytes",
+            "gauge",
+            "Bytes of bodies read from the artifact file and kept in memory (--body-cache-bytes).",
+            &[("", cache.kept_bytes())],
+        );
+        family(
+            "foundry_catalog_body_reads_total",
+            "counter",
+            "Bodies read from the artifact file, by result: matched their ETags, or were answered 503 (unreadable or changed in place).",
+            &[("{result=\"checked\"}", cache.reads()), ("{result=\"changed\"}", cache.failures())],
+        );
         let signer = format!("{{key=\"{}\"}}", signed_by(catalog.artifact()));
         family(
             "foundry_catalog_artifact_signer",
