@@ -55,8 +55,11 @@ fn serialize_per_request(bencher: divan::Bencher) {
 #[divan::bench(sample_count = 200, sample_size = FAST)]
 fn bare_hashmap(bencher: divan::Bencher) {
     let catalog = catalog();
-    let map: HashMap<String, Bytes> =
-        catalog.slugs().into_iter().filter_map(|s| catalog.get(s).and_then(|e| Some((s.to_owned(), e.body().ok()?)))).collect();
+    let map: HashMap<String, Bytes> = catalog
+        .slugs()
+        .into_iter()
+        .filter_map(|s| catalog.get(s).and_then(|e| Some((s.to_owned(), e.body().ok()?))))
+        .collect();
     bencher.bench(|| map.get(divan::black_box(SLUG)).cloned());
 }
 

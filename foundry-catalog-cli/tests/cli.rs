@@ -1573,7 +1573,8 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
 fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
     // Version 4's CRC-32 covers what precedes the bodies: the header's
     // first four lengths (metadata, signature, index, table) after it.
-    let length = |at: usize| usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small");
+    let length =
+        |at: usize| usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small");
     let bodies = 56 + length(16) + length(24) + length(32) + length(40);
     let crc = crc32fast::hash(&bytes[16..bodies]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
@@ -1639,5 +1640,93 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     assert_eq!(std::fs::read_dir(&target).expect("target").count(), 0, "nothing written through the link");
     let out = run(&["pages", "examples/catalog", "--out-dir", "x", "--site-url", "ftp://example.com"]);
     assert_eq!(out.status.code(), Some(2), "a bad site URL is a usage error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A served artifact file truncated and rewritten in place under load
+/// (`cp new.fcat catalog.fcat`, where a deploy should `mv`): the server
+/// never crashes and never sends a byte that is not a whole body matching
+/// its ETag; a body it cannot check answers 503. With the old bytes back
+/// in place, every response is whole and right again.
+#[test]
+fn an_artifact_rewritten_in_place_under_load_never_serves_an_unchecked_byte() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let dir = catalog_copy("in-place");
+    let (file, other) = (dir.join("catalog.fcat"), dir.join("other.fcat"));
+    retitle(&dir, "Another release, a body of another length");
+    build_artifact(&dir, &other);
+    std::fs::remove_file(dir.join("eu-regulatory-status-signals.json")).expect("remove");
+    build_artifact(&catalog_copy("in-place-first"), &file);
+    let (first, second) = (std::fs::read(&file).expect("built"), std::fs::read(&other).expect("built"));
+    // Nothing kept in memory: every request reads its body from the file.
+    let server = Server::start(&["--catalog", &file.display().to_string(), "--body-cache-bytes", "0"]);
+    let paths = [
+        PRODUCT,
+        "/api/public/foundry/products/crm-webhook-connector",
+        "/api/public/foundry/products/lead-signal-extractor",
+        "/datasets/eu-regulatory-status-signals",
+    ];
+    let done = AtomicBool::new(false);
+    let (ok, unavailable) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    std::thread::scope(|scope| {
+        for worker in 0..4 {
+            let (done, ok, unavailable, server) = (&done, &ok, &unavailable, &server);
+            scope.spawn(move || {
+                let encoding = if worker % 2 == 0 { "" } else { "Accept-Encoding: gzip\r\n" };
+                let mut n = worker;
+                while !done.load(Ordering::Relaxed) {
+                    let path = paths[n % paths.len()];
+                    n += 1;
+                    let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+                    stream
+                        .write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\n{encoding}\r\n").as_bytes())
+                        .expect("send");
+                    let response = Response::read(&mut stream, false)
+                        .unwrap_or_else(|e| panic!("{path}: {e}: a whole response, never a cut one"))
+                        .expect("answered");
+                    match response.status {
+                        200 => {
+                            let etag = response.headers.iter().find(|(name, _)| name == "etag").expect("an ETag");
+                            let digest = format!("\"{}\"", hex(&sha2_digest(&response.body)));
+                            assert_eq!(etag.1, digest, "{path}: a 200's body is the one its ETag names");
+                            ok.fetch_add(1, Ordering::Relaxed);
+                        }
+                        503 => {
+                            unavailable.fetch_add(1, Ordering::Relaxed);
+                        }
+                        status => panic!("{path}: {status}"),
+                    }
+                }
+            });
+        }
+        // `cp` in place: truncated, then written in pieces; then cut in
+        // half; then the first release written back; three times.
+        let write_in_place = |bytes: &[u8]| {
+            let mut out = std::fs::File::options().write(true).truncate(true).open(&file).expect("open in place");
+            for piece in bytes.chunks(4096) {
+                out.write_all(piece).expect("write");
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        };
+        for _ in 0..3 {
+            write_in_place(&second);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let cut = std::fs::File::options().write(true).open(&file).expect("open");
+            cut.set_len(second.len() as u64 / 2).expect("truncate");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            write_in_place(&first);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    assert!(unavailable.load(Ordering::Relaxed) > 0, "some bodies could not be checked while rewritten");
+    assert!(ok.load(Ordering::Relaxed) > 0, "some were served whole");
+    for path in paths {
+        assert_eq!(server.fetch(path).0, 200, "{path}: its bytes are back, and checked again");
+    }
+    let (_, metrics) = server.fetch("/metrics");
+    assert!(!metrics.contains("foundry_catalog_body_reads_total{result=\"changed\"} 0\n"), "{metrics}");
+    drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }

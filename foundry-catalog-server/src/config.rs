@@ -434,7 +434,7 @@ pub struct Config {
     /// every request. A reload shares the limit with the catalog it
     /// replaces.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_BODY_CACHE_BYTES", value_name = "BYTES",
-        value_parser = parse_size,
+        value_parser = parse_size_or_zero,
         default_value = cli::show_size(foundry_catalog_serving::catalog::BodyCache::DEFAULT_LIMIT)))]
     pub body_cache_bytes: u64,
     /// Reload the catalog when it changes on disk: the artifact file, or a
@@ -621,6 +621,11 @@ setters! {
 /// assert!(foundry_catalog_server::parse_size("8 GB").is_err());
 /// ```
 pub fn parse_size(text: &str) -> Result<u64, String> {
+    parse_size_or_zero(text).and_then(|n| if n > 0 { Ok(n) } else { Err("must be between 1 byte and 2^64".to_owned()) })
+}
+
+/// A size as [`parse_size`] reads it, where 0 (none) is allowed.
+pub fn parse_size_or_zero(text: &str) -> Result<u64, String> {
     let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
     let (number, unit) = text.split_at(digits);
     let shift = match unit {
@@ -632,7 +637,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         other => return Err(format!("unknown unit `{other}` (write it like 1048576, 512MiB or 8GiB)")),
     };
     let number: u64 = number.parse().map_err(|_| "a size is a whole number and a unit, like 8GiB".to_owned())?;
-    number.checked_mul(1 << shift).filter(|&n| n > 0).ok_or_else(|| "must be between 1 byte and 2^64".to_owned())
+    number.checked_mul(1 << shift).ok_or_else(|| "must be between 0 bytes and 2^64".to_owned())
 }
 
 /// The default worker count: the CPUs the process may use.

@@ -67,7 +67,7 @@ mod state;
 mod tracker;
 mod workers;
 
-pub use config::{CatalogSource, Config, PageOptions, RecordTypes, parse_size};
+pub use config::{CatalogSource, Config, PageOptions, RecordTypes, parse_size, parse_size_or_zero};
 pub use default::default_catalog;
 pub use error::ServeError;
 pub use log::{LogFormat, init_logging};

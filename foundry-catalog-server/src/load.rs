@@ -118,9 +118,10 @@ fn pull(
             // its ETag before it may replace the last good artifact.
             let checked = ResponseCatalog::open_with(download.path(), open)
                 .and_then(|catalog| {
-                    catalog.artifact().check_bodies().map_err(|error| {
-                        CatalogErrors::from(CatalogError::Artifact { file: file.clone(), error })
-                    })?;
+                    catalog
+                        .artifact()
+                        .check_bodies()
+                        .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: file.clone(), error }))?;
                     Ok(catalog)
                 })
                 .map_err(|errors| LoadError::Catalog(renamed(errors, &file)))

@@ -485,7 +485,6 @@ fn representation_spans(representations: &[(Span, Span)]) -> impl Iterator<Item 
     representations.iter().flat_map(|&(body, etag)| [body, etag])
 }
 
-
 /// Where a run of spans lies, when each starts where the one before it ends.
 pub(crate) fn contiguous(mut spans: impl Iterator<Item = Span>) -> Option<(u64, u64)> {
     let first = spans.next()?;
@@ -557,7 +556,6 @@ impl DocumentEntry {
     pub(crate) fn spans(&self) -> impl Iterator<Item = Span> + '_ {
         std::iter::once(self.path).chain(representation_spans(&self.representations))
     }
-
 
     /// The spans of its table run (version 4): its name and each ETag.
     pub(crate) fn table_spans(&self) -> impl Iterator<Item = Span> + '_ {
@@ -783,7 +781,9 @@ impl Artifact {
         let read = |at: u64, len: u64| -> Result<Vec<u8>, ArtifactError> {
             let len = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
             let mut bytes = Vec::new();
-            bytes.try_reserve_exact(len).map_err(|_| ArtifactError::Read(format!("cannot take {len} bytes of memory")))?;
+            bytes
+                .try_reserve_exact(len)
+                .map_err(|_| ArtifactError::Read(format!("cannot take {len} bytes of memory")))?;
             bytes.resize(len, 0);
             file.read_exact_at(&mut bytes, at).map_err(read_error)?;
             Ok(bytes)
@@ -1139,7 +1139,9 @@ impl Artifact {
         let runs: Vec<(Span, [Option<Option<(u64, u64)>>; 2])> = match self.table {
             Some(_) => self
                 .entries()
-                .map(|entry| (entry.slug, [Some(contiguous(entry.table_spans())), Some(contiguous(entry.body_spans()))]))
+                .map(|entry| {
+                    (entry.slug, [Some(contiguous(entry.table_spans())), Some(contiguous(entry.body_spans()))])
+                })
                 .chain(self.documents().map(|document| {
                     (document.path, [Some(contiguous(document.table_spans())), Some(contiguous(document.body_spans()))])
                 }))

@@ -103,10 +103,8 @@ impl Stored {
             self.cache.0.failures.fetch_add(1, Ordering::Relaxed);
             ArtifactError::Changed { offset: self.offset, len: self.len, reason }
         };
-        let bytes = self
-            .file
-            .read(self.offset, self.len as usize)
-            .map_err(|e| changed(format!("cannot be read ({e})")))?;
+        let bytes =
+            self.file.read(self.offset, self.len as usize).map_err(|e| changed(format!("cannot be read ({e})")))?;
         if !artifact::etag_names(etag, &bytes) {
             return Err(changed("does not match its ETag".to_owned()));
         }
@@ -222,7 +220,10 @@ impl BodyCache {
     /// Takes room for `len` bytes, if there is.
     fn take(&self, len: u64) -> bool {
         let limit = self.0.limit;
-        self.0.kept.fetch_update(Ordering::AcqRel, Ordering::Acquire, |kept| kept.checked_add(len).filter(|&k| k <= limit)).is_ok()
+        self.0
+            .kept
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |kept| kept.checked_add(len).filter(|&k| k <= limit))
+            .is_ok()
     }
 
     fn release(&self, len: u64) {
@@ -666,7 +667,8 @@ impl ResponseCatalog {
                 if check && !is_lastmod(&artifact.slice(page.lastmod)?) {
                     return Err(malformed(format!("the page of `{}` has a malformed sitemap lastmod", name())));
                 }
-                let representations = CatalogEntry::representations(&artifact, &page.representations, check, cache, &name)?;
+                let representations =
+                    CatalogEntry::representations(&artifact, &page.representations, check, cache, &name)?;
                 if site.pages.insert(path, CatalogEntry { representations, ..entry.clone() }).is_some() {
                     return Err(malformed(format!("the page of `{}` is indexed twice", name())));
                 }

@@ -70,7 +70,11 @@ fn an_artifact_round_trips_every_body_etag_and_coding() {
         let (a, b) = (in_memory.get(slug).expect("entry"), loaded.get(slug).expect("entry"));
         assert_eq!(a, b, "{slug}");
         for &coding in ContentCoding::ALL {
-            assert_eq!(a.representation(coding).body().expect("body"), b.representation(coding).body().expect("body"), "{slug} {coding}");
+            assert_eq!(
+                a.representation(coding).body().expect("body"),
+                b.representation(coding).body().expect("body"),
+                "{slug} {coding}"
+            );
             assert_eq!(a.representation(coding).etag(), b.representation(coding).etag(), "{slug} {coding}");
         }
         assert_eq!(a.modified(), b.modified());
@@ -146,7 +150,10 @@ pub(crate) fn every_body(catalog: &ResponseCatalog) -> Vec<Result<Bytes, Artifac
     if let Some(SiteResource::NotFound(entry)) = catalog.site_resource("/no/such/page") {
         entries.push(entry);
     }
-    entries.iter().flat_map(|entry| catalog.codings().iter().map(|&coding| entry.representation(coding).body())).collect()
+    entries
+        .iter()
+        .flat_map(|entry| catalog.codings().iter().map(|&coding| entry.representation(coding).body()))
+        .collect()
 }
 
 #[test]

@@ -111,7 +111,13 @@ fn conditional_requests_compare_the_selected_representation() {
     assert_eq!((head.status, head.content_encoding, head.body.len()), (200, Some("gzip"), 0));
     assert_eq!(
         head.content_length,
-        catalog.get("crm-webhook-connector").expect("entry").representation(ContentCoding::Gzip).body().expect("body").len()
+        catalog
+            .get("crm-webhook-connector")
+            .expect("entry")
+            .representation(ContentCoding::Gzip)
+            .body()
+            .expect("body")
+            .len()
     );
     let refused = get(Some(b"identity;q=0, *;q=0"));
     assert_eq!((refused.status, refused.vary), (406, Some("Accept-Encoding")));
