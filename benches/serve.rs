@@ -7,6 +7,12 @@
 //! - `bare_hashmap`: `HashMap<String, Bytes>` get + clone, the floor;
 //! - `respond`: the whole request path without HTTP (route, slug check,
 //!   lookup, If-None-Match).
+//! - `stored_body`: a body of a catalog opened from its artifact file
+//!   (`ResponseCatalog::open`), by coding: `kept` (read and checked once,
+//!   then kept in the body cache: what every request after the first
+//!   costs while the cache has room) against `read_and_checked` (no cache:
+//!   a `pread` from the page cache and a SHA-256 of the bytes at every
+//!   request, what a request past the cache's limit costs).
 //!
 //! ```text
 //! cargo bench -p foundry-catalog-benches --bench serve
@@ -113,4 +119,34 @@ fn encode_settings(bencher: divan::Bencher, setting: &str) {
     };
     eprintln!("{setting}: {} bytes from {}", encode(&body), body.len());
     bencher.bench(|| encode(divan::black_box(&body)));
+}
+
+/// The example catalog written to a file and opened from it, with a body
+/// cache of `cache` bytes; the file is removed (the catalog holds it open).
+fn opened(cache: u64) -> ResponseCatalog {
+    use foundry_catalog_serving::catalog::{BodyCache, OpenOptions};
+    let file = std::env::temp_dir().join(format!("foundry-catalog-bench-serve-{}-{cache}.fcat", std::process::id()));
+    std::fs::write(&file, catalog().artifact().to_vec()).expect("write");
+    let options = OpenOptions::default().body_cache(BodyCache::new(cache));
+    let opened = ResponseCatalog::open_with(&file, &options).expect("opens");
+    let _ = std::fs::remove_file(&file);
+    assert!(opened.reads_bodies_from_file());
+    opened
+}
+
+#[divan::bench(args = ["identity", "br"], sample_count = 200, sample_size = 1000)]
+fn stored_body_kept(bencher: divan::Bencher, coding: &str) {
+    let catalog = opened(1 << 20);
+    let coding = coding.parse().expect("a coding");
+    let entry = catalog.get(SLUG).expect("entry");
+    entry.representation(coding).body().expect("checked");
+    bencher.bench(|| entry.representation(divan::black_box(coding)).body().map(|body| body.len()));
+}
+
+#[divan::bench(args = ["identity", "br"], sample_count = 200, sample_size = 1000)]
+fn stored_body_read_and_checked(bencher: divan::Bencher, coding: &str) {
+    let catalog = opened(0);
+    let coding = coding.parse().expect("a coding");
+    let entry = catalog.get(SLUG).expect("entry");
+    bencher.bench(|| entry.representation(divan::black_box(coding)).body().map(|body| body.len()));
 }

@@ -485,6 +485,10 @@ fn representation_spans(representations: &[(Span, Span)]) -> impl Iterator<Item 
     representations.iter().flat_map(|&(body, etag)| [body, etag])
 }
 
+/// A product's or site document's name, and where its bytes lie in each
+/// part of the data region (`None`: not in one run).
+type Runs = (Span, Vec<Option<(u64, u64)>>);
+
 /// Where a run of spans lies, when each starts where the one before it ends.
 pub(crate) fn contiguous(mut spans: impl Iterator<Item = Span>) -> Option<(u64, u64)> {
     let first = spans.next()?;
@@ -1136,32 +1140,29 @@ impl Artifact {
     /// and the index, every byte of a verified artifact is covered.
     pub(crate) fn check_tiling(&self) -> Result<(), ArtifactError> {
         let name = |span: Span| String::from_utf8_lossy(&self.slice(span).unwrap_or_default()).into_owned();
-        let runs: Vec<(Span, [Option<Option<(u64, u64)>>; 2])> = match self.table {
+        let runs: Vec<Runs> = match self.table {
             Some(_) => self
                 .entries()
-                .map(|entry| {
-                    (entry.slug, [Some(contiguous(entry.table_spans())), Some(contiguous(entry.body_spans()))])
-                })
+                .map(|entry| (entry.slug, vec![contiguous(entry.table_spans()), contiguous(entry.body_spans())]))
                 .chain(self.documents().map(|document| {
-                    (document.path, [Some(contiguous(document.table_spans())), Some(contiguous(document.body_spans()))])
+                    (document.path, vec![contiguous(document.table_spans()), contiguous(document.body_spans())])
                 }))
                 .collect(),
             None => self
                 .entries()
-                .map(|entry| (entry.slug, [Some(entry.contiguous()), None]))
-                .chain(self.documents().map(|document| (document.path, [Some(contiguous(document.spans())), None])))
+                .map(|entry| (entry.slug, vec![entry.contiguous()]))
+                .chain(self.documents().map(|document| (document.path, vec![contiguous(document.spans())])))
                 .collect(),
         };
         // Where each part starts and must end: the table and the bodies, or the whole region.
         let parts = match self.table {
-            Some(table) => [(0, table), (table, self.data_len)],
-            None => [(0, self.data_len), (self.data_len, self.data_len)],
+            Some(table) => vec![(0, table), (table, self.data_len)],
+            None => vec![(0, self.data_len)],
         };
         for (part, (start, limit)) in parts.into_iter().enumerate() {
             let mut end = start;
-            for (slug, run) in &runs {
-                let Some(run) = run[part] else { continue };
-                let Some((offset, len)) = run else {
+            for (slug, runs) in &runs {
+                let Some((offset, len)) = runs[part] else {
                     return Err(ArtifactError::Malformed(format!("the bytes of `{}` are not in one run", name(*slug))));
                 };
                 if offset != end {
