@@ -41,8 +41,8 @@ startup() {
   echo "$(seconds "$start" "$ready") $rss"
 }
 
-# The data region's length, from the artifact's header.
-data_bytes() { python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read(48), 40)[0])' "$1"; }
+# The data region's length (format 4: the table and the bodies), from the artifact's header.
+data_bytes() { python3 -c 'import struct,sys; h=open(sys.argv[1],"rb").read(56); print(sum(struct.unpack_from("<QQ", h, 40)))' "$1"; }
 
 echo "foundry-catalog scale benchmark, $(nproc) cores"
 echo
