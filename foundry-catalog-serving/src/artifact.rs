@@ -782,14 +782,20 @@ impl Artifact {
             return Err(ArtifactError::Malformed(format!("a signature of {signature_len} bytes")));
         }
         // Both are small (checked above), and lie in the file (the header's lengths add up).
+        // Read into reserved memory (no zeroing pass first); the file is
+        // not shared yet, so its offset is this function's.
         let read = |at: u64, len: u64| -> Result<Vec<u8>, ArtifactError> {
-            let len = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
+            use std::io::{Read, Seek};
+            let size = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
             let mut bytes = Vec::new();
             bytes
-                .try_reserve_exact(len)
+                .try_reserve_exact(size)
                 .map_err(|_| ArtifactError::Read(format!("cannot take {len} bytes of memory")))?;
-            bytes.resize(len, 0);
-            file.read_exact_at(&mut bytes, at).map_err(read_error)?;
+            (&file).seek(std::io::SeekFrom::Start(at)).map_err(read_error)?;
+            (&file).take(len).read_to_end(&mut bytes).map_err(read_error)?;
+            if bytes.len() != size {
+                return Err(read_error(std::io::ErrorKind::UnexpectedEof.into()));
+            }
             Ok(bytes)
         };
         let meta_and_signature = read(header.len as u64, meta_len + signature_len)?;
@@ -1192,27 +1198,35 @@ impl Artifact {
     /// [`Metadata::content_sha256`], computed from the index and data.
     fn content_digest(&self) -> String {
         let mut hasher = Sha256::new();
+        let mut add = |span: Span| {
+            hasher.update(self.bytes_of(span).unwrap_or_default());
+            hasher.update(b"\n");
+        };
         let etags =
             |representations: &[(Span, Span)]| representations.iter().map(|&(_, etag)| etag).collect::<Vec<_>>();
         for entry in self.entries() {
-            let mut spans = vec![entry.slug];
-            spans.extend(etags(&entry.representations));
+            add(entry.slug);
+            etags(&entry.representations).into_iter().for_each(&mut add);
             if let Some(page) = &entry.page {
-                spans.extend([page.path, page.lastmod]);
-                spans.extend(etags(&page.representations));
-            }
-            for span in spans {
-                hasher.update(self.slice(span).unwrap_or_default());
-                hasher.update(b"\n");
+                add(page.path);
+                add(page.lastmod);
+                etags(&page.representations).into_iter().for_each(&mut add);
             }
         }
         for document in self.documents() {
-            for span in std::iter::once(document.path).chain(etags(&document.representations)) {
-                hasher.update(self.slice(span).unwrap_or_default());
-                hasher.update(b"\n");
-            }
+            add(document.path);
+            etags(&document.representations).into_iter().for_each(&mut add);
         }
         hex::encode(hasher.finalize().as_slice())
+    }
+
+    /// The bytes of a span held in memory (a table's, or any of an
+    /// artifact read whole), borrowed; `None` out of bounds or in a file.
+    pub(crate) fn bytes_of(&self, span: Span) -> Option<&[u8]> {
+        let buffer = self.data.partition_point(|(start, _)| *start <= span.offset).checked_sub(1)?;
+        let (start, bytes) = &self.data[buffer];
+        let from = usize::try_from(span.offset - start).ok()?;
+        bytes.get(from..from.checked_add(span.len as usize)?)
     }
 
     /// Checks [`Metadata::content_sha256`] against the contents.

@@ -582,7 +582,11 @@ impl ResponseCatalog {
         let artifact = Artifact::open(path, options.max_len).map_err(|error| opening(path, error))?;
         #[cfg(feature = "signing")]
         if !options.verify_keys.is_empty() {
-            artifact.verify_any(&options.verify_keys).map_err(|error| opening(path, error))?;
+            // Which key signed is known at once: a wrong key costs nothing more.
+            let verify = |artifact: &Artifact| artifact.verify_any(&options.verify_keys);
+            artifact.signer_trusted(&options.verify_keys).map_err(|error| opening(path, error))?;
+            return Self::load_verified(artifact, &options.body_cache, Some(&verify))
+                .map_err(|error| opening(path, error));
         }
         Self::load(artifact, &options.body_cache).map_err(|error| opening(path, error))
     }
@@ -629,18 +633,61 @@ impl ResponseCatalog {
     /// [`ResponseCatalog::from_artifact`], keeping bodies read from the
     /// artifact's file in `cache`.
     fn load(artifact: Artifact, cache: &BodyCache) -> Result<Self, ArtifactError> {
+        Self::load_verified(artifact, cache, None)
+    }
+
+    /// [`ResponseCatalog::load`], with `verify` (the signature check) run
+    /// beside the content digest and the indexing: each reads the whole
+    /// head once, on a core of its own. A failed signature is reported
+    /// first, then the digest, then what the indexing found.
+    fn load_verified(
+        artifact: Artifact,
+        cache: &BodyCache,
+        verify: Option<&Verify<'_>>,
+    ) -> Result<Self, ArtifactError> {
         let check = !artifact.built_here();
-        if check {
-            artifact.check_tiling()?;
-            artifact.check_content_digest()?;
-            if artifact.table_len().is_some() && artifact.body_file().is_none() {
-                artifact.check_bodies()?;
-            }
+        let join = |handle: std::thread::ScopedJoinHandle<'_, Result<(), ArtifactError>>| {
+            handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
+        let (entries, site) = std::thread::scope(|scope| {
+            let verified = verify.map(|verify| scope.spawn(|| verify(&artifact)));
+            let digest = check.then(|| scope.spawn(|| artifact.check_content_digest()));
+            let indexed = if check {
+                artifact.check_tiling().and_then(|()| Self::index(&artifact, cache, check))
+            } else {
+                Self::index(&artifact, cache, check)
+            };
+            verified.map_or(Ok(()), join)?;
+            digest.map_or(Ok(()), join)?;
+            indexed
+        })?;
+        if check && artifact.table_len().is_some() && artifact.body_file().is_none() {
+            artifact.check_bodies()?;
         }
+        Ok(ResponseCatalog {
+            entries: Arc::new(entries),
+            artifact,
+            origins: Vec::new(),
+            stamps: None,
+            site: site.map(Arc::new),
+            body_cache: cache.clone(),
+        })
+    }
+
+    /// Every product, page and site document of `artifact`, by slug and
+    /// by path (each slug, date, path and name checked when `check`).
+    fn index(
+        artifact: &Artifact,
+        cache: &BodyCache,
+        check: bool,
+    ) -> Result<(HashMap<Bytes, CatalogEntry>, Option<SiteEntries>), ArtifactError> {
         let metadata = artifact.metadata();
         let malformed = |what: String| ArtifactError::Malformed(what);
         let mut entries = HashMap::with_capacity(artifact.len());
-        let mut site = metadata.pages.as_ref().map(|_| SiteEntries::default());
+        let mut site = metadata
+            .pages
+            .as_ref()
+            .map(|_| SiteEntries { pages: HashMap::with_capacity(artifact.len()), ..SiteEntries::default() });
         for (index, IndexEntry { modified, slug, last_modified, representations, page, .. }) in
             artifact.entries().enumerate()
         {
@@ -654,7 +701,7 @@ impl ResponseCatalog {
                 return Err(malformed(format!("`{}` has a malformed or inconsistent modification date", name())));
             }
             let entry = CatalogEntry {
-                representations: CatalogEntry::representations(&artifact, &representations, check, cache, &name)?,
+                representations: CatalogEntry::representations(artifact, &representations, check, cache, &name)?,
                 last_modified,
                 modified: SystemTime::UNIX_EPOCH + Duration::from_secs(modified),
                 index,
@@ -668,8 +715,14 @@ impl ResponseCatalog {
                     return Err(malformed(format!("the page of `{}` has a malformed sitemap lastmod", name())));
                 }
                 let representations =
-                    CatalogEntry::representations(&artifact, &page.representations, check, cache, &name)?;
-                if site.pages.insert(path, CatalogEntry { representations, ..entry.clone() }).is_some() {
+                    CatalogEntry::representations(artifact, &page.representations, check, cache, &name)?;
+                let page = CatalogEntry {
+                    representations,
+                    last_modified: entry.last_modified.clone(),
+                    modified: entry.modified,
+                    index,
+                };
+                if site.pages.insert(path, page).is_some() {
                     return Err(malformed(format!("the page of `{}` is indexed twice", name())));
                 }
             }
@@ -686,7 +739,7 @@ impl ResponseCatalog {
                 }
                 let entry = CatalogEntry {
                     representations: CatalogEntry::representations(
-                        &artifact,
+                        artifact,
                         &document.representations,
                         check,
                         cache,
@@ -706,14 +759,7 @@ impl ResponseCatalog {
                 }
             }
         }
-        Ok(ResponseCatalog {
-            entries: Arc::new(entries),
-            artifact,
-            origins: Vec::new(),
-            stamps: None,
-            site: site.map(Arc::new),
-            body_cache: cache.clone(),
-        })
+        Ok((entries, site))
     }
 
     /// With what the build that made it remembers: the files shared bytes
@@ -838,6 +884,9 @@ impl ResponseCatalog {
         self.entries.is_empty()
     }
 }
+
+/// A check of a whole artifact run beside its indexing (its signature).
+type Verify<'a> = dyn Fn(&Artifact) -> Result<(), ArtifactError> + Sync + 'a;
 
 /// How [`ResponseCatalog::open_with`] opens an artifact file.
 ///

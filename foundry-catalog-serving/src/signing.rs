@@ -138,6 +138,23 @@ impl Signature {
 
 #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
 impl Artifact {
+    /// Its signature and the key of `keys` that it names, before anything
+    /// is hashed: an unsigned artifact, or one signed by another key, is
+    /// refused at once.
+    pub(crate) fn signer_trusted<'k>(
+        &self,
+        keys: &'k [VerifyKey],
+    ) -> Result<(Signature, &'k VerifyKey), ArtifactError> {
+        let expected = || keys.iter().map(VerifyKey::fingerprint).collect::<Vec<_>>().join(", ");
+        let Some(signature) = self.signature else {
+            return Err(ArtifactError::Unsigned { expected: expected() });
+        };
+        let Some(key) = keys.iter().find(|key| signature.public_key == *key.0) else {
+            return Err(ArtifactError::WrongKey { found: fingerprint(&signature.public_key), expected: expected() });
+        };
+        Ok((signature, key))
+    }
+
     /// Signs the artifact with `key` (replacing any signature it had).
     /// Ed25519 signatures are deterministic: the same artifact and key
     /// give the same bytes.
@@ -162,13 +179,7 @@ impl Artifact {
     /// the products' tiling of the data region are checked when a catalog
     /// is loaded).
     pub fn verify_any(&self, keys: &[VerifyKey]) -> Result<(), ArtifactError> {
-        let expected = || keys.iter().map(VerifyKey::fingerprint).collect::<Vec<_>>().join(", ");
-        let Some(signature) = self.signature else {
-            return Err(ArtifactError::Unsigned { expected: expected() });
-        };
-        let Some(key) = keys.iter().find(|key| signature.public_key == *key.0) else {
-            return Err(ArtifactError::WrongKey { found: fingerprint(&signature.public_key), expected: expected() });
-        };
+        let (signature, key) = self.signer_trusted(keys)?;
         let signed = ed25519_compact::Signature::new(signature.signature);
         key.0.verify(self.signed_message(), &signed).map_err(|_| ArtifactError::BadSignature)?;
         // Bodies left in their file are checked as they are read.
