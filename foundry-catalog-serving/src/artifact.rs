@@ -528,6 +528,14 @@ impl IndexEntry {
         )
     }
 
+    /// The spans of its ETags: each representation's, then its page's.
+    pub(crate) fn etag_spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.representations
+            .iter()
+            .chain(self.page.iter().flat_map(|page| &page.representations))
+            .map(|&(_, etag)| etag)
+    }
+
     /// The spans of its body run (version 4): each body, then its page's.
     pub(crate) fn body_spans(&self) -> impl Iterator<Item = Span> + '_ {
         self.representations
@@ -569,6 +577,11 @@ impl DocumentEntry {
     /// The spans of its body run (version 4).
     pub(crate) fn body_spans(&self) -> impl Iterator<Item = Span> + '_ {
         self.representations.iter().map(|&(body, _)| body)
+    }
+
+    /// The spans of its ETags.
+    pub(crate) fn etag_spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.representations.iter().map(|&(_, etag)| etag)
     }
 
     /// [`DocumentEntry::table_spans`], to move.
@@ -774,16 +787,12 @@ impl Artifact {
         if header.version < 4 {
             return Self::read_open(&file, max_len);
         }
-        let [meta_len, signature_len, index_len, table_len, data_len] = header.lengths;
-        if meta_len > MAX_METADATA_LEN {
-            return Err(ArtifactError::Malformed(format!("{meta_len} bytes of metadata")));
-        }
-        if signature_len != 0 && signature_len != SIGNATURE_LEN as u64 {
-            return Err(ArtifactError::Malformed(format!("a signature of {signature_len} bytes")));
-        }
-        // Both are small (checked above), and lie in the file (the header's lengths add up).
+        let [meta_len, signature_len, ..] = header.lengths;
+        header.check_head_lengths()?;
         // Read into reserved memory (no zeroing pass first); the file is
-        // not shared yet, so its offset is this function's.
+        // not shared yet, so its offset is this function's. What is read is
+        // small (checked before each read), and lies in the file (the
+        // header's lengths add up).
         let read = |at: u64, len: u64| -> Result<Vec<u8>, ArtifactError> {
             use std::io::{Read, Seek};
             let size = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
@@ -799,27 +808,47 @@ impl Artifact {
             Ok(bytes)
         };
         let meta_and_signature = read(header.len as u64, meta_len + signature_len)?;
-        let metadata: Metadata = serde_json::from_slice(&meta_and_signature[..meta_len as usize])
-            .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
-        // The index's length follows from the metadata, and the table's is
-        // bounded by it: nothing more is read for a file whose lengths
-        // only add up.
-        let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
-        let expected = expected_index_len(&metadata);
-        if expected != Some(index_len) {
-            return Err(ArtifactError::Malformed(format!(
-                "an index of {index_len} bytes for {} products and {documents} site documents",
-                metadata.products
-            )));
+        // Nothing more is read for a file whose lengths only add up.
+        header.check_index_lengths(&meta_and_signature)?;
+        let index_and_table = read(header.index_at(), header.data_at() + header.lengths[3] - header.index_at())?;
+        let file = Arc::new(BodyFile { file, data_at: header.data_at() });
+        Self::from_head_parts(&header, &prefix, meta_and_signature, index_and_table, Some(file))
+    }
+
+    /// The head of a version-4 artifact file of `file_len` bytes, given as
+    /// its first bytes (at least [`head_len`] of them): the header,
+    /// metadata, signature, index and table, checked as
+    /// [`Artifact::open`] checks them; its bodies are not there to read.
+    /// What a replica fetches first of a new artifact, to know what else
+    /// to fetch ([`crate::delta`]).
+    pub fn from_head(head: &[u8], file_len: u64) -> Result<Artifact, ArtifactError> {
+        let header = Header::parse(head.get(..HEADER_LEN).unwrap_or(head), file_len)?;
+        if header.version < 4 {
+            return Err(ArtifactError::Malformed(format!("a version-{} artifact has no head of its own", header.version)));
         }
-        let most_table = (metadata.products.saturating_add(documents)).saturating_mul(MAX_TABLE_PER_ENTRY);
-        if table_len > most_table {
-            return Err(ArtifactError::Malformed(format!(
-                "a table of {table_len} bytes for {} products and {documents} site documents",
-                metadata.products
-            )));
-        }
-        let index_and_table = read(header.data_at() - index_len, index_len + table_len)?;
+        header.check_head_lengths()?;
+        let part = |from: u64, to: u64| -> Result<Vec<u8>, ArtifactError> {
+            let range = usize::try_from(from).ok().zip(usize::try_from(to).ok());
+            range.and_then(|(from, to)| head.get(from..to)).map(<[u8]>::to_vec).ok_or(ArtifactError::Length {
+                expected: to,
+                found: head.len() as u64,
+            })
+        };
+        let meta_and_signature = part(header.len as u64, header.index_at())?;
+        header.check_index_lengths(&meta_and_signature)?;
+        let index_and_table = part(header.index_at(), header.data_at() + header.lengths[3])?;
+        Self::from_head_parts(&header, &head[..HEADER_LEN], meta_and_signature, index_and_table, None)
+    }
+
+    /// Assembles an artifact from its head's parts, checking the CRC-32.
+    fn from_head_parts(
+        header: &Header,
+        prefix: &[u8],
+        meta_and_signature: Vec<u8>,
+        index_and_table: Vec<u8>,
+        file: Option<Arc<BodyFile>>,
+    ) -> Result<Artifact, ArtifactError> {
+        let [meta_len, _, index_len, table_len, data_len] = header.lengths;
         let crc = crc32(&[&prefix[16..HEADER_LEN], &meta_and_signature, &index_and_table]);
         if crc != header.crc {
             return Err(ArtifactError::Checksum { expected: header.crc, found: crc });
@@ -829,19 +858,26 @@ impl Artifact {
         let metadata_json = head.split_to(meta_len as usize);
         let index = rest.split_to(index_len as usize);
         let artifact = Artifact {
-            metadata,
+            // Parsed already by the length checks; parsed again from what is kept.
+            metadata: serde_json::from_slice(&metadata_json)
+                .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?,
             metadata_json,
             signature: signature_of(&head)?,
             index,
             data: vec![(0, rest)],
             data_len: table_len + data_len,
             table: Some(table_len),
-            file: Some(Arc::new(BodyFile { file, data_at: header.data_at() })),
+            file,
             built_here: false,
             bodies_checked: Arc::default(),
         };
         artifact.check_metadata()?;
         Ok(artifact)
+    }
+
+    /// Where the data region starts in the artifact's file.
+    pub(crate) fn data_at(&self) -> u64 {
+        self.file_len() - self.data_len
     }
 
     /// The data region, when it is one buffer in memory (as read from a file).
@@ -1441,6 +1477,89 @@ impl Header {
     /// Where the data region starts in the file (the table's start, in version 4).
     fn data_at(&self) -> u64 {
         self.len as u64 + self.lengths[..3].iter().sum::<u64>()
+    }
+
+    /// Where the index starts in the file.
+    fn index_at(&self) -> u64 {
+        self.len as u64 + self.lengths[0] + self.lengths[1]
+    }
+
+    /// Checks what the header alone says of the metadata and signature.
+    fn check_head_lengths(&self) -> Result<(), ArtifactError> {
+        let [meta_len, signature_len, ..] = self.lengths;
+        if meta_len > MAX_METADATA_LEN {
+            return Err(ArtifactError::Malformed(format!("{meta_len} bytes of metadata")));
+        }
+        if signature_len != 0 && signature_len != SIGNATURE_LEN as u64 {
+            return Err(ArtifactError::Malformed(format!("a signature of {signature_len} bytes")));
+        }
+        Ok(())
+    }
+
+    /// Checks the index's length against the one the metadata (the start
+    /// of `meta_and_signature`) implies, and the table's against its bound.
+    fn check_index_lengths(&self, meta_and_signature: &[u8]) -> Result<(), ArtifactError> {
+        let [meta_len, _, index_len, table_len, _] = self.lengths;
+        let metadata: Metadata = serde_json::from_slice(meta_and_signature.get(..meta_len as usize).unwrap_or_default())
+            .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
+        if expected_index_len(&metadata) != Some(index_len) {
+            return Err(ArtifactError::Malformed(format!(
+                "an index of {index_len} bytes for {} products and {documents} site documents",
+                metadata.products
+            )));
+        }
+        let most_table = (metadata.products.saturating_add(documents)).saturating_mul(MAX_TABLE_PER_ENTRY);
+        if table_len > most_table {
+            return Err(ArtifactError::Malformed(format!(
+                "a table of {table_len} bytes for {} products and {documents} site documents",
+                metadata.products
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// How many first bytes of an artifact file of `file_len` bytes its head
+/// (header, metadata, signature, index and table: everything but the
+/// bodies) takes, judged from its first bytes `prefix`: `Some(n)` with
+/// `n` larger than `prefix` asks for the first `n` bytes, to judge again
+/// (the metadata says how long the index is); `None` for a version before
+/// 4, whose names and bodies are interleaved. A prefix that is not an
+/// artifact's, or whose lengths do not add up to `file_len` or to what
+/// its metadata says, is an error: nothing more of it is worth reading.
+pub fn head_len(prefix: &[u8], file_len: u64) -> Result<Option<u64>, ArtifactError> {
+    if prefix.len() < HEADER_LEN && (prefix.len() as u64) < file_len {
+        return Ok(Some(HEADER_LEN as u64));
+    }
+    let header = Header::parse(&prefix[..prefix.len().min(HEADER_LEN)], file_len)?;
+    if header.version < 4 {
+        return Ok(None);
+    }
+    header.check_head_lengths()?;
+    if (prefix.len() as u64) < header.index_at() {
+        return Ok(Some(header.index_at()));
+    }
+    header.check_index_lengths(&prefix[header.len..])?;
+    Ok(Some(header.data_at() + header.lengths[3]))
+}
+
+/// The length of the file an artifact's first bytes say it is: its
+/// header's and its regions' lengths summed (at least its first 56 bytes,
+/// or all of a shorter file). A prefix that does not start with an
+/// artifact's header is an error: a download of it can be abandoned at
+/// once.
+pub fn file_len_of(prefix: &[u8]) -> Result<u64, ArtifactError> {
+    if prefix.len() < HEADER_LEN {
+        // The magic tells a file that is not an artifact at once.
+        Header::parse(prefix, u64::MAX)?;
+        return Err(ArtifactError::Length { expected: HEADER_LEN as u64, found: prefix.len() as u64 });
+    }
+    match Header::parse(&prefix[..HEADER_LEN], u64::MAX) {
+        Err(ArtifactError::Length { expected, .. }) if expected != u64::MAX => Ok(expected),
+        Err(error) => Err(error),
+        // A header whose lengths add up to u64::MAX: no file is that long.
+        Ok(_) => Err(ArtifactError::Malformed("a header claiming 2^64 bytes".to_owned())),
     }
 }
 

@@ -45,6 +45,7 @@
 
 pub mod artifact;
 pub mod catalog;
+pub mod delta;
 mod encoding;
 pub mod endpoint;
 pub mod files;

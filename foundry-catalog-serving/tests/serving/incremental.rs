@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use crate::catalog::with_checksum;
 
 /// The example manifests, as templates.
-fn templates() -> Vec<serde_json::Value> {
+pub(crate) fn templates() -> Vec<serde_json::Value> {
     foundry_catalog::examples::MANIFESTS
         .iter()
         .map(|(_, text)| serde_json::from_str(text).expect("an example is JSON"))
@@ -20,7 +20,7 @@ fn templates() -> Vec<serde_json::Value> {
 }
 
 /// Product `n`: example `n % 3` with slug `product-<n>` and `title`.
-fn manifest(n: usize, title: &str) -> (String, String) {
+pub(crate) fn manifest(n: usize, title: &str) -> (String, String) {
     let mut manifest = templates()[n % 3].clone();
     manifest["slug"] = serde_json::json!(format!("product-{n}"));
     manifest["title"] = serde_json::json!(title);

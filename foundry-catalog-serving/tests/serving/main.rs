@@ -4,6 +4,7 @@
 //! and signatures.
 
 mod catalog;
+mod delta;
 #[cfg(feature = "compression")]
 mod encoding;
 mod incremental;

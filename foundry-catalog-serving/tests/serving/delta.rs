@@ -1,0 +1,110 @@
+//! A replica's plan to write a new artifact from the one it has and
+//! ranges of the origin's (`foundry_catalog_serving::delta`): carried out
+//! on the two files' bytes, it gives the new file exactly, fetching only
+//! the runs of products and documents whose ETags changed.
+
+use bytes::Bytes;
+use foundry_catalog_serving::artifact::{self, Artifact};
+use foundry_catalog_serving::catalog::Builder;
+use foundry_catalog_serving::delta::{Plan, Source};
+use proptest::prelude::*;
+
+use crate::incremental::manifest;
+
+/// The artifact file of products `numbers`, product `n` titled `titles(n)`.
+fn artifact(numbers: &[usize], title: impl Fn(usize) -> String) -> Vec<u8> {
+    let sources = numbers.iter().map(|&n| manifest(n, &title(n)));
+    Builder::new().build(sources).expect("builds").artifact().to_vec()
+}
+
+/// The new file as a replica writes it: the head fetched (as
+/// `artifact::head_len` asks, from a first range), then the plan's runs,
+/// copied from `old` or fetched from `new`; and the bytes fetched.
+fn carry_out(old: &[u8], new: &[u8], max_ranges: usize) -> (Vec<u8>, u64, Plan) {
+    let mut fetched = 64.min(new.len());
+    while let Some(needed) = artifact::head_len(&new[..fetched], new.len() as u64).expect("a head") {
+        let needed = usize::try_from(needed).expect("small");
+        if needed <= fetched {
+            break;
+        }
+        fetched = needed;
+    }
+    let head_len = artifact::head_len(&new[..fetched], new.len() as u64).expect("a head").expect("version 4");
+    let head = Artifact::from_head(&new[..head_len as usize], new.len() as u64).expect("a checked head");
+    let old_artifact = Artifact::parse(Bytes::copy_from_slice(old)).expect("the old one parses");
+    let plan = Plan::new(&head, &old_artifact, max_ranges);
+    assert_eq!(plan.head_len(), head_len);
+    let mut written = new[..head_len as usize].to_vec();
+    let mut from_origin = head_len;
+    for run in plan.runs() {
+        assert_eq!(run.at, written.len() as u64, "the runs follow each other");
+        let (at, len) = (run.at as usize, run.len as usize);
+        match run.source {
+            Source::Old { at: from } => written.extend_from_slice(&old[from as usize..from as usize + len]),
+            Source::Origin => {
+                written.extend_from_slice(&new[at..at + len]);
+                from_origin += run.len;
+            }
+        }
+    }
+    (written, from_origin, plan)
+}
+
+#[test]
+fn one_retitled_product_of_forty_fetches_its_run_alone() {
+    let numbers: Vec<usize> = (0..40).collect();
+    let old = artifact(&numbers, |n| format!("Product {n}"));
+    let new = artifact(&numbers, |n| if n == 17 { "Retitled".to_owned() } else { format!("Product {n}") });
+    let (written, fetched, plan) = carry_out(&old, &new, Plan::MAX_RANGES);
+    assert!(written == new, "the plan writes the new file exactly");
+    assert_eq!(plan.ranges(), 1, "one product changed: one range");
+    let head = plan.head_len();
+    assert!(fetched - head < (new.len() as u64 - head) / 20, "{fetched} of {} bytes fetched", new.len());
+    let (same, fetched_same, plan) = carry_out(&new, &new, Plan::MAX_RANGES);
+    assert!(same == new);
+    assert_eq!((plan.ranges(), fetched_same), (0, plan.head_len()), "an unchanged artifact: its head alone");
+}
+
+#[test]
+fn an_old_artifact_of_another_layout_gives_a_whole_fetch() {
+    let new = artifact(&[1, 2, 3], |n| format!("Product {n}"));
+    let v3 = include_bytes!("data/examples-v3.fcat");
+    let (written, fetched, plan) = carry_out(v3, &new, Plan::MAX_RANGES);
+    assert!(written == new);
+    assert_eq!((fetched, plan.ranges()), (new.len() as u64, 1));
+}
+
+#[test]
+fn what_is_not_an_artifact_is_refused_from_its_first_bytes() {
+    assert!(artifact::file_len_of(&[0; 56]).is_err(), "zeros");
+    assert!(artifact::file_len_of(b"<html>").is_err());
+    let new = artifact(&[1], |n| format!("Product {n}"));
+    assert_eq!(artifact::file_len_of(&new[..56]), Ok(new.len() as u64));
+    assert!(artifact::head_len(&new[..56], new.len() as u64 + 1).is_err(), "lengths that do not add up");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Any edits (titles changed, products removed and added), any bound
+    /// on the ranges: the plan writes the new file exactly, asking at most
+    /// that many ranges, and fetches no more than the new file.
+    #[test]
+    fn any_plan_writes_the_new_file_exactly(
+        retitled in proptest::collection::vec(0usize..12, 0..6),
+        removed in proptest::collection::vec(0usize..12, 0..3),
+        added in proptest::collection::vec(12usize..16, 0..3),
+        max_ranges in 1usize..4,
+    ) {
+        let old_numbers: Vec<usize> = (0..12).collect();
+        let mut new_numbers: Vec<usize> = (0..12).filter(|n| !removed.contains(n)).chain(added.iter().copied()).collect();
+        new_numbers.sort_unstable();
+        new_numbers.dedup();
+        let old = artifact(&old_numbers, |n| format!("Product {n}"));
+        let new = artifact(&new_numbers, |n| if retitled.contains(&n) { format!("New {n}") } else { format!("Product {n}") });
+        let (written, fetched, plan) = carry_out(&old, &new, max_ranges);
+        prop_assert!(written == new);
+        prop_assert!(plan.ranges() <= max_ranges);
+        prop_assert!(fetched <= new.len() as u64);
+    }
+}
