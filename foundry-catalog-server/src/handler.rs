@@ -44,7 +44,14 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
             method,
             StatusCode::OK,
             "text/plain; version=0.0.4; charset=utf-8",
-            state.metrics.render(&state.catalog.load(), state.activated()).into(),
+            state
+                .metrics
+                .render(
+                    &state.catalog.load(),
+                    state.activated(),
+                    state.replica.origin.as_ref().map(crate::origin::Origin::counters),
+                )
+                .into(),
         ),
         _ => product(state, request),
     };

@@ -3,9 +3,9 @@
 //! or downloaded from its source, then the release checks (sequence,
 //! expiry) against what is being served.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use foundry_catalog_serving::artifact::ArtifactError;
+use foundry_catalog_serving::artifact::{Artifact, ArtifactError};
 use foundry_catalog_serving::catalog::{BodyCache, CatalogError, CatalogErrors, OpenOptions, ResponseCatalog};
 
 use crate::config::{CatalogSource, Config};
@@ -99,13 +99,34 @@ fn pull(
     current: Option<&ResponseCatalog>,
 ) -> Result<Option<ResponseCatalog>, LoadError> {
     let last_good = origin.last_good();
-    let fetched = origin.fetch(open.max_len, current.is_some() || last_good.is_some());
+    // A new artifact's signature is checked before its bodies are fetched.
+    let check = |head: &Artifact| if open.verify_keys.is_empty() { Ok(()) } else { head.verify_any(&open.verify_keys) };
+    let fetched = origin.fetch(open.max_len, current.is_some() || last_good.is_some(), &check);
     let from_last_good = |last_good: &Path| {
         let file = last_good.display().to_string();
         let catalog = ResponseCatalog::open_with(last_good, open)?;
         admitted(catalog, &file, replica, current).map(Some)
     };
+    // Refused for what it is: remembered, so it is not fetched again
+    // while the origin holds it; at start, what was served last time
+    // beats nothing.
+    let refuse = |errors: CatalogErrors, etag: Option<&str>, last_good: Option<PathBuf>| {
+        let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+        origin.refuse(etag, reason.clone());
+        if let (None, Some(last_good)) = (current, last_good) {
+            tracing::warn!(
+                origin = %origin,
+                "the origin's artifact is refused ({reason}); serving the last good one, {}",
+                last_good.display()
+            );
+            return from_last_good(&last_good);
+        }
+        Err(LoadError::Catalog(errors))
+    };
     match (fetched, current, last_good) {
+        (Ok(Fetched::Refused { etag, error }), _, last_good) => {
+            refuse(CatalogError::Artifact { file: origin.to_string(), error }.into(), etag.as_deref(), last_good)
+        }
         (Ok(Fetched::Unchanged), Some(_), _) => Ok(None),
         (Ok(Fetched::Unchanged), None, Some(last_good)) => {
             tracing::info!(origin = %origin, "the origin's artifact is the last good one: serving it");
@@ -129,27 +150,19 @@ fn pull(
             let catalog = match checked {
                 Ok(catalog) => catalog,
                 Err(LoadError::Catalog(errors)) => {
-                    let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
-                    // Refused for what it is, not for what this process
-                    // could not do (read it, or find the memory): those
-                    // are tried again at the next poll.
+                    // Not refused for what this process could not do (read
+                    // it, or find the memory): tried again at the next poll.
                     let transient = errors
                         .errors
                         .iter()
                         .any(|e| matches!(e, CatalogError::Artifact { error: ArtifactError::Read(_), .. }));
-                    if !transient {
-                        origin.refuse(&download, reason.clone());
+                    if transient {
+                        if let (None, Some(last_good)) = (current, last_good) {
+                            return from_last_good(&last_good);
+                        }
+                        return Err(LoadError::Catalog(errors));
                     }
-                    // At start, what was served last time beats nothing.
-                    if let (None, Some(last_good)) = (current, last_good) {
-                        tracing::warn!(
-                            origin = %origin,
-                            "the origin's artifact is refused ({reason}); serving the last good one, {}",
-                            last_good.display()
-                        );
-                        return from_last_good(&last_good);
-                    }
-                    return Err(LoadError::Catalog(errors));
+                    return refuse(errors, download.etag(), last_good);
                 }
                 Err(other) => return Err(other),
             };

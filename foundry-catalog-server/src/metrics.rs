@@ -113,7 +113,12 @@ impl Metrics {
     /// The Prometheus text exposition (version 0.0.4), naming the record
     /// types, signer, sequence and expiry of `catalog`, the one being
     /// served (swapped in at `activated`, in seconds since 1970).
-    pub(crate) fn render(&self, catalog: &ResponseCatalog, activated: u64) -> String {
+    pub(crate) fn render(
+        &self,
+        catalog: &ResponseCatalog,
+        activated: u64,
+        pulls: Option<&crate::origin::PullCounters>,
+    ) -> String {
         let metadata = catalog.metadata();
         let record_types = &metadata.record_types;
         let mut out = String::with_capacity(2048);
@@ -179,6 +184,26 @@ impl Metrics {
             "The record types of the catalog being served, by label and schema_hash (1 each).",
             &types,
         );
+        if let Some(pulls) = pulls {
+            family(
+                "foundry_catalog_origin_fetched_bytes_total",
+                "counter",
+                "Bytes fetched from the origin for the new artifacts pulled (their heads and the ranges of what changed, or whole).",
+                &[("", get(&pulls.fetched))],
+            );
+            family(
+                "foundry_catalog_origin_artifact_bytes_total",
+                "counter",
+                "Bytes of the new artifacts pulled from the origin (what fetching each whole would have cost).",
+                &[("", get(&pulls.artifacts))],
+            );
+            family(
+                "foundry_catalog_origin_pulls_total",
+                "counter",
+                "New artifacts pulled from the origin, by how: as a delta of the last good one, or whole.",
+                &[("{how=\"delta\"}", get(&pulls.deltas)), ("{how=\"whole\"}", get(&pulls.wholes))],
+            );
+        }
         let cache = catalog.body_cache();
         family(
             "foundry_catalog_body_cache_bytes",
@@ -283,7 +308,7 @@ mod tests {
                 });
             }
         });
-        let text = metrics.render(&ResponseCatalog::examples(), 0);
+        let text = metrics.render(&ResponseCatalog::examples(), 0, None);
         let threads = (SHARDS + 3) as u64;
         assert!(text.contains(&format!("foundry_requests_total{{status=\"200\"}} {}\n", threads * 1000)), "{text}");
         assert!(text.contains(&format!("foundry_requests_total{{status=\"other\"}} {threads}\n")), "{text}");

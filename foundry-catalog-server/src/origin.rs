@@ -6,9 +6,16 @@
 //! costs one 304.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+use foundry_catalog_serving::artifact::{self, Artifact, ArtifactError};
+use foundry_catalog_serving::delta;
+
+/// A response of the origin.
+type Response = ureq::http::Response<ureq::Body>;
 
 /// The last good artifact, in the state folder.
 const LAST_GOOD: &str = "last-good.fcat";
@@ -25,6 +32,41 @@ pub(crate) struct Origin {
     /// `If-None-Match` too, so an origin that still holds it answers 304
     /// and it is not downloaded again at every poll.
     refused: std::sync::Mutex<Option<(String, String)>>,
+    counters: PullCounters,
+}
+
+/// What the pulls of new artifacts have cost: bytes fetched from the
+/// origin against the bytes of the artifacts pulled, and how many were
+/// pulled as deltas and whole.
+#[derive(Debug, Default)]
+pub(crate) struct PullCounters {
+    pub(crate) fetched: AtomicU64,
+    pub(crate) artifacts: AtomicU64,
+    pub(crate) deltas: AtomicU64,
+    pub(crate) wholes: AtomicU64,
+}
+
+impl PullCounters {
+    fn count(&self, fetched: u64, artifact: u64, delta: bool) {
+        self.fetched.fetch_add(fetched, Ordering::Relaxed);
+        self.artifacts.fetch_add(artifact, Ordering::Relaxed);
+        if delta { &self.deltas } else { &self.wholes }.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A check of a new artifact's head before its bodies are fetched.
+pub(crate) type CheckHead<'a> = dyn Fn(&Artifact) -> Result<(), ArtifactError> + 'a;
+
+/// What the first ranged request asks for: the header, the metadata and,
+/// for most catalogs, the signature.
+const PROBE: u64 = 64 << 10;
+
+/// A ranged request's answer.
+enum Ranged {
+    /// The bytes asked for.
+    Bytes(Vec<u8>),
+    /// The whole artifact (a 200).
+    Whole(Box<Response>),
 }
 
 /// What one poll of the origin found.
@@ -32,9 +74,18 @@ pub(crate) struct Origin {
 pub(crate) enum Fetched {
     /// 304: the artifact held (being served, or the last good one) is current.
     Unchanged,
-    /// A new artifact, downloaded whole into a file of the state folder
-    /// (not yet checked), with its ETag.
+    /// A new artifact, downloaded into a file of the state folder (not
+    /// yet checked), with its ETag.
     New(Download),
+    /// A new artifact refused from its first bytes or its head (not an
+    /// artifact, a head that fails its checks or its signature): nothing
+    /// more of it was fetched.
+    Refused {
+        /// Its ETag at the origin.
+        etag: Option<String>,
+        /// Why.
+        error: ArtifactError,
+    },
 }
 
 /// A downloaded artifact, removed when dropped unless kept.
@@ -47,6 +98,11 @@ pub(crate) struct Download {
 impl Download {
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Its ETag at the origin.
+    pub(crate) fn etag(&self) -> Option<&str> {
+        self.etag.as_deref()
     }
 }
 
@@ -67,7 +123,13 @@ impl Origin {
             .user_agent(concat!("foundry-catalog-server/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
-        Origin { url: url.to_owned(), state_dir: state_dir.to_owned(), agent, refused: Default::default() }
+        Origin {
+            url: url.to_owned(),
+            state_dir: state_dir.to_owned(),
+            agent,
+            refused: Default::default(),
+            counters: PullCounters::default(),
+        }
     }
 
     /// The last good artifact kept in the state folder, if any.
@@ -78,12 +140,18 @@ impl Origin {
 
     /// Asks the origin for the artifact: `If-None-Match` with the last
     /// good one's ETag when `have` (an artifact is held that the ETag
-    /// names), and with the ETag of the last one refused. A body over
-    /// `max_len` bytes (by its `Content-Length`, or as it arrives), a
-    /// status other than 200 or 304, a cut connection or a timeout is an
-    /// error, and leaves no file behind; so is a 304 naming the artifact
-    /// refused before (it is not downloaded again).
-    pub(crate) fn fetch(&self, max_len: u64, have: bool) -> Result<Fetched, String> {
+    /// names), and with the ETag of the last one refused. With a last good
+    /// artifact of format 4, the request asks for the first bytes only
+    /// (`Range`), and a new artifact is pulled as a delta
+    /// ([`Origin::pull_delta`]); an origin that ignores `Range` (a 200)
+    /// sends it whole. A body over `max_len` bytes (by its
+    /// `Content-Length`, its `Content-Range` or its header, or as it
+    /// arrives), one whose first bytes are not an artifact's header, a
+    /// status other than 200, 206 or 304, a cut connection or a timeout is
+    /// an error, and leaves no file behind; so is a 304 naming the artifact
+    /// refused before (it is not downloaded again). `check` judges a new
+    /// artifact's head (its signature) before its bodies are fetched.
+    pub(crate) fn fetch(&self, max_len: u64, have: bool, check: &CheckHead<'_>) -> Result<Fetched, String> {
         let mut request = self.agent.get(&self.url);
         let good = std::fs::read_to_string(self.state_dir.join(LAST_GOOD_ETAG)).ok().filter(|_| have);
         let good = good.as_deref().map(str::trim).filter(|e| !e.is_empty());
@@ -92,14 +160,13 @@ impl Origin {
         if !known.is_empty() {
             request = request.header("If-None-Match", known.join(", "));
         }
-        let mut response = request.call().map_err(|e| format!("cannot reach the origin: {e}"))?;
+        let old = if have { self.last_good_with_head(max_len) } else { None };
+        if old.is_some() {
+            request = request.header("Range", format!("bytes=0-{}", PROBE - 1));
+        }
+        let response = request.call().map_err(|e| format!("cannot reach the origin: {e}"))?;
         let status = response.status().as_u16();
-        let etag = response
-            .headers()
-            .get("etag")
-            .and_then(|v| v.to_str().ok())
-            .filter(|v| v.len() <= 1024 && !v.contains(['\r', '\n']))
-            .map(str::to_owned);
+        let etag = etag_of(&response);
         match status {
             304 => {
                 return match refused {
@@ -110,32 +177,220 @@ impl Origin {
                     _ => Err("the origin answered 304 to nothing asked".to_owned()),
                 };
             }
-            200 => {}
-            _ => return Err(format!("the origin answered {}", response.status())),
+            200 => self.whole(response, etag, max_len),
+            206 => match (old, etag.filter(|e| !e.starts_with("W/"))) {
+                (Some((old, old_path)), Some(etag)) => self.pull_delta(response, etag, &old, &old_path, max_len, check),
+                // No strong ETag to ask If-Range with: the whole artifact, once more.
+                _ => self.whole_again(max_len),
+            },
+            _ => Err(format!("the origin answered {}", response.status())),
         }
+    }
+
+    /// The last good artifact's head and path, when it is of format 4
+    /// (judged from its first bytes: an older one is not read).
+    fn last_good_with_head(&self, max_len: u64) -> Option<(Artifact, PathBuf)> {
+        let path = self.last_good()?;
+        let mut prefix = [0; 56];
+        let file = File::open(&path).ok()?;
+        let len = file.metadata().ok()?.len();
+        std::os::unix::fs::FileExt::read_exact_at(&file, &mut prefix, 0).ok()?;
+        artifact::head_len(&prefix, len).ok()??;
+        Some((Artifact::open(&path, max_len).ok()?, path))
+    }
+
+    /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
+    fn whole_again(&self, max_len: u64) -> Result<Fetched, String> {
+        let response = self.agent.get(&self.url).call().map_err(|e| format!("cannot reach the origin: {e}"))?;
+        match response.status().as_u16() {
+            200 => {
+                let etag = etag_of(&response);
+                self.whole(response, etag, max_len)
+            }
+            _ => Err(format!("the origin answered {}", response.status())),
+        }
+    }
+
+    /// A 200's body, the whole artifact, into a new file of the state
+    /// folder: abandoned at its first bytes when they are not an
+    /// artifact's header, or claim more than `max_len` bytes.
+    fn whole(&self, mut response: Response, etag: Option<String>, max_len: u64) -> Result<Fetched, String> {
         let announced = response.body().content_length();
         if let Some(len) = announced.filter(|&len| len > max_len) {
-            return Err(format!(
-                "the origin's artifact is {len} bytes, over the limit of {max_len}; not downloaded (--max-artifact-bytes)"
-            ));
+            return Err(over_the_limit(len, max_len));
         }
         let (path, mut file) =
             create_download(&self.state_dir).map_err(|e| format!("cannot write the download: {e}"))?;
         let download = Download { path, etag };
-        let reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
-        let copied = copy_at_most(reader, &mut file, max_len).map_err(|e| format!("the download failed: {e}"))?;
-        if let Some(len) = announced.filter(|&len| len != copied) {
-            return Err(format!("the download was cut: {copied} of {len} bytes"));
+        let mut reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
+        // The header first: what is not an artifact is not downloaded.
+        let mut prefix = Vec::with_capacity(56);
+        (&mut reader).take(56).read_to_end(&mut prefix).map_err(|e| format!("the download failed: {e}"))?;
+        let len = match artifact::file_len_of(&prefix) {
+            Ok(len) => len,
+            Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
+        };
+        if len > max_len {
+            return Err(over_the_limit(len, max_len));
+        }
+        if let Some(announced) = announced.filter(|&announced| announced != len) {
+            return Err(format!("the origin's artifact is {announced} bytes, and its header says {len}"));
+        }
+        file.write_all(&prefix).map_err(|e| format!("cannot write the download: {e}"))?;
+        let rest = len - prefix.len() as u64;
+        let copied = copy_at_most(reader, &mut file, rest).map_err(|e| format!("the download failed: {e}"))?;
+        if copied != rest {
+            return Err(format!("the download was cut: {} of {len} bytes", copied + prefix.len() as u64));
         }
         file.sync_all().map_err(|e| format!("cannot write the download: {e}"))?;
+        self.counters.count(len, len, false);
         Ok(Fetched::New(download))
     }
 
-    /// Remembers that `download` was refused, and why: while the origin
-    /// holds it, polls are answered 304 and fail with `reason`.
-    pub(crate) fn refuse(&self, download: &Download, reason: String) {
-        if let Some(etag) = &download.etag {
-            *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((etag.clone(), reason));
+    /// A new artifact pulled as a delta, from a 206 to its first bytes:
+    /// its head fetched (a range or two more) and checked, then written as
+    /// [`delta::Plan`] says: each product's and document's bytes copied
+    /// from the last good file when their ETags are the same, the rest
+    /// fetched in at most [`delta::Plan::MAX_RANGES`] ranges, each asked
+    /// `If-Range` the new artifact's ETag. An origin that answers a range
+    /// with the whole artifact (it changed since, or ignores `Range`)
+    /// gives a whole download.
+    fn pull_delta(
+        &self,
+        mut first: Response,
+        etag: String,
+        old: &Artifact,
+        old_path: &Path,
+        max_len: u64,
+        check: &CheckHead<'_>,
+    ) -> Result<Fetched, String> {
+        let Some((0, _, total)) = content_range(&first) else {
+            return Err("the origin answered 206 without a range of the artifact".to_owned());
+        };
+        if total > max_len {
+            return Err(over_the_limit(total, max_len));
+        }
+        let mut head = read_at_most(&mut first, PROBE)?;
+        if head.len() as u64 == total {
+            // The first range was the whole artifact.
+            return self.write_whole(&head, etag);
+        }
+        let mut fetched = head.len() as u64;
+        let refused = |error| Ok(Fetched::Refused { etag: Some(etag.clone()), error });
+        let head_len = loop {
+            let needed = match artifact::head_len(&head, total) {
+                Ok(needed) => needed,
+                Err(error) => return refused(error),
+            };
+            match needed {
+                Some(needed) if needed > head.len() as u64 => {
+                    let more = match self.range(&etag, head.len() as u64, needed, total)? {
+                        Ranged::Bytes(more) => more,
+                        Ranged::Whole(response) => {
+                            let etag = etag_of(&response);
+                            return self.whole(*response, etag, max_len);
+                        }
+                    };
+                    fetched += more.len() as u64;
+                    head.extend_from_slice(&more);
+                }
+                Some(needed) => break needed,
+                // An artifact of an older format: whole.
+                None => return self.whole_again(max_len),
+            }
+        };
+        head.truncate(head_len as usize);
+        let new = match Artifact::from_head(&head, total).and_then(|new| check(&new).map(|()| new)) {
+            Ok(new) => new,
+            Err(error) => return refused(error),
+        };
+        let plan = delta::Plan::new(&new, old, delta::Plan::MAX_RANGES);
+        let (path, mut file) =
+            create_download(&self.state_dir).map_err(|e| format!("cannot write the download: {e}"))?;
+        let download = Download { path, etag: Some(etag.clone()) };
+        let write_error = |e: io::Error| format!("cannot write the download: {e}");
+        file.write_all(&head).map_err(write_error)?;
+        let mut old_file = File::open(old_path).map_err(|e| format!("cannot read the last good artifact: {e}"))?;
+        for run in plan.runs() {
+            match run.source {
+                delta::Source::Old { at } => {
+                    old_file.seek(SeekFrom::Start(at)).map_err(write_error)?;
+                    let copied = io::copy(&mut (&mut old_file).take(run.len), &mut file).map_err(write_error)?;
+                    if copied != run.len {
+                        return Err("the last good artifact is shorter than it says".to_owned());
+                    }
+                }
+                delta::Source::Origin => match self.range(&etag, run.at, run.at + run.len, total)? {
+                    Ranged::Bytes(bytes) => {
+                        fetched += bytes.len() as u64;
+                        file.write_all(&bytes).map_err(write_error)?;
+                    }
+                    Ranged::Whole(response) => {
+                        drop(download);
+                        let etag = etag_of(&response);
+                        return self.whole(*response, etag, max_len);
+                    }
+                },
+            }
+        }
+        file.sync_all().map_err(write_error)?;
+        tracing::info!(
+            origin = %self,
+            fetched,
+            artifact = total,
+            ranges = plan.ranges(),
+            "pulled the origin's artifact as a delta of the last good one"
+        );
+        self.counters.count(fetched, total, true);
+        Ok(Fetched::New(download))
+    }
+
+    /// A whole artifact's bytes, in hand, into a new file of the state folder.
+    fn write_whole(&self, bytes: &[u8], etag: String) -> Result<Fetched, String> {
+        let (path, mut file) =
+            create_download(&self.state_dir).map_err(|e| format!("cannot write the download: {e}"))?;
+        let download = Download { path, etag: Some(etag) };
+        file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| format!("cannot write the download: {e}"))?;
+        self.counters.count(bytes.len() as u64, bytes.len() as u64, false);
+        Ok(Fetched::New(download))
+    }
+
+    /// Bytes `from..to` of the artifact whose ETag is `etag`, asked with
+    /// `If-Range`: a 206 of exactly that range, or the whole artifact (a
+    /// 200: it changed since, or the origin ignores `Range`).
+    fn range(&self, etag: &str, from: u64, to: u64, total: u64) -> Result<Ranged, String> {
+        let mut response = self
+            .agent
+            .get(&self.url)
+            .header("Range", format!("bytes={from}-{}", to - 1))
+            .header("If-Range", etag)
+            .call()
+            .map_err(|e| format!("cannot reach the origin: {e}"))?;
+        match response.status().as_u16() {
+            206 if content_range(&response) == Some((from, to - 1, total)) => {
+                let bytes = read_at_most(&mut response, to - from)?;
+                if bytes.len() as u64 != to - from {
+                    return Err(format!("the download was cut: {} of {} bytes of a range", bytes.len(), to - from));
+                }
+                Ok(Ranged::Bytes(bytes))
+            }
+            206 => Err(format!("the origin answered bytes {from}-{} with another range", to - 1)),
+            200 => Ok(Ranged::Whole(Box::new(response))),
+            _ => Err(format!("the origin answered {}", response.status())),
+        }
+    }
+
+    /// What this origin's pulls have fetched.
+    pub(crate) fn counters(&self) -> &PullCounters {
+        &self.counters
+    }
+
+    /// Remembers that the artifact with this ETag was refused, and why:
+    /// while the origin holds it, polls are answered 304 and fail with
+    /// `reason`.
+    pub(crate) fn refuse(&self, etag: Option<&str>, reason: String) {
+        if let Some(etag) = etag {
+            *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((etag.to_owned(), reason));
         }
     }
 
@@ -173,6 +428,41 @@ fn create_download(dir: &Path) -> io::Result<(PathBuf, File)> {
             Err(e) => return Err(e),
         }
     }
+}
+
+/// The response's ETag, when it is one a header can carry on.
+fn etag_of(response: &Response) -> Option<String> {
+    response
+        .headers()
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| v.len() <= 1024 && !v.contains(['\r', '\n']))
+        .map(str::to_owned)
+}
+
+/// `Content-Range: bytes <first>-<last>/<total>`, as numbers.
+fn content_range(response: &Response) -> Option<(u64, u64, u64)> {
+    let value = response.headers().get("content-range")?.to_str().ok()?;
+    let (range, total) = value.strip_prefix("bytes ")?.split_once('/')?;
+    let (first, last) = range.split_once('-')?;
+    let (first, last, total) = (first.parse().ok()?, last.parse().ok()?, total.parse().ok()?);
+    (first <= last && last < total).then_some((first, last, total))
+}
+
+/// At most `len` bytes of a response's body (more is an error).
+fn read_at_most(response: &mut Response, len: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
+    reader.take(len.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| format!("the download failed: {e}"))?;
+    if bytes.len() as u64 > len {
+        return Err(format!("the origin sent more than the {len} bytes asked for"));
+    }
+    Ok(bytes)
+}
+
+/// The error of an artifact over `--max-artifact-bytes`.
+fn over_the_limit(len: u64, max_len: u64) -> String {
+    format!("the origin's artifact is {len} bytes, over the limit of {max_len}; not downloaded (--max-artifact-bytes)")
 }
 
 /// Copies `reader` to `out`; more than `max_len` bytes is an error.

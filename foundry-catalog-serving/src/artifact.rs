@@ -824,15 +824,18 @@ impl Artifact {
     pub fn from_head(head: &[u8], file_len: u64) -> Result<Artifact, ArtifactError> {
         let header = Header::parse(head.get(..HEADER_LEN).unwrap_or(head), file_len)?;
         if header.version < 4 {
-            return Err(ArtifactError::Malformed(format!("a version-{} artifact has no head of its own", header.version)));
+            return Err(ArtifactError::Malformed(format!(
+                "a version-{} artifact has no head of its own",
+                header.version
+            )));
         }
         header.check_head_lengths()?;
         let part = |from: u64, to: u64| -> Result<Vec<u8>, ArtifactError> {
             let range = usize::try_from(from).ok().zip(usize::try_from(to).ok());
-            range.and_then(|(from, to)| head.get(from..to)).map(<[u8]>::to_vec).ok_or(ArtifactError::Length {
-                expected: to,
-                found: head.len() as u64,
-            })
+            range
+                .and_then(|(from, to)| head.get(from..to))
+                .map(<[u8]>::to_vec)
+                .ok_or(ArtifactError::Length { expected: to, found: head.len() as u64 })
         };
         let meta_and_signature = part(header.len as u64, header.index_at())?;
         header.check_index_lengths(&meta_and_signature)?;
@@ -886,6 +889,13 @@ impl Artifact {
             ([(_, data)], None) => Some(data),
             _ => None,
         }
+    }
+
+    /// Whether its bodies are in memory (built, or read whole), not left
+    /// in its file nor absent (a head alone, [`Artifact::from_head`]).
+    #[cfg(feature = "signing")]
+    pub(crate) fn holds_bodies(&self) -> bool {
+        self.file.is_none() && self.data.iter().map(|(_, b)| b.len() as u64).sum::<u64>() == self.data_len
     }
 
     /// The file its bodies are read from, when they were left in it
@@ -1500,8 +1510,9 @@ impl Header {
     /// of `meta_and_signature`) implies, and the table's against its bound.
     fn check_index_lengths(&self, meta_and_signature: &[u8]) -> Result<(), ArtifactError> {
         let [meta_len, _, index_len, table_len, _] = self.lengths;
-        let metadata: Metadata = serde_json::from_slice(meta_and_signature.get(..meta_len as usize).unwrap_or_default())
-            .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        let metadata: Metadata =
+            serde_json::from_slice(meta_and_signature.get(..meta_len as usize).unwrap_or_default())
+                .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
         let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
         if expected_index_len(&metadata) != Some(index_len) {
             return Err(ArtifactError::Malformed(format!(

@@ -182,7 +182,8 @@ impl Artifact {
         let (signature, key) = self.signer_trusted(keys)?;
         let signed = ed25519_compact::Signature::new(signature.signature);
         key.0.verify(self.signed_message(), &signed).map_err(|_| ArtifactError::BadSignature)?;
-        // Bodies left in their file are checked as they are read.
-        if self.body_file().is_some() { Ok(()) } else { self.check_bodies() }
+        // Bodies left in their file are checked as they are read; a head
+        // alone has none to check.
+        if self.holds_bodies() { self.check_bodies() } else { Ok(()) }
     }
 }

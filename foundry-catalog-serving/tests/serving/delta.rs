@@ -17,6 +17,15 @@ fn artifact(numbers: &[usize], title: impl Fn(usize) -> String) -> Vec<u8> {
     Builder::new().build(sources).expect("builds").artifact().to_vec()
 }
 
+/// [`artifact`] storing bodies as is only: a title of the same length
+/// gives bodies of the same length, which only their ETags tell apart.
+fn identity_artifact(numbers: &[usize], title: impl Fn(usize) -> String) -> Vec<u8> {
+    let sources = numbers.iter().map(|&n| manifest(n, &title(n)));
+    let builder =
+        Builder::new().codings(&[foundry_catalog_serving::catalog::ContentCoding::Identity]).expect("identity");
+    builder.build(sources).expect("builds").artifact().to_vec()
+}
+
 /// The new file as a replica writes it: the head fetched (as
 /// `artifact::head_len` asks, from a first range), then the plan's runs,
 /// copied from `old` or fetched from `new`; and the bytes fetched.
@@ -63,6 +72,17 @@ fn one_retitled_product_of_forty_fetches_its_run_alone() {
     let (same, fetched_same, plan) = carry_out(&new, &new, Plan::MAX_RANGES);
     assert!(same == new);
     assert_eq!((plan.ranges(), fetched_same), (0, plan.head_len()), "an unchanged artifact: its head alone");
+}
+
+#[test]
+fn a_body_of_the_same_length_is_told_apart_by_its_etag() {
+    let numbers: Vec<usize> = (0..10).collect();
+    let old = identity_artifact(&numbers, |n| format!("Product {n}"));
+    let new = identity_artifact(&numbers, |n| if n == 4 { format!("Changed {n}") } else { format!("Product {n}") });
+    assert_eq!(old.len(), new.len());
+    let (written, _, plan) = carry_out(&old, &new, Plan::MAX_RANGES);
+    assert!(written == new, "the changed body is fetched, not copied");
+    assert_eq!(plan.ranges(), 1);
 }
 
 #[test]
