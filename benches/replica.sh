@@ -11,9 +11,10 @@
 #    seconds=`: download, verify, check, swap) and from publication (the
 #    rename of a file already copied beside it) to the first 200 with the
 #    new body (that adds up to one poll interval, 1 s, and its jitter);
+#  - the bytes the replica fetched for that edit (its /metrics), against
+#    the artifact's size: a delta of its last good artifact;
 #  - the replica's peak RSS (VmHWM) after the swap, against the artifact's
-#    size: the old catalog and the new one are both held while it is
-#    checked;
+#    size;
 #  - a restart with the origin up and unchanged (one 304): to the first 200.
 #
 #   bash benches/replica.sh
@@ -72,8 +73,11 @@ replica() {
 
 echo "foundry-catalog replica benchmark, $(nproc) cores, $(date -u +%F)"
 echo
-echo "| products | artifact | start-up: first 200 | new artifact: reload | publication to new 200 | peak RSS (× artifact) | restart, origin unchanged: first 200 |"
-echo "|---|---|---|---|---|---|---|"
+# The bytes the replica has fetched from the origin for new artifacts (its /metrics).
+fetched() { curl -fs "http://$ADDR/metrics" | awk '/^foundry_catalog_origin_fetched_bytes_total / {print $2}'; }
+
+echo "| products | artifact | start-up: first 200 | new artifact: reload | publication to new 200 | fetched for the edit (× artifact) | peak RSS (× artifact) | restart, origin unchanged: first 200 |"
+echo "|---|---|---|---|---|---|---|---|"
 for size in $SIZES; do
   catalog="$work/catalog-$size"
   python3 benches/make-catalog.py "$size" "$catalog"
@@ -91,11 +95,13 @@ for size in $SIZES; do
   started=$(seconds "$start" "$(now)")
   stage "$work/two.fcat"
   sleep 1
+  fetched_before=$(fetched)
   start=$(now)
   publish
   until curl -fs "http://$ADDR$PRODUCTS/$slug" | grep -q "Published while served"; do sleep 0.01; done
   published=$(seconds "$start" "$(now)")
   sleep 0.5
+  edit_fetched=$(( $(fetched) - fetched_before ))
   reload=$(grep -o 'catalog reloaded.*seconds=[0-9.]*' "$work/serve.log" | tail -n 1 | sed 's/.*seconds=//' || true)
   reload=$(printf '%.2f' "${reload:-0}")
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
@@ -106,6 +112,7 @@ for size in $SIZES; do
   restarted=$(seconds "$start" "$(now)")
   stop
   ratio=$(echo "scale=2; $hwm * 1024 / $bytes" | bc)
-  echo "| $size | $((bytes / 1000000)) MB | $started s | ${reload:-?} s | $published s | $((hwm / 1024)) MiB ($ratio×) | $restarted s |"
+  share=$(echo "scale=4; $edit_fetched / $bytes" | bc)
+  echo "| $size | $((bytes / 1000000)) MB | $started s | ${reload:-?} s | $published s | $((edit_fetched / 1000)) kB ($share×) | $((hwm / 1024)) MiB ($ratio×) | $restarted s |"
   rm -rf "$catalog" "$work/one.fcat" "$work/two.fcat"
 done

@@ -168,15 +168,13 @@ impl Origin {
         let status = response.status().as_u16();
         let etag = etag_of(&response);
         match status {
-            304 => {
-                return match refused {
-                    Some((refused, reason)) if etag.as_deref() == Some(&refused) || good.is_none() => {
-                        Err(format!("the origin still holds the artifact refused before ({reason})"))
-                    }
-                    _ if good.is_some() => Ok(Fetched::Unchanged),
-                    _ => Err("the origin answered 304 to nothing asked".to_owned()),
-                };
-            }
+            304 => match refused {
+                Some((refused, reason)) if etag.as_deref() == Some(&refused) || good.is_none() => {
+                    Err(format!("the origin still holds the artifact refused before ({reason})"))
+                }
+                _ if good.is_some() => Ok(Fetched::Unchanged),
+                _ => Err("the origin answered 304 to nothing asked".to_owned()),
+            },
             200 => self.whole(response, etag, max_len),
             206 => match (old, etag.filter(|e| !e.starts_with("W/"))) {
                 (Some((old, old_path)), Some(etag)) => self.pull_delta(response, etag, &old, &old_path, max_len, check),

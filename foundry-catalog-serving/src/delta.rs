@@ -33,6 +33,10 @@ use std::collections::HashMap;
 
 use crate::artifact::{Artifact, contiguous};
 
+/// What the old artifact holds of a product or document: where its body
+/// run is in the data region, and its ETags.
+type Known = ((u64, u64), Vec<Vec<u8>>);
+
 /// Where a run of the new file's bytes comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -102,17 +106,16 @@ impl Plan {
         }
         let (new_at, old_at) = (new.data_at(), old.data_at());
         let mut runs = Vec::with_capacity(new.len() + 8);
-        let mut place =
-            |run: Option<(u64, u64)>, found: Option<&((u64, u64), Vec<Vec<u8>>)>, tags: Option<Vec<Vec<u8>>>| {
-                let Some((offset, len)) = run else { return };
-                let source = match (found, tags) {
-                    (Some(((old_offset, old_len), old_tags)), Some(tags)) if *old_len == len && *old_tags == tags => {
-                        Source::Old { at: old_at + old_offset }
-                    }
-                    _ => Source::Origin,
-                };
-                runs.push(Run { at: new_at + offset, len, source });
+        let mut place = |run: Option<(u64, u64)>, found: Option<&Known>, tags: Option<Vec<Vec<u8>>>| {
+            let Some((offset, len)) = run else { return };
+            let source = match (found, tags) {
+                (Some(((old_offset, old_len), old_tags)), Some(tags)) if *old_len == len && *old_tags == tags => {
+                    Source::Old { at: old_at + old_offset }
+                }
+                _ => Source::Origin,
             };
+            runs.push(Run { at: new_at + offset, len, source });
+        };
         for entry in new.entries() {
             let found = new.bytes_of(entry.slug).and_then(|slug| products.get(slug));
             let tags = etags(new, &mut entry.etag_spans());
