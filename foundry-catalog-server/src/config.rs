@@ -427,15 +427,15 @@ pub struct Config {
         default_value = cli::show_size(foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN)))]
     pub max_artifact_bytes: u64,
     /// How many bytes of bodies read from an artifact file are kept in
-    /// memory (written as for --max-artifact-bytes; 0 keeps none). The
-    /// bodies stay in the file, in the page cache, and each is checked
+    /// memory (written as for --max-artifact-bytes; 0 keeps none; by
+    /// default a quarter of the machine's memory on Linux, else 1 GiB).
+    /// The bodies stay in the file, in the page cache, and each is checked
     /// against its ETag when read; one kept is served without reading or
     /// checking it again. Past the limit, a body is read and checked at
     /// every request. A reload shares the limit with the catalog it
     /// replaces.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_BODY_CACHE_BYTES", value_name = "BYTES",
-        value_parser = parse_size_or_zero,
-        default_value = cli::show_size(foundry_catalog_serving::catalog::BodyCache::DEFAULT_LIMIT)))]
+        value_parser = parse_size_or_zero, default_value = cli::show_size(default_body_cache())))]
     pub body_cache_bytes: u64,
     /// Reload the catalog when it changes on disk: the artifact file, or a
     /// `*.json` file of the manifest folder or of a record-type definition
@@ -554,7 +554,7 @@ impl Default for Config {
             verify_keys: Vec::new(),
             verify_key_dir: None,
             max_artifact_bytes: foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN,
-            body_cache_bytes: foundry_catalog_serving::catalog::BodyCache::DEFAULT_LIMIT,
+            body_cache_bytes: default_body_cache(),
             max_manifest_bytes: foundry_catalog_serving::catalog::DEFAULT_MAX_MANIFEST_LEN,
             state_dir: None,
             poll_interval: Config::POLL_INTERVAL,
@@ -638,6 +638,24 @@ pub fn parse_size_or_zero(text: &str) -> Result<u64, String> {
     };
     let number: u64 = number.parse().map_err(|_| "a size is a whole number and a unit, like 8GiB".to_owned())?;
     number.checked_mul(1 << shift).ok_or_else(|| "must be between 0 bytes and 2^64".to_owned())
+}
+
+/// The default body cache: a quarter of the machine's memory (as a
+/// database's shared buffers default to), in whole MiB, on Linux; else
+/// [`BodyCache::DEFAULT_LIMIT`](foundry_catalog_serving::catalog::BodyCache::DEFAULT_LIMIT).
+/// What it keeps is what requests asked for: memory grows with the bodies
+/// served, up to it.
+fn default_body_cache() -> u64 {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let info = rustix::system::sysinfo();
+        #[allow(clippy::useless_conversion)]
+        let total = u64::try_from(info.totalram).unwrap_or(0).saturating_mul(u64::from(info.mem_unit.max(1)));
+        if total > 0 {
+            return (total / 4) >> 20 << 20;
+        }
+    }
+    foundry_catalog_serving::catalog::BodyCache::DEFAULT_LIMIT
 }
 
 /// The default worker count: the CPUs the process may use.
