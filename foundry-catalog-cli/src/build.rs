@@ -54,6 +54,12 @@ pub(crate) struct Args {
     /// are rendered again.
     #[arg(long, value_name = "ARTIFACT")]
     previous: Option<PathBuf>,
+    /// Read every manifest: do not take one whose length, times and inode
+    /// are those `ARTIFACT.stamps` recorded as unchanged, and write no
+    /// `OUT.stamps` (by default `build -o OUT` writes what it saw of each
+    /// manifest there, and `--previous ARTIFACT` reads it).
+    #[arg(long)]
+    no_stat_cache: bool,
     /// Sign the artifact with this secret key (`foundry-catalog keygen`),
     /// so that `serve --verify-key` with its .pub file accepts it.
     #[arg(long, env = "FOUNDRY_CATALOG_SIGN_KEY", value_name = "FILE", value_parser = signing_key)]
@@ -130,6 +136,15 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     }
     if let Some(previous) = &args.previous {
         let reused = load_previous(previous, args.sign_key.as_ref())
+            .map(|mut catalog| {
+                if !args.no_stat_cache {
+                    let stamps = stamps_file(previous);
+                    if let Err(reason) = catalog.read_stamps(&stamps) {
+                        eprintln!("note: not using {}: {reason}; reading every manifest", stamps.display());
+                    }
+                }
+                catalog
+            })
             .and_then(|catalog| builder.previous(&catalog).map_err(|e| e.to_string()));
         match reused {
             Err(reason) => {
@@ -168,7 +183,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let artifact = catalog.artifact();
     let metadata = artifact.metadata();
     let summary = format!(
-        "{} products{} ({} rendered, {} compressed, {} reused), {} bytes, codings {}, content sha256 {}{}",
+        "{} products{} ({} rendered, {} compressed, {} reused), {} of {} manifests read, {} bytes, codings {}, content sha256 {}{}",
         artifact.len(),
         match &metadata.pages {
             Some(pages) if pages.site.is_empty() => " with pages".to_owned(),
@@ -178,6 +193,8 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         progress.rendered,
         progress.compressed,
         progress.reused(),
+        progress.read,
+        progress.total,
         artifact.file_len(),
         metadata.codings.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "),
         metadata.content_sha256,
@@ -195,6 +212,18 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         None => (format!("checked {}", args.dir.display()), Ok(())),
         Some(output) => {
             let written = foundry_catalog_serving::files::replace(output, |file| catalog.write_file(file));
+            // What this build saw of each manifest, for the next one: a
+            // cache beside the artifact (a stale one is replaced, a lost
+            // one costs reading every manifest once).
+            let stamps = stamps_file(output);
+            let stamped = if args.no_stat_cache || written.is_err() {
+                Ok(())
+            } else {
+                foundry_catalog_serving::files::replace(&stamps, |file| catalog.write_stamps(file).map(drop))
+            };
+            if let Err(e) = stamped {
+                eprintln!("note: cannot write {}: {e}; the next build reads every manifest", stamps.display());
+            }
             (format!("wrote {}", output.display()), written)
         }
     };
@@ -205,6 +234,13 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         }
         Err(e) => fail(USAGE, format!("{}: cannot write: {e}", args.output.as_deref().unwrap_or(&args.dir).display())),
     }
+}
+
+/// Where the stamps of the artifact at `artifact` are kept: `<artifact>.stamps`.
+fn stamps_file(artifact: &Path) -> PathBuf {
+    let mut name = artifact.as_os_str().to_owned();
+    name.push(".stamps");
+    PathBuf::from(name)
 }
 
 /// The previous artifact, loaded with every load check, and verified

@@ -1730,3 +1730,52 @@ fn an_artifact_rewritten_in_place_under_load_never_serves_an_unchecked_byte() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `build -o OUT` writes what it saw of each manifest to `OUT.stamps`, and
+/// `build --previous OUT` then reads only the manifests whose length,
+/// times or inode changed (or that changed within two seconds of that
+/// build: git's racily clean files), with the same bytes as reading all.
+#[test]
+fn a_build_on_the_previous_reads_only_the_manifests_whose_stamp_changed() {
+    let dir = catalog_copy("stat-cache");
+    let work = temp("stat-cache-out");
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    // Settled: changed more than two seconds before the first build began.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let (first, second, full) = (work.join("first.fcat"), work.join("second.fcat"), work.join("full.fcat"));
+    let build = |out: &Path, extra: &[&str]| -> String {
+        let out = run(&[&["build", &path(&dir), "-o", &path(out)], extra].concat());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    assert!(build(&first, &[]).contains("3 of 3 manifests read"));
+    assert!(work.join("first.fcat.stamps").is_file(), "the stamps beside the artifact");
+    retitle(&dir, "Edited after the first build");
+    let stderr = build(&second, &["--previous", &path(&first)]);
+    assert!(stderr.contains("(1 rendered, 1 compressed, 2 reused), 1 of 3 manifests read"), "{stderr}");
+    let stderr = build(&full, &["--previous", &path(&first), "--no-stat-cache"]);
+    assert!(stderr.contains("3 of 3 manifests read"), "{stderr}");
+    assert!(std::fs::read(&second).expect("built") == std::fs::read(&full).expect("built"), "the same bytes");
+    assert!(!work.join("full.fcat.stamps").exists(), "--no-stat-cache writes none");
+
+    // An edit that keeps the length and puts the modification time back
+    // (as `cp -p` or `touch -r` do) still changes the change time: read.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    build(&first, &[]);
+    let manifest = dir.join("crm-webhook-connector.json");
+    let modified = std::fs::metadata(&manifest).and_then(|m| m.modified()).expect("mtime");
+    let edited = std::fs::read_to_string(&manifest).expect("read").replacen("CRM", "Crm", 1);
+    std::fs::write(&manifest, edited).expect("write");
+    std::fs::File::options().write(true).open(&manifest).and_then(|f| f.set_modified(modified)).expect("touch -r");
+    let stderr = build(&second, &["--previous", &path(&first)]);
+    assert!(stderr.contains("1 of 3 manifests read"), "{stderr}");
+    assert!(std::fs::read(&second).expect("built").windows(3).any(|w| w == b"Crm"), "the edit is built");
+
+    // Stamps that are not this artifact's, or do not read: every manifest is read.
+    std::fs::write(work.join("first.fcat.stamps"), "foundry-catalog stamps 1\ncontent_sha256 0\n").expect("write");
+    let stderr = build(&second, &["--previous", &path(&first)]);
+    assert!(stderr.contains("note: not using") && stderr.contains("another artifact's"), "{stderr}");
+    assert!(stderr.contains("3 of 3 manifests read"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&work);
+}

@@ -762,6 +762,36 @@ impl ResponseCatalog {
         Ok((entries, site))
     }
 
+    /// Writes what the folder build that made this catalog saw of each
+    /// manifest (its length, times, inode and digest: git's index for
+    /// manifests) as a stamps file's text, bound to this catalog's
+    /// artifact; `false` (nothing written) for a catalog not built from a
+    /// folder. `foundry-catalog build -o OUT` writes it to `OUT.stamps`,
+    /// beside the artifact, never in it.
+    pub fn write_stamps(&self, out: &mut impl std::io::Write) -> std::io::Result<bool> {
+        let Some(stamps) = &self.stamps else { return Ok(false) };
+        out.write_all(stamps.to_text(&self.metadata().content_sha256).as_bytes())?;
+        Ok(true)
+    }
+
+    /// Takes the stamps file at `path` (written by
+    /// [`ResponseCatalog::write_stamps`] for this catalog's artifact), so
+    /// that a build on this catalog ([`Builder::previous`]) takes a
+    /// manifest whose length, modification and change times and inode are
+    /// the ones recorded, and whose change time was at least two seconds
+    /// before that build began, as unchanged without reading it. A file
+    /// that is missing, not a regular file, over 256 MiB, another
+    /// artifact's or unreadable in any line is refused with the reason
+    /// (the build then reads every manifest).
+    pub fn read_stamps(&mut self, path: &Path) -> Result<(), String> {
+        const MAX_STAMPS_LEN: u64 = 256 << 20;
+        let (bytes, _) = crate::files::read_regular(path, MAX_STAMPS_LEN)?;
+        let text = std::str::from_utf8(&bytes).map_err(|_| "not UTF-8 text".to_owned())?;
+        let stamps = stamps::Stamps::from_text(text, &self.metadata().content_sha256)?;
+        self.stamps = Some(Arc::new(stamps));
+        Ok(())
+    }
+
     /// With what the build that made it remembers: the files shared bytes
     /// can be copied from, and its folder's stamps.
     fn remembering(mut self, origins: Vec<Arc<origin::Origin>>, stamps: Option<stamps::Stamps>) -> Self {

@@ -1,7 +1,9 @@
 //! What a folder build saw of each manifest file (length, modification
 //! and change times, inode and content digest), kept with the artifact in
-//! memory and never written: the next build of the same folder in this
-//! process (a server's reload) takes a file whose stamp is unchanged as
+//! memory, and written beside the artifact file by `foundry-catalog build`
+//! (`<artifact>.stamps`, never inside it: the artifact's bytes stay the
+//! same on every machine): the next build of the same folder (a server's
+//! reload, or `build --previous`) takes a file whose stamp is unchanged as
 //! unchanged, without reading it, as git's index does. The change time
 //! (ctime) is the kernel's: no program can set it back, so an edit that
 //! keeps the length and restores the modification time (`cp -p`,
@@ -70,6 +72,91 @@ impl Stamps {
         let changed = u64::try_from(stamp.changed.0).ok().map(|s| UNIX_EPOCH + Duration::from_secs(s));
         let settled = changed.and_then(|t| t.checked_add(SETTLED)).is_some_and(|t| t < self.started);
         (now == *stamp && settled).then_some(stamp)
+    }
+}
+
+/// The first line of a stamps file.
+const STAMPS_MAGIC: &str = "foundry-catalog stamps 1";
+
+impl Stamps {
+    /// The stamps as a file's text, bound to the artifact whose content
+    /// digest is `content_sha256`: a line each for the format, the
+    /// digest, the folder and the build's start, then one per file (its
+    /// length, modification and change times, inode, device, source digest
+    /// and name; names and the folder in hex, so any bytes round-trip).
+    pub(crate) fn to_text(&self, content_sha256: &str) -> String {
+        use std::os::unix::ffi::OsStrExt;
+        let since = |t: SystemTime| t.duration_since(UNIX_EPOCH).ok().map(|d| (d.as_secs(), d.subsec_nanos()));
+        let Some((started, started_nanos)) = since(self.started) else { return String::new() };
+        let mut text = format!(
+            "{STAMPS_MAGIC}\ncontent_sha256 {content_sha256}\ndir {}\nstarted {started} {started_nanos}\n",
+            hex::encode(self.dir.as_os_str().as_bytes())
+        );
+        let mut files: Vec<(&OsString, &Stamp)> = self.files.iter().collect();
+        files.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (name, stamp) in files {
+            let Some((modified, modified_nanos)) = since(stamp.modified) else { continue };
+            text.push_str(&format!(
+                "{} {modified} {modified_nanos} {} {} {} {} {} {}\n",
+                stamp.len,
+                stamp.changed.0,
+                stamp.changed.1,
+                stamp.inode,
+                stamp.device,
+                hex::encode(stamp.source),
+                hex::encode(name.as_bytes())
+            ));
+        }
+        text
+    }
+
+    /// The stamps a stamps file holds, if they are those of the artifact
+    /// whose content digest is `content_sha256`; any line that does not
+    /// read makes the whole file unusable (the build then reads every
+    /// manifest), with the reason.
+    pub(crate) fn from_text(text: &str, content_sha256: &str) -> Result<Stamps, String> {
+        use std::os::unix::ffi::OsStringExt;
+        let mut lines = text.lines();
+        if lines.next() != Some(STAMPS_MAGIC) {
+            return Err("not a stamps file of this version".to_owned());
+        }
+        let mut field = |name: &str| {
+            lines
+                .next()
+                .and_then(|line| line.strip_prefix(name))
+                .and_then(|rest| rest.strip_prefix(' '))
+                .ok_or_else(|| format!("no `{name}` line"))
+        };
+        if field("content_sha256")? != content_sha256 {
+            return Err("they are another artifact's".to_owned());
+        }
+        let dir = PathBuf::from(OsString::from_vec(hex::decode(field("dir")?).map_err(|_| "a folder not in hex")?));
+        let started = field("started")?;
+        let time = |secs: &str, nanos: &str| -> Option<SystemTime> {
+            let nanos: u32 = nanos.parse().ok().filter(|&n| n < 1_000_000_000)?;
+            UNIX_EPOCH.checked_add(Duration::new(secs.parse().ok()?, nanos))
+        };
+        let started = started.split_once(' ').and_then(|(s, n)| time(s, n)).ok_or("a start time that does not read")?;
+        let mut files = HashMap::new();
+        for (n, line) in lines.enumerate() {
+            let bad = || format!("line {} does not read", n + 5);
+            let parts: Vec<&str> = line.split(' ').collect();
+            let [len, modified, modified_nanos, changed, changed_nanos, inode, device, source, name] = parts[..] else {
+                return Err(bad());
+            };
+            let mut digest = [0; SOURCE_LEN];
+            hex::decode_to_slice(source, &mut digest).map_err(|_| bad())?;
+            let stamp = Stamp {
+                len: len.parse().map_err(|_| bad())?,
+                modified: time(modified, modified_nanos).ok_or_else(bad)?,
+                changed: (changed.parse().map_err(|_| bad())?, changed_nanos.parse().map_err(|_| bad())?),
+                inode: inode.parse().map_err(|_| bad())?,
+                device: device.parse().map_err(|_| bad())?,
+                source: digest,
+            };
+            files.insert(OsString::from_vec(hex::decode(name).map_err(|_| bad())?), stamp);
+        }
+        Ok(Stamps { dir, started, files })
     }
 }
 
