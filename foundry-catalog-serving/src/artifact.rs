@@ -607,10 +607,10 @@ pub struct Artifact {
     pub(crate) signature: Option<Signature>,
     /// In the version-3 layout (a version-1 index is converted on parse).
     index: Bytes,
-    /// The data region's bytes held in memory: `(offset in the data
-    /// region, buffer)`, in order. For an artifact whose bodies were left
-    /// in their file, only the table.
-    data: Vec<(u64, Bytes)>,
+    /// The data region's pieces: `(offset in the data region, piece)`, in
+    /// order. For an artifact whose bodies were left in their file, only
+    /// the table.
+    data: Vec<(u64, Piece)>,
     /// The data region's length.
     data_len: u64,
     /// In the version-4 layout, the table's length: the data region's
@@ -639,6 +639,35 @@ pub(crate) struct BodyFile {
 }
 
 impl BodyFile {
+    /// Copies `len` bytes of the data region from `offset` to the end of
+    /// `out`, in the kernel where it can (`copy_file_range`: a copy in the
+    /// page cache, or shared extents on filesystems that clone them), else
+    /// through a buffer; an error when the file has become shorter.
+    pub(crate) fn copy_to(&self, offset: u64, len: u64, out: &mut std::fs::File) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut from = self.data_at.checked_add(offset).ok_or(std::io::ErrorKind::InvalidInput)?;
+        let mut left = len;
+        while left > 0 {
+            let chunk = usize::try_from(left.min(1 << 30)).unwrap_or(1 << 30);
+            match rustix::fs::copy_file_range(&self.file, Some(&mut from), &*out, None, chunk) {
+                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(copied) => left -= copied as u64,
+                // Not between these files (another filesystem, an old
+                // kernel): through a buffer.
+                Err(_) => {
+                    let mut at = from - self.data_at;
+                    while left > 0 {
+                        let piece = left.min(8 << 20);
+                        out.write_all(&self.read(at, piece as usize)?)?;
+                        at += piece;
+                        left -= piece;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `len` bytes of the data region from `offset`: an error, not
     /// a short read, when the file has become shorter.
     pub(crate) fn read(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
@@ -652,21 +681,42 @@ impl BodyFile {
     }
 }
 
+/// A piece of a data region: bytes in memory, or a range of the bodies of
+/// another artifact file (a previous artifact opened from its file, whose
+/// bytes a build takes without reading them: they are copied file to file
+/// when the new artifact is written).
+#[derive(Debug, Clone)]
+pub(crate) enum Piece {
+    /// Bytes in memory.
+    Memory(Bytes),
+    /// `len` bytes of `file`'s data region from `at`.
+    File {
+        /// The file.
+        file: Arc<BodyFile>,
+        /// Where the range starts in its data region.
+        at: u64,
+        /// Its length.
+        len: u64,
+    },
+}
+
+impl Piece {
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            Piece::Memory(bytes) => bytes.len() as u64,
+            Piece::File { len, .. } => *len,
+        }
+    }
+}
+
 /// One part of an artifact file, as [`Artifact::write_parts`] hands it out.
 pub(crate) enum Part<'a> {
     /// The header, metadata, signature or index.
     Head(&'a [u8]),
     /// A data buffer.
     Data(&'a Bytes),
-}
-
-impl Part<'_> {
-    pub(crate) fn bytes(&self) -> &[u8] {
-        match self {
-            Part::Head(bytes) => bytes,
-            Part::Data(bytes) => bytes,
-        }
-    }
+    /// A range of another artifact file's data region.
+    File(&'a BodyFile, u64, u64),
 }
 
 impl Artifact {
@@ -680,7 +730,7 @@ impl Artifact {
         contents: Contents,
         entries: &[IndexEntry],
         documents: &[DocumentEntry],
-        buffers: Vec<Bytes>,
+        buffers: Vec<Piece>,
         table: u64,
     ) -> Artifact {
         let Contents { generator, codings, record_types, renderer_sha256, release, pages } = contents;
@@ -699,7 +749,7 @@ impl Artifact {
             .into_iter()
             .map(|buffer| {
                 let at = start;
-                start += buffer.len() as u64;
+                start += buffer.len();
                 (at, buffer)
             })
             .collect();
@@ -867,7 +917,7 @@ impl Artifact {
             metadata_json,
             signature: signature_of(&head)?,
             index,
-            data: vec![(0, rest)],
+            data: vec![(0, Piece::Memory(rest))],
             data_len: table_len + data_len,
             table: Some(table_len),
             file,
@@ -886,7 +936,7 @@ impl Artifact {
     /// The data region, when it is one buffer in memory (as read from a file).
     pub(crate) fn data_region(&self) -> Option<&Bytes> {
         match (&self.data[..], &self.file) {
-            ([(_, data)], None) => Some(data),
+            ([(_, Piece::Memory(data))], None) => Some(data),
             _ => None,
         }
     }
@@ -895,7 +945,9 @@ impl Artifact {
     /// in its file nor absent (a head alone, [`Artifact::from_head`]).
     #[cfg(feature = "signing")]
     pub(crate) fn holds_bodies(&self) -> bool {
-        self.file.is_none() && self.data.iter().map(|(_, b)| b.len() as u64).sum::<u64>() == self.data_len
+        self.file.is_none()
+            && self.data.iter().all(|(_, piece)| matches!(piece, Piece::Memory(_)))
+            && self.data.iter().map(|(_, piece)| piece.len()).sum::<u64>() == self.data_len
     }
 
     /// The file its bodies are read from, when they were left in it
@@ -942,7 +994,7 @@ impl Artifact {
             signature,
             index,
             data_len: data.len() as u64,
-            data: vec![(0, data)],
+            data: vec![(0, Piece::Memory(data))],
             table: (version >= 4).then_some(table_len),
             file: None,
             built_here: false,
@@ -1049,7 +1101,20 @@ impl Artifact {
     /// and bodies (format version 4), or an artifact read from a file of
     /// versions 1 to 3, data (as version 3).
     pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
-        self.write_parts(|part| out.write_all(part.bytes()))?;
+        self.write_parts(|part| match part {
+            Part::Head(bytes) => out.write_all(bytes),
+            Part::Data(bytes) => out.write_all(bytes),
+            Part::File(file, at, len) => {
+                const PIECE: u64 = 8 << 20;
+                let mut done = 0;
+                while done < len {
+                    let piece = (len - done).min(PIECE);
+                    out.write_all(&file.read(at + done, piece as usize)?)?;
+                    done += piece;
+                }
+                Ok(())
+            }
+        })?;
         out.flush()
     }
 
@@ -1071,9 +1136,13 @@ impl Artifact {
         let mut parts: Vec<&[u8]> = vec![&lengths, &self.metadata_json, &signature, &self.index];
         // The table (version 4), or the whole data region.
         let covered = self.table.unwrap_or(self.data_len);
-        parts.extend(self.data.iter().filter(|(at, _)| *at < covered).map(|(at, buffer)| {
-            let end = usize::try_from(covered - at).map_or(buffer.len(), |n| n.min(buffer.len()));
-            &buffer[..end]
+        // (A build puts the table in memory: a file's range is bodies.)
+        parts.extend(self.data.iter().filter(|(at, _)| *at < covered).filter_map(|(at, piece)| match piece {
+            Piece::Memory(buffer) => {
+                let end = usize::try_from(covered - at).map_or(buffer.len(), |n| n.min(buffer.len()));
+                Some(&buffer[..end])
+            }
+            Piece::File { .. } => None,
         }));
         let mut header = Vec::with_capacity(16);
         header.extend_from_slice(&MAGIC);
@@ -1083,8 +1152,11 @@ impl Artifact {
         for part in &parts[..4] {
             write(Part::Head(part))?;
         }
-        for (_, buffer) in &self.data {
-            write(Part::Data(buffer))?;
+        for (_, piece) in &self.data {
+            match piece {
+                Piece::Memory(buffer) => write(Part::Data(buffer))?,
+                Piece::File { file, at, len } => write(Part::File(file, *at, *len))?,
+            }
         }
         if let Some(file) = &self.file {
             const PIECE: u64 = 8 << 20;
@@ -1170,10 +1242,21 @@ impl Artifact {
         }
         let buffer =
             self.data.partition_point(|(start, _)| *start <= offset).checked_sub(1).ok_or_else(out_of_bounds)?;
-        let (start, bytes) = &self.data[buffer];
-        let from = usize::try_from(offset - start).map_err(|_| out_of_bounds())?;
-        let to = usize::try_from(end - start).ok().filter(|&to| to <= bytes.len()).ok_or_else(out_of_bounds)?;
-        Ok(bytes.slice(from..to))
+        let (start, piece) = &self.data[buffer];
+        match piece {
+            Piece::Memory(bytes) => {
+                let from = usize::try_from(offset - start).map_err(|_| out_of_bounds())?;
+                let to = usize::try_from(end - start).ok().filter(|&to| to <= bytes.len()).ok_or_else(out_of_bounds)?;
+                Ok(bytes.slice(from..to))
+            }
+            Piece::File { file, at, len: piece_len } => {
+                if end - start > *piece_len {
+                    return Err(out_of_bounds());
+                }
+                let len = usize::try_from(len).map_err(|_| out_of_bounds())?;
+                file.read(at + (offset - start), len).map(Bytes::from).map_err(|e| ArtifactError::Read(e.to_string()))
+            }
+        }
     }
 
     /// The table's length in the version-4 layout.
@@ -1270,9 +1353,19 @@ impl Artifact {
     /// artifact read whole), borrowed; `None` out of bounds or in a file.
     pub(crate) fn bytes_of(&self, span: Span) -> Option<&[u8]> {
         let buffer = self.data.partition_point(|(start, _)| *start <= span.offset).checked_sub(1)?;
-        let (start, bytes) = &self.data[buffer];
+        let (start, Piece::Memory(bytes)) = &self.data[buffer] else { return None };
         let from = usize::try_from(span.offset - start).ok()?;
         bytes.get(from..from.checked_add(span.len as usize)?)
+    }
+
+    /// Where a body of a built artifact lies when it is a range of another
+    /// artifact's file (its previous one's, taken unread): that file and
+    /// the body's offset in its data region.
+    pub(crate) fn stored_elsewhere(&self, span: Span) -> Option<(&Arc<BodyFile>, u64)> {
+        let buffer = self.data.partition_point(|(start, _)| *start <= span.offset).checked_sub(1)?;
+        let (start, Piece::File { file, at, len }) = &self.data[buffer] else { return None };
+        let within = span.offset - start;
+        (within.checked_add(u64::from(span.len))? <= *len).then_some((file, at + within))
     }
 
     /// Checks [`Metadata::content_sha256`] against the contents.

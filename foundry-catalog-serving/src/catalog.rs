@@ -303,11 +303,17 @@ impl CatalogEntry {
             if check && !artifact::is_strong_etag(&etag) {
                 return Err(ArtifactError::Malformed(format!("`{}` has a malformed {coding} ETag", name())));
             }
-            let body = match artifact.body_file() {
-                // Its span lies in the bodies' part (checked by the tiling).
-                Some(file) => Body::Stored(Stored {
+            // In the artifact's file (its span lies in the bodies' part:
+            // checked by the tiling), in another's (a build's, taken from
+            // its previous artifact unread), or in memory.
+            let elsewhere = match artifact.body_file() {
+                Some(file) => Some((file, body.offset)),
+                None => artifact.stored_elsewhere(body),
+            };
+            let body = match elsewhere {
+                Some((file, offset)) => Body::Stored(Stored {
                     file: Arc::clone(file),
-                    offset: body.offset,
+                    offset,
                     len: body.len,
                     cache: cache.clone(),
                     kept: std::sync::OnceLock::new(),
@@ -593,9 +599,10 @@ impl ResponseCatalog {
 
     /// Opens an artifact file as [`ResponseCatalog::open`] does and keeps
     /// it open, so that a catalog built on this one ([`Builder::previous`])
-    /// writes the bytes it shares with it by copying them file to file
-    /// ([`ResponseCatalog::write_file`]). The error does not name the
-    /// file: the caller knows it.
+    /// takes the bodies it shares with it without reading them into
+    /// memory, and writes them by copying them file to file
+    /// ([`ResponseCatalog::write_file`]); an artifact of format 1 to 3 is
+    /// read whole. The error does not name the file: the caller knows it.
     pub fn open_to_build_on(path: &Path) -> Result<Self, ArtifactError> {
         let (artifact, origin) = origin::open(path)?;
         let mut catalog = Self::from_artifact(artifact)?;

@@ -1,9 +1,11 @@
 //! Where a build writes its data: blocks that grow without copying, and
 //! runs of a previous artifact's bytes shared as they are.
 
-use bytes::{Bytes, BytesMut};
+use std::sync::Arc;
 
-use crate::artifact::{Artifact, Span};
+use bytes::BytesMut;
+
+use crate::artifact::{Artifact, Piece, Span};
 
 /// One thread's data: bytes appended to blocks, so that growing never
 /// copies what was written (as doubling a `Vec` would) and no product is
@@ -15,7 +17,7 @@ use crate::artifact::{Artifact, Span};
 /// memory.
 #[derive(Default)]
 pub(super) struct Blocks {
-    pieces: Vec<Bytes>,
+    pieces: Vec<Piece>,
     current: BytesMut,
     /// The previous artifact's range the last piece holds, while it can grow.
     run: Option<(u64, u64)>,
@@ -45,21 +47,38 @@ impl Blocks {
     }
 
     /// Appends `len` bytes of `from`'s data region at `offset` without
-    /// copying them; returns where they start, or `None` when they do not
-    /// lie in one of its buffers.
+    /// copying them (a range of its file, when its bodies were left in
+    /// it); returns where they start, or `None` when they do not lie in
+    /// one of its buffers.
     pub(super) fn share(&mut self, from: &Artifact, offset: u64, len: u64) -> Option<u64> {
         let at = self.written;
+        if let (Some(file), Some(table)) = (from.body_file(), from.table_len())
+            && offset >= table
+        {
+            self.seal();
+            self.run = None;
+            match self.pieces.last_mut() {
+                Some(Piece::File { file: last, at: start, len: run })
+                    if Arc::ptr_eq(last, file) && *start + *run == offset =>
+                {
+                    *run += len;
+                }
+                _ => self.pieces.push(Piece::File { file: Arc::clone(file), at: offset, len }),
+            }
+            self.written += len;
+            return Some(at);
+        }
         if let Some((start, end)) = self.run
             && end == offset
             && self.current.is_empty()
             && let Ok(longer) = from.slice_range(start, end + len - start)
         {
-            *self.pieces.last_mut()? = longer;
+            *self.pieces.last_mut()? = Piece::Memory(longer);
             self.run = Some((start, end + len));
         } else {
             let bytes = from.slice_range(offset, len).ok()?;
             self.seal();
-            self.pieces.push(bytes);
+            self.pieces.push(Piece::Memory(bytes));
             self.run = Some((offset, offset + len));
         }
         self.written += len;
@@ -69,11 +88,11 @@ impl Blocks {
     /// Moves what the current block holds into the pieces.
     fn seal(&mut self) {
         if !self.current.is_empty() {
-            self.pieces.push(self.current.split().freeze());
+            self.pieces.push(Piece::Memory(self.current.split().freeze()));
         }
     }
 
-    pub(super) fn finish(mut self) -> Vec<Bytes> {
+    pub(super) fn finish(mut self) -> Vec<Piece> {
         self.seal();
         self.pieces
     }

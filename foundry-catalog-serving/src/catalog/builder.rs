@@ -562,8 +562,8 @@ impl Builder {
     fn write_documents(
         documents: Vec<super::pages::Document>,
         base: (u64, u64),
-        table: &mut Vec<bytes::Bytes>,
-        bodies: &mut Vec<bytes::Bytes>,
+        table: &mut Vec<crate::artifact::Piece>,
+        bodies: &mut Vec<crate::artifact::Piece>,
     ) -> (Vec<DocumentEntry>, u64) {
         let mut data = Data::default();
         let entries = documents

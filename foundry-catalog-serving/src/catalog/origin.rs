@@ -55,10 +55,19 @@ impl Origin {
     }
 }
 
-/// Opens an artifact file, reads it as [`Artifact::read`] does, and keeps
-/// the file open.
+/// Opens an artifact file to build on: one of format 4 as
+/// [`Artifact::open`] does (its head read, its bodies left in the file, to
+/// be copied from it unread); an older one read whole as
+/// [`Artifact::read`] does, with the file kept open to copy from.
 pub(super) fn open(path: &Path) -> Result<(Artifact, Option<Arc<Origin>>), ArtifactError> {
     let file = crate::files::open_nonblocking(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+    let mut prefix = [0; 56];
+    let len = file.metadata().map_err(|e| ArtifactError::Read(e.to_string()))?.len();
+    let read =
+        std::os::unix::fs::FileExt::read_at(&file, &mut prefix, 0).map_err(|e| ArtifactError::Read(e.to_string()))?;
+    if matches!(crate::artifact::head_len(&prefix[..read], len), Ok(Some(_))) {
+        return Ok((Artifact::open(path, crate::artifact::DEFAULT_MAX_FILE_LEN)?, None));
+    }
     let stamp = Origin::stamp(&file);
     let artifact = Artifact::read_open(&file, crate::artifact::DEFAULT_MAX_FILE_LEN)?;
     let origin = artifact.data_region().map(|data| {
@@ -79,7 +88,8 @@ pub(super) fn write_file(artifact: &Artifact, origins: &[Arc<Origin>], out: &mut
             Some((origin, offset)) => origin.copy(offset, bytes.len() as u64, out),
             None => out.write_all(bytes),
         },
-        part => out.write_all(part.bytes()),
+        Part::File(file, at, len) => file.copy_to(at, len, out),
+        Part::Head(bytes) => out.write_all(bytes),
     })?;
     out.flush()
 }
