@@ -1659,7 +1659,9 @@ fn an_artifact_rewritten_in_place_under_load_never_serves_an_unchecked_byte() {
     retitle(&dir, "Another release, a body of another length");
     build_artifact(&dir, &other);
     std::fs::remove_file(dir.join("eu-regulatory-status-signals.json")).expect("remove");
-    build_artifact(&catalog_copy("in-place-first"), &file);
+    let first_dir = catalog_copy("in-place-first");
+    build_artifact(&first_dir, &file);
+    let _ = std::fs::remove_dir_all(&first_dir);
     let (first, second) = (std::fs::read(&file).expect("built"), std::fs::read(&other).expect("built"));
     // Nothing kept in memory: every request reads its body from the file.
     let server = Server::start(&["--catalog", &file.display().to_string(), "--body-cache-bytes", "0"]);
