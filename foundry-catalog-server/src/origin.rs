@@ -318,17 +318,14 @@ impl Origin {
                         return Err("the last good artifact is shorter than it says".to_owned());
                     }
                 }
-                delta::Source::Origin => match self.range(&etag, run.at, run.at + run.len, total)? {
-                    Ranged::Bytes(bytes) => {
-                        fetched += bytes.len() as u64;
-                        file.write_all(&bytes).map_err(write_error)?;
-                    }
-                    Ranged::Whole(response) => {
+                delta::Source::Origin => {
+                    if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);
                         let etag = etag_of(&response);
                         return self.whole(*response, etag, max_len);
                     }
-                },
+                    fetched += run.len;
+                }
             }
         }
         file.sync_all().map_err(write_error)?;
@@ -357,6 +354,22 @@ impl Origin {
     /// `If-Range`: a 206 of exactly that range, or the whole artifact (a
     /// 200: it changed since, or the origin ignores `Range`).
     fn range(&self, etag: &str, from: u64, to: u64, total: u64) -> Result<Ranged, String> {
+        let mut bytes = Vec::new();
+        let ranged = self.range_to(etag, from, to, total, &mut bytes)?;
+        Ok(ranged.map_or(Ranged::Bytes(bytes), Ranged::Whole))
+    }
+
+    /// [`Origin::range`], its bytes written to `out` as they arrive (a
+    /// range of bodies can be most of the artifact: it is never held in
+    /// memory); `Some` with the whole artifact's response instead.
+    fn range_to(
+        &self,
+        etag: &str,
+        from: u64,
+        to: u64,
+        total: u64,
+        out: &mut impl Write,
+    ) -> Result<Option<Box<Response>>, String> {
         let mut response = self
             .agent
             .get(&self.url)
@@ -366,14 +379,16 @@ impl Origin {
             .map_err(|e| format!("cannot reach the origin: {e}"))?;
         match response.status().as_u16() {
             206 if content_range(&response) == Some((from, to - 1, total)) => {
-                let bytes = read_at_most(&mut response, to - from)?;
-                if bytes.len() as u64 != to - from {
-                    return Err(format!("the download was cut: {} of {} bytes of a range", bytes.len(), to - from));
+                let len = to - from;
+                let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
+                let copied = io::copy(&mut reader.take(len), out).map_err(|e| format!("the download failed: {e}"))?;
+                if copied != len {
+                    return Err(format!("the download was cut: {copied} of {len} bytes of a range"));
                 }
-                Ok(Ranged::Bytes(bytes))
+                Ok(None)
             }
             206 => Err(format!("the origin answered bytes {from}-{} with another range", to - 1)),
-            200 => Ok(Ranged::Whole(Box::new(response))),
+            200 => Ok(Some(Box::new(response))),
             _ => Err(format!("the origin answered {}", response.status())),
         }
     }
