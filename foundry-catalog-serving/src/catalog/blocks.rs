@@ -1,5 +1,6 @@
 //! Where a build writes its data: blocks that grow without copying, and
-//! runs of a previous artifact's bytes shared as they are.
+//! runs of a previous artifact's bytes shared as they are, in the two
+//! parts of the version-4 layout.
 
 use std::sync::Arc;
 
@@ -96,4 +97,12 @@ impl Blocks {
         self.seal();
         self.pieces
     }
+}
+
+/// One writer's data, in the two parts of the version-4 layout: the
+/// table (slugs, dates, ETags, paths) and the bodies.
+#[derive(Default)]
+pub(super) struct Data {
+    pub(super) table: Blocks,
+    pub(super) bodies: Blocks,
 }

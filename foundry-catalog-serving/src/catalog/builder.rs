@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use super::blocks::Blocks;
+use super::blocks::Data;
 use super::origin::Origin;
 use super::pages::{PageMaker, PreparedPage, encode};
 use super::previous::{Previous, RecordTypeChanges, Unusable};
@@ -409,14 +409,6 @@ type Written = (String, String, IndexEntry, Option<(String, String)>);
 /// What one thread built: its table and bodies, and its products' entries
 /// (or problems), with spans relative to the start of each.
 type Part = (Data, Vec<Result<Written, CatalogError>>);
-
-/// One writer's data, in the two parts of the version-4 layout: the
-/// table (slugs, dates, ETags, paths) and the bodies.
-#[derive(Default)]
-pub(super) struct Data {
-    pub(super) table: Blocks,
-    pub(super) bodies: Blocks,
-}
 
 /// Counts products as the threads finish them and reports them.
 struct Counter<'a> {

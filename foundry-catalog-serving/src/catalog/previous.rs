@@ -4,8 +4,7 @@
 use std::fmt;
 
 use super::ResponseCatalog;
-use super::blocks::Blocks;
-use super::builder::Data;
+use super::blocks::{Blocks, Data};
 use super::render::{Renderer, generator};
 use crate::artifact::{Artifact, IndexEntry, RecordTypeId, SOURCE_LEN, Span, contiguous};
 use crate::encoding::ContentCoding;
