@@ -399,3 +399,38 @@ fn a_replica_admits_by_sequence_and_expiry() {
     assert_eq!(error, ArtifactError::Expired { expired: "2033-05-18T03:33:20Z".to_owned() });
     assert!(expiring.metadata().expired(now) && !expiring.metadata().expired(now - Duration::from_secs(1)));
 }
+
+/// A catalog opened from its file keeps the bodies it has read and
+/// checked while its cache has room, never more than the limit, reads a
+/// body past it again at each request, and gives everything back when it
+/// is dropped.
+#[test]
+fn the_body_cache_keeps_checked_bodies_up_to_its_limit_and_gives_them_back() {
+    use foundry_catalog_serving::catalog::{BodyCache, OpenOptions};
+    let dir = temp("body-cache");
+    let file = dir.join("catalog.fcat");
+    std::fs::write(&file, example_artifact()).expect("write");
+    let limit = 20_000;
+    let cache = BodyCache::new(limit);
+    let opened = ResponseCatalog::open_with(&file, &OpenOptions::default().body_cache(cache.clone())).expect("opens");
+    assert!(opened.reads_bodies_from_file());
+    let first = every_body(&opened);
+    let total: u64 = first.iter().map(|body| body.as_ref().expect("checked").len() as u64).sum();
+    assert!(total > limit, "the bodies do not all fit: {total} bytes");
+    let kept = cache.kept_bytes();
+    assert!(kept > 0 && kept <= limit, "{kept} of {limit} bytes kept");
+    assert_eq!(cache.reads(), first.len() as u64, "each body read and checked once");
+    let second = every_body(&opened);
+    assert_eq!(first, second);
+    assert!(cache.reads() > first.len() as u64, "bodies past the limit are read again");
+    assert_eq!(cache.kept_bytes(), kept, "and not kept");
+    // Another catalog sharing the cache finds no room left beyond the limit.
+    let other = ResponseCatalog::open_with(&file, &OpenOptions::default().body_cache(cache.clone())).expect("opens");
+    every_body(&other);
+    assert!(cache.kept_bytes() <= limit);
+    drop(opened);
+    drop(other);
+    assert_eq!(cache.kept_bytes(), 0, "a dropped catalog gives its bodies back");
+    assert_eq!(cache.failures(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
