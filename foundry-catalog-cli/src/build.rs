@@ -130,7 +130,24 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     if let Some(sequence) = args.sequence {
         builder = builder.sequence(sequence);
     }
-    let expires = args.expires_at.or_else(|| args.expires_in.map(|d| std::time::SystemTime::now() + d));
+    // An expiry is an RFC 3339 time: at most 9999-12-31T23:59:59Z.
+    const LAST: std::time::Duration = std::time::Duration::from_secs(253_402_300_799);
+    let expires = match (args.expires_at, args.expires_in) {
+        (Some(at), _) => Some(at),
+        (None, Some(within)) => {
+            match std::time::SystemTime::now().checked_add(within).filter(|&at| at <= std::time::UNIX_EPOCH + LAST) {
+                Some(at) => Some(at),
+                None => {
+                    let within = humantime::format_duration(within);
+                    return fail(
+                        USAGE,
+                        format!("--expires-in {within}: past any time this clock can say (9999-12-31)"),
+                    );
+                }
+            }
+        }
+        (None, None) => None,
+    };
     if let Some(expires) = expires {
         builder = builder.expires(expires);
     }

@@ -1783,3 +1783,20 @@ fn a_build_on_the_previous_reads_only_the_manifests_whose_stamp_changed() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&work);
 }
+
+/// An expiry past what the clock can say is a usage error, never a panic.
+#[test]
+fn build_refuses_an_expiry_past_any_time_with_a_clear_error() {
+    let dir = temp("expires-in");
+    let out = run(&[
+        "build",
+        "examples/catalog",
+        "-o",
+        &dir.join("c.fcat").display().to_string(),
+        "--expires-in",
+        "100000000000000s",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("past any time this clock can say"), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

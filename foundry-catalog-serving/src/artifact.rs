@@ -44,8 +44,11 @@
 //! data region, after every product's bytes.
 //!
 //! The signature is Ed25519 (RFC 8032) over the bytes
-//! `foundry-catalog artifact signature\n`, *M* (u64), the metadata, *I*
-//! (u64) and the index. The metadata holds [`Metadata::content_sha256`],
+//! `foundry-catalog artifact signature\n`, the format version (u32, `4`;
+//! versions 2 and 3 signed without it), *M* (u64), the metadata, *I*
+//! (u64) and the index. The table's and the bodies' lengths are not in it
+//! as such: the index's spans must tile the table and the bodies, so they
+//! fix both. The metadata holds [`Metadata::content_sha256`],
 //! which names every slug, page path, `lastmod`, document path and ETag,
 //! each ETag names its body's bytes, and
 //! the index holds every date and source digest: a signature that
@@ -212,7 +215,7 @@ impl Metadata {
         now: std::time::SystemTime,
     ) -> Result<(), ArtifactError> {
         if let Some(expires) = self.expires
-            && now >= std::time::UNIX_EPOCH + std::time::Duration::from_secs(expires)
+            && self.expired(now)
         {
             return Err(ArtifactError::Expired { expired: rfc3339(expires) });
         }
@@ -232,7 +235,10 @@ impl Metadata {
 
     /// Whether it has expired at `now`.
     pub fn expired(&self, now: std::time::SystemTime) -> bool {
-        self.expires.is_some_and(|e| now >= std::time::UNIX_EPOCH + std::time::Duration::from_secs(e))
+        // An expiry past what the clock can say (say 2^63 seconds) is never reached.
+        self.expires
+            .and_then(|e| std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(e)))
+            .is_some_and(|expires| now >= expires)
     }
 }
 
@@ -983,6 +989,11 @@ impl Artifact {
         let metadata_json = bytes.slice(header_len..meta_end);
         let metadata: Metadata =
             serde_json::from_slice(&metadata_json).map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        // Versions 1 and 2 never held pages: a file that says otherwise
+        // was relabelled (their signatures do not cover the version).
+        if version <= 2 && metadata.pages.is_some() {
+            return Err(ArtifactError::Malformed(format!("a version-{version} artifact with pages")));
+        }
         let signature = signature_of(&bytes[meta_end..signature_end])?;
         let codings = metadata.codings.len();
         let index = bytes.slice(signature_end..index_end);
@@ -1188,8 +1199,13 @@ impl Artifact {
     /// the index, each after its length.
     #[cfg(feature = "signing")]
     pub(crate) fn signed_message(&self) -> Vec<u8> {
-        let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 16 + self.metadata_json.len() + self.index.len());
+        let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 20 + self.metadata_json.len() + self.index.len());
         message.extend_from_slice(SIGNING_CONTEXT);
+        // Format 4 signs its version too, so a signed file cannot be
+        // relabelled to be read another way (older formats did not).
+        if self.table.is_some() {
+            message.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        }
         message.extend_from_slice(&(self.metadata_json.len() as u64).to_le_bytes());
         message.extend_from_slice(&self.metadata_json);
         message.extend_from_slice(&(self.index.len() as u64).to_le_bytes());
@@ -1735,4 +1751,34 @@ fn crc32(parts: &[&[u8]]) -> u32 {
         total.combine(&crc);
     }
     total.finalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ArtifactError, Metadata};
+
+    fn metadata(expires: Option<u64>) -> Metadata {
+        Metadata {
+            generator: "foundry-catalog 0.1.0".to_owned(),
+            products: 0,
+            codings: Vec::new(),
+            record_types: Vec::new(),
+            content_sha256: String::new(),
+            renderer_sha256: None,
+            sequence: None,
+            expires,
+            pages: None,
+        }
+    }
+
+    #[test]
+    fn an_expiry_past_what_the_clock_can_say_is_never_reached_and_never_panics() {
+        let now = std::time::SystemTime::now();
+        for huge in [u64::MAX, 1 << 63, (1 << 63) + 1] {
+            assert!(!metadata(Some(huge)).expired(now));
+            assert_eq!(metadata(Some(huge)).admissible(None, None, now), Ok(()));
+        }
+        assert!(metadata(Some(1)).expired(now));
+        assert!(matches!(metadata(Some(1)).admissible(None, None, now), Err(ArtifactError::Expired { .. })));
+    }
 }

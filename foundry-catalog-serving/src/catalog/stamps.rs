@@ -69,7 +69,7 @@ impl Stamps {
     pub(crate) fn unchanged(&self, dir: &Path, name: &OsString, metadata: &std::fs::Metadata) -> Option<&Stamp> {
         let stamp = self.files.get(name).filter(|_| self.dir == dir)?;
         let now = Stamp::new(metadata, stamp.source)?;
-        let changed = u64::try_from(stamp.changed.0).ok().map(|s| UNIX_EPOCH + Duration::from_secs(s));
+        let changed = u64::try_from(stamp.changed.0).ok().and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s)));
         let settled = changed.and_then(|t| t.checked_add(SETTLED)).is_some_and(|t| t < self.started);
         (now == *stamp && settled).then_some(stamp)
     }

@@ -213,6 +213,17 @@ fn versions_2_and_3_still_load_with_the_bodies_built_now() {
                 assert_eq!(a.body().expect("body"), b.body().expect("body"), "version {version}: {slug} {coding}");
             }
         }
+        // Relabelled as version 2 (whose signatures never covered the
+        // version), an artifact with pages is refused, not read without them.
+        if pages {
+            let mut relabelled = bytes.to_vec();
+            relabelled[8] = 2;
+            let error = Artifact::parse(Bytes::from(relabelled)).expect_err("version 2 has no pages");
+            assert!(
+                matches!(&error, ArtifactError::Malformed(m) if m.contains("version-2 artifact with pages")),
+                "{error}"
+            );
+        }
         // Opened from a file, an old version is read whole.
         let file = std::env::temp_dir().join(format!("foundry-catalog-v{version}-{}.fcat", std::process::id()));
         std::fs::write(&file, bytes).expect("write");
