@@ -6,7 +6,7 @@
 //! costs one 304.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -177,7 +177,7 @@ impl Origin {
             },
             200 => self.whole(response, etag, max_len),
             206 => match (old, etag.filter(|e| !e.starts_with("W/"))) {
-                (Some((old, old_path)), Some(etag)) => self.pull_delta(response, etag, &old, &old_path, max_len, check),
+                (Some(old), Some(etag)) => self.pull_delta(response, etag, &old, max_len, check),
                 // No strong ETag to ask If-Range with: the whole artifact, once more.
                 _ => self.whole_again(max_len),
             },
@@ -185,16 +185,10 @@ impl Origin {
         }
     }
 
-    /// The last good artifact's head and path, when it is of format 4
-    /// (judged from its first bytes: an older one is not read).
-    fn last_good_with_head(&self, max_len: u64) -> Option<(Artifact, PathBuf)> {
-        let path = self.last_good()?;
-        let mut prefix = [0; 56];
-        let file = File::open(&path).ok()?;
-        let len = file.metadata().ok()?.len();
-        std::os::unix::fs::FileExt::read_exact_at(&file, &mut prefix, 0).ok()?;
-        artifact::head_len(&prefix, len).ok()??;
-        Some((Artifact::open(&path, max_len).ok()?, path))
+    /// The last good artifact's head, when it is of format 4
+    /// (judged from its header: an older one is not read).
+    fn last_good_with_head(&self, max_len: u64) -> Option<Artifact> {
+        Artifact::open_head(&self.last_good()?, max_len).ok()?
     }
 
     /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
@@ -258,7 +252,6 @@ impl Origin {
         mut first: Response,
         etag: String,
         old: &Artifact,
-        old_path: &Path,
         max_len: u64,
         check: &CheckHead<'_>,
     ) -> Result<Fetched, String> {
@@ -308,16 +301,11 @@ impl Origin {
         let download = Download { path, etag: Some(etag.clone()) };
         let write_error = |e: io::Error| format!("cannot write the download: {e}");
         file.write_all(&head).map_err(write_error)?;
-        let mut old_file = File::open(old_path).map_err(|e| format!("cannot read the last good artifact: {e}"))?;
         for run in plan.runs() {
             match run.source {
-                delta::Source::Old { at } => {
-                    old_file.seek(SeekFrom::Start(at)).map_err(write_error)?;
-                    let copied = io::copy(&mut (&mut old_file).take(run.len), &mut file).map_err(write_error)?;
-                    if copied != run.len {
-                        return Err("the last good artifact is shorter than it says".to_owned());
-                    }
-                }
+                delta::Source::Old { at } => old
+                    .copy_range(at, run.len, &mut file)
+                    .map_err(|e| format!("cannot copy from the last good artifact: {e}"))?,
                 delta::Source::Origin => {
                     if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);

@@ -832,6 +832,17 @@ impl Artifact {
     /// whose bodies and names are interleaved, is read whole
     /// ([`Artifact::read_at_most`]).
     pub fn open(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
+        match Self::open_head(path, max_len)? {
+            Some(artifact) => Ok(artifact),
+            None => Self::read_at_most(path, max_len),
+        }
+    }
+
+    /// [`Artifact::open`] for an artifact of format 4; `None` for an older
+    /// one, of which nothing past its header was read. The file is opened
+    /// without waiting and must be a regular one (a FIFO is refused, never
+    /// waited on).
+    pub fn open_head(path: &std::path::Path, max_len: u64) -> Result<Option<Artifact>, ArtifactError> {
         use std::os::unix::fs::FileExt;
         let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
         let file = crate::files::open_nonblocking(path).map_err(read_error)?;
@@ -841,7 +852,7 @@ impl Artifact {
         file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;
         let header = Header::parse(&prefix[..prefix_len], len)?;
         if header.version < 4 {
-            return Self::read_open(&file, max_len);
+            return Ok(None);
         }
         let [meta_len, signature_len, ..] = header.lengths;
         header.check_head_lengths()?;
@@ -868,7 +879,7 @@ impl Artifact {
         header.check_index_lengths(&meta_and_signature)?;
         let index_and_table = read(header.index_at(), header.data_at() + header.lengths[3] - header.index_at())?;
         let file = Arc::new(BodyFile { file, data_at: header.data_at() });
-        Self::from_head_parts(&header, &prefix, meta_and_signature, index_and_table, Some(file))
+        Self::from_head_parts(&header, &prefix, meta_and_signature, index_and_table, Some(file)).map(Some)
     }
 
     /// The head of a version-4 artifact file of `file_len` bytes, given as
@@ -932,6 +943,20 @@ impl Artifact {
         };
         artifact.check_metadata()?;
         Ok(artifact)
+    }
+
+    /// Copies `len` bytes of its file from `at` (a [`crate::delta::Source::Old`]
+    /// offset) to the end of `out`, file to file, from the file as it was
+    /// opened ([`Artifact::open`]); an error for an artifact whose bodies
+    /// are not in a file, or a range outside its bodies.
+    pub fn copy_range(&self, at: u64, len: u64, out: &mut std::fs::File) -> std::io::Result<()> {
+        let outside = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a range of the artifact's bodies");
+        let (Some(file), Some(table)) = (&self.file, self.table) else { return Err(outside()) };
+        let offset = at.checked_sub(self.data_at()).filter(|&offset| offset >= table).ok_or_else(outside)?;
+        if offset.checked_add(len).is_none_or(|end| end > self.data_len) {
+            return Err(outside());
+        }
+        file.copy_to(offset, len, out)
     }
 
     /// Where the data region starts in the artifact's file.

@@ -60,14 +60,10 @@ impl Origin {
 /// be copied from it unread); an older one read whole as
 /// [`Artifact::read`] does, with the file kept open to copy from.
 pub(super) fn open(path: &Path) -> Result<(Artifact, Option<Arc<Origin>>), ArtifactError> {
-    let file = crate::files::open_nonblocking(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
-    let mut prefix = [0; 56];
-    let len = file.metadata().map_err(|e| ArtifactError::Read(e.to_string()))?.len();
-    let read =
-        std::os::unix::fs::FileExt::read_at(&file, &mut prefix, 0).map_err(|e| ArtifactError::Read(e.to_string()))?;
-    if matches!(crate::artifact::head_len(&prefix[..read], len), Ok(Some(_))) {
-        return Ok((Artifact::open(path, crate::artifact::DEFAULT_MAX_FILE_LEN)?, None));
+    if let Some(artifact) = Artifact::open_head(path, crate::artifact::DEFAULT_MAX_FILE_LEN)? {
+        return Ok((artifact, None));
     }
+    let file = crate::files::open_nonblocking(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
     let stamp = Origin::stamp(&file);
     let artifact = Artifact::read_open(&file, crate::artifact::DEFAULT_MAX_FILE_LEN)?;
     let origin = artifact.data_region().map(|data| {

@@ -434,3 +434,31 @@ fn the_body_cache_keeps_checked_bodies_up_to_its_limit_and_gives_them_back() {
     assert_eq!(cache.failures(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A FIFO where an artifact should be is refused at once, never waited
+/// on, by every way of opening one (a replica's state folder, a build's
+/// previous artifact, a served file).
+#[test]
+fn a_fifo_in_place_of_an_artifact_is_refused_without_waiting() {
+    let dir = temp("fifo");
+    let fifo = dir.join("last-good.fcat");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    let (send, receive) = std::sync::mpsc::channel();
+    let path = fifo.clone();
+    std::thread::spawn(move || {
+        let head = Artifact::open_head(&path, 1 << 20).map(|_| ());
+        let whole = Artifact::open(&path, 1 << 20).map(|_| ());
+        let built_on = ResponseCatalog::open_to_build_on(&path).map(|_| ());
+        let _ = send.send((head, whole, built_on));
+    });
+    let (head, whole, built_on) =
+        receive.recv_timeout(std::time::Duration::from_secs(10)).expect("answered at once, not waiting on the FIFO");
+    for result in [head, whole, built_on] {
+        assert!(
+            matches!(&result, Err(ArtifactError::Read(reason)) if reason.contains("not a regular file")),
+            "{result:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
