@@ -42,7 +42,7 @@ startup() {
 }
 
 # The data region's length (format 4: the table and the bodies), from the artifact's header.
-data_bytes() { python3 -c 'import struct,sys; h=open(sys.argv[1],"rb").read(56); print(sum(struct.unpack_from("<QQ", h, 40)))' "$1"; }
+data_bytes() { python3 -c 'import struct,sys; h=open(sys.argv[1],"rb").read(64); print(sum(struct.unpack_from("<QQ", h, 48)))' "$1"; }
 
 echo "foundry-catalog scale benchmark, $(nproc) cores"
 echo

@@ -1296,8 +1296,8 @@ fn a_reload_of_a_file_larger_than_memory_reads_only_its_head_and_keeps_the_catal
     // bodies are not read, and it is refused for bytes no product holds.
     let mut bytes = std::fs::read(&file).expect("built");
     let grown = 3u64 << 30;
-    let data_len = u64::from_le_bytes(bytes[48..56].try_into().expect("8 bytes")) + grown - bytes.len() as u64;
-    bytes[48..56].copy_from_slice(&data_len.to_le_bytes());
+    let data_len = u64::from_le_bytes(bytes[56..64].try_into().expect("8 bytes")) + grown - bytes.len() as u64;
+    bytes[56..64].copy_from_slice(&data_len.to_le_bytes());
     let bytes = with_checksum(bytes);
     let big = dir.join("big.fcat");
     std::fs::write(&big, &bytes).expect("write");
@@ -1506,8 +1506,8 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
     let changed = with_checksum(changed);
     let mut appended = build(6, "Release six", "ci", &[]);
     appended.extend_from_slice(b"appended");
-    let data_len = u64::from_le_bytes(appended[48..56].try_into().expect("8 bytes")) + 8;
-    appended[48..56].copy_from_slice(&data_len.to_le_bytes());
+    let data_len = u64::from_le_bytes(appended[56..64].try_into().expect("8 bytes")) + 8;
+    appended[56..64].copy_from_slice(&data_len.to_le_bytes());
     let appended = with_checksum(appended);
     let cases: Vec<(&str, Vec<u8>, Fault, &str)> = vec![
         ("older", build(1, "Release one", "ci", &[]), Fault::None, "refused as a rollback"),
@@ -1574,10 +1574,10 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
 /// `bytes` with the header's CRC-32 fixed to match the rest.
 fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
     // Version 4's CRC-32 covers what precedes the bodies: the header's
-    // first four lengths (metadata, signature, index, table) after it.
+    // first five lengths (metadata, signature, block list, index, table) after it.
     let length =
         |at: usize| usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small");
-    let bodies = 56 + length(16) + length(24) + length(32) + length(40);
+    let bodies = 64 + length(16) + length(24) + length(32) + length(40) + length(48);
     let crc = crc32fast::hash(&bytes[16..bodies]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes

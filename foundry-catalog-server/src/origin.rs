@@ -216,8 +216,11 @@ impl Origin {
         let download = Download { path, etag };
         let mut reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
         // The header first: what is not an artifact is not downloaded.
-        let mut prefix = Vec::with_capacity(56);
-        (&mut reader).take(56).read_to_end(&mut prefix).map_err(|e| format!("the download failed: {e}"))?;
+        let mut prefix = Vec::with_capacity(artifact::HEADER_LEN);
+        (&mut reader)
+            .take(artifact::HEADER_LEN as u64)
+            .read_to_end(&mut prefix)
+            .map_err(|e| format!("the download failed: {e}"))?;
         let len = match artifact::file_len_of(&prefix) {
             Ok(len) => len,
             Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
@@ -268,8 +271,8 @@ impl Origin {
         }
         let mut fetched = head.len() as u64;
         let refused = |error| Ok(Fetched::Refused { etag: Some(etag.clone()), error });
-        let head_len = loop {
-            let needed = match artifact::head_len(&head, total) {
+        let summary_len = loop {
+            let needed = match artifact::Summary::len_needed(&head, total) {
                 Ok(needed) => needed,
                 Err(error) => return refused(error),
             };
@@ -290,7 +293,39 @@ impl Origin {
                 None => return self.whole_again(max_len),
             }
         };
-        head.truncate(head_len as usize);
+        // What the first ranges brought past the summary, used before anything is fetched again.
+        let probed = head.split_off(summary_len as usize);
+        let summary = match artifact::Summary::parse(&head, total) {
+            Ok(summary) => summary,
+            Err(error) => return refused(error),
+        };
+        // The rest of the head: the blocks the last good artifact holds
+        // copied from it, the others fetched; then checked whole.
+        let head_plan = delta::Plan::head(&summary, old, delta::Plan::MAX_RANGES);
+        head.try_reserve_exact((summary.head_len() - summary.len()) as usize)
+            .map_err(|_| format!("cannot take memory for a head of {} bytes", summary.head_len()))?;
+        for run in head_plan.runs() {
+            match run.source {
+                delta::Source::Old { at } => head.extend_from_slice(
+                    &old.head_bytes(at, run.len).ok_or("the last good artifact's head is not what its index says")?,
+                ),
+                delta::Source::Origin if run.at + run.len <= summary_len + probed.len() as u64 => {
+                    let from = (run.at - summary_len) as usize;
+                    head.extend_from_slice(&probed[from..from + run.len as usize]);
+                }
+                delta::Source::Origin => {
+                    let more = match self.range(&etag, run.at, run.at + run.len, total)? {
+                        Ranged::Bytes(more) => more,
+                        Ranged::Whole(response) => {
+                            let etag = etag_of(&response);
+                            return self.whole(*response, etag, max_len);
+                        }
+                    };
+                    fetched += more.len() as u64;
+                    head.extend_from_slice(&more);
+                }
+            }
+        }
         let new = match Artifact::from_head(&head, total).and_then(|new| check(&new).map(|()| new)) {
             Ok(new) => new,
             Err(error) => return refused(error),
@@ -321,7 +356,7 @@ impl Origin {
             origin = %self,
             fetched,
             artifact = total,
-            ranges = plan.ranges(),
+            ranges = head_plan.ranges() + plan.ranges(),
             "pulled the origin's artifact as a delta of the last good one"
         );
         self.counters.count(fetched, total, true);

@@ -95,14 +95,18 @@ use sha2::{Digest, Sha256};
 
 use crate::encoding::ContentCoding;
 
+mod head;
+pub(crate) use head::Block;
+
 /// The first eight bytes of every artifact.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FCA\r\n\x1a\n";
 /// The format version this crate writes.
 pub(crate) const FORMAT_VERSION: u32 = 4;
 /// The oldest format version this crate reads.
 pub(crate) const OLDEST_READABLE_VERSION: u32 = 1;
-/// The length of the fixed header (version 4).
-const HEADER_LEN: usize = 56;
+/// The length of the fixed header (version 4): what a reader needs of a
+/// file to know its length and where each region lies.
+pub const HEADER_LEN: usize = 64;
 /// The length of the header of versions 2 and 3.
 const HEADER_LEN_V3: usize = 48;
 /// The length of version 1's header.
@@ -611,8 +615,13 @@ pub struct Artifact {
     /// The metadata's JSON as stored (what a signature signs).
     metadata_json: Bytes,
     pub(crate) signature: Option<Signature>,
-    /// In the version-3 layout (a version-1 index is converted on parse).
+    /// In the version-3 layout (a version-1 index is converted on parse;
+    /// a version-4 one is placed from its lengths).
     index: Bytes,
+    /// In the version-4 layout, the index as stored (lengths) and the
+    /// block list that names it and the table; empty in older layouts.
+    stored_index: Bytes,
+    blocks: Bytes,
     /// The data region's pieces: `(offset in the data region, piece)`, in
     /// order. For an artifact whose bodies were left in their file, only
     /// the table.
@@ -740,16 +749,8 @@ impl Artifact {
         table: u64,
     ) -> Artifact {
         let Contents { generator, codings, record_types, renderer_sha256, release, pages } = contents;
-        let entry_len = entry_len(codings.len(), pages.is_some());
-        let mut index = Vec::with_capacity(entries.len() * entry_len + documents.len() * document_len(codings.len()));
-        for entry in entries {
-            index.extend_from_slice(&entry.modified.to_le_bytes());
-            index.extend_from_slice(&entry.source);
-            entry.spans().for_each(|span| push_span(&mut index, span));
-        }
-        for document in documents {
-            document.spans().for_each(|span| push_span(&mut index, span));
-        }
+        let index = spans_index(entries, documents, codings.len(), pages.is_some());
+        let stored_index = head::store(entries, documents, codings.len(), pages.is_some());
         let mut start = 0;
         let data = buffers
             .into_iter()
@@ -774,6 +775,8 @@ impl Artifact {
             metadata_json: Bytes::new(),
             signature: None,
             index: Bytes::from(index),
+            stored_index: Bytes::from(stored_index),
+            blocks: Bytes::new(),
             data,
             data_len: start,
             table: Some(table),
@@ -784,7 +787,36 @@ impl Artifact {
         artifact.metadata.content_sha256 = artifact.content_digest();
         // A struct of strings and numbers always serializes.
         artifact.metadata_json = serde_json::to_vec(&artifact.metadata).unwrap_or_default().into();
+        let names: Vec<&[u8]> = entries
+            .iter()
+            .map(|entry| entry.slug)
+            .chain(documents.iter().map(|document| document.path))
+            .map(|span| artifact.bytes_of(span).unwrap_or_default())
+            .collect();
+        let runs: Vec<(u64, u64)> = entries
+            .iter()
+            .map(|entry| contiguous(entry.table_spans()))
+            .chain(documents.iter().map(|document| contiguous(document.table_spans())))
+            .map(Option::unwrap_or_default)
+            .collect();
+        let blocks = head::list(&artifact.stored_index, &names, &runs, &artifact.metadata, &|at, len, f| {
+            artifact.table_bytes(at, len, f)
+        });
+        artifact.blocks = Bytes::from(blocks);
         artifact
+    }
+
+    /// Hands `f` the table's bytes from `at`, `len` of them, in the
+    /// pieces they are held in (nothing for bytes not in memory).
+    fn table_bytes(&self, at: u64, len: u64, f: &mut dyn FnMut(&[u8])) {
+        let end = at.saturating_add(len);
+        for (start, piece) in &self.data {
+            let Piece::Memory(bytes) = piece else { continue };
+            let (from, to) = (at.max(*start), end.min(start + bytes.len() as u64));
+            if from < to {
+                f(&bytes[(from - start) as usize..(to - start) as usize]);
+            }
+        }
     }
 
     /// Reads an artifact file's bytes (see the module documentation for
@@ -877,14 +909,14 @@ impl Artifact {
         let meta_and_signature = read(header.len as u64, meta_len + signature_len)?;
         // Nothing more is read for a file whose lengths only add up.
         header.check_index_lengths(&meta_and_signature)?;
-        let index_and_table = read(header.index_at(), header.data_at() + header.lengths[3] - header.index_at())?;
+        let rest = read(header.at(BLOCKS), header.head_end() - header.at(BLOCKS))?;
         let file = Arc::new(BodyFile { file, data_at: header.data_at() });
-        Self::from_head_parts(&header, &prefix, meta_and_signature, index_and_table, Some(file)).map(Some)
+        Self::from_head_parts(&header, &prefix, meta_and_signature, rest, Some(file)).map(Some)
     }
 
     /// The head of a version-4 artifact file of `file_len` bytes, given as
-    /// its first bytes (at least [`head_len`] of them): the header,
-    /// metadata, signature, index and table, checked as
+    /// its first bytes (at least [`Summary::head_len`] of them): the
+    /// header, metadata, signature, block list, index and table, checked as
     /// [`Artifact::open`] checks them; its bodies are not there to read.
     /// What a replica fetches first of a new artifact, to know what else
     /// to fetch ([`crate::delta`]).
@@ -904,38 +936,73 @@ impl Artifact {
                 .map(<[u8]>::to_vec)
                 .ok_or(ArtifactError::Length { expected: to, found: head.len() as u64 })
         };
-        let meta_and_signature = part(header.len as u64, header.index_at())?;
+        let meta_and_signature = part(header.len as u64, header.at(BLOCKS))?;
         header.check_index_lengths(&meta_and_signature)?;
-        let index_and_table = part(header.index_at(), header.data_at() + header.lengths[3])?;
-        Self::from_head_parts(&header, &head[..HEADER_LEN], meta_and_signature, index_and_table, None)
+        let rest = part(header.at(BLOCKS), header.head_end())?;
+        Self::from_head_parts(&header, &head[..HEADER_LEN], meta_and_signature, rest, None)
     }
 
-    /// Assembles an artifact from its head's parts, checking the CRC-32.
+    /// Assembles an artifact from its head's parts (the metadata and
+    /// signature, then the block list, index and table), checking the
+    /// CRC-32 and placing the index's spans.
     fn from_head_parts(
         header: &Header,
         prefix: &[u8],
         meta_and_signature: Vec<u8>,
-        index_and_table: Vec<u8>,
+        rest: Vec<u8>,
         file: Option<Arc<BodyFile>>,
     ) -> Result<Artifact, ArtifactError> {
-        let [meta_len, _, index_len, table_len, data_len] = header.lengths;
-        let crc = crc32(&[&prefix[16..HEADER_LEN], &meta_and_signature, &index_and_table]);
+        let [meta_len, _, blocks_len, index_len, table_len, bodies_len] = header.lengths;
+        let crc = crc32(&[&prefix[16..HEADER_LEN], &meta_and_signature, &rest]);
         if crc != header.crc {
             return Err(ArtifactError::Checksum { expected: header.crc, found: crc });
         }
         let mut head = Bytes::from(meta_and_signature);
-        let mut rest = Bytes::from(index_and_table);
+        let mut rest = Bytes::from(rest);
         let metadata_json = head.split_to(meta_len as usize);
-        let index = rest.split_to(index_len as usize);
-        let artifact = Artifact {
-            // Parsed already by the length checks; parsed again from what is kept.
-            metadata: serde_json::from_slice(&metadata_json)
-                .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?,
+        let blocks = rest.split_to(blocks_len as usize);
+        let stored_index = rest.split_to(index_len as usize);
+        // Parsed already by the length checks; parsed again from what is kept.
+        let metadata =
+            serde_json::from_slice(&metadata_json).map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        let stored = Stored { blocks, index: stored_index };
+        Self::placed(
+            metadata,
             metadata_json,
-            signature: signature_of(&head)?,
-            index,
-            data: vec![(0, Piece::Memory(rest))],
-            data_len: table_len + data_len,
+            signature_of(&head)?,
+            stored,
+            rest,
+            [table_len, table_len + bodies_len],
+            file,
+        )
+    }
+
+    /// A version-4 artifact from its parts as stored: its index's spans
+    /// placed from the stored lengths, its block list checked to cover
+    /// the index and the table (their digests are checked by
+    /// [`Artifact::check_blocks`]); `data` is the table, or the table and
+    /// the bodies, of `[table, table and bodies]` bytes.
+    fn placed(
+        metadata: Metadata,
+        metadata_json: Bytes,
+        signature: Option<Signature>,
+        stored: Stored,
+        data: Bytes,
+        [table_len, data_len]: [u64; 2],
+        file: Option<Arc<BodyFile>>,
+    ) -> Result<Artifact, ArtifactError> {
+        let (entries, documents) = head::load(&stored.index, &metadata, table_len, data_len)?;
+        head::blocks(&stored.blocks, &metadata, table_len)?;
+        let index = spans_index(&entries, &documents, metadata.codings.len(), metadata.pages.is_some());
+        let artifact = Artifact {
+            metadata,
+            metadata_json,
+            signature,
+            index: Bytes::from(index),
+            stored_index: stored.index,
+            blocks: stored.blocks,
+            data: vec![(0, Piece::Memory(data))],
+            data_len,
             table: Some(table_len),
             file,
             built_here: false,
@@ -991,15 +1058,20 @@ impl Artifact {
     /// `crc_of_rest` when known (versions 1 to 3: the CRC covers them all).
     fn checked(bytes: Bytes, crc_of_rest: Option<u32>) -> Result<Artifact, ArtifactError> {
         let header = Header::parse(&bytes, bytes.len() as u64)?;
-        let Header { version, len: header_len, crc, lengths: [meta_len, signature_len, index_len, table_len, _] } =
-            header;
+        let Header {
+            version,
+            len: header_len,
+            crc,
+            lengths: [meta_len, signature_len, blocks_len, index_len, table_len, _],
+        } = header;
         if meta_len > MAX_METADATA_LEN {
             return Err(ArtifactError::Malformed(format!("{meta_len} bytes of metadata")));
         }
-        // All five fit in the file (checked above), so these convert.
+        // All six fit in the file (checked above), so these convert.
         let meta_end = header_len + meta_len as usize;
         let signature_end = meta_end + signature_len as usize;
-        let index_end = signature_end + index_len as usize;
+        let blocks_end = signature_end + blocks_len as usize;
+        let index_end = blocks_end + index_len as usize;
         let table_end = index_end + table_len as usize;
         // Version 4's CRC covers everything before the bodies; older
         // versions' covers the whole file.
@@ -1021,17 +1093,24 @@ impl Artifact {
         }
         let signature = signature_of(&bytes[meta_end..signature_end])?;
         let codings = metadata.codings.len();
-        let index = bytes.slice(signature_end..index_end);
-        let index = if version == 1 { Self::index_from_v1(&index, codings) } else { index };
+        let index = bytes.slice(blocks_end..index_end);
         let data = bytes.slice(index_end..);
+        if version >= 4 {
+            let stored = Stored { blocks: bytes.slice(signature_end..blocks_end), index };
+            let lengths = [table_len, data.len() as u64];
+            return Self::placed(metadata, metadata_json, signature, stored, data, lengths, None);
+        }
+        let index = if version == 1 { Self::index_from_v1(&index, codings) } else { index };
         let artifact = Artifact {
             metadata,
             metadata_json,
             signature,
             index,
+            stored_index: Bytes::new(),
+            blocks: Bytes::new(),
             data_len: data.len() as u64,
             data: vec![(0, Piece::Memory(data))],
-            table: (version >= 4).then_some(table_len),
+            table: None,
             file: None,
             built_here: false,
             bodies_checked: Arc::default(),
@@ -1129,8 +1208,11 @@ impl Artifact {
     /// The size of the file [`Artifact::write_to`] writes.
     pub fn file_len(&self) -> u64 {
         let signature = if self.signature.is_some() { SIGNATURE_LEN } else { 0 };
-        let header = if self.table.is_some() { HEADER_LEN } else { HEADER_LEN_V3 };
-        (header + self.metadata_json.len() + signature + self.index.len()) as u64 + self.data_len
+        let head = match self.table {
+            Some(_) => HEADER_LEN + self.blocks.len() + self.stored_index.len(),
+            None => HEADER_LEN_V3 + self.index.len(),
+        };
+        (head + self.metadata_json.len() + signature) as u64 + self.data_len
     }
 
     /// Writes the artifact file: header, metadata, signature, index, table
@@ -1160,16 +1242,32 @@ impl Artifact {
     /// bodies left in a file read from it in pieces).
     pub(crate) fn write_parts(&self, mut write: impl FnMut(Part<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
         let signature = self.signature.map(|s| [&s.public_key[..], &s.signature[..]].concat()).unwrap_or_default();
-        let mut lengths = Vec::with_capacity(40);
-        let regions = [self.metadata_json.len() as u64, signature.len() as u64, self.index.len() as u64];
-        let (version, lengths_of) = match self.table {
-            Some(table) => (FORMAT_VERSION, [&regions[..], &[table, self.data_len - table]].concat()),
-            None => (3, [&regions[..], &[self.data_len]].concat()),
+        let mut lengths = Vec::with_capacity(48);
+        let (meta, signature_len) = (self.metadata_json.len() as u64, signature.len() as u64);
+        let (version, lengths_of, mut parts): (u32, Vec<u64>, Vec<&[u8]>) = match self.table {
+            Some(table) => (
+                FORMAT_VERSION,
+                vec![
+                    meta,
+                    signature_len,
+                    self.blocks.len() as u64,
+                    self.stored_index.len() as u64,
+                    table,
+                    self.data_len - table,
+                ],
+                vec![&self.metadata_json, &signature, &self.blocks, &self.stored_index],
+            ),
+            None => (
+                3,
+                vec![meta, signature_len, self.index.len() as u64, self.data_len],
+                vec![&self.metadata_json, &signature, &self.index],
+            ),
         };
         for len in lengths_of {
             lengths.extend_from_slice(&len.to_le_bytes());
         }
-        let mut parts: Vec<&[u8]> = vec![&lengths, &self.metadata_json, &signature, &self.index];
+        parts.insert(0, &lengths);
+        let head_parts = parts.len();
         // The table (version 4), or the whole data region.
         let covered = self.table.unwrap_or(self.data_len);
         // (A build puts the table in memory: a file's range is bodies.)
@@ -1185,7 +1283,7 @@ impl Artifact {
         header.extend_from_slice(&version.to_le_bytes());
         header.extend_from_slice(&crc32(&parts).to_le_bytes());
         write(Part::Head(&header))?;
-        for part in &parts[..4] {
+        for part in &parts[..head_parts] {
             write(Part::Head(part))?;
         }
         for (_, piece) in &self.data {
@@ -1220,22 +1318,79 @@ impl Artifact {
         self.built_here
     }
 
-    /// The bytes a signature signs: the context, then the metadata and
-    /// the index, each after its length.
+    /// The bytes a signature signs: the context, then (format 4) the
+    /// version, then the metadata and the block list (format 4) or the
+    /// index (older formats), each after its length.
     #[cfg(feature = "signing")]
     pub(crate) fn signed_message(&self) -> Vec<u8> {
-        let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 20 + self.metadata_json.len() + self.index.len());
-        message.extend_from_slice(SIGNING_CONTEXT);
         // Format 4 signs its version too, so a signed file cannot be
-        // relabelled to be read another way (older formats did not).
-        if self.table.is_some() {
-            message.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        }
+        // relabelled to be read another way (older formats did not), and
+        // its block list, which names the index and the table.
+        let (version, last) = match self.table {
+            Some(_) => (&FORMAT_VERSION.to_le_bytes()[..], &self.blocks),
+            None => (&[][..], &self.index),
+        };
+        let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 20 + self.metadata_json.len() + last.len());
+        message.extend_from_slice(SIGNING_CONTEXT);
+        message.extend_from_slice(version);
         message.extend_from_slice(&(self.metadata_json.len() as u64).to_le_bytes());
         message.extend_from_slice(&self.metadata_json);
-        message.extend_from_slice(&(self.index.len() as u64).to_le_bytes());
-        message.extend_from_slice(&self.index);
+        message.extend_from_slice(&(last.len() as u64).to_le_bytes());
+        message.extend_from_slice(last);
         message
+    }
+
+    /// The blocks of its head (format 4; none in older ones).
+    pub(crate) fn blocks(&self) -> Vec<Block> {
+        match self.table {
+            // Checked when it was parsed (or made so when built).
+            Some(table) => head::blocks(&self.blocks, &self.metadata, table).unwrap_or_default(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Checks that each block of the head names its stored index entries
+    /// and table bytes (format 4: what a signature over the block list
+    /// covers of them), on all cores: the first that does not is named.
+    pub(crate) fn check_blocks(&self) -> Result<(), ArtifactError> {
+        let blocks = self.blocks();
+        let bad = crate::parallel::map(&blocks, |block| {
+            let index = usize::try_from(block.index.start).ok().zip(usize::try_from(block.index.end).ok());
+            let index = index.and_then(|(from, to)| self.stored_index.get(from..to)).unwrap_or_default();
+            !head::names(block, index, &|at, len, f| self.table_bytes(at, len, f))
+        });
+        match bad.iter().position(|&bad| bad) {
+            Some(n) => Err(ArtifactError::Malformed(format!(
+                "block {n} of the head (entries {} to {}) does not match its digest in the block list",
+                blocks[n].entries.start,
+                blocks[n].entries.end - 1
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Where its stored index starts in its file (format 4).
+    pub(crate) fn stored_index_at(&self) -> u64 {
+        self.data_at() - self.stored_index.len() as u64
+    }
+
+    /// `len` bytes of its head from `at` in its file, from the copies in
+    /// memory of its stored index and table (format 4); `None` outside them.
+    pub fn head_bytes(&self, at: u64, len: u64) -> Option<Vec<u8>> {
+        let table = self.table?;
+        let (data_at, index_at) = (self.data_at(), self.stored_index_at());
+        let end = at.checked_add(len).filter(|&end| at >= index_at && end <= data_at + table)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
+        if at < data_at {
+            bytes.extend_from_slice(
+                self.stored_index.get((at - index_at) as usize..(end.min(data_at) - index_at) as usize)?,
+            );
+        }
+        if end > data_at {
+            let from = at.max(data_at) - data_at;
+            self.table_bytes(from, end - data_at - from, &mut |piece| bytes.extend_from_slice(piece));
+        }
+        (bytes.len() as u64 == len).then_some(bytes)
     }
 
     /// Every index entry, decoded (spans are not checked here).
@@ -1566,6 +1721,22 @@ fn document_len(codings: usize) -> usize {
     SPAN_LEN * (1 + 2 * codings)
 }
 
+/// The index in the layout held in memory (version 3's): each entry's
+/// date, source digest and spans, then each site document's spans.
+fn spans_index(entries: &[IndexEntry], documents: &[DocumentEntry], codings: usize, pages: bool) -> Vec<u8> {
+    let mut index =
+        Vec::with_capacity(entries.len() * entry_len(codings, pages) + documents.len() * document_len(codings));
+    for entry in entries {
+        index.extend_from_slice(&entry.modified.to_le_bytes());
+        index.extend_from_slice(&entry.source);
+        entry.spans().for_each(|span| push_span(&mut index, span));
+    }
+    for document in documents {
+        document.spans().for_each(|span| push_span(&mut index, span));
+    }
+    index
+}
+
 fn push_span(index: &mut Vec<u8>, span: Span) {
     index.extend_from_slice(&span.offset.to_le_bytes());
     index.extend_from_slice(&span.len.to_le_bytes());
@@ -1578,15 +1749,28 @@ fn le_u64(bytes: &[u8]) -> u64 {
 }
 
 /// What an artifact's header says.
+#[derive(Debug, Clone)]
 struct Header {
     version: u32,
     /// The header's own length.
     len: usize,
     crc: u32,
-    /// The region lengths: metadata, signature, index, table (0 before
-    /// version 4, where the table's bytes are in the data region), data.
-    lengths: [u64; 5],
+    /// The region lengths: metadata, signature, block list, index,
+    /// table, bodies (block list and table 0 before version 4, where the
+    /// table's bytes are in the data region, which is the last length).
+    lengths: [u64; 6],
 }
+
+/// A version-4 head's block list and index, as stored.
+struct Stored {
+    blocks: Bytes,
+    index: Bytes,
+}
+
+/// The regions a header gives the lengths of, by position in [`Header::lengths`].
+const BLOCKS: usize = 2;
+const INDEX: usize = 3;
+const TABLE: usize = 4;
 
 impl Header {
     /// Reads the header at the start of `prefix` (the file's first bytes,
@@ -1601,16 +1785,17 @@ impl Header {
         let too_short = |header: usize| ArtifactError::Length { expected: header as u64, found: file_len };
         let version = u32_at(8).ok_or(too_short(HEADER_LEN_V1))?;
         let (len, lengths) = match version {
-            1 => (HEADER_LEN_V1, [u64_at(16), Some(0), u64_at(24), Some(0), u64_at(32)]),
-            2 | 3 => (HEADER_LEN_V3, [u64_at(16), u64_at(24), u64_at(32), Some(0), u64_at(40)]),
-            4 => (HEADER_LEN, [u64_at(16), u64_at(24), u64_at(32), u64_at(40), u64_at(48)]),
+            1 => (HEADER_LEN_V1, [u64_at(16), Some(0), Some(0), u64_at(24), Some(0), u64_at(32)]),
+            2 | 3 => (HEADER_LEN_V3, [u64_at(16), u64_at(24), Some(0), u64_at(32), Some(0), u64_at(40)]),
+            4 => (HEADER_LEN, [16, 24, 32, 40, 48, 56].map(u64_at)),
             found => return Err(ArtifactError::Version { found }),
         };
-        let (Some(crc), [Some(meta), Some(signature), Some(index), Some(table), Some(data)]) = (u32_at(12), lengths)
+        let (Some(crc), [Some(meta), Some(signature), Some(blocks), Some(index), Some(table), Some(data)]) =
+            (u32_at(12), lengths)
         else {
             return Err(too_short(len));
         };
-        let lengths = [meta, signature, index, table, data];
+        let lengths = [meta, signature, blocks, index, table, data];
         let expected = lengths.into_iter().try_fold(len as u64, u64::checked_add);
         if expected != Some(file_len) {
             return Err(ArtifactError::Length { expected: expected.unwrap_or(u64::MAX), found: file_len });
@@ -1618,14 +1803,25 @@ impl Header {
         Ok(Header { version, len, crc, lengths })
     }
 
+    /// Where region `n` ([`Header::lengths`]) starts in the file (the
+    /// lengths add up to the file's: no overflow).
+    fn at(&self, n: usize) -> u64 {
+        self.len as u64 + self.lengths[..n].iter().sum::<u64>()
+    }
+
     /// Where the data region starts in the file (the table's start, in version 4).
     fn data_at(&self) -> u64 {
-        self.len as u64 + self.lengths[..3].iter().sum::<u64>()
+        self.at(TABLE)
     }
 
     /// Where the index starts in the file.
     fn index_at(&self) -> u64 {
-        self.len as u64 + self.lengths[0] + self.lengths[1]
+        self.at(INDEX)
+    }
+
+    /// Where the head ends: after the table in version 4.
+    fn head_end(&self) -> u64 {
+        self.at(TABLE + 1)
     }
 
     /// Checks what the header alone says of the metadata and signature.
@@ -1641,14 +1837,22 @@ impl Header {
     }
 
     /// Checks the index's length against the one the metadata (the start
-    /// of `meta_and_signature`) implies, and the table's against its bound.
+    /// of `meta_and_signature`) implies, and the block list's and the
+    /// table's against their bounds (version 4).
     fn check_index_lengths(&self, meta_and_signature: &[u8]) -> Result<(), ArtifactError> {
-        let [meta_len, _, index_len, table_len, _] = self.lengths;
+        let [meta_len, _, blocks_len, index_len, table_len, _] = self.lengths;
         let metadata: Metadata =
             serde_json::from_slice(meta_and_signature.get(..meta_len as usize).unwrap_or_default())
                 .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
         let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
-        if expected_index_len(&metadata) != Some(index_len) {
+        let entries = metadata.products.saturating_add(documents);
+        if blocks_len % head::BLOCK_LEN as u64 != 0 || blocks_len > entries.saturating_mul(head::BLOCK_LEN as u64) {
+            return Err(ArtifactError::Malformed(format!(
+                "a block list of {blocks_len} bytes for {} products and {documents} site documents",
+                metadata.products
+            )));
+        }
+        if head::index_len(&metadata) != Some(index_len) {
             return Err(ArtifactError::Malformed(format!(
                 "an index of {index_len} bytes for {} products and {documents} site documents",
                 metadata.products
@@ -1665,28 +1869,88 @@ impl Header {
     }
 }
 
-/// How many first bytes of an artifact file of `file_len` bytes its head
-/// (header, metadata, signature, index and table: everything but the
-/// bodies) takes, judged from its first bytes `prefix`: `Some(n)` with
-/// `n` larger than `prefix` asks for the first `n` bytes, to judge again
-/// (the metadata says how long the index is); `None` for a version before
-/// 4, whose names and bodies are interleaved. A prefix that is not an
-/// artifact's, or whose lengths do not add up to `file_len` or to what
-/// its metadata says, is an error: nothing more of it is worth reading.
-pub fn head_len(prefix: &[u8], file_len: u64) -> Result<Option<u64>, ArtifactError> {
-    if prefix.len() < HEADER_LEN && (prefix.len() as u64) < file_len {
-        return Ok(Some(HEADER_LEN as u64));
+/// What the first bytes of a version-4 artifact say before its index:
+/// its header, metadata, signature and block list, which name the blocks
+/// of its index and table. What a replica fetches first of a new
+/// artifact, to fetch only the blocks of its head it does not hold
+/// ([`crate::delta::Plan::head`]), then only the bodies that changed.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    header: Header,
+    blocks: Vec<Block>,
+}
+
+impl Summary {
+    /// How many first bytes of an artifact file of `file_len` bytes its
+    /// summary takes, judged from its first bytes `prefix`: `Some(n)` with
+    /// `n` larger than `prefix` asks for the first `n` bytes, to judge
+    /// again (the metadata bounds the block list); `None` for a version
+    /// before 4, which has no summary (its names and bodies are
+    /// interleaved). A prefix that is not an artifact's, or whose lengths
+    /// do not add up to `file_len` or to what its metadata says, is an
+    /// error: nothing more of it is worth reading.
+    pub fn len_needed(prefix: &[u8], file_len: u64) -> Result<Option<u64>, ArtifactError> {
+        if prefix.len() < HEADER_LEN && (prefix.len() as u64) < file_len {
+            return Ok(Some(HEADER_LEN as u64));
+        }
+        let header = Header::parse(&prefix[..prefix.len().min(HEADER_LEN)], file_len)?;
+        if header.version < 4 {
+            return Ok(None);
+        }
+        header.check_head_lengths()?;
+        if (prefix.len() as u64) < header.at(BLOCKS) {
+            return Ok(Some(header.at(BLOCKS)));
+        }
+        header.check_index_lengths(&prefix[header.len..])?;
+        Ok(Some(header.index_at()))
     }
-    let header = Header::parse(&prefix[..prefix.len().min(HEADER_LEN)], file_len)?;
-    if header.version < 4 {
-        return Ok(None);
+
+    /// The summary at the start of `prefix` (at least
+    /// [`Summary::len_needed`] bytes of it), of a file of `file_len` bytes:
+    /// its block list checked to cover the index and the table the header
+    /// and the metadata say (not yet against them: a signature over it is
+    /// checked with the whole head, [`Artifact::from_head`]).
+    pub fn parse(prefix: &[u8], file_len: u64) -> Result<Summary, ArtifactError> {
+        let header = Header::parse(prefix.get(..HEADER_LEN).unwrap_or(prefix), file_len)?;
+        if header.version < 4 {
+            return Err(ArtifactError::Malformed(format!("a version-{} artifact has no summary", header.version)));
+        }
+        header.check_head_lengths()?;
+        let (blocks_at, index_at) = (header.at(BLOCKS) as usize, header.index_at() as usize);
+        let short = || ArtifactError::Length { expected: index_at as u64, found: prefix.len() as u64 };
+        header.check_index_lengths(prefix.get(header.len..blocks_at).ok_or_else(short)?)?;
+        let meta_end = header.len + header.lengths[0] as usize;
+        let metadata: Metadata = serde_json::from_slice(&prefix[header.len..meta_end])
+            .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        let blocks =
+            head::blocks(prefix.get(blocks_at..index_at).ok_or_else(short)?, &metadata, header.lengths[TABLE])?;
+        Ok(Summary { header, blocks })
     }
-    header.check_head_lengths()?;
-    if (prefix.len() as u64) < header.index_at() {
-        return Ok(Some(header.index_at()));
+
+    /// Its length: where the index starts in the file.
+    pub fn len(&self) -> u64 {
+        self.header.index_at()
     }
-    header.check_index_lengths(&prefix[header.len..])?;
-    Ok(Some(header.data_at() + header.lengths[3]))
+
+    /// Whether it is empty (never: it holds a header at least).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The length of the head it summarises: where the bodies start.
+    pub fn head_len(&self) -> u64 {
+        self.header.head_end()
+    }
+
+    /// Its blocks.
+    pub(crate) fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    /// Where the table starts in the file.
+    pub(crate) fn table_at(&self) -> u64 {
+        self.header.data_at()
+    }
 }
 
 /// The length of the file an artifact's first bytes say it is: its

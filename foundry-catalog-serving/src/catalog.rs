@@ -658,7 +658,13 @@ impl ResponseCatalog {
         };
         let (entries, site) = std::thread::scope(|scope| {
             let verified = verify.map(|verify| scope.spawn(|| verify(&artifact)));
-            let digest = check.then(|| scope.spawn(|| artifact.check_content_digest()));
+            // The head's blocks against their digests (a verify checks them with the signature).
+            let digest = check.then(|| {
+                scope.spawn(|| {
+                    artifact.check_content_digest()?;
+                    if verify.is_none() { artifact.check_blocks() } else { Ok(()) }
+                })
+            });
             let indexed = if check {
                 artifact.check_tiling().and_then(|()| Self::index(&artifact, cache, check))
             } else {

@@ -1,28 +1,41 @@
-//! What a replica must fetch of a new artifact, given the one it has: a
-//! plan to write the new file from ranges of the old one and ranges
+//! What a replica must fetch of a new artifact, given the one it has:
+//! plans to write the new file from ranges of the old one and ranges
 //! fetched from the origin, as rsync and zsync move only what changed.
 //!
-//! Both artifacts are of format version 4: the new one known by its head
-//! ([`Artifact::from_head`], fetched first and checked), the old one
-//! opened from its file. Each product's bodies (and its page's) are one
-//! run of the new file, and so is each site document's; a run is taken
-//! from the old file when the old artifact has the same product (by slug)
-//! or document (by name) with the same ETags, in the same codings: an ETag
-//! is the SHA-256 of its body, so those are the same bytes. Every other
-//! run is fetched. Runs to fetch that lie close together are fetched as
-//! one range (the bytes between them cost less than another request), and
-//! at most a bounded number of ranges are asked for.
+//! Both artifacts are of format version 4, the old one opened from its
+//! file. A new one is pulled in three steps:
+//!
+//! 1. its summary ([`Summary`]: header, metadata, signature and block
+//!    list), fetched first;
+//! 2. the rest of its head, as [`Plan::head`] says: each block of index
+//!    entries and table bytes is taken from the old artifact when the old
+//!    one has a block with the same digest (the same bytes), and fetched
+//!    otherwise; the head is then checked whole ([`Artifact::from_head`],
+//!    and its signature);
+//! 3. its bodies, as [`Plan::new`] says: each product's bodies (and its
+//!    page's) are one run of the new file, and so is each site
+//!    document's; a run is taken from the old file when the old artifact
+//!    has the same product (by slug) or document (by name) with the same
+//!    ETags, in the same codings: an ETag is the SHA-256 of its body, so
+//!    those are the same bytes. Every other run is fetched.
+//!
+//! Runs to fetch that lie close together are fetched as one range (the
+//! bytes between them cost less than another request), and at most a
+//! bounded number of ranges are asked for.
 //!
 //! A plan says where bytes come from, never what they are worth: the file
-//! it writes is checked as a whole download is (every body against its
-//! ETag) before it is served.
+//! it writes is checked as a whole download is (its head, signature
+//! included, then every body against its ETag) before it is served.
 //!
 //! ```
-//! use foundry_catalog_serving::artifact::Artifact;
+//! use foundry_catalog_serving::artifact::{Artifact, Summary};
 //! use foundry_catalog_serving::catalog::ResponseCatalog;
 //! use foundry_catalog_serving::delta::{Plan, Source};
 //! let bytes = ResponseCatalog::examples().artifact().to_vec();
 //! let old = Artifact::parse(bytes.clone().into()).unwrap();
+//! let summary = Summary::parse(&bytes, bytes.len() as u64).unwrap();
+//! let head = Plan::head(&summary, &old, Plan::MAX_RANGES);
+//! assert_eq!(head.fetched(), 0, "the same artifact: every block of the head is copied");
 //! let new = Artifact::from_head(&bytes, bytes.len() as u64).unwrap();
 //! let plan = Plan::new(&new, &old, Plan::MAX_RANGES);
 //! assert_eq!(plan.fetched(), 0, "the same artifact: every body is copied");
@@ -31,7 +44,7 @@
 
 use std::collections::HashMap;
 
-use crate::artifact::{Artifact, contiguous};
+use crate::artifact::{Artifact, Summary, contiguous};
 
 /// What the old artifact holds of a product or document: where its body
 /// run is in the data region, and its ETags.
@@ -49,7 +62,7 @@ pub enum Source {
     Origin,
 }
 
-/// A run of the new file's bytes after its head.
+/// A run of the new file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Run {
     /// Where it starts in the new file.
@@ -60,13 +73,14 @@ pub struct Run {
     pub source: Source,
 }
 
-/// How to write a new artifact file: its head (fetched already), then
-/// [`Plan::runs`] in order, which cover the rest of the file exactly.
+/// How to write part of a new artifact file, after what was fetched
+/// before ([`Plan::start`]): [`Plan::runs`] in order, which cover the
+/// bytes up to [`Plan::end`] exactly.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     runs: Vec<Run>,
-    head_len: u64,
-    file_len: u64,
+    start: u64,
+    end: u64,
 }
 
 impl Plan {
@@ -76,8 +90,43 @@ impl Plan {
     /// Runs to fetch this close together are fetched as one range.
     pub const GAP: u64 = 64 << 10;
 
-    /// The plan to write `new` (its head) from `old` and the origin,
-    /// asking at most `max_ranges` ranges (at least one).
+    /// The plan to write the rest of the head `summary` summarises, from
+    /// `old` (its copies in memory of its index and table:
+    /// [`Artifact::head_bytes`]) and the origin, asking at most
+    /// `max_ranges` ranges (at least one): each of the new head's blocks
+    /// of index entries, then each of its blocks of table bytes, is taken
+    /// from the old artifact's block with the same digest and lengths, if
+    /// it has one.
+    pub fn head(summary: &Summary, old: &Artifact, max_ranges: usize) -> Plan {
+        let (old_index, old_table) = (old.stored_index_at(), old.data_at());
+        let known: HashMap<_, _> =
+            old.blocks().into_iter().map(|block| (block.digest, (block.index, block.table))).collect();
+        let (mut index, mut table) = (Vec::new(), Vec::new());
+        for block in summary.blocks() {
+            let found = known.get(&block.digest).filter(|(index, table)| {
+                index.end - index.start == block.index.end - block.index.start
+                    && table.end - table.start == block.table.end - block.table.start
+            });
+            let source = |at: Option<u64>| at.map_or(Source::Origin, |at| Source::Old { at });
+            index.push(Run {
+                at: summary.len() + block.index.start,
+                len: block.index.end - block.index.start,
+                source: source(found.map(|(index, _)| old_index + index.start)),
+            });
+            table.push(Run {
+                at: summary.table_at() + block.table.start,
+                len: block.table.end - block.table.start,
+                source: source(found.map(|(_, table)| old_table + table.start)),
+            });
+        }
+        let runs = index.into_iter().chain(table).filter(|run| run.len > 0).collect();
+        let mut plan = Plan { runs, start: summary.len(), end: summary.head_len() };
+        plan.coalesce(max_ranges.max(1));
+        plan
+    }
+
+    /// The plan to write the bodies of `new` (its head) from `old` and the
+    /// origin, asking at most `max_ranges` ranges (at least one).
     pub fn new(new: &Artifact, old: &Artifact, max_ranges: usize) -> Plan {
         let head_len = new.data_at() + new.table_len().unwrap_or(0);
         let file_len = new.file_len();
@@ -131,7 +180,7 @@ impl Plan {
         if tiled != Some(file_len) {
             runs = vec![Run { at: head_len, len: file_len - head_len, source: Source::Origin }];
         }
-        let mut plan = Plan { runs, head_len, file_len };
+        let mut plan = Plan { runs, start: head_len, end: file_len };
         plan.coalesce(max_ranges.max(1));
         plan
     }
@@ -187,27 +236,28 @@ impl Plan {
         self.runs = runs;
     }
 
-    /// The runs after the head, in file order.
+    /// The runs, in file order.
     pub fn runs(&self) -> &[Run] {
         &self.runs
     }
 
-    /// The head's length: fetched before the plan was made.
-    pub fn head_len(&self) -> u64 {
-        self.head_len
+    /// Where its runs start: the bytes before were fetched before the
+    /// plan was made (the summary, or the whole head).
+    pub fn start(&self) -> u64 {
+        self.start
     }
 
-    /// The new file's length.
-    pub fn file_len(&self) -> u64 {
-        self.file_len
+    /// Where its runs end: the head's end, or the file's.
+    pub fn end(&self) -> u64 {
+        self.end
     }
 
-    /// The bytes fetched from the origin after the head.
+    /// The bytes it fetches from the origin.
     pub fn fetched(&self) -> u64 {
         self.runs.iter().filter(|run| run.source == Source::Origin).map(|run| run.len).sum()
     }
 
-    /// The ranges fetched from the origin after the head.
+    /// The ranges it fetches from the origin.
     pub fn ranges(&self) -> usize {
         self.runs.iter().filter(|run| run.source == Source::Origin).count()
     }

@@ -182,6 +182,8 @@ impl Artifact {
         let (signature, key) = self.signer_trusted(keys)?;
         let signed = ed25519_compact::Signature::new(signature.signature);
         key.0.verify(self.signed_message(), &signed).map_err(|_| ArtifactError::BadSignature)?;
+        // Format 4 signs its block list, which names the index and the table.
+        self.check_blocks()?;
         // Bodies left in their file are checked as they are read; a head
         // alone has none to check.
         if self.holds_bodies() { self.check_bodies() } else { Ok(()) }

@@ -18,12 +18,12 @@ fuzz_target!(|data: &[u8]| {
     let mut bytes = data.to_vec();
     if bytes.len() >= 16 {
         // Version 4's CRC covers the bytes before the bodies (the header's
-        // five lengths say where they start); older versions', all of them.
+        // first five lengths say where they start); older versions', all of them.
         let u64_at = |at: usize| bytes.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
         let covered = match bytes[8..12] {
-            [4, 0, 0, 0] => [16, 24, 32, 40]
+            [4, 0, 0, 0] => [16, 24, 32, 40, 48]
                 .iter()
-                .try_fold(56u64, |sum, &at| sum.checked_add(u64_at(at)?))
+                .try_fold(64u64, |sum, &at| sum.checked_add(u64_at(at)?))
                 .and_then(|end| usize::try_from(end).ok())
                 .map_or(bytes.len(), |end| end.clamp(16, bytes.len())),
             _ => bytes.len(),

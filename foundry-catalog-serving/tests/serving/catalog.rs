@@ -33,17 +33,17 @@ fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
 }
 
 /// The length of a version-4 artifact's header.
-pub(crate) const HEADER: usize = 56;
+pub(crate) const HEADER: usize = 64;
 
 /// The header's length field at `at` (16: metadata, 24: signature, 32:
-/// index, 40: table, 48: bodies).
+/// block list, 40: index, 48: table, 56: bodies).
 pub(crate) fn length(bytes: &[u8], at: usize) -> usize {
     usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small")
 }
 
 /// Where a version-4 artifact's bodies start: what its CRC-32 covers ends there.
 pub(crate) fn bodies_start(bytes: &[u8]) -> usize {
-    HEADER + length(bytes, 16) + length(bytes, 24) + length(bytes, 32) + length(bytes, 40)
+    HEADER + [16, 24, 32, 40, 48].iter().map(|&at| length(bytes, at)).sum::<usize>()
 }
 
 /// Rewrites the header's CRC-32 to match the bytes it covers (a
@@ -170,12 +170,12 @@ fn another_format_version_is_refused_with_a_hint() {
 fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
     let bytes = example_artifact();
     let length = |at: usize| length(&bytes, at);
-    let index = HEADER + length(16) + length(24);
-    // The first entry's slug span (after `modified` and the source digest) points past the data region.
+    let index = HEADER + length(16) + length(24) + length(32);
+    // The first entry's slug length (after `modified` and the source digest) runs past the table.
     let mut far = bytes.clone();
-    far[index + 40..index + 48].copy_from_slice(&u64::MAX.to_le_bytes());
+    far[index + 40..index + 44].copy_from_slice(&u32::MAX.to_le_bytes());
     // The first entry's slug is made uppercase in the table, the data region's first part.
-    let data = index + length(32);
+    let data = index + length(40);
     let mut upper = bytes.clone();
     upper[data] = upper[data].to_ascii_uppercase();
     // Unknown metadata.
@@ -197,8 +197,8 @@ fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
     signature.extend_from_slice(&[0; 5]);
     // A body moved into the table: the table one byte longer, the bodies one shorter.
     let mut moved = bytes.clone();
-    moved[40..48].copy_from_slice(&(length(40) as u64 + 1).to_le_bytes());
-    moved[48..56].copy_from_slice(&(length(48) as u64 - 1).to_le_bytes());
+    moved[48..56].copy_from_slice(&(length(48) as u64 + 1).to_le_bytes());
+    moved[56..64].copy_from_slice(&(length(56) as u64 - 1).to_le_bytes());
     for (what, bytes) in [
         ("span", far),
         ("slug", upper),

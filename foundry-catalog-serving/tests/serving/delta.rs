@@ -4,7 +4,7 @@
 //! the runs of products and documents whose ETags changed.
 
 use bytes::Bytes;
-use foundry_catalog_serving::artifact::{self, Artifact};
+use foundry_catalog_serving::artifact::{self, Artifact, Summary};
 use foundry_catalog_serving::catalog::Builder;
 use foundry_catalog_serving::delta::{Plan, Source};
 use proptest::prelude::*;
@@ -26,37 +26,55 @@ fn identity_artifact(numbers: &[usize], title: impl Fn(usize) -> String) -> Vec<
     builder.build(sources).expect("builds").artifact().to_vec()
 }
 
-/// The new file as a replica writes it: the head fetched (as
-/// `artifact::head_len` asks, from a first range), then the plan's runs,
-/// copied from `old` or fetched from `new`; and the bytes fetched.
-fn carry_out(old: &[u8], new: &[u8], max_ranges: usize) -> (Vec<u8>, u64, Plan) {
+/// The new file as a replica writes it: its summary fetched (as
+/// `Summary::len_needed` asks, from a first range), then the head plan's
+/// runs (copied from `old`'s head in memory, or fetched from `new`), then
+/// the body plan's (copied from `old`'s file, or fetched); the bytes
+/// fetched; and both plans.
+fn carry_out(old: &[u8], new: &[u8], max_ranges: usize) -> (Vec<u8>, u64, [Plan; 2]) {
+    let total = new.len() as u64;
     let mut fetched = 64.min(new.len());
-    while let Some(needed) = artifact::head_len(&new[..fetched], new.len() as u64).expect("a head") {
+    let summary_len = loop {
+        let needed = Summary::len_needed(&new[..fetched], total).expect("a summary").expect("version 4");
         let needed = usize::try_from(needed).expect("small");
         if needed <= fetched {
-            break;
+            break needed;
         }
         fetched = needed;
-    }
-    let head_len = artifact::head_len(&new[..fetched], new.len() as u64).expect("a head").expect("version 4");
-    let head = Artifact::from_head(&new[..head_len as usize], new.len() as u64).expect("a checked head");
+    };
+    let summary = Summary::parse(&new[..summary_len], total).expect("a summary");
     let old_artifact = Artifact::parse(Bytes::copy_from_slice(old)).expect("the old one parses");
-    let plan = Plan::new(&head, &old_artifact, max_ranges);
-    assert_eq!(plan.head_len(), head_len);
-    let mut written = new[..head_len as usize].to_vec();
-    let mut from_origin = head_len;
-    for run in plan.runs() {
-        assert_eq!(run.at, written.len() as u64, "the runs follow each other");
-        let (at, len) = (run.at as usize, run.len as usize);
-        match run.source {
-            Source::Old { at: from } => written.extend_from_slice(&old[from as usize..from as usize + len]),
-            Source::Origin => {
-                written.extend_from_slice(&new[at..at + len]);
-                from_origin += run.len;
+    let head_plan = Plan::head(&summary, &old_artifact, max_ranges);
+    assert_eq!((head_plan.start(), head_plan.end()), (summary_len as u64, summary.head_len()));
+    let mut written = new[..summary_len].to_vec();
+    let mut from_origin = summary_len as u64;
+    let mut carry = |plan: &Plan, written: &mut Vec<u8>, head: bool| {
+        for run in plan.runs() {
+            assert_eq!(run.at, written.len() as u64, "the runs follow each other");
+            let (at, len) = (run.at as usize, run.len as usize);
+            match run.source {
+                Source::Old { at: from } => {
+                    let copied = &old[from as usize..from as usize + len];
+                    if head {
+                        let kept = old_artifact.head_bytes(from, run.len).expect("in the old head");
+                        assert!(kept == copied, "the old head's copy in memory is its file's bytes");
+                    }
+                    written.extend_from_slice(copied);
+                }
+                Source::Origin => {
+                    written.extend_from_slice(&new[at..at + len]);
+                    from_origin += run.len;
+                }
             }
         }
-    }
-    (written, from_origin, plan)
+        assert_eq!(written.len() as u64, plan.end());
+    };
+    carry(&head_plan, &mut written, true);
+    let head = Artifact::from_head(&written, total).expect("a checked head");
+    let plan = Plan::new(&head, &old_artifact, max_ranges);
+    assert_eq!(plan.start(), summary.head_len());
+    carry(&plan, &mut written, false);
+    (written, from_origin, [head_plan, plan])
 }
 
 #[test]
@@ -64,14 +82,41 @@ fn one_retitled_product_of_forty_fetches_its_run_alone() {
     let numbers: Vec<usize> = (0..40).collect();
     let old = artifact(&numbers, |n| format!("Product {n}"));
     let new = artifact(&numbers, |n| if n == 17 { "Retitled".to_owned() } else { format!("Product {n}") });
-    let (written, fetched, plan) = carry_out(&old, &new, Plan::MAX_RANGES);
+    let (written, fetched, [head, plan]) = carry_out(&old, &new, Plan::MAX_RANGES);
     assert!(written == new, "the plan writes the new file exactly");
-    assert_eq!(plan.ranges(), 1, "one product changed: one range");
-    let head = plan.head_len();
-    assert!(fetched - head < (new.len() as u64 - head) / 20, "{fetched} of {} bytes fetched", new.len());
-    let (same, fetched_same, plan) = carry_out(&new, &new, Plan::MAX_RANGES);
+    assert_eq!(plan.ranges(), 1, "one product changed: one range of bodies");
+    assert!(head.ranges() <= 2, "one block of index entries and one of the table: {head:?}");
+    assert!(fetched < new.len() as u64 / 20, "{fetched} of {} bytes fetched", new.len());
+    let (same, fetched_same, [head, plan]) = carry_out(&new, &new, Plan::MAX_RANGES);
     assert!(same == new);
-    assert_eq!((plan.ranges(), fetched_same), (0, plan.head_len()), "an unchanged artifact: its head alone");
+    assert_eq!(
+        (head.ranges(), plan.ranges(), fetched_same),
+        (0, 0, head.start()),
+        "an unchanged artifact: its summary alone"
+    );
+}
+
+/// A head of many blocks: one product's edit fetches its block of index
+/// entries and its block of the table, and copies every other block;
+/// inserting a product moves no block boundary but its own block's.
+#[test]
+fn one_edit_fetches_one_block_of_the_head() {
+    // Enough products that the gap between the two blocks is past `Plan::GAP`.
+    let numbers: Vec<usize> = (0..2000).collect();
+    let title = |n: usize| format!("Product {n}");
+    let old = identity_artifact(&numbers, title);
+    let new = identity_artifact(&numbers, |n| if n == 1000 { "Retitled".to_owned() } else { title(n) });
+    let (written, _, [head, _]) = carry_out(&old, &new, Plan::MAX_RANGES);
+    assert!(written == new);
+    let whole = head.end() - head.start();
+    assert!(head.ranges() <= 2, "{head:?}");
+    assert!(head.fetched() * 4 < whole, "{} of the head's {whole} bytes fetched", head.fetched());
+    let inserted: Vec<usize> = (0..1000).chain([10_000]).chain(1000..2000).collect();
+    let grown = identity_artifact(&inserted, title);
+    let (written, _, [head, _]) = carry_out(&old, &grown, Plan::MAX_RANGES);
+    assert!(written == grown);
+    assert!(head.ranges() <= 2, "{head:?}");
+    assert!(head.fetched() * 4 < head.end() - head.start(), "{} of {whole} bytes fetched", head.fetched());
 }
 
 #[test]
@@ -80,7 +125,7 @@ fn a_body_of_the_same_length_is_told_apart_by_its_etag() {
     let old = identity_artifact(&numbers, |n| format!("Product {n}"));
     let new = identity_artifact(&numbers, |n| if n == 4 { format!("Changed {n}") } else { format!("Product {n}") });
     assert_eq!(old.len(), new.len());
-    let (written, _, plan) = carry_out(&old, &new, Plan::MAX_RANGES);
+    let (written, _, [_, plan]) = carry_out(&old, &new, Plan::MAX_RANGES);
     assert!(written == new, "the changed body is fetched, not copied");
     assert_eq!(plan.ranges(), 1);
 }
@@ -89,18 +134,18 @@ fn a_body_of_the_same_length_is_told_apart_by_its_etag() {
 fn an_old_artifact_of_another_layout_gives_a_whole_fetch() {
     let new = artifact(&[1, 2, 3], |n| format!("Product {n}"));
     let v3 = include_bytes!("data/examples-v3.fcat");
-    let (written, fetched, plan) = carry_out(v3, &new, Plan::MAX_RANGES);
+    let (written, fetched, [head, plan]) = carry_out(v3, &new, Plan::MAX_RANGES);
     assert!(written == new);
-    assert_eq!((fetched, plan.ranges()), (new.len() as u64, 1));
+    assert_eq!((fetched, head.ranges(), plan.ranges()), (new.len() as u64, 1, 1));
 }
 
 #[test]
 fn what_is_not_an_artifact_is_refused_from_its_first_bytes() {
-    assert!(artifact::file_len_of(&[0; 56]).is_err(), "zeros");
+    assert!(artifact::file_len_of(&[0; 64]).is_err(), "zeros");
     assert!(artifact::file_len_of(b"<html>").is_err());
     let new = artifact(&[1], |n| format!("Product {n}"));
-    assert_eq!(artifact::file_len_of(&new[..56]), Ok(new.len() as u64));
-    assert!(artifact::head_len(&new[..56], new.len() as u64 + 1).is_err(), "lengths that do not add up");
+    assert_eq!(artifact::file_len_of(&new[..64]), Ok(new.len() as u64));
+    assert!(Summary::len_needed(&new[..64], new.len() as u64 + 1).is_err(), "lengths that do not add up");
 }
 
 proptest! {
@@ -122,9 +167,9 @@ proptest! {
         new_numbers.dedup();
         let old = artifact(&old_numbers, |n| format!("Product {n}"));
         let new = artifact(&new_numbers, |n| if retitled.contains(&n) { format!("New {n}") } else { format!("Product {n}") });
-        let (written, fetched, plan) = carry_out(&old, &new, max_ranges);
+        let (written, fetched, [head, plan]) = carry_out(&old, &new, max_ranges);
         prop_assert!(written == new);
-        prop_assert!(plan.ranges() <= max_ranges);
+        prop_assert!(head.ranges() <= max_ranges && plan.ranges() <= max_ranges);
         prop_assert!(fetched <= new.len() as u64);
     }
 }

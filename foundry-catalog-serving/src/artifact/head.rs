@@ -1,0 +1,253 @@
+//! A version-4 artifact's head as stored: the index as lengths (every
+//! offset follows from the tiling, so an edit changes the entries it
+//! touches and no other), and the block list, which names the index and
+//! the table a block of entries at a time and is what the signature
+//! covers of them. A replica compares block lists to fetch only the
+//! blocks of the head that changed ([`crate::delta::Plan::head`]).
+
+use std::ops::Range;
+
+use sha2::{Digest, Sha256};
+
+use super::{ArtifactError, DocumentEntry, IndexEntry, Metadata, PageSpans, SOURCE_LEN, Span};
+
+/// Hands its last argument the table's bytes from the first, as many as
+/// the second says, in the pieces they are held in.
+pub(crate) type TableBytes<'a> = dyn Fn(u64, u64, &mut dyn FnMut(&[u8])) + 'a;
+
+/// A length in a stored index entry: u32.
+const LEN_LEN: usize = 4;
+/// A block list entry: its entries (u32), its table bytes (u32), and the
+/// SHA-256 of its stored index entries followed by its table bytes.
+pub(crate) const BLOCK_LEN: usize = 40;
+/// A block ends after an entry whose name's SHA-256 starts with a u32
+/// that is a multiple of this (so about this many entries a block, and an
+/// inserted or removed product moves no boundary but its own block's)…
+const BLOCK_TARGET: u32 = 64;
+/// …or when it holds this many.
+const BLOCK_MAX: u32 = 256;
+
+/// The length of a product's stored index entry: `modified`, the source
+/// digest, then the length of each of its table spans and of each of its
+/// bodies ([`IndexEntry::table_spans`], [`IndexEntry::body_spans`]).
+pub(crate) fn entry_len(codings: usize, pages: bool) -> usize {
+    8 + SOURCE_LEN + LEN_LEN * (2 + 2 * codings) * if pages { 2 } else { 1 }
+}
+
+/// The length of a site document's stored index entry: the lengths of its
+/// name, its ETags and its bodies.
+pub(crate) fn document_len(codings: usize) -> usize {
+    LEN_LEN * (1 + 2 * codings)
+}
+
+/// The stored index's length for `metadata`; `None` past `u64::MAX`.
+pub(crate) fn index_len(metadata: &Metadata) -> Option<u64> {
+    let codings = metadata.codings.len();
+    let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
+    let products = metadata.products.checked_mul(entry_len(codings, metadata.pages.is_some()) as u64)?;
+    products.checked_add(documents.checked_mul(document_len(codings) as u64)?)
+}
+
+/// The stored index of `entries` and `documents`.
+pub(crate) fn store(entries: &[IndexEntry], documents: &[DocumentEntry], codings: usize, pages: bool) -> Vec<u8> {
+    let mut stored =
+        Vec::with_capacity(entries.len() * entry_len(codings, pages) + documents.len() * document_len(codings));
+    let lengths = |stored: &mut Vec<u8>, spans: &mut dyn Iterator<Item = Span>| {
+        spans.for_each(|span| stored.extend_from_slice(&span.len.to_le_bytes()));
+    };
+    for entry in entries {
+        stored.extend_from_slice(&entry.modified.to_le_bytes());
+        stored.extend_from_slice(&entry.source);
+        lengths(&mut stored, &mut entry.table_spans());
+        lengths(&mut stored, &mut entry.body_spans());
+    }
+    for document in documents {
+        lengths(&mut stored, &mut document.table_spans());
+        lengths(&mut stored, &mut document.body_spans());
+    }
+    stored
+}
+
+/// The entries and documents of a stored index (checked to be
+/// [`index_len`] long), their spans placed one after another: the table's
+/// from 0, the bodies' from `table_len`. An error when they do not end at
+/// `table_len` and `data_len`.
+pub(crate) fn load(
+    stored: &[u8],
+    metadata: &Metadata,
+    table_len: u64,
+    data_len: u64,
+) -> Result<(Vec<IndexEntry>, Vec<DocumentEntry>), ArtifactError> {
+    let codings = metadata.codings.len();
+    let pages = metadata.pages.is_some();
+    let products = usize::try_from(metadata.products).unwrap_or(usize::MAX);
+    let documents = metadata.pages.as_ref().map_or(0, |pages| usize::try_from(pages.documents).unwrap_or(usize::MAX));
+    if index_len(metadata) != Some(stored.len() as u64) {
+        return Err(ArtifactError::Malformed(format!(
+            "an index of {} bytes for {products} products and {documents} site documents",
+            stored.len()
+        )));
+    }
+    let (mut table_at, mut body_at) = (0_u64, table_len);
+    let place = |spans: Vec<&mut Span>, at: &mut u64, lengths: &mut dyn Iterator<Item = u32>| {
+        for (span, len) in spans.into_iter().zip(lengths) {
+            *span = Span { offset: *at, len };
+            // At most 2^32 lengths of 2^32 bytes each: no overflow.
+            *at += u64::from(len);
+        }
+    };
+    let lengths_of = |bytes: &[u8]| {
+        bytes.chunks_exact(LEN_LEN).map(|len| u32::from_le_bytes([len[0], len[1], len[2], len[3]])).collect::<Vec<_>>()
+    };
+    let blank = Span { offset: 0, len: 0 };
+    let (product_index, document_index) = stored.split_at(products * entry_len(codings, pages));
+    let mut entries = Vec::with_capacity(products);
+    for stored in product_index.chunks_exact(entry_len(codings, pages)) {
+        let mut source = [0; SOURCE_LEN];
+        source.copy_from_slice(&stored[8..8 + SOURCE_LEN]);
+        let mut entry = IndexEntry {
+            modified: u64::from_le_bytes(stored[..8].try_into().unwrap_or_default()),
+            source,
+            slug: blank,
+            last_modified: blank,
+            representations: vec![(blank, blank); codings],
+            page: pages.then(|| PageSpans {
+                path: blank,
+                lastmod: blank,
+                representations: vec![(blank, blank); codings],
+            }),
+        };
+        let lengths = lengths_of(&stored[8 + SOURCE_LEN..]);
+        let (table, bodies) = entry.parts_mut();
+        let tables = table.len();
+        place(table, &mut table_at, &mut lengths[..tables].iter().copied());
+        place(bodies, &mut body_at, &mut lengths[tables..].iter().copied());
+        entries.push(entry);
+    }
+    let mut documents = Vec::with_capacity(documents);
+    for stored in document_index.chunks_exact(document_len(codings)) {
+        let mut document = DocumentEntry { path: blank, representations: vec![(blank, blank); codings] };
+        let lengths = lengths_of(stored);
+        place(document.table_spans_mut().collect(), &mut table_at, &mut lengths[..1 + codings].iter().copied());
+        place(document.body_spans_mut().collect(), &mut body_at, &mut lengths[1 + codings..].iter().copied());
+        documents.push(document);
+    }
+    if table_at == table_len && body_at < data_len {
+        return Err(ArtifactError::Malformed(format!(
+            "{} bytes at the end of the data region belong to no product",
+            data_len - body_at
+        )));
+    }
+    if table_at != table_len || body_at != data_len {
+        return Err(ArtifactError::Malformed(format!(
+            "the index's lengths add up to a table of {table_at} bytes and a data region of {body_at}, where the header says {table_len} and {data_len}"
+        )));
+    }
+    Ok((entries, documents))
+}
+
+/// One block of the head: its entries (products, then site documents, as
+/// numbered in the index), where its stored index entries and its table
+/// bytes lie (from the start of the stored index and of the table), and
+/// their digest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub(crate) entries: Range<u64>,
+    pub(crate) index: Range<u64>,
+    pub(crate) table: Range<u64>,
+    pub(crate) digest: [u8; 32],
+}
+
+/// Where the blocks of the block list `list` lie, checked to cover every
+/// entry of `metadata` and every byte of a table of `table_len` bytes, in
+/// order, each at least one entry.
+pub(crate) fn blocks(list: &[u8], metadata: &Metadata, table_len: u64) -> Result<Vec<Block>, ArtifactError> {
+    let codings = metadata.codings.len();
+    let products = metadata.products;
+    let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
+    let (entry, document) = (entry_len(codings, metadata.pages.is_some()) as u64, document_len(codings) as u64);
+    let malformed = |what: String| ArtifactError::Malformed(format!("the head's block list: {what}"));
+    if !list.len().is_multiple_of(BLOCK_LEN) {
+        return Err(malformed(format!("{} bytes", list.len())));
+    }
+    let total = products.checked_add(documents).ok_or_else(|| malformed("too many entries".to_owned()))?;
+    // The stored index's offset of entry `n`.
+    let index_at = |n: u64| n.min(products) * entry + n.saturating_sub(products) * document;
+    let mut blocks = Vec::with_capacity(list.len() / BLOCK_LEN);
+    let (mut first, mut table_at) = (0_u64, 0_u64);
+    for stored in list.chunks_exact(BLOCK_LEN) {
+        let count = u64::from(u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]));
+        let table = u64::from(u32::from_le_bytes([stored[4], stored[5], stored[6], stored[7]]));
+        let last = first + count;
+        if count == 0 || last > total {
+            return Err(malformed(format!("a block of {count} entries from entry {first} of {total}")));
+        }
+        let mut digest = [0; 32];
+        digest.copy_from_slice(&stored[8..]);
+        blocks.push(Block {
+            entries: first..last,
+            index: index_at(first)..index_at(last),
+            table: table_at..table_at + table,
+            digest,
+        });
+        (first, table_at) = (last, table_at + table);
+    }
+    if first != total || table_at != table_len {
+        return Err(malformed(format!(
+            "blocks of {first} entries and {table_at} table bytes, for {total} entries and {table_len} bytes"
+        )));
+    }
+    Ok(blocks)
+}
+
+/// The block list of an index (stored as `stored`) whose entries are
+/// named `names` and whose table runs are `runs` (each entry's, in
+/// order): blocks end where a name's digest says ([`BLOCK_TARGET`],
+/// [`BLOCK_MAX`]), and each is named by the digest of its stored index
+/// entries and table bytes, which `table` gives for a range of the table.
+pub(crate) fn list(
+    stored: &[u8],
+    names: &[&[u8]],
+    runs: &[(u64, u64)],
+    metadata: &Metadata,
+    table: &TableBytes<'_>,
+) -> Vec<u8> {
+    let codings = metadata.codings.len();
+    let products = metadata.products;
+    let (entry, document) = (entry_len(codings, metadata.pages.is_some()) as u64, document_len(codings) as u64);
+    let index_at =
+        |n: u64| usize::try_from(n.min(products) * entry + n.saturating_sub(products) * document).unwrap_or(0);
+    let mut ends = Vec::new();
+    let mut count = 0;
+    for (n, name) in names.iter().enumerate() {
+        count += 1;
+        let digest = Sha256::digest(name);
+        let mark = u32::from_le_bytes([digest[0], digest[1], digest[2], digest[3]]);
+        if mark % BLOCK_TARGET == 0 || count == BLOCK_MAX || n + 1 == names.len() {
+            ends.push(n as u64 + 1);
+            count = 0;
+        }
+    }
+    let mut list = Vec::with_capacity(ends.len() * BLOCK_LEN);
+    let mut first = 0;
+    for last in ends {
+        let start = runs.get(first as usize).map_or(0, |run| run.0);
+        let end = runs.get(last as usize - 1).map_or(start, |run| run.0 + run.1);
+        let mut hasher = Sha256::new();
+        hasher.update(&stored[index_at(first)..index_at(last)]);
+        table(start, end - start, &mut |bytes| hasher.update(bytes));
+        list.extend_from_slice(&u32::try_from(last - first).unwrap_or(u32::MAX).to_le_bytes());
+        list.extend_from_slice(&u32::try_from(end - start).unwrap_or(u32::MAX).to_le_bytes());
+        list.extend_from_slice(hasher.finalize().as_slice());
+        first = last;
+    }
+    list
+}
+
+/// Whether `block`'s digest names these stored index entries and table bytes.
+pub(crate) fn names(block: &Block, index: &[u8], table: &TableBytes<'_>) -> bool {
+    let mut hasher = Sha256::new();
+    hasher.update(index);
+    table(block.table.start, block.table.end - block.table.start, &mut |bytes| hasher.update(bytes));
+    hasher.finalize().as_slice() == block.digest
+}
