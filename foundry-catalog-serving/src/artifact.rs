@@ -2,64 +2,88 @@
 //! `foundry-catalog build` and loaded by `foundry-catalog serve --catalog
 //! <file>` without any JSON work or compression.
 //!
-//! # Format, version 3
+//! # Format, version 4
 //!
-//! All integers are little-endian. A file is a 48-byte header, then four
+//! All integers are little-endian. A file is a 64-byte header, then six
 //! regions back to back, and nothing after them:
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `89 46 43 41 0D 0A 1A 0A` (`\x89FCA\r\n\x1a\n`: a high-bit byte and line ends, so a text-mode transfer is caught as PNG's is) |
-//! | 8 | 4 | format version, `3` |
-//! | 12 | 4 | CRC-32 (IEEE, as zlib and gzip compute it) of every byte after this field |
+//! | 8 | 4 | format version, `4` |
+//! | 12 | 4 | CRC-32 (IEEE, as zlib and gzip compute it) of every byte after this field up to the bodies |
 //! | 16 | 8 | metadata length *M* |
 //! | 24 | 8 | signature length *S*: 0 (unsigned) or 96 |
-//! | 32 | 8 | index length *I* |
-//! | 40 | 8 | data length *D* |
-//! | 48 | *M* | metadata: UTF-8 JSON, see [`Metadata`] |
-//! | 48 + *M* | *S* | signature: the signer's Ed25519 public key (32 bytes), then the signature (64 bytes), see [`Signature`] |
-//! | 48 + *M* + *S* | *I* | index: one fixed-size entry per product, then one per site document |
-//! | 48 + *M* + *S* + *I* | *D* | data: slugs, dates, bodies, pages and ETags, referred to by the index |
+//! | 32 | 8 | block list length *B* |
+//! | 40 | 8 | index length *I* |
+//! | 48 | 8 | table length *T* |
+//! | 56 | 8 | bodies length *D* |
+//! | 64 | *M* | metadata: UTF-8 JSON, see [`Metadata`] |
+//! | 64 + *M* | *S* | signature: the signer's Ed25519 public key (32 bytes), then the signature (64 bytes), see [`Signature`] |
+//! | 64 + *M* + *S* | *B* | block list: 40 bytes a block |
+//! | … + *B* | *I* | index: one fixed-size entry per product, then one per site document |
+//! | … + *I* | *T* | table: every slug, date, ETag, page path, `lastmod` and document name |
+//! | … + *T* | *D* | bodies |
 //!
 //! A product's index entry is `modified` (u64, the record's
 //! `last_updated_at` in whole seconds since 1970), the SHA-256 of the
 //! product's source (32 bytes: the manifest file's bytes, all zeros for a
 //! product built from a record; an incremental build compares it to skip
-//! unchanged manifests), then spans (offset into the data region as u64,
-//! length as u32) of the slug, of the `Last-Modified` value (an
-//! IMF-fixdate), and of each representation's body and strong ETag, in the
-//! order of [`Metadata::codings`]: `8 + 32 + 12 + 12 + 24 × codings`
-//! bytes. In an artifact with pages ([`Metadata::pages`]) the entry goes
-//! on with the page: spans of its path (`canonical_path`), of its sitemap
-//! `lastmod` (the record's `last_updated_at`; empty when the page is
-//! `noindex`) and of each of its representations' body and ETag, another
-//! `12 + 12 + 24 × codings` bytes. Entries are in the order of the
-//! manifests' file names, and each product's bytes in the data region are
-//! contiguous, in the order of its spans.
+//! unchanged manifests), then the lengths (u32) of its table bytes: its
+//! slug, its `Last-Modified` value (an IMF-fixdate) and each
+//! representation's strong ETag in the order of [`Metadata::codings`],
+//! and in an artifact with pages ([`Metadata::pages`]) its page's path
+//! (`canonical_path`), sitemap `lastmod` (the record's `last_updated_at`;
+//! empty when the page is `noindex`) and each page representation's ETag;
+//! then the lengths of its bodies, each representation's and then its
+//! page's: `8 + 32 + 4 × (2 + 2 × codings)` bytes, twice the lengths with
+//! pages. A site document's entry ([`SitePages::documents`] of them:
+//! `/robots.txt`, the sitemap files, and the not-found page under the name
+//! `404`) is the length of its name, of each ETag and of each body. Entries
+//! are in the order of the manifests' file names, the site documents'
+//! after the products'. The index holds lengths, not offsets: each entry's
+//! table bytes are one run of the table, each entry's bodies one run of
+//! the bodies, in index order from the first byte of each to its last, so
+//! every offset follows from the lengths before it, and an edit changes
+//! the entries it touches and no other. (In memory, the spans are placed
+//! once, when the artifact is read.)
 //!
-//! The site documents ([`SitePages::documents`] of them: `/robots.txt`,
-//! the sitemap files, and the not-found page under the name `404`) follow
-//! the products in the index, each as spans of its path and of each
-//! representation's body and ETag (`12 + 24 × codings` bytes), and in the
-//! data region, after every product's bytes.
+//! The block list cuts the entries into blocks: each is the number of
+//! entries it holds (u32), the number of table bytes they have (u32), and
+//! the SHA-256 of the block's index entries followed by its table bytes.
+//! A build ends a block after an entry whose name's SHA-256 starts with a
+//! multiple of 64 (as a u32), or at 256 entries: about 64 entries a block,
+//! and boundaries that depend on the names alone, so an edit changes one
+//! block and an insertion moves no boundary but its own block's. A reader
+//! checks that the blocks cover every entry and table byte, in order, and
+//! each block's digest. A replica fetches the blocks it does not hold
+//! ([`crate::delta::Plan::head`]).
 //!
 //! The signature is Ed25519 (RFC 8032) over the bytes
-//! `foundry-catalog artifact signature\n`, the format version (u32, `4`;
-//! versions 2 and 3 signed without it), *M* (u64), the metadata, *I*
-//! (u64) and the index. The table's and the bodies' lengths are not in it
-//! as such: the index's spans must tile the table and the bodies, so they
-//! fix both. The metadata holds [`Metadata::content_sha256`],
-//! which names every slug, page path, `lastmod`, document path and ETag,
-//! each ETag names its body's bytes, and
-//! the index holds every date and source digest: a signature that
-//! verifies, with every ETag checked against its body, covers every byte
-//! served (`Artifact::verify`, with the `signing` feature).
+//! `foundry-catalog artifact signature\n`, the format version (u32, `4`),
+//! *M* (u64), the metadata, *B* (u64) and the block list (versions 2 and
+//! 3 signed the context, *M*, the metadata, *I* and the index). The
+//! block list names the index and the table; the metadata holds
+//! [`Metadata::content_sha256`], which names every slug, page path,
+//! `lastmod`, document path and ETag; each ETag names its body's bytes;
+//! and the index's lengths must tile the table and the bodies, so they fix
+//! both. A signature that verifies, with every block and every ETag checked
+//! against what it names, covers every byte served (`Artifact::verify`,
+//! with the `signing` feature).
+//!
+//! # Format 3
+//!
+//! A 48-byte header (magic, version `3`, the CRC-32 of every byte after
+//! it, then *M*, *S*, *I* and the data length), the metadata, the
+//! signature, an index of spans (offset u64 and length u32 of each slug,
+//! date, body and ETag, in the order above) and one data region in which
+//! each product's bytes are one run. Still read, whole.
 //!
 //! # Formats 2 and 1
 //!
 //! Version 2 is version 3 without pages: still read, as an artifact
 //! without pages. Version 1 is still read (and written again as version 3
-//! by [`Artifact::write_to`]):
+//! by [`Artifact::write_to`], as versions 2 and 3 are):
 //! a 40-byte header without the signature length (the index length at
 //! 24, the data length at 32), no signature region, and index entries
 //! without the source digest (read as zeros: no manifest matches it). A
@@ -69,22 +93,25 @@
 //!
 //! # Checks when loading
 //!
-//! The magic, the version (1 to
-//! 3), the lengths (the file must be exactly as long as
-//! its header says, so a truncated file is named as such), the CRC-32,
-//! the metadata, the signature region's length, every span (inside the
-//! data region), every slug ([`foundry_catalog_core::Slug`]), every ETag's form, every
-//! date (the `Last-Modified` text must be `modified` as an IMF-fixdate),
-//! no slug twice, every page path (`/<route>/<slug>` of its own product)
-//! and document name (`/robots.txt`, `/sitemap.xml`, `/sitemap-<n>.xml`,
-//! `404`), none twice, that the products' and documents' bytes tile the
-//! data region, and [`Metadata::content_sha256`] recomputed from the
-//! slugs, paths and ETags. Nothing in a file can make the loader panic or read
-//! out of bounds. The CRC-32 finds accidental corruption, not tampering:
-//! that is the signature's job. Bodies are not hashed again at load
-//! unless a verify key is given (it costs a SHA-256 pass over every
-//! byte); their ETags were computed from them when the artifact was
-//! built, and the CRC covers both.
+//! The magic, the version (1 to 4), the lengths (the file must be exactly
+//! as long as its header says, so a truncated file is named as such), the
+//! CRC-32, the metadata, the signature region's length, the index's length
+//! (the one the metadata implies) and, in version 4, that its lengths add
+//! up to the table's and the bodies', the block list (every entry and
+//! table byte covered, in order, each block's digest), every span (inside
+//! the data region), every slug ([`foundry_catalog_core::Slug`]), every
+//! ETag's form, every date (the `Last-Modified` text must be `modified` as
+//! an IMF-fixdate), no slug twice, every page path (`/<route>/<slug>` of
+//! its own product) and document name (`/robots.txt`, `/sitemap.xml`,
+//! `/sitemap-<n>.xml`, `404`), none twice, that the products' and
+//! documents' bytes tile the data region, and
+//! [`Metadata::content_sha256`] recomputed from the slugs, paths and
+//! ETags. Nothing in a file can make the loader panic or read out of
+//! bounds. The CRC-32 finds accidental corruption, not tampering: that is
+//! the signature's job. A body is checked against its ETag before it is
+//! served: in version 4, when it is first read from the file (or, for an
+//! artifact parsed from memory, when its catalog is loaded); in older
+//! versions, with a verify key (a SHA-256 pass over every byte).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -134,7 +161,7 @@ const ETAG_LEN: usize = 66;
 const HTTP_DATE_LEN: usize = 29;
 /// The last instant an HTTP date can say: 9999-12-31T23:59:59Z.
 pub(crate) const LAST_HTTP_DATE: u64 = 253_402_300_799;
-/// What a signature signs, before the metadata and the index.
+/// What a signature signs, before the rest of the signed message.
 #[cfg(feature = "signing")]
 pub(crate) const SIGNING_CONTEXT: &[u8] = b"foundry-catalog artifact signature\n";
 
@@ -185,6 +212,21 @@ pub struct Metadata {
     /// pages (and in versions 1 and 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<SitePages>,
+}
+
+impl Metadata {
+    /// Where identity is among the codings when its bodies are not stored
+    /// but inflated from gzip: in format 4, whenever gzip is stored.
+    pub(crate) fn inflated_identity(&self) -> Option<usize> {
+        inflated_identity(&self.codings)
+    }
+}
+
+/// Where identity is among `codings` when its bodies are inflated from
+/// gzip rather than stored (format 4): whenever gzip is stored too.
+pub(crate) fn inflated_identity(codings: &[ContentCoding]) -> Option<usize> {
+    let identity = codings.iter().position(|&c| c == ContentCoding::Identity)?;
+    codings.contains(&ContentCoding::Gzip).then_some(identity)
 }
 
 /// What an artifact says about the pages it holds.
@@ -373,7 +415,7 @@ pub enum ArtifactError {
     },
     /// The signature does not verify: the signed bytes were changed.
     #[error(
-        "the signature does not match the artifact's metadata and index: the file was changed after it was signed; hint: copy it again from where it was built"
+        "the signature does not match the artifact's metadata and block list (or index): the file was changed after it was signed; hint: copy it again from where it was built"
     )]
     BadSignature,
     /// The artifact's sequence is below the highest one served: an older
@@ -442,6 +484,22 @@ pub enum ArtifactError {
 pub(crate) struct Span {
     pub(crate) offset: u64,
     pub(crate) len: u32,
+}
+
+/// The offset of an identity body that is not stored (format 4, with
+/// gzip): its bytes are its gzip body's, inflated, and its length theirs.
+pub(crate) const INFLATED: u64 = u64::MAX;
+
+impl Span {
+    /// An identity body inflated from gzip, of `len` bytes.
+    pub(crate) fn inflated(len: u32) -> Span {
+        Span { offset: INFLATED, len }
+    }
+
+    /// Whether it is an identity body inflated from gzip (stored nowhere).
+    pub(crate) fn is_inflated(self) -> bool {
+        self.offset == INFLATED
+    }
 }
 
 impl Span {
@@ -546,12 +604,27 @@ impl IndexEntry {
             .map(|&(_, etag)| etag)
     }
 
-    /// The spans of its body run (version 4): each body, then its page's.
+    /// The spans of its body run (version 4): each body stored, then its
+    /// page's (an identity body inflated from gzip is stored nowhere).
     pub(crate) fn body_spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.bodies().filter(|body| !body.is_inflated())
+    }
+
+    /// Each body's span, then its page's, inflated ones too.
+    pub(crate) fn bodies(&self) -> impl Iterator<Item = Span> + '_ {
         self.representations
             .iter()
             .chain(self.page.iter().flat_map(|page| &page.representations))
             .map(|&(body, _)| body)
+    }
+
+    /// [`IndexEntry::bodies`], to place.
+    pub(crate) fn bodies_mut(&mut self) -> Vec<&mut Span> {
+        self.representations
+            .iter_mut()
+            .chain(self.page.iter_mut().flat_map(|page| &mut page.representations))
+            .map(|(body, _)| body)
+            .collect()
     }
 
     /// [`IndexEntry::table_spans`] and [`IndexEntry::body_spans`], to move.
@@ -569,6 +642,7 @@ impl IndexEntry {
                 table.push(etag);
             }
         }
+        bodies.retain(|body| !body.is_inflated());
         (table, bodies)
     }
 }
@@ -584,9 +658,9 @@ impl DocumentEntry {
         std::iter::once(self.path).chain(self.representations.iter().map(|&(_, etag)| etag))
     }
 
-    /// The spans of its body run (version 4).
+    /// The spans of its body run (version 4): each body stored.
     pub(crate) fn body_spans(&self) -> impl Iterator<Item = Span> + '_ {
-        self.representations.iter().map(|&(body, _)| body)
+        self.representations.iter().map(|&(body, _)| body).filter(|body| !body.is_inflated())
     }
 
     /// The spans of its ETags.
@@ -601,7 +675,7 @@ impl DocumentEntry {
 
     /// [`DocumentEntry::body_spans`], to move.
     pub(crate) fn body_spans_mut(&mut self) -> impl Iterator<Item = &mut Span> {
-        self.representations.iter_mut().map(|(body, _)| body)
+        self.representations.iter_mut().map(|(body, _)| body).filter(|body| !body.is_inflated())
     }
 }
 
@@ -1609,11 +1683,27 @@ impl Artifact {
         }
     }
 
+    /// The body of the `n`th of `representations` (in the order of the
+    /// codings), unchecked: read, or inflated from its gzip body.
+    pub(crate) fn body(&self, representations: &[(Span, Span)], n: usize) -> Result<Bytes, ArtifactError> {
+        let &(body, _) = representations.get(n).ok_or_else(|| ArtifactError::Malformed("no such body".to_owned()))?;
+        if !body.is_inflated() {
+            return self.slice(body);
+        }
+        let gzip = self.metadata.codings.iter().position(|&c| c == ContentCoding::Gzip);
+        let gzip = gzip.and_then(|gzip| representations.get(gzip)).map(|&(gzip, _)| gzip);
+        let gzip =
+            self.slice(gzip.ok_or_else(|| ArtifactError::Malformed("an inflated body without gzip".to_owned()))?)?;
+        crate::encoding::gunzip(&gzip, body.len)
+            .map(Bytes::from)
+            .ok_or_else(|| ArtifactError::Malformed(format!("a gzip body that does not inflate to {} bytes", body.len)))
+    }
+
     /// Checks that each body hashes to its ETag; the error names `name`.
     fn check_representations(&self, name: Span, representations: &[(Span, Span)]) -> Result<(), ArtifactError> {
-        for (&coding, &(body, etag)) in self.metadata.codings.iter().zip(representations) {
-            let (body, etag) = (self.slice(body)?, self.slice(etag)?);
-            if !etag_names(&etag, &body) {
+        for (n, (&coding, &(_, etag))) in self.metadata.codings.iter().zip(representations).enumerate() {
+            let (body, etag) = (self.body(representations, n), self.slice(etag)?);
+            if !body.is_ok_and(|body| etag_names(&etag, &body)) {
                 let slug = self.slice(name)?;
                 return Err(ArtifactError::Body { slug: String::from_utf8_lossy(&slug).into_owned(), coding });
             }
@@ -1981,7 +2071,7 @@ fn read_file(file: &std::fs::File, max_len: u64) -> Result<(Vec<u8>, Option<u32>
     let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
     let len = regular_len(file, max_len)?;
     // The header first: a file that is not an artifact, or whose lengths
-    // do not add up, costs 48 bytes, not its length in memory.
+    // do not add up, costs its header, not its length in memory.
     let mut prefix = [0; HEADER_LEN];
     let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));
     file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;

@@ -57,64 +57,116 @@ enum Body {
     Ready(Bytes),
     /// In the artifact file.
     Stored(Stored),
+    /// Not stored: its gzip representation, inflated (format 4 stores the
+    /// bodies as is only where it stores no gzip).
+    Inflated(Inflated),
+}
+
+/// A body's checked bytes, once made, kept while its cache has room.
+#[derive(Debug)]
+struct Kept {
+    cache: BodyCache,
+    bytes: std::sync::OnceLock<Bytes>,
+}
+
+impl Kept {
+    fn new(cache: &BodyCache) -> Self {
+        Kept { cache: cache.clone(), bytes: std::sync::OnceLock::new() }
+    }
+
+    /// `bytes`, checked against `etag` (counted as a read, or a failure
+    /// named `failure`), and kept if the cache has room.
+    fn keep(
+        &self,
+        bytes: Vec<u8>,
+        etag: &[u8],
+        failure: impl FnOnce() -> ArtifactError,
+    ) -> Result<Bytes, ArtifactError> {
+        if !artifact::etag_names(etag, &bytes) {
+            return Err(self.failed(failure()));
+        }
+        self.cache.0.reads.fetch_add(1, Ordering::Relaxed);
+        let bytes = Bytes::from(bytes);
+        if self.cache.take(bytes.len() as u64) && self.bytes.set(bytes.clone()).is_err() {
+            // Another request kept it first.
+            self.cache.release(bytes.len() as u64);
+        }
+        Ok(bytes)
+    }
+
+    /// Counts `error` as a failure of the cache's bodies.
+    fn failed(&self, error: ArtifactError) -> ArtifactError {
+        self.cache.0.failures.fetch_add(1, Ordering::Relaxed);
+        error
+    }
+}
+
+/// A clone keeps nothing: what it keeps is counted against the cache on its own.
+impl Clone for Kept {
+    fn clone(&self) -> Self {
+        Kept::new(&self.cache)
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        if let Some(kept) = self.bytes.get() {
+            self.cache.release(kept.len() as u64);
+        }
+    }
 }
 
 /// A body left in its artifact file, and its checked copy once read.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Stored {
     file: Arc<artifact::BodyFile>,
     /// Where it is in the data region.
     offset: u64,
     len: u32,
-    cache: BodyCache,
-    /// The bytes as read and checked, while the cache has room for them.
-    kept: std::sync::OnceLock<Bytes>,
-}
-
-/// A clone keeps nothing: what it keeps is counted against the cache on its own.
-impl Clone for Stored {
-    fn clone(&self) -> Self {
-        Stored {
-            file: Arc::clone(&self.file),
-            offset: self.offset,
-            len: self.len,
-            cache: self.cache.clone(),
-            kept: std::sync::OnceLock::new(),
-        }
-    }
-}
-
-impl Drop for Stored {
-    fn drop(&mut self) {
-        if let Some(kept) = self.kept.get() {
-            self.cache.release(kept.len() as u64);
-        }
-    }
+    kept: Kept,
 }
 
 impl Stored {
     /// The bytes: kept, or read and checked against `etag` (never handed
     /// out unchecked), then kept if the cache has room.
     fn bytes(&self, etag: &[u8]) -> Result<Bytes, ArtifactError> {
-        if let Some(kept) = self.kept.get() {
+        if let Some(kept) = self.kept.bytes.get() {
             return Ok(kept.clone());
         }
-        let changed = |reason: String| {
-            self.cache.0.failures.fetch_add(1, Ordering::Relaxed);
-            ArtifactError::Changed { offset: self.offset, len: self.len, reason }
+        let changed = |reason: String| ArtifactError::Changed { offset: self.offset, len: self.len, reason };
+        let bytes = self
+            .file
+            .read(self.offset, self.len as usize)
+            .map_err(|e| self.kept.failed(changed(format!("cannot be read ({e})"))))?;
+        self.kept.keep(bytes, etag, || changed("does not match its ETag".to_owned()))
+    }
+}
+
+/// A body as is that is its gzip representation inflated, and its
+/// checked copy once inflated.
+#[derive(Debug, Clone)]
+struct Inflated {
+    gzip: Box<Representation>,
+    len: u32,
+    kept: Kept,
+}
+
+impl Inflated {
+    /// The bytes: kept, or the gzip body (itself checked against its own
+    /// ETag) inflated to at most its length and checked against `etag`,
+    /// then kept if the cache has room.
+    fn bytes(&self, etag: &[u8]) -> Result<Bytes, ArtifactError> {
+        if let Some(kept) = self.kept.bytes.get() {
+            return Ok(kept.clone());
+        }
+        let inflated = || {
+            ArtifactError::Malformed(format!(
+                "a gzip body does not inflate to the {} bytes its identity ETag names",
+                self.len
+            ))
         };
-        let bytes =
-            self.file.read(self.offset, self.len as usize).map_err(|e| changed(format!("cannot be read ({e})")))?;
-        if !artifact::etag_names(etag, &bytes) {
-            return Err(changed("does not match its ETag".to_owned()));
-        }
-        self.cache.0.reads.fetch_add(1, Ordering::Relaxed);
-        let bytes = Bytes::from(bytes);
-        if self.cache.take(bytes.len() as u64) && self.kept.set(bytes.clone()).is_err() {
-            // Another request kept it first.
-            self.cache.release(bytes.len() as u64);
-        }
-        Ok(bytes)
+        let body = crate::encoding::gunzip(&self.gzip.body()?, self.len).ok_or_else(|| self.kept.failed(inflated()))?;
+        self.kept.keep(body, etag, inflated)
     }
 }
 
@@ -135,6 +187,7 @@ impl Representation {
         match &self.body {
             Body::Ready(bytes) => Ok(bytes.clone()),
             Body::Stored(stored) => stored.bytes(&self.etag),
+            Body::Inflated(inflated) => inflated.bytes(&self.etag),
         }
     }
 
@@ -143,6 +196,7 @@ impl Representation {
         match &self.body {
             Body::Ready(bytes) => bytes.len(),
             Body::Stored(stored) => stored.len as usize,
+            Body::Inflated(inflated) => inflated.len as usize,
         }
     }
 
@@ -298,10 +352,15 @@ impl CatalogEntry {
         name: &dyn Fn() -> String,
     ) -> Result<[Option<Representation>; ContentCoding::ALL.len()], ArtifactError> {
         let mut stored: [Option<Representation>; ContentCoding::ALL.len()] = Default::default();
+        let mut inflated = None;
         for (&coding, &(body, etag)) in artifact.metadata().codings.iter().zip(spans) {
             let etag = artifact.slice(etag)?;
             if check && !artifact::is_strong_etag(&etag) {
                 return Err(ArtifactError::Malformed(format!("`{}` has a malformed {coding} ETag", name())));
+            }
+            if body.is_inflated() {
+                inflated = Some((coding, body.len, etag));
+                continue;
             }
             // In the artifact's file (its span lies in the bodies' part:
             // checked by the tiling), in another's (a build's, taken from
@@ -311,15 +370,18 @@ impl CatalogEntry {
                 None => artifact.stored_elsewhere(body),
             };
             let body = match elsewhere {
-                Some((file, offset)) => Body::Stored(Stored {
-                    file: Arc::clone(file),
-                    offset,
-                    len: body.len,
-                    cache: cache.clone(),
-                    kept: std::sync::OnceLock::new(),
-                }),
+                Some((file, offset)) => {
+                    Body::Stored(Stored { file: Arc::clone(file), offset, len: body.len, kept: Kept::new(cache) })
+                }
                 None => Body::Ready(artifact.slice(body)?),
             };
+            stored[slot(coding)] = Some(Representation { body, etag });
+        }
+        if let Some((coding, len, etag)) = inflated {
+            let gzip = stored[slot(ContentCoding::Gzip)].clone().ok_or_else(|| {
+                ArtifactError::Malformed(format!("`{}` has an inflated body and no gzip one", name()))
+            })?;
+            let body = Body::Inflated(Inflated { gzip: Box::new(gzip), len, kept: Kept::new(cache) });
             stored[slot(coding)] = Some(Representation { body, etag });
         }
         Ok(stored)
@@ -1026,7 +1088,43 @@ fn opening(path: &Path, error: ArtifactError) -> CatalogErrors {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_document_name, is_lastmod, is_page_path};
+    use super::{Body, BodyCache, Inflated, Kept, Representation, is_document_name, is_lastmod, is_page_path};
+    use crate::artifact::etag_of;
+    use bytes::Bytes;
+
+    /// A body as is inflated from `gzip`, which its ETag names, with
+    /// `etag` as its own and `len` as its length.
+    fn inflated(gzip: Vec<u8>, len: u32, etag: &str, cache: &BodyCache) -> Representation {
+        let gzip = Representation { etag: Bytes::from(etag_of(&gzip)), body: Body::Ready(Bytes::from(gzip)) };
+        let body = Body::Inflated(Inflated { gzip: Box::new(gzip), len, kept: Kept::new(cache) });
+        Representation { body, etag: Bytes::from(etag.to_owned()) }
+    }
+
+    fn gzip(body: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(body).expect("in memory");
+        encoder.finish().expect("in memory")
+    }
+
+    /// What a gzip body inflates to is served as is only when its own
+    /// ETag names it, and only up to its length: never unchecked bytes,
+    /// never a bomb's.
+    #[test]
+    fn a_body_inflated_from_gzip_is_checked_against_its_own_etag_and_length() {
+        let cache = BodyCache::new(1 << 20);
+        let good = inflated(gzip(b"{\"data\":1}"), 10, &etag_of(b"{\"data\":1}"), &cache);
+        assert_eq!(good.body().expect("inflated and checked"), Bytes::from_static(b"{\"data\":1}"));
+        assert_eq!((good.len(), cache.reads(), cache.kept_bytes()), (10, 1, 10), "kept once checked");
+        let other = inflated(gzip(b"{\"data\":2}"), 10, &etag_of(b"{\"data\":1}"), &cache);
+        assert!(other.body().is_err(), "bytes its ETag does not name");
+        let bomb = vec![0; 1 << 20];
+        let long = inflated(gzip(&bomb), 10, &etag_of(&bomb[..10]), &cache);
+        assert!(long.body().is_err(), "a gzip body inflating past the length");
+        let short = inflated(gzip(b"{}"), 10, &etag_of(b"{}"), &cache);
+        assert!(short.body().is_err(), "a gzip body inflating short of the length");
+        assert_eq!(cache.failures(), 3);
+    }
 
     #[test]
     fn only_the_names_a_build_gives_are_site_documents() {

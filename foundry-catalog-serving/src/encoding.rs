@@ -67,6 +67,19 @@ impl ContentCoding {
     }
 }
 
+/// The body a gzip body holds, when it is `len` bytes: what an artifact
+/// serves as is where it stores only gzip (never more than `len` bytes
+/// are inflated, whatever the gzip says). `None` for a stream that does
+/// not inflate to exactly `len` bytes.
+pub(crate) fn gunzip(gzip: &[u8], len: u32) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut body = Vec::new();
+    body.try_reserve_exact(len as usize).ok()?;
+    let decoder = flate2::read::GzDecoder::new(gzip);
+    decoder.take(u64::from(len) + 1).read_to_end(&mut body).ok()?;
+    (body.len() == len as usize).then_some(body)
+}
+
 #[cfg(feature = "compression")]
 fn compress(coding: ContentCoding, body: &[u8]) -> Vec<u8> {
     use std::io::Write;

@@ -172,7 +172,9 @@ impl Artifact {
     /// Checks that one of `keys` signed this artifact (the one its
     /// signature names: several keys are trusted at once while a key is
     /// rotated) and that nothing it covers changed since: the signature
-    /// over the metadata and index, then every body against its ETag (on
+    /// over the metadata and the block list (format 4; the index in
+    /// older ones), then each block of the head against its digest, then
+    /// every body against its ETag (on
     /// all cores; for an artifact whose bodies were left in its file,
     /// [`Artifact::open`], each as a catalog reads it instead; the content
     /// digest, which names every slug and ETag, and

@@ -59,19 +59,20 @@ pub(crate) fn store(entries: &[IndexEntry], documents: &[DocumentEntry], codings
         stored.extend_from_slice(&entry.modified.to_le_bytes());
         stored.extend_from_slice(&entry.source);
         lengths(&mut stored, &mut entry.table_spans());
-        lengths(&mut stored, &mut entry.body_spans());
+        lengths(&mut stored, &mut entry.bodies());
     }
     for document in documents {
         lengths(&mut stored, &mut document.table_spans());
-        lengths(&mut stored, &mut document.body_spans());
+        lengths(&mut stored, &mut document.representations.iter().map(|&(body, _)| body));
     }
     stored
 }
 
 /// The entries and documents of a stored index (checked to be
 /// [`index_len`] long), their spans placed one after another: the table's
-/// from 0, the bodies' from `table_len`. An error when they do not end at
-/// `table_len` and `data_len`.
+/// from 0, the bodies' from `table_len` (an identity body inflated from
+/// gzip, [`Metadata::inflated_identity`], nowhere). An error when they do
+/// not end at `table_len` and `data_len`.
 pub(crate) fn load(
     stored: &[u8],
     metadata: &Metadata,
@@ -89,17 +90,29 @@ pub(crate) fn load(
         )));
     }
     let (mut table_at, mut body_at) = (0_u64, table_len);
-    let place = |spans: Vec<&mut Span>, at: &mut u64, lengths: &mut dyn Iterator<Item = u32>| {
-        for (span, len) in spans.into_iter().zip(lengths) {
-            *span = Span { offset: *at, len };
-            // At most 2^32 lengths of 2^32 bytes each: no overflow.
-            *at += u64::from(len);
+    // Places `spans` one after another from `at`, but inflated ones.
+    let place = |spans: Vec<&mut Span>, at: &mut u64, lengths: &[u32]| {
+        for (span, &len) in spans.into_iter().zip(lengths) {
+            if span.is_inflated() {
+                span.len = len;
+            } else {
+                *span = Span { offset: *at, len };
+                // At most 2^32 lengths of 2^32 bytes each: no overflow.
+                *at += u64::from(len);
+            }
         }
     };
     let lengths_of = |bytes: &[u8]| {
         bytes.chunks_exact(LEN_LEN).map(|len| u32::from_le_bytes([len[0], len[1], len[2], len[3]])).collect::<Vec<_>>()
     };
     let blank = Span { offset: 0, len: 0 };
+    let representations = || {
+        let mut representations = vec![(blank, blank); codings];
+        if let Some(identity) = metadata.inflated_identity() {
+            representations[identity].0 = Span::inflated(0);
+        }
+        representations
+    };
     let (product_index, document_index) = stored.split_at(products * entry_len(codings, pages));
     let mut entries = Vec::with_capacity(products);
     for stored in product_index.chunks_exact(entry_len(codings, pages)) {
@@ -110,26 +123,26 @@ pub(crate) fn load(
             source,
             slug: blank,
             last_modified: blank,
-            representations: vec![(blank, blank); codings],
-            page: pages.then(|| PageSpans {
-                path: blank,
-                lastmod: blank,
-                representations: vec![(blank, blank); codings],
-            }),
+            representations: representations(),
+            page: pages.then(|| PageSpans { path: blank, lastmod: blank, representations: representations() }),
         };
         let lengths = lengths_of(&stored[8 + SOURCE_LEN..]);
-        let (table, bodies) = entry.parts_mut();
+        let table = entry.parts_mut().0;
         let tables = table.len();
-        place(table, &mut table_at, &mut lengths[..tables].iter().copied());
-        place(bodies, &mut body_at, &mut lengths[tables..].iter().copied());
+        place(table, &mut table_at, &lengths[..tables]);
+        place(entry.bodies_mut(), &mut body_at, &lengths[tables..]);
         entries.push(entry);
     }
     let mut documents = Vec::with_capacity(documents);
     for stored in document_index.chunks_exact(document_len(codings)) {
-        let mut document = DocumentEntry { path: blank, representations: vec![(blank, blank); codings] };
+        let mut document = DocumentEntry { path: blank, representations: representations() };
         let lengths = lengths_of(stored);
-        place(document.table_spans_mut().collect(), &mut table_at, &mut lengths[..1 + codings].iter().copied());
-        place(document.body_spans_mut().collect(), &mut body_at, &mut lengths[1 + codings..].iter().copied());
+        place(document.table_spans_mut().collect(), &mut table_at, &lengths[..1 + codings]);
+        place(
+            document.representations.iter_mut().map(|(body, _)| body).collect(),
+            &mut body_at,
+            &lengths[1 + codings..],
+        );
         documents.push(document);
     }
     if table_at == table_len && body_at < data_len {

@@ -466,6 +466,7 @@ impl Builder {
             compressed: AtomicUsize::new(0),
             report: self.progress.as_deref(),
         };
+        let inflated = artifact::inflated_identity(&self.codings);
         let parts: Vec<Part> = crate::parallel::chunks(items, |chunk| {
             let mut data = Data::default();
             let entries = chunk
@@ -473,7 +474,7 @@ impl Builder {
                 .map(|item| {
                     let product = prepare(item, &counter);
                     counter.count(product.as_ref().ok());
-                    product.map(|product| Self::write_product(&mut data, product))
+                    product.map(|product| Self::write_product(&mut data, product, inflated))
                 })
                 .collect();
             (data, entries)
@@ -513,7 +514,7 @@ impl Builder {
         }
         let mut documents = match &self.pages {
             Some(pages) if errors.is_empty() => match pages.documents(listed, &self.codings) {
-                Ok(documents) => Self::write_documents(documents, base, &mut table, &mut bodies),
+                Ok(documents) => Self::write_documents(documents, base, &mut table, &mut bodies, inflated),
                 Err(error) => {
                     errors.push(error);
                     (Vec::new(), base.0)
@@ -556,13 +557,14 @@ impl Builder {
         base: (u64, u64),
         table: &mut Vec<crate::artifact::Piece>,
         bodies: &mut Vec<crate::artifact::Piece>,
+        inflated: Option<usize>,
     ) -> (Vec<DocumentEntry>, u64) {
         let mut data = Data::default();
         let entries = documents
             .into_iter()
             .map(|(name, bodies)| {
                 let path = data.table.put(name.as_bytes());
-                let representations = Self::put_representations(&mut data, &bodies);
+                let representations = Self::put_representations(&mut data, &bodies, inflated);
                 let mut entry = DocumentEntry { path, representations };
                 shift(entry.table_spans_mut(), base.0);
                 shift(entry.body_spans_mut(), base.1);
@@ -575,24 +577,38 @@ impl Builder {
         (entries, table_len)
     }
 
-    /// Appends each body, and its strong ETag to the table; returns their spans.
-    fn put_representations(data: &mut Data, bodies: &[Vec<u8>]) -> Vec<(artifact::Span, artifact::Span)> {
-        bodies.iter().map(|body| (data.bodies.put(body), data.table.put(artifact::etag_of(body).as_bytes()))).collect()
+    /// Appends each body (but the `inflated`th, identity inflated from
+    /// gzip, which only its length names), and its strong ETag to the
+    /// table; returns their spans.
+    fn put_representations(
+        data: &mut Data,
+        bodies: &[Vec<u8>],
+        inflated: Option<usize>,
+    ) -> Vec<(artifact::Span, artifact::Span)> {
+        let put = |data: &mut Data, n: usize, body: &[u8]| match inflated {
+            Some(i) if i == n => artifact::Span::inflated(u32::try_from(body.len()).unwrap_or(u32::MAX)),
+            _ => data.bodies.put(body),
+        };
+        bodies
+            .iter()
+            .enumerate()
+            .map(|(n, body)| (put(data, n, body), data.table.put(artifact::etag_of(body).as_bytes())))
+            .collect()
     }
 
     /// Appends a product's bytes to `data` (a reused product's shared,
     /// when they lie in one buffer of the previous artifact); returns its
     /// file, slug and index entry (spans relative to the start of each part).
-    fn write_product(data: &mut Data, product: Product) -> Written {
+    fn write_product(data: &mut Data, product: Product, inflated: Option<usize>) -> Written {
         match product {
             Product::Built(product) => {
                 let slug = data.table.put(product.slug.as_bytes());
                 let last_modified = data.table.put(product.last_modified.as_bytes());
-                let representations = Self::put_representations(data, &product.bodies);
+                let representations = Self::put_representations(data, &product.bodies, inflated);
                 let page = product.page.as_ref().map(|page| PageSpans {
                     path: data.table.put(page.path.as_bytes()),
                     lastmod: data.table.put(page.lastmod.as_bytes()),
-                    representations: Self::put_representations(data, &page.bodies),
+                    representations: Self::put_representations(data, &page.bodies, inflated),
                 });
                 let entry = IndexEntry {
                     modified: product.modified,

@@ -207,7 +207,7 @@ impl Previous {
         struct Preview {
             record_label: String,
         }
-        let body = self.artifact.slice(entry.representations.get(self.identity()?)?.0).ok()?;
+        let body = self.artifact.body(&entry.representations, self.identity()?).ok()?;
         serde_json::from_slice::<Body>(&body).ok().map(|body| body.data.schema_preview.record_label)
     }
 
@@ -220,7 +220,7 @@ impl Previous {
     /// as its source digest.
     pub(super) fn same_body(&self, slug: &str, body: &[u8], source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
         let mut entry = self.entry(slug)?;
-        let stored = self.artifact.slice(entry.representations.get(self.identity()?)?.0).ok()?;
+        let stored = self.artifact.body(&entry.representations, self.identity()?).ok()?;
         if stored != body || !self.sound(&entry) {
             return None;
         }

@@ -86,7 +86,7 @@ fn one_retitled_product_of_forty_fetches_its_run_alone() {
     assert!(written == new, "the plan writes the new file exactly");
     assert_eq!(plan.ranges(), 1, "one product changed: one range of bodies");
     assert!(head.ranges() <= 2, "one block of index entries and one of the table: {head:?}");
-    assert!(fetched < new.len() as u64 / 20, "{fetched} of {} bytes fetched", new.len());
+    assert!(fetched < new.len() as u64 / 10, "{fetched} of {} bytes fetched", new.len());
     let (same, fetched_same, [head, plan]) = carry_out(&new, &new, Plan::MAX_RANGES);
     assert!(same == new);
     assert_eq!(

@@ -16,7 +16,7 @@ use crate::catalog::with_checksum;
 
 const SITE: &str = "https://catalog.example.com";
 
-fn pages(site: &str) -> Pages {
+pub(crate) fn pages(site: &str) -> Pages {
     Pages::new(Site::new(site).expect("a site URL"))
 }
 
@@ -235,11 +235,19 @@ fn the_pages_are_in_the_content_digest_and_the_load_checks() {
     let digest = |bytes: &[u8]| load(bytes.to_vec()).expect("loads").metadata().content_sha256.clone();
     assert_ne!(digest(&bytes), digest(&without));
 
-    // A page's bytes changed: the ETag no longer names them, which the
-    // body check of a load finds and names.
-    let html = bytes.windows(15).position(|w| w == b"<!DOCTYPE html>").expect("a page");
+    // A page's bytes changed (its gzip body's: the page as is is inflated
+    // from it): the ETag no longer names them, which the body check of a
+    // load finds and names.
+    let catalog = load(bytes.clone()).expect("loads");
+    let Some(foundry_catalog_serving::catalog::SiteResource::Page(page)) =
+        catalog.site_resource("/datasets/eu-regulatory-status-signals")
+    else {
+        panic!("a page")
+    };
+    let gzip = page.representation(foundry_catalog_serving::catalog::ContentCoding::Gzip).body().expect("stored");
+    let html = bytes.windows(gzip.len()).position(|w| w == &gzip[..]).expect("the page's gzip body");
     let mut tampered = bytes.clone();
-    tampered[html + 2] = b'd';
+    tampered[html + gzip.len() / 2] ^= 1;
     let error = load(with_checksum(tampered)).expect_err("a changed page");
     assert!(matches!(&error, ArtifactError::Body { .. }), "{error}");
 

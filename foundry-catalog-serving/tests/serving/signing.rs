@@ -75,7 +75,7 @@ fn any_changed_byte_of_a_signed_artifact_is_refused() {
         *refusals.entry(kind.split([' ', '(', '{']).next().unwrap_or_default().to_owned()).or_default() += 1;
     }
     // Each layer catches its part: the header's fields, the signature over
-    // metadata and index, the bodies against their ETags, the slugs and
+    // metadata and block list, the blocks and the bodies against their ETags, the slugs and
     // ETags against the signed content digest.
     for kind in ["Length", "BadSignature", "Body", "Malformed"] {
         assert!(refusals.contains_key(kind), "{kind} never refused: {refusals:?}");
