@@ -112,7 +112,7 @@ for size in $SIZES; do
   restarted=$(seconds "$start" "$(now)")
   stop
   ratio=$(echo "scale=2; $hwm * 1024 / $bytes" | bc)
-  share=$(echo "scale=4; $edit_fetched / $bytes" | bc)
+  share=$(echo "scale=6; $edit_fetched / $bytes" | bc)
   echo "| $size | $((bytes / 1000000)) MB | $started s | ${reload:-?} s | $published s | $((edit_fetched / 1000)) kB ($share×) | $((hwm / 1024)) MiB ($ratio×) | $restarted s |"
   rm -rf "$catalog" "$work/one.fcat" "$work/two.fcat"
 done

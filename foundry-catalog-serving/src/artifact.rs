@@ -37,7 +37,10 @@
 //! empty when the page is `noindex`) and each page representation's ETag;
 //! then the lengths of its bodies, each representation's and then its
 //! page's: `8 + 32 + 4 × (2 + 2 × codings)` bytes, twice the lengths with
-//! pages. A site document's entry ([`SitePages::documents`] of them:
+//! pages. With gzip among the codings, a body as is is not stored: its
+//! length is the one its gzip body inflates to, and it takes no bytes of
+//! the bodies (a reader inflates the gzip body, never past that length,
+//! and checks the result against the body's own ETag). A site document's entry ([`SitePages::documents`] of them:
 //! `/robots.txt`, the sitemap files, and the not-found page under the name
 //! `404`) is the length of its name, of each ETag and of each body. Entries
 //! are in the order of the manifests' file names, the site documents'
@@ -174,8 +177,9 @@ pub struct Metadata {
     pub generator: String,
     /// How many products it holds.
     pub products: u64,
-    /// The content codings stored for every product, in index order;
-    /// always with `identity`.
+    /// The content codings of every product's representations, in index
+    /// order; always with `identity`. In format 4, a body as is is not
+    /// stored when gzip is among them: it is the gzip body inflated.
     pub codings: Vec<ContentCoding>,
     /// The record types the builder knew, by label, with their schema hashes.
     pub record_types: Vec<RecordTypeId>,
