@@ -278,12 +278,9 @@ impl Origin {
             };
             match needed {
                 Some(needed) if needed > head.len() as u64 => {
-                    let more = match self.range(&etag, head.len() as u64, needed, total)? {
-                        Ranged::Bytes(more) => more,
-                        Ranged::Whole(response) => {
-                            let etag = etag_of(&response);
-                            return self.whole(*response, etag, max_len);
-                        }
+                    let more = match self.range_or_whole(&etag, head.len() as u64, needed, total, max_len)? {
+                        Ok(more) => more,
+                        Err(whole) => return Ok(whole),
                     };
                     fetched += more.len() as u64;
                     head.extend_from_slice(&more);
@@ -314,12 +311,9 @@ impl Origin {
                     head.extend_from_slice(&probed[from..from + run.len as usize]);
                 }
                 delta::Source::Origin => {
-                    let more = match self.range(&etag, run.at, run.at + run.len, total)? {
-                        Ranged::Bytes(more) => more,
-                        Ranged::Whole(response) => {
-                            let etag = etag_of(&response);
-                            return self.whole(*response, etag, max_len);
-                        }
+                    let more = match self.range_or_whole(&etag, run.at, run.at + run.len, total, max_len)? {
+                        Ok(more) => more,
+                        Err(whole) => return Ok(whole),
                     };
                     fetched += more.len() as u64;
                     head.extend_from_slice(&more);
@@ -361,6 +355,25 @@ impl Origin {
         );
         self.counters.count(fetched, total, true);
         Ok(Fetched::New(download))
+    }
+
+    /// [`Origin::range`]'s bytes, or the whole artifact it answered with
+    /// instead, downloaded ([`Origin::whole`]).
+    fn range_or_whole(
+        &self,
+        etag: &str,
+        from: u64,
+        to: u64,
+        total: u64,
+        max_len: u64,
+    ) -> Result<Result<Vec<u8>, Fetched>, String> {
+        match self.range(etag, from, to, total)? {
+            Ranged::Bytes(bytes) => Ok(Ok(bytes)),
+            Ranged::Whole(response) => {
+                let etag = etag_of(&response);
+                self.whole(*response, etag, max_len).map(Err)
+            }
+        }
     }
 
     /// A whole artifact's bytes, in hand, into a new file of the state folder.

@@ -74,14 +74,20 @@ impl Kept {
         Kept { cache: cache.clone(), bytes: std::sync::OnceLock::new() }
     }
 
-    /// `bytes`, checked against `etag` (counted as a read, or a failure
-    /// named `failure`), and kept if the cache has room.
-    fn keep(
+    /// The bytes kept, or those `make` gives (its error as it is: it
+    /// counts its own failures), checked against `etag` (counted as a
+    /// read, or a failure named `failure`: never handed out unchecked) and
+    /// kept if the cache has room.
+    fn get_or_check(
         &self,
-        bytes: Vec<u8>,
         etag: &[u8],
+        make: impl FnOnce() -> Result<Vec<u8>, ArtifactError>,
         failure: impl FnOnce() -> ArtifactError,
     ) -> Result<Bytes, ArtifactError> {
+        if let Some(kept) = self.bytes.get() {
+            return Ok(kept.clone());
+        }
+        let bytes = make()?;
         if !artifact::etag_names(etag, &bytes) {
             return Err(self.failed(failure()));
         }
@@ -130,15 +136,12 @@ impl Stored {
     /// The bytes: kept, or read and checked against `etag` (never handed
     /// out unchecked), then kept if the cache has room.
     fn bytes(&self, etag: &[u8]) -> Result<Bytes, ArtifactError> {
-        if let Some(kept) = self.kept.bytes.get() {
-            return Ok(kept.clone());
-        }
         let changed = |reason: String| ArtifactError::Changed { offset: self.offset, len: self.len, reason };
-        let bytes = self
-            .file
-            .read(self.offset, self.len as usize)
-            .map_err(|e| self.kept.failed(changed(format!("cannot be read ({e})"))))?;
-        self.kept.keep(bytes, etag, || changed("does not match its ETag".to_owned()))
+        let read = || {
+            let bytes = self.file.read(self.offset, self.len as usize);
+            bytes.map_err(|e| self.kept.failed(changed(format!("cannot be read ({e})"))))
+        };
+        self.kept.get_or_check(etag, read, || changed("does not match its ETag".to_owned()))
     }
 }
 
@@ -156,17 +159,18 @@ impl Inflated {
     /// ETag) inflated to at most its length and checked against `etag`,
     /// then kept if the cache has room.
     fn bytes(&self, etag: &[u8]) -> Result<Bytes, ArtifactError> {
-        if let Some(kept) = self.kept.bytes.get() {
-            return Ok(kept.clone());
-        }
         let inflated = || {
             ArtifactError::Malformed(format!(
                 "a gzip body does not inflate to the {} bytes its identity ETag names",
                 self.len
             ))
         };
-        let body = crate::encoding::gunzip(&self.gzip.body()?, self.len).ok_or_else(|| self.kept.failed(inflated()))?;
-        self.kept.keep(body, etag, inflated)
+        // A gzip body that fails its own check was counted by it.
+        let inflate = || {
+            let gzip = self.gzip.body()?;
+            crate::encoding::gunzip(&gzip, self.len).ok_or_else(|| self.kept.failed(inflated()))
+        };
+        self.kept.get_or_check(etag, inflate, inflated)
     }
 }
 
