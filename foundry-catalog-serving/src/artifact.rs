@@ -513,6 +513,15 @@ impl Span {
     }
 }
 
+/// A stored response, by its position in the index: a product's body, the
+/// product's page, or a site document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Response {
+    Product(usize),
+    Page(usize),
+    Document(usize),
+}
+
 /// One product as the index stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct IndexEntry {
@@ -622,15 +631,6 @@ impl IndexEntry {
             .map(|&(body, _)| body)
     }
 
-    /// [`IndexEntry::bodies`], to place.
-    pub(crate) fn bodies_mut(&mut self) -> Vec<&mut Span> {
-        self.representations
-            .iter_mut()
-            .chain(self.page.iter_mut().flat_map(|page| &mut page.representations))
-            .map(|(body, _)| body)
-            .collect()
-    }
-
     /// [`IndexEntry::table_spans`] and [`IndexEntry::body_spans`], to move.
     pub(crate) fn parts_mut(&mut self) -> (Vec<&mut Span>, Vec<&mut Span>) {
         let mut table = vec![&mut self.slug, &mut self.last_modified];
@@ -693,9 +693,8 @@ pub struct Artifact {
     /// The metadata's JSON as stored (what a signature signs).
     metadata_json: Bytes,
     pub(crate) signature: Option<Signature>,
-    /// In the version-3 layout (a version-1 index is converted on parse;
-    /// a version-4 one is placed from its lengths).
-    index: Bytes,
+    /// The index as held in memory.
+    index: Index,
     /// In the version-4 layout, the index as stored (lengths) and the
     /// block list that names it and the table; empty in older layouts.
     stored_index: Bytes,
@@ -718,6 +717,19 @@ pub struct Artifact {
     /// Whether every body is known to hash to its ETag: built here, or
     /// checked ([`Artifact::check_bodies`]); shared by clones.
     bodies_checked: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// An artifact's index as held in memory.
+#[derive(Debug, Clone)]
+enum Index {
+    /// Every span placed, in the version-3 layout: an artifact of format 1
+    /// to 3 (a version-1 index converted), or one built in this process.
+    Spans(Bytes),
+    /// A version-4 index as stored (lengths, [`Artifact::stored_index`],
+    /// read in place) and where each entry's runs start, products' then
+    /// site documents': 16 bytes an entry beside the stored ones, where
+    /// placed spans take 232 a product with pages.
+    Lengths(Arc<[head::Start]>),
 }
 
 /// An artifact file whose bodies are read from it when they are asked for
@@ -852,7 +864,7 @@ impl Artifact {
             },
             metadata_json: Bytes::new(),
             signature: None,
-            index: Bytes::from(index),
+            index: Index::Spans(Bytes::from(index)),
             stored_index: Bytes::from(stored_index),
             blocks: Bytes::new(),
             data,
@@ -1069,14 +1081,13 @@ impl Artifact {
         [table_len, data_len]: [u64; 2],
         file: Option<Arc<BodyFile>>,
     ) -> Result<Artifact, ArtifactError> {
-        let (entries, documents) = head::load(&stored.index, &metadata, table_len, data_len)?;
+        let starts = head::load(&stored.index, &metadata, table_len, data_len)?;
         head::blocks(&stored.blocks, &metadata, table_len)?;
-        let index = spans_index(&entries, &documents, metadata.codings.len(), metadata.pages.is_some());
         let artifact = Artifact {
             metadata,
             metadata_json,
             signature,
-            index: Bytes::from(index),
+            index: Index::Lengths(starts.into()),
             stored_index: stored.index,
             blocks: stored.blocks,
             data: vec![(0, Piece::Memory(data))],
@@ -1183,7 +1194,7 @@ impl Artifact {
             metadata,
             metadata_json,
             signature,
-            index,
+            index: Index::Spans(index),
             stored_index: Bytes::new(),
             blocks: Bytes::new(),
             data_len: data.len() as u64,
@@ -1236,10 +1247,13 @@ impl Artifact {
             }
         }
         let documents = self.metadata.pages.as_ref().map_or(0, |pages| pages.documents);
-        if expected_index_len(&self.metadata) != Some(self.index.len() as u64) {
+        // A stored index's length was checked as it was placed.
+        if let Index::Spans(index) = &self.index
+            && expected_index_len(&self.metadata) != Some(index.len() as u64)
+        {
             return Err(ArtifactError::Malformed(format!(
                 "an index of {} bytes for {} products and {documents} site documents",
-                self.index.len(),
+                index.len(),
                 self.metadata.products
             )));
         }
@@ -1278,9 +1292,32 @@ impl Artifact {
         entry_len(self.metadata.codings.len(), self.metadata.pages.is_some())
     }
 
-    /// The product entries' part of the index (the site documents' follows).
-    fn product_index(&self) -> &[u8] {
-        &self.index[..(self.len() * self.entry_len()).min(self.index.len())]
+    /// The index in the version-3 layout (formats 1 to 3, and an artifact
+    /// built here): its product entries' part, and its site documents'.
+    fn spans_index(&self) -> Option<(&[u8], &[u8])> {
+        let Index::Spans(index) = &self.index else { return None };
+        Some(index.split_at((self.len().saturating_mul(self.entry_len())).min(index.len())))
+    }
+
+    /// The index in the version-3 layout, whole (empty for a version-4
+    /// index read from a file, which is held as stored).
+    fn spans_index_bytes(&self) -> &[u8] {
+        match &self.index {
+            Index::Spans(index) => index,
+            Index::Lengths(_) => &[],
+        }
+    }
+
+    /// The stored entry `n` of a version-4 index read from a file
+    /// (products, then site documents), placed.
+    fn stored_entry(&self, n: usize) -> Option<head::Entry<'_>> {
+        let Index::Lengths(starts) = &self.index else { return None };
+        head::entry(&self.stored_index, &self.metadata, n, *starts.get(n)?)
+    }
+
+    /// The number of site documents.
+    fn documents_len(&self) -> usize {
+        self.metadata.pages.as_ref().map_or(0, |pages| usize::try_from(pages.documents).unwrap_or(usize::MAX))
     }
 
     /// The size of the file [`Artifact::write_to`] writes.
@@ -1288,7 +1325,7 @@ impl Artifact {
         let signature = if self.signature.is_some() { SIGNATURE_LEN } else { 0 };
         let head = match self.table {
             Some(_) => HEADER_LEN + self.blocks.len() + self.stored_index.len(),
-            None => HEADER_LEN_V3 + self.index.len(),
+            None => HEADER_LEN_V3 + self.spans_index_bytes().len(),
         };
         (head + self.metadata_json.len() + signature) as u64 + self.data_len
     }
@@ -1337,8 +1374,8 @@ impl Artifact {
             ),
             None => (
                 3,
-                vec![meta, signature_len, self.index.len() as u64, self.data_len],
-                vec![&self.metadata_json, &signature, &self.index],
+                vec![meta, signature_len, self.spans_index_bytes().len() as u64, self.data_len],
+                vec![&self.metadata_json, &signature, self.spans_index_bytes()],
             ),
         };
         for len in lengths_of {
@@ -1405,8 +1442,8 @@ impl Artifact {
         // relabelled to be read another way (older formats did not), and
         // its block list, which names the index and the table.
         let (version, last) = match self.table {
-            Some(_) => (&FORMAT_VERSION.to_le_bytes()[..], &self.blocks),
-            None => (&[][..], &self.index),
+            Some(_) => (&FORMAT_VERSION.to_le_bytes()[..], &self.blocks[..]),
+            None => (&[][..], self.spans_index_bytes()),
         };
         let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 20 + self.metadata_json.len() + last.len());
         message.extend_from_slice(SIGNING_CONTEXT);
@@ -1472,29 +1509,103 @@ impl Artifact {
     }
 
     /// Every index entry, decoded (spans are not checked here).
-    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = IndexEntry> + '_ {
-        let (codings, pages) = (self.metadata.codings.len(), self.metadata.pages.is_some());
-        self.product_index().chunks_exact(self.entry_len()).map(move |entry| decode_entry(entry, codings, pages))
+    pub(crate) fn entries(&self) -> impl Iterator<Item = IndexEntry> + '_ {
+        (0..self.len()).map_while(|n| self.entry(n))
     }
 
     /// The `n`th index entry.
     pub(crate) fn entry(&self, n: usize) -> Option<IndexEntry> {
         let (codings, pages) = (self.metadata.codings.len(), self.metadata.pages.is_some());
-        let len = self.entry_len();
-        self.product_index().get(n * len..(n + 1) * len).map(|entry| decode_entry(entry, codings, pages))
+        if n >= self.len() {
+            return None;
+        }
+        match self.spans_index() {
+            Some((products, _)) => {
+                let len = self.entry_len();
+                products.get(n * len..(n + 1) * len).map(|entry| decode_entry(entry, codings, pages))
+            }
+            None => self.stored_entry(n).map(|entry| entry.product(pages)),
+        }
     }
 
     /// Every site document's index entry, decoded (spans are not checked here).
     pub(crate) fn documents(&self) -> impl Iterator<Item = DocumentEntry> + '_ {
+        (0..self.documents_len()).map_while(|d| self.document(d))
+    }
+
+    /// The `d`th site document's index entry.
+    fn document(&self, d: usize) -> Option<DocumentEntry> {
         let codings = self.metadata.codings.len();
-        let rest = self.index.get(self.product_index().len()..).unwrap_or_default();
-        rest.chunks_exact(document_len(codings)).map(move |entry| {
-            let span = |i: usize| decode_span(&entry[i * SPAN_LEN..]);
-            DocumentEntry {
-                path: span(0),
-                representations: (0..codings).map(|c| (span(1 + 2 * c), span(2 + 2 * c))).collect(),
+        match self.spans_index() {
+            Some((_, documents)) => {
+                let len = document_len(codings);
+                let entry = documents.get(d.checked_mul(len)?..(d + 1).checked_mul(len)?)?;
+                let span = |i: usize| decode_span(&entry[i * SPAN_LEN..]);
+                Some(DocumentEntry {
+                    path: span(0),
+                    representations: (0..codings).map(|c| (span(1 + 2 * c), span(2 + 2 * c))).collect(),
+                })
             }
-        })
+            None => self.stored_entry(self.len().checked_add(d)?).map(|entry| entry.document()),
+        }
+    }
+
+    /// The `(body, ETag)` spans of `response` in its `c`th coding (in
+    /// [`Metadata::codings`] order), read from the index in place: what a
+    /// request needs, with nothing decoded or allocated.
+    pub(crate) fn response_spans(&self, response: Response, c: usize) -> Option<(Span, Span)> {
+        let codings = self.metadata.codings.len();
+        if c >= codings {
+            return None;
+        }
+        let Some((products, documents)) = self.spans_index() else {
+            // A stored entry's table run: slug, date, ETags, then its
+            // page's path, lastmod and ETags (a document's: name, ETags);
+            // its body run: its bodies, then its page's.
+            let (entry, etag, body) = match response {
+                Response::Product(n) => (self.stored_entry(n)?, 2 + c, c),
+                Response::Page(n) => (self.stored_entry(n)?, 4 + codings + c, codings + c),
+                Response::Document(d) => (self.stored_entry(self.len().checked_add(d)?)?, 1 + c, c),
+            };
+            return Some((entry.body_span(body)?, entry.table_span(etag)?));
+        };
+        // A product's spans: slug, date, its representations, then its
+        // page's path, lastmod and representations; a document's: its
+        // path, then its representations.
+        let (index, at) = match response {
+            Response::Product(n) => (products, n.checked_mul(self.entry_len())? + 8 + SOURCE_LEN + 2 * SPAN_LEN),
+            Response::Page(n) => {
+                (products, n.checked_mul(self.entry_len())? + 8 + SOURCE_LEN + (4 + 2 * codings) * SPAN_LEN)
+            }
+            Response::Document(d) => (documents, d.checked_mul(document_len(codings))? + SPAN_LEN),
+        };
+        let at = at.checked_add(2 * c * SPAN_LEN)?;
+        let spans = index.get(at..at.checked_add(2 * SPAN_LEN)?)?;
+        Some((decode_span(spans), decode_span(&spans[SPAN_LEN..])))
+    }
+
+    /// The `n`th product's modification time (seconds since the epoch) and
+    /// the span of its `Last-Modified`, read from the index in place.
+    pub(crate) fn product_date(&self, n: usize) -> Option<(u64, Span)> {
+        if n >= self.len() {
+            return None;
+        }
+        let Some((products, _)) = self.spans_index() else {
+            let entry = self.stored_entry(n)?;
+            return Some((le_u64(entry.fixed), entry.table_span(1)?));
+        };
+        let entry = products.get(n.checked_mul(self.entry_len())?..)?;
+        Some((le_u64(entry), decode_span(entry.get(8 + SOURCE_LEN + SPAN_LEN..)?)))
+    }
+
+    /// The bytes of a span held in memory and the buffer that holds them
+    /// (to share them: [`Bytes::slice_ref`]); `None` out of bounds or in a
+    /// file.
+    pub(crate) fn memory_of(&self, span: Span) -> Option<(&Bytes, &[u8])> {
+        let buffer = self.data.partition_point(|(start, _)| *start <= span.offset).checked_sub(1)?;
+        let (start, Piece::Memory(bytes)) = &self.data[buffer] else { return None };
+        let from = usize::try_from(span.offset - start).ok()?;
+        Some((bytes, bytes.get(from..from.checked_add(span.len as usize)?)?))
     }
 
     /// The bytes of a span, shared with the artifact (no copy).
@@ -1626,10 +1737,7 @@ impl Artifact {
     /// The bytes of a span held in memory (a table's, or any of an
     /// artifact read whole), borrowed; `None` out of bounds or in a file.
     pub(crate) fn bytes_of(&self, span: Span) -> Option<&[u8]> {
-        let buffer = self.data.partition_point(|(start, _)| *start <= span.offset).checked_sub(1)?;
-        let (start, Piece::Memory(bytes)) = &self.data[buffer] else { return None };
-        let from = usize::try_from(span.offset - start).ok()?;
-        bytes.get(from..from.checked_add(span.len as usize)?)
+        self.memory_of(span).map(|(_, bytes)| bytes)
     }
 
     /// Where a body of a built artifact lies when it is a range of another

@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 
-use crate::artifact::{self, Artifact, ArtifactError, IndexEntry, Metadata};
+use crate::artifact::{self, Artifact, ArtifactError, IndexEntry, Metadata, Response};
 pub use crate::encoding::ContentCoding;
 use foundry_catalog::conformance::Violations;
 
@@ -37,7 +37,8 @@ mod stamps;
 pub use builder::{Builder, DEFAULT_MAX_MANIFEST_LEN, Progress, UnavailableCoding};
 pub use previous::{RecordTypeChange, RecordTypeChanges, Unusable};
 
-/// One representation of a body: its bytes and its strong ETag.
+/// One representation of a stored response: its bytes and its strong
+/// ETag, borrowed from the catalog that holds it.
 ///
 /// The bytes are in memory (a catalog built in this process, or an
 /// artifact read whole), or in the artifact file the catalog was opened
@@ -46,178 +47,197 @@ pub use previous::{RecordTypeChange, RecordTypeChanges, Unusable};
 /// while the catalog's [`BodyCache`] has room. Two representations are
 /// equal when their ETags (which name the bytes) and lengths are.
 #[derive(Debug, Clone)]
-pub struct Representation {
-    body: Body,
-    etag: Bytes,
+pub struct Representation<'a> {
+    /// The ETag, and the buffer it lies in (to share it as a header value).
+    etag: &'a [u8],
+    etag_buffer: &'a Bytes,
+    len: u32,
+    body: Body<'a>,
+    cache: &'a BodyCache,
 }
 
 #[derive(Debug, Clone)]
-enum Body {
+enum Body<'a> {
+    /// Stored, in memory or in a file.
+    Stored(Source<'a>),
+    /// Not stored: its gzip representation, inflated (format 4 stores the
+    /// bodies as is only where it stores no gzip), and kept once checked.
+    Inflated { gzip: Source<'a>, gzip_etag: &'a [u8], gzip_len: u32, kept: &'a Kept },
+    /// Where the index points at no bytes the catalog holds (never, in a
+    /// catalog that loaded): an error, never bytes.
+    Missing,
+}
+
+/// Where a stored body's bytes are.
+#[derive(Debug, Clone)]
+enum Source<'a> {
     /// In memory, known to hash to the ETag.
     Ready(Bytes),
-    /// In the artifact file.
-    Stored(Stored),
-    /// Not stored: its gzip representation, inflated (format 4 stores the
-    /// bodies as is only where it stores no gzip).
-    Inflated(Inflated),
+    /// In an artifact file, at `offset` of its data region: read and
+    /// checked against the ETag when asked for, then kept in `kept`.
+    File { file: &'a artifact::BodyFile, offset: u64, kept: &'a Kept },
 }
 
-/// A body's checked bytes, once made, kept while its cache has room.
-#[derive(Debug)]
-struct Kept {
-    cache: BodyCache,
-    bytes: std::sync::OnceLock<Bytes>,
+impl Source<'_> {
+    /// The bytes: shared, or kept, or read and checked against `etag`
+    /// (never handed out unchecked), then kept if `cache` has room.
+    fn bytes(&self, etag: &[u8], len: u32, cache: &BodyCache) -> Result<Bytes, ArtifactError> {
+        match self {
+            Source::Ready(bytes) => Ok(bytes.clone()),
+            &Source::File { file, offset, kept } => {
+                let changed = |reason: String| ArtifactError::Changed { offset, len, reason };
+                let read = || {
+                    let bytes = file.read(offset, len as usize);
+                    bytes.map_err(|e| cache.failed(changed(format!("cannot be read ({e})"))))
+                };
+                kept.get_or_check(cache, etag, read, || changed("does not match its ETag".to_owned()))
+            }
+        }
+    }
 }
+
+/// A body's checked bytes, once made, kept while its cache has room (one
+/// pointer while empty).
+#[derive(Debug, Default)]
+struct Kept(once_cell::race::OnceBox<Bytes>);
 
 impl Kept {
-    fn new(cache: &BodyCache) -> Self {
-        Kept { cache: cache.clone(), bytes: std::sync::OnceLock::new() }
-    }
-
     /// The bytes kept, or those `make` gives (its error as it is: it
-    /// counts its own failures), checked against `etag` (counted as a
-    /// read, or a failure named `failure`: never handed out unchecked) and
-    /// kept if the cache has room.
+    /// counts its own failures), checked against `etag` (counted in
+    /// `cache` as a read, or a failure named `failure`: never handed out
+    /// unchecked) and kept if `cache` has room.
     fn get_or_check(
         &self,
+        cache: &BodyCache,
         etag: &[u8],
         make: impl FnOnce() -> Result<Vec<u8>, ArtifactError>,
         failure: impl FnOnce() -> ArtifactError,
     ) -> Result<Bytes, ArtifactError> {
-        if let Some(kept) = self.bytes.get() {
+        if let Some(kept) = self.0.get() {
             return Ok(kept.clone());
         }
         let bytes = make()?;
         if !artifact::etag_names(etag, &bytes) {
-            return Err(self.failed(failure()));
+            return Err(cache.failed(failure()));
         }
-        self.cache.0.reads.fetch_add(1, Ordering::Relaxed);
+        cache.0.reads.fetch_add(1, Ordering::Relaxed);
         let bytes = Bytes::from(bytes);
-        if self.cache.take(bytes.len() as u64) && self.bytes.set(bytes.clone()).is_err() {
+        if cache.take(bytes.len() as u64) && self.0.set(Box::new(bytes.clone())).is_err() {
             // Another request kept it first.
-            self.cache.release(bytes.len() as u64);
+            cache.release(bytes.len() as u64);
         }
         Ok(bytes)
     }
 
-    /// Counts `error` as a failure of the cache's bodies.
-    fn failed(&self, error: ArtifactError) -> ArtifactError {
-        self.cache.0.failures.fetch_add(1, Ordering::Relaxed);
-        error
+    /// What it keeps, in bytes.
+    fn len(&self) -> u64 {
+        self.0.get().map_or(0, |bytes| bytes.len() as u64)
     }
 }
 
-/// A clone keeps nothing: what it keeps is counted against the cache on its own.
-impl Clone for Kept {
-    fn clone(&self) -> Self {
-        Kept::new(&self.cache)
-    }
+/// One [`Kept`] per body a catalog may read from its file or inflate
+/// (each coding of each product, page and site document, by position in
+/// the index), and the cache they are counted against: what they keep is
+/// given back when the last catalog sharing them is dropped.
+#[derive(Debug)]
+struct KeptBodies {
+    cache: BodyCache,
+    slots: Box<[Kept]>,
+    codings: usize,
+    /// Where the pages' slots start, then the site documents'.
+    pages_at: usize,
+    documents_at: usize,
 }
 
-impl Drop for Kept {
-    fn drop(&mut self) {
-        if let Some(kept) = self.bytes.get() {
-            self.cache.release(kept.len() as u64);
+impl KeptBodies {
+    fn new(cache: &BodyCache, artifact: &Artifact) -> Self {
+        let products = artifact.len();
+        let pages = if artifact.metadata().pages.is_some() { products } else { 0 };
+        let documents = artifact.documents().count();
+        let codings = artifact.metadata().codings.len();
+        let slots = (products + pages + documents).saturating_mul(codings);
+        KeptBodies {
+            cache: cache.clone(),
+            slots: std::iter::repeat_with(Kept::default).take(slots).collect(),
+            codings,
+            pages_at: products,
+            documents_at: products + pages,
         }
     }
-}
 
-/// A body left in its artifact file, and its checked copy once read.
-#[derive(Debug, Clone)]
-struct Stored {
-    file: Arc<artifact::BodyFile>,
-    /// Where it is in the data region.
-    offset: u64,
-    len: u32,
-    kept: Kept,
-}
-
-impl Stored {
-    /// The bytes: kept, or read and checked against `etag` (never handed
-    /// out unchecked), then kept if the cache has room.
-    fn bytes(&self, etag: &[u8]) -> Result<Bytes, ArtifactError> {
-        let changed = |reason: String| ArtifactError::Changed { offset: self.offset, len: self.len, reason };
-        let read = || {
-            let bytes = self.file.read(self.offset, self.len as usize);
-            bytes.map_err(|e| self.kept.failed(changed(format!("cannot be read ({e})"))))
+    /// The slot of `response`'s `c`th coding.
+    fn slot(&self, response: Response, c: usize) -> Option<&Kept> {
+        let n = match response {
+            Response::Product(n) => n,
+            Response::Page(n) => self.pages_at.checked_add(n)?,
+            Response::Document(n) => self.documents_at.checked_add(n)?,
         };
-        self.kept.get_or_check(etag, read, || changed("does not match its ETag".to_owned()))
+        self.slots.get(n.checked_mul(self.codings)?.checked_add(c)?)
     }
 }
 
-/// A body as is that is its gzip representation inflated, and its
-/// checked copy once inflated.
-#[derive(Debug, Clone)]
-struct Inflated {
-    gzip: Box<Representation>,
-    len: u32,
-    kept: Kept,
-}
-
-impl Inflated {
-    /// The bytes: kept, or the gzip body (itself checked against its own
-    /// ETag) inflated to at most its length and checked against `etag`,
-    /// then kept if the cache has room.
-    fn bytes(&self, etag: &[u8]) -> Result<Bytes, ArtifactError> {
-        let inflated = || {
-            ArtifactError::Malformed(format!(
-                "a gzip body does not inflate to the {} bytes its identity ETag names",
-                self.len
-            ))
-        };
-        // A gzip body that fails its own check was counted by it.
-        let inflate = || {
-            let gzip = self.gzip.body()?;
-            crate::encoding::gunzip(&gzip, self.len).ok_or_else(|| self.kept.failed(inflated()))
-        };
-        self.kept.get_or_check(etag, inflate, inflated)
+impl Drop for KeptBodies {
+    fn drop(&mut self) {
+        self.cache.release(self.slots.iter().map(Kept::len).sum());
     }
 }
 
-impl PartialEq for Representation {
+impl PartialEq for Representation<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.etag == other.etag && self.len() == other.len()
+        self.etag == other.etag && self.len == other.len
     }
 }
 
-impl Eq for Representation {}
+impl Eq for Representation<'_> {}
 
-impl Representation {
+impl<'a> Representation<'a> {
     /// The bytes: a cheap clone of shared bytes, or, for a body left in the
     /// artifact file, the bytes read from it and checked against the ETag
     /// (an error when the file was changed in place since it was opened:
-    /// answer it with 503, never with the bytes).
+    /// answer it with 503, never with the bytes), or, for a body as is
+    /// not stored, its gzip body (so checked) inflated to at most its
+    /// length and checked against its own ETag.
     pub fn body(&self) -> Result<Bytes, ArtifactError> {
+        let cache = self.cache;
         match &self.body {
-            Body::Ready(bytes) => Ok(bytes.clone()),
-            Body::Stored(stored) => stored.bytes(&self.etag),
-            Body::Inflated(inflated) => inflated.bytes(&self.etag),
+            Body::Stored(source) => source.bytes(self.etag, self.len, cache),
+            Body::Inflated { gzip, gzip_etag, gzip_len, kept } => {
+                let inflated = || {
+                    ArtifactError::Malformed(format!(
+                        "a gzip body does not inflate to the {} bytes its identity ETag names",
+                        self.len
+                    ))
+                };
+                // A gzip body that fails its own check was counted by it.
+                let inflate = || {
+                    let gzip = gzip.bytes(gzip_etag, *gzip_len, cache)?;
+                    crate::encoding::gunzip(&gzip, self.len).ok_or_else(|| cache.failed(inflated()))
+                };
+                kept.get_or_check(cache, self.etag, inflate, inflated)
+            }
+            Body::Missing => Err(ArtifactError::Malformed("a body the index points at is not held".to_owned())),
         }
     }
 
     /// The body's length, without reading it.
     pub fn len(&self) -> usize {
-        match &self.body {
-            Body::Ready(bytes) => bytes.len(),
-            Body::Stored(stored) => stored.len as usize,
-            Body::Inflated(inflated) => inflated.len as usize,
-        }
+        self.len as usize
     }
 
     /// Whether the body is empty.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 
     /// The strong ETag: the quoted lowercase hex SHA-256 of these bytes.
-    pub fn etag(&self) -> &str {
+    pub fn etag(&self) -> &'a str {
         // Checked to be ASCII when the catalog was loaded.
-        std::str::from_utf8(&self.etag).unwrap_or_default()
+        std::str::from_utf8(self.etag).unwrap_or_default()
     }
 
     /// The ETag as shared bytes (a cheap clone, for header values).
     pub fn etag_bytes(&self) -> Bytes {
-        self.etag.clone()
+        if self.etag.is_empty() { Bytes::new() } else { self.etag_buffer.slice_ref(self.etag) }
     }
 }
 
@@ -287,6 +307,12 @@ impl BodyCache {
     fn release(&self, len: u64) {
         self.0.kept.fetch_sub(len, Ordering::AcqRel);
     }
+
+    /// Counts `error` as a failure of the cache's bodies.
+    fn failed(&self, error: ArtifactError) -> ArtifactError {
+        self.0.failures.fetch_add(1, Ordering::Relaxed);
+        error
+    }
 }
 
 impl Default for BodyCache {
@@ -304,24 +330,43 @@ impl PartialEq for BodyCache {
 
 impl Eq for BodyCache {}
 
-/// One pre-built response: the body in every stored content coding, and
-/// its modification time.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CatalogEntry {
-    /// By the coding's position in [`ContentCoding::ALL`]; identity is always set.
-    representations: [Option<Representation>; ContentCoding::ALL.len()],
-    last_modified: Bytes,
-    modified: SystemTime,
-    /// Its position in the artifact's index.
-    index: usize,
+/// One pre-built response of a catalog (a product's body, its page, or a
+/// site document): the body in every stored content coding, and its
+/// modification time. A view into the catalog: a copy costs nothing, and
+/// holding one holds nothing apart from the catalog's own memory.
+#[derive(Debug, Clone, Copy)]
+pub struct CatalogEntry<'a> {
+    catalog: &'a ResponseCatalog,
+    response: Response,
 }
 
-impl CatalogEntry {
+/// Equal when every representation, the date and the position are.
+impl PartialEq for CatalogEntry<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.response == other.response
+            && self.last_modified_bytes() == other.last_modified_bytes()
+            && self.modified() == other.modified()
+            && ContentCoding::ALL.iter().all(|&coding| self.representation(coding) == other.representation(coding))
+    }
+}
+
+impl Eq for CatalogEntry<'_> {}
+
+impl<'a> CatalogEntry<'a> {
     /// The body in `coding`, or as is when that coding is not stored.
-    pub fn representation(&self, coding: ContentCoding) -> &Representation {
-        let stored = |coding: ContentCoding| self.representations[slot(coding)].as_ref();
-        // Identity is set for every entry a catalog holds (checked at load).
-        stored(coding).or_else(|| stored(ContentCoding::Identity)).unwrap_or(&EMPTY)
+    pub fn representation(&self, coding: ContentCoding) -> Representation<'a> {
+        let codings = self.catalog.codings();
+        let stored = |coding: ContentCoding| codings.iter().position(|&c| c == coding);
+        // Identity is stored in every artifact a catalog holds (checked at load).
+        let c = stored(coding).or_else(|| stored(ContentCoding::Identity));
+        let representation = c.and_then(|c| self.catalog.representation(self.response, c));
+        representation.unwrap_or(Representation {
+            etag: &[],
+            etag_buffer: &EMPTY,
+            len: 0,
+            body: Body::Missing,
+            cache: &self.catalog.kept.cache,
+        })
     }
 
     /// The response body as is, `{"data": …}` ([`Representation::body`]).
@@ -330,77 +375,47 @@ impl CatalogEntry {
     }
 
     /// The strong ETag of the body as is.
-    pub fn etag(&self) -> &str {
+    pub fn etag(&self) -> &'a str {
         self.representation(ContentCoding::Identity).etag()
     }
 
+    /// The product's date: its modification time and `Last-Modified`
+    /// (a product's or its page's; a site document has none).
+    fn date(&self) -> Option<(u64, artifact::Span)> {
+        match self.response {
+            Response::Product(n) | Response::Page(n) => self.catalog.artifact.product_date(n),
+            Response::Document(_) => None,
+        }
+    }
+
     /// `Last-Modified`: the record's `last_updated_at` as an IMF-fixdate
-    /// (shared bytes, for header values).
+    /// (shared bytes, for header values); empty for a site document.
     pub(crate) fn last_modified_bytes(&self) -> Bytes {
-        self.last_modified.clone()
+        let memory = self.date().and_then(|(_, span)| self.catalog.artifact.memory_of(span));
+        memory.map_or_else(Bytes::new, |(buffer, date)| buffer.slice_ref(date))
     }
 
     /// The record's `last_updated_at`, to whole seconds.
     pub fn modified(&self) -> SystemTime {
-        self.modified
-    }
-
-    /// The representations stored for `codings` (from an index entry):
-    /// bodies left in the artifact's file are read from it when asked for,
-    /// kept in `cache`.
-    fn representations(
-        artifact: &Artifact,
-        spans: &[(artifact::Span, artifact::Span)],
-        check: bool,
-        cache: &BodyCache,
-        name: &dyn Fn() -> String,
-    ) -> Result<[Option<Representation>; ContentCoding::ALL.len()], ArtifactError> {
-        let mut stored: [Option<Representation>; ContentCoding::ALL.len()] = Default::default();
-        let mut inflated = None;
-        for (&coding, &(body, etag)) in artifact.metadata().codings.iter().zip(spans) {
-            let etag = artifact.slice(etag)?;
-            if check && !artifact::is_strong_etag(&etag) {
-                return Err(ArtifactError::Malformed(format!("`{}` has a malformed {coding} ETag", name())));
-            }
-            if body.is_inflated() {
-                inflated = Some((coding, body.len, etag));
-                continue;
-            }
-            // In the artifact's file (its span lies in the bodies' part:
-            // checked by the tiling), in another's (a build's, taken from
-            // its previous artifact unread), or in memory.
-            let elsewhere = match artifact.body_file() {
-                Some(file) => Some((file, body.offset)),
-                None => artifact.stored_elsewhere(body),
-            };
-            let body = match elsewhere {
-                Some((file, offset)) => {
-                    Body::Stored(Stored { file: Arc::clone(file), offset, len: body.len, kept: Kept::new(cache) })
-                }
-                None => Body::Ready(artifact.slice(body)?),
-            };
-            stored[slot(coding)] = Some(Representation { body, etag });
-        }
-        if let Some((coding, len, etag)) = inflated {
-            let gzip = stored[slot(ContentCoding::Gzip)].clone().ok_or_else(|| {
-                ArtifactError::Malformed(format!("`{}` has an inflated body and no gzip one", name()))
-            })?;
-            let body = Body::Inflated(Inflated { gzip: Box::new(gzip), len, kept: Kept::new(cache) });
-            stored[slot(coding)] = Some(Representation { body, etag });
-        }
-        Ok(stored)
+        let seconds = self.date().map_or(0, |(modified, _)| modified);
+        // Checked to be an HTTP date's (at most year 9999) at load.
+        SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(seconds)).unwrap_or(SystemTime::UNIX_EPOCH)
     }
 }
+
+/// The buffer of an empty ETag.
+static EMPTY: Bytes = Bytes::new();
 
 /// The pages an artifact holds, by path, and its site documents.
 #[derive(Debug, Default)]
 struct SiteEntries {
-    /// Each product's page, by `canonical_path`.
-    pages: HashMap<Bytes, CatalogEntry>,
-    /// `/robots.txt` and the sitemap files, by path.
-    documents: HashMap<Bytes, CatalogEntry>,
-    /// The not-found page.
-    not_found: Option<CatalogEntry>,
+    /// Each product's page, by `canonical_path`: its product's position.
+    pages: HashMap<Bytes, usize>,
+    /// `/robots.txt` and the sitemap files, by path: their positions
+    /// among the site documents.
+    documents: HashMap<Bytes, usize>,
+    /// The not-found page's.
+    not_found: Option<usize>,
 }
 
 /// What a request at a path outside the product endpoint finds among a
@@ -408,20 +423,12 @@ struct SiteEntries {
 #[derive(Debug, Clone, Copy)]
 pub enum SiteResource<'a> {
     /// A product's page (`text/html`).
-    Page(&'a CatalogEntry),
+    Page(CatalogEntry<'a>),
     /// A site document: `robots.txt` (`text/plain`) or a sitemap file
     /// (`application/xml`); it has no `Last-Modified`.
-    Document(&'a CatalogEntry),
+    Document(CatalogEntry<'a>),
     /// Nothing at that path: the not-found page (`text/html`), to send with 404.
-    NotFound(&'a CatalogEntry),
-}
-
-/// What [`CatalogEntry::representation`] falls back to for an entry
-/// without identity, which a loaded catalog never has.
-static EMPTY: Representation = Representation { body: Body::Ready(Bytes::new()), etag: Bytes::new() };
-
-fn slot(coding: ContentCoding) -> usize {
-    ContentCoding::ALL.iter().position(|&c| c == coding).unwrap_or_default()
+    NotFound(CatalogEntry<'a>),
 }
 
 /// A problem found while building or loading a catalog; each names its file.
@@ -607,8 +614,9 @@ fn thousands(n: usize) -> String {
 /// ```
 #[derive(Debug, Clone)]
 pub struct ResponseCatalog {
-    /// Shared, so that a clone (a reload's previous catalog) is cheap.
-    entries: Arc<HashMap<Bytes, CatalogEntry>>,
+    /// Each product's position in the index, by slug; shared, so that a
+    /// clone (a reload's previous catalog) is cheap.
+    entries: Arc<HashMap<Bytes, usize>>,
     /// The artifact the entries share their bytes with (an incremental
     /// build reads its index).
     artifact: Artifact,
@@ -619,8 +627,9 @@ pub struct ResponseCatalog {
     stamps: Option<Arc<stamps::Stamps>>,
     /// The pages and site documents, when the artifact holds them.
     site: Option<Arc<SiteEntries>>,
-    /// Where bodies read from the artifact's file are kept.
-    body_cache: BodyCache,
+    /// The bodies read from the artifact's file or inflated, once
+    /// checked, and the cache they are counted against.
+    kept: Arc<KeptBodies>,
 }
 
 impl ResponseCatalog {
@@ -732,9 +741,9 @@ impl ResponseCatalog {
                 })
             });
             let indexed = if check {
-                artifact.check_tiling().and_then(|()| Self::index(&artifact, cache, check))
+                artifact.check_tiling().and_then(|()| Self::index(&artifact, check))
             } else {
-                Self::index(&artifact, cache, check)
+                Self::index(&artifact, check)
             };
             verified.map_or(Ok(()), join)?;
             digest.map_or(Ok(()), join)?;
@@ -745,21 +754,18 @@ impl ResponseCatalog {
         }
         Ok(ResponseCatalog {
             entries: Arc::new(entries),
+            kept: Arc::new(KeptBodies::new(cache, &artifact)),
             artifact,
             origins: Vec::new(),
             stamps: None,
             site: site.map(Arc::new),
-            body_cache: cache.clone(),
         })
     }
 
     /// Every product, page and site document of `artifact`, by slug and
-    /// by path (each slug, date, path and name checked when `check`).
-    fn index(
-        artifact: &Artifact,
-        cache: &BodyCache,
-        check: bool,
-    ) -> Result<(HashMap<Bytes, CatalogEntry>, Option<SiteEntries>), ArtifactError> {
+    /// by path, as positions in its index (each slug, date, path, name and
+    /// ETag checked when `check`).
+    fn index(artifact: &Artifact, check: bool) -> Result<(HashMap<Bytes, usize>, Option<SiteEntries>), ArtifactError> {
         let metadata = artifact.metadata();
         let malformed = |what: String| ArtifactError::Malformed(what);
         let mut entries = HashMap::with_capacity(artifact.len());
@@ -779,12 +785,7 @@ impl ResponseCatalog {
             if check && !artifact::is_http_date_of(&last_modified, modified) {
                 return Err(malformed(format!("`{}` has a malformed or inconsistent modification date", name())));
             }
-            let entry = CatalogEntry {
-                representations: CatalogEntry::representations(artifact, &representations, check, cache, &name)?,
-                last_modified,
-                modified: SystemTime::UNIX_EPOCH + Duration::from_secs(modified),
-                index,
-            };
+            check_representations(artifact, &representations, check, &name)?;
             if let (Some(site), Some(page)) = (&mut site, page) {
                 let path = artifact.slice(page.path)?;
                 if check && !is_page_path(&path, &slug) {
@@ -793,19 +794,12 @@ impl ResponseCatalog {
                 if check && !is_lastmod(&artifact.slice(page.lastmod)?) {
                     return Err(malformed(format!("the page of `{}` has a malformed sitemap lastmod", name())));
                 }
-                let representations =
-                    CatalogEntry::representations(artifact, &page.representations, check, cache, &name)?;
-                let page = CatalogEntry {
-                    representations,
-                    last_modified: entry.last_modified.clone(),
-                    modified: entry.modified,
-                    index,
-                };
-                if site.pages.insert(path, page).is_some() {
+                check_representations(artifact, &page.representations, check, &name)?;
+                if site.pages.insert(path, index).is_some() {
                     return Err(malformed(format!("the page of `{}` is indexed twice", name())));
                 }
             }
-            if entries.insert(slug.clone(), entry).is_some() {
+            if entries.insert(slug.clone(), index).is_some() {
                 return Err(malformed(format!("slug `{}` is indexed twice", name())));
             }
         }
@@ -816,22 +810,11 @@ impl ResponseCatalog {
                 if check && !is_document_name(&path) {
                     return Err(malformed(format!("{:?} is not the name of a site document", name())));
                 }
-                let entry = CatalogEntry {
-                    representations: CatalogEntry::representations(
-                        artifact,
-                        &document.representations,
-                        check,
-                        cache,
-                        &name,
-                    )?,
-                    last_modified: Bytes::new(),
-                    modified: SystemTime::UNIX_EPOCH,
-                    index,
-                };
+                check_representations(artifact, &document.representations, check, &name)?;
                 let twice = if &path[..] == artifact::NOT_FOUND_DOCUMENT.as_bytes() {
-                    site.not_found.replace(entry).is_some()
+                    site.not_found.replace(index).is_some()
                 } else {
-                    site.documents.insert(path.clone(), entry).is_some()
+                    site.documents.insert(path.clone(), index).is_some()
                 };
                 if twice {
                     return Err(malformed(format!("site document {:?} is indexed twice", name())));
@@ -881,12 +864,53 @@ impl ResponseCatalog {
 
     /// The position of `slug` in the artifact's index.
     pub(crate) fn position(&self, slug: &str) -> Option<usize> {
-        self.entries.get(slug.as_bytes()).map(|entry| entry.index)
+        self.entries.get(slug.as_bytes()).copied()
     }
 
     /// The pre-built response for a slug.
-    pub fn get(&self, slug: &str) -> Option<&CatalogEntry> {
-        self.entries.get(slug.as_bytes())
+    pub fn get(&self, slug: &str) -> Option<CatalogEntry<'_>> {
+        self.position(slug).map(|n| self.entry(Response::Product(n)))
+    }
+
+    fn entry(&self, response: Response) -> CatalogEntry<'_> {
+        CatalogEntry { catalog: self, response }
+    }
+
+    /// The `c`th coding of `response` (in [`Metadata::codings`] order),
+    /// from the index in place; `None` where the index points at nothing
+    /// held (never, in a catalog that loaded: its spans were checked).
+    fn representation(&self, response: Response, c: usize) -> Option<Representation<'_>> {
+        let artifact = &self.artifact;
+        let (span, etag) = artifact.response_spans(response, c)?;
+        let (etag_buffer, etag) = artifact.memory_of(etag)?;
+        let kept = self.kept.slot(response, c)?;
+        let body = if span.is_inflated() {
+            let g = self.codings().iter().position(|&coding| coding == ContentCoding::Gzip)?;
+            let (gzip, gzip_etag) = artifact.response_spans(response, g)?;
+            Body::Inflated {
+                gzip: self.source(gzip, self.kept.slot(response, g)?)?,
+                gzip_etag: artifact.bytes_of(gzip_etag)?,
+                gzip_len: gzip.len,
+                kept,
+            }
+        } else {
+            Body::Stored(self.source(span, kept)?)
+        };
+        Some(Representation { etag, etag_buffer, len: span.len, body, cache: &self.kept.cache })
+    }
+
+    /// Where a stored body is: in the artifact's file (its span lies in
+    /// the bodies' part: checked by the tiling), in another's (a build's,
+    /// taken from its previous artifact unread), or in memory.
+    fn source<'a>(&'a self, body: artifact::Span, kept: &'a Kept) -> Option<Source<'a>> {
+        let elsewhere = match self.artifact.body_file() {
+            Some(file) => Some((file, body.offset)),
+            None => self.artifact.stored_elsewhere(body),
+        };
+        match elsewhere {
+            Some((file, offset)) => Some(Source::File { file, offset, kept }),
+            None => self.artifact.slice(body).ok().map(Source::Ready),
+        }
     }
 
     /// Whether it serves pages ([`Metadata::pages`]).
@@ -907,13 +931,13 @@ impl ResponseCatalog {
     /// page; `None` in a catalog without pages.
     pub fn site_resource(&self, path: &str) -> Option<SiteResource<'_>> {
         let site = self.site.as_deref()?;
-        if let Some(page) = site.pages.get(path.as_bytes()) {
-            return Some(SiteResource::Page(page));
+        if let Some(&n) = site.pages.get(path.as_bytes()) {
+            return Some(SiteResource::Page(self.entry(Response::Page(n))));
         }
-        if let Some(document) = site.documents.get(path.as_bytes()) {
-            return Some(SiteResource::Document(document));
+        if let Some(&n) = site.documents.get(path.as_bytes()) {
+            return Some(SiteResource::Document(self.entry(Response::Document(n))));
         }
-        site.not_found.as_ref().map(SiteResource::NotFound)
+        site.not_found.map(|n| SiteResource::NotFound(self.entry(Response::Document(n))))
     }
 
     /// Every path of a page or site document served, sorted (empty
@@ -962,7 +986,7 @@ impl ResponseCatalog {
     /// Where bodies read from the artifact's file are kept, and what
     /// reading them has found.
     pub fn body_cache(&self) -> &BodyCache {
-        &self.body_cache
+        &self.kept.cache
     }
 
     /// Signs the artifact behind this catalog
@@ -1059,6 +1083,29 @@ impl OpenOptions {
 }
 
 /// Whether `path` is `/<route>/<slug>` for one of the records' routes.
+/// Checks what a request will need of one product's, page's or site
+/// document's representations (`spans`, from its index entry): an ETag
+/// held in memory (strong, when `check`), and a gzip body beside an
+/// identity body inflated from it; the error names `name()`.
+fn check_representations(
+    artifact: &Artifact,
+    spans: &[(artifact::Span, artifact::Span)],
+    check: bool,
+    name: &dyn Fn() -> String,
+) -> Result<(), ArtifactError> {
+    let codings = &artifact.metadata().codings;
+    for (&coding, &(body, etag)) in codings.iter().zip(spans) {
+        let etag = artifact.bytes_of(etag);
+        if etag.is_none() || check && !etag.is_some_and(artifact::is_strong_etag) {
+            return Err(ArtifactError::Malformed(format!("`{}` has a malformed {coding} ETag", name())));
+        }
+        if body.is_inflated() && !codings.contains(&ContentCoding::Gzip) {
+            return Err(ArtifactError::Malformed(format!("`{}` has an inflated body and no gzip one", name())));
+        }
+    }
+    Ok(())
+}
+
 fn is_page_path(path: &[u8], slug: &[u8]) -> bool {
     foundry_catalog::product::Route::ALL.iter().any(|route| {
         path.strip_prefix(b"/")
@@ -1092,16 +1139,20 @@ fn opening(path: &Path, error: ArtifactError) -> CatalogErrors {
 
 #[cfg(test)]
 mod tests {
-    use super::{Body, BodyCache, Inflated, Kept, Representation, is_document_name, is_lastmod, is_page_path};
-    use crate::artifact::etag_of;
+    use super::{Body, BodyCache, Kept, Representation, Source, is_document_name, is_lastmod, is_page_path};
+    use crate::artifact::{ArtifactError, etag_of};
     use bytes::Bytes;
 
     /// A body as is inflated from `gzip`, which its ETag names, with
-    /// `etag` as its own and `len` as its length.
-    fn inflated(gzip: Vec<u8>, len: u32, etag: &str, cache: &BodyCache) -> Representation {
-        let gzip = Representation { etag: Bytes::from(etag_of(&gzip)), body: Body::Ready(Bytes::from(gzip)) };
-        let body = Body::Inflated(Inflated { gzip: Box::new(gzip), len, kept: Kept::new(cache) });
-        Representation { body, etag: Bytes::from(etag.to_owned()) }
+    /// `etag` as its own and `len` as its length: its length and what
+    /// [`Representation::body`] gives, twice.
+    fn inflated(gzip: Vec<u8>, len: u32, etag: &str, cache: &BodyCache) -> (usize, [Result<Bytes, ArtifactError>; 2]) {
+        let (gzip_etag, gzip_len) = (etag_of(&gzip), gzip.len() as u32);
+        let (etag, kept) = (Bytes::from(etag.to_owned()), Kept::default());
+        let body =
+            Body::Inflated { gzip: Source::Ready(gzip.into()), gzip_etag: gzip_etag.as_bytes(), gzip_len, kept: &kept };
+        let representation = Representation { etag: &etag, etag_buffer: &etag, len, body, cache };
+        (representation.len(), [representation.body(), representation.body()])
     }
 
     fn gzip(body: &[u8]) -> Vec<u8> {
@@ -1117,17 +1168,18 @@ mod tests {
     #[test]
     fn a_body_inflated_from_gzip_is_checked_against_its_own_etag_and_length() {
         let cache = BodyCache::new(1 << 20);
-        let good = inflated(gzip(b"{\"data\":1}"), 10, &etag_of(b"{\"data\":1}"), &cache);
-        assert_eq!(good.body().expect("inflated and checked"), Bytes::from_static(b"{\"data\":1}"));
-        assert_eq!((good.len(), cache.reads(), cache.kept_bytes()), (10, 1, 10), "kept once checked");
-        let other = inflated(gzip(b"{\"data\":2}"), 10, &etag_of(b"{\"data\":1}"), &cache);
-        assert!(other.body().is_err(), "bytes its ETag does not name");
+        let (len, [good, again]) = inflated(gzip(b"{\"data\":1}"), 10, &etag_of(b"{\"data\":1}"), &cache);
+        assert_eq!(good.expect("inflated and checked"), Bytes::from_static(b"{\"data\":1}"));
+        assert_eq!(again.expect("kept"), Bytes::from_static(b"{\"data\":1}"));
+        assert_eq!((len, cache.reads(), cache.kept_bytes()), (10, 1, 10), "inflated and checked once, then kept");
+        let (_, other) = inflated(gzip(b"{\"data\":2}"), 10, &etag_of(b"{\"data\":1}"), &cache);
+        assert!(other.iter().all(Result::is_err), "bytes its ETag does not name");
         let bomb = vec![0; 1 << 20];
-        let long = inflated(gzip(&bomb), 10, &etag_of(&bomb[..10]), &cache);
-        assert!(long.body().is_err(), "a gzip body inflating past the length");
-        let short = inflated(gzip(b"{}"), 10, &etag_of(b"{}"), &cache);
-        assert!(short.body().is_err(), "a gzip body inflating short of the length");
-        assert_eq!(cache.failures(), 3);
+        let (_, long) = inflated(gzip(&bomb), 10, &etag_of(&bomb[..10]), &cache);
+        assert!(long.iter().all(Result::is_err), "a gzip body inflating past the length");
+        let (_, short) = inflated(gzip(b"{}"), 10, &etag_of(b"{}"), &cache);
+        assert!(short.iter().all(Result::is_err), "a gzip body inflating short of the length");
+        assert_eq!(cache.failures(), 6);
     }
 
     #[test]

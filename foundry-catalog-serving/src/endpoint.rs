@@ -191,7 +191,7 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
 
 /// The not-found page, with 404, in the coding `Accept-Encoding` asks
 /// for (identity when it refuses them all): not cached, no validators.
-fn not_found_page(catalog: &ResponseCatalog, page: &CatalogEntry, request: &Request<'_>) -> Reply {
+fn not_found_page(catalog: &ResponseCatalog, page: CatalogEntry<'_>, request: &Request<'_>) -> Reply {
     let coding =
         negotiate(request.accept_encoding, catalog.codings()).unwrap_or(crate::encoding::ContentCoding::Identity);
     let head = request.method == "HEAD";
@@ -220,7 +220,7 @@ fn not_found_page(catalog: &ResponseCatalog, page: &CatalogEntry, request: &Requ
 /// `Last-Modified` (a site document) ignores `If-Modified-Since`.
 fn represent(
     catalog: &ResponseCatalog,
-    entry: &CatalogEntry,
+    entry: CatalogEntry<'_>,
     request: &Request<'_>,
     content_type: &'static str,
 ) -> Reply {

@@ -68,19 +68,142 @@ pub(crate) fn store(entries: &[IndexEntry], documents: &[DocumentEntry], codings
     stored
 }
 
-/// The entries and documents of a stored index (checked to be
-/// [`index_len`] long), their spans placed one after another: the table's
-/// from 0, the bodies' from `table_len` (an identity body inflated from
-/// gzip, [`Metadata::inflated_identity`], nowhere). An error when they do
-/// not end at `table_len` and `data_len`.
+/// Where an entry's table run and body run start in the data region.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Start {
+    pub(crate) table: u64,
+    pub(crate) bodies: u64,
+}
+
+/// One entry of a stored index, placed: its lengths read in place, and
+/// where its runs start.
+pub(crate) struct Entry<'a> {
+    /// A product's `modified` and source digest; empty for a document.
+    pub(crate) fixed: &'a [u8],
+    table: &'a [u8],
+    bodies: &'a [u8],
+    start: Start,
+    codings: usize,
+    /// The position of the identity body inflated from gzip among the codings.
+    inflated: Option<usize>,
+}
+
+/// The `n`th u32 length of `lengths`.
+fn len_at(lengths: &[u8], n: usize) -> Option<u32> {
+    let at = n.checked_mul(LEN_LEN)?;
+    lengths.get(at..at + LEN_LEN).map(|len| u32::from_le_bytes([len[0], len[1], len[2], len[3]]))
+}
+
+/// The sum of the lengths of `lengths` before the `n`th, but those `skip` names.
+fn sum_before(lengths: &[u8], n: usize, skip: impl Fn(usize) -> bool) -> u64 {
+    (0..n).filter(|&k| !skip(k)).filter_map(|k| len_at(lengths, k)).map(u64::from).sum()
+}
+
+impl Entry<'_> {
+    /// Whether body `k` of the body run is the identity body inflated from gzip.
+    fn is_inflated(&self, k: usize) -> bool {
+        self.inflated.is_some_and(|inflated| k % self.codings.max(1) == inflated)
+    }
+
+    /// The `k`th span of the table run: for a product its slug, date,
+    /// ETags, then its page's path, `lastmod` and ETags; for a document
+    /// its name, then its ETags.
+    pub(crate) fn table_span(&self, k: usize) -> Option<Span> {
+        let len = len_at(self.table, k)?;
+        Some(Span { offset: self.start.table + sum_before(self.table, k, |_| false), len })
+    }
+
+    /// The `k`th body of the body run (by coding; a product's, then its page's).
+    pub(crate) fn body_span(&self, k: usize) -> Option<Span> {
+        let len = len_at(self.bodies, k)?;
+        if self.is_inflated(k) {
+            return Some(Span::inflated(len));
+        }
+        Some(Span { offset: self.start.bodies + sum_before(self.bodies, k, |j| self.is_inflated(j)), len })
+    }
+
+    /// Every span of its table run, then every span of its body run.
+    fn spans(&self) -> (Vec<Span>, Vec<Span>) {
+        let table = (0..self.table.len() / LEN_LEN).filter_map(|k| self.table_span(k)).collect();
+        let bodies = (0..self.bodies.len() / LEN_LEN).filter_map(|k| self.body_span(k)).collect();
+        (table, bodies)
+    }
+
+    /// The lengths of its runs: its table bytes, and its bodies stored.
+    fn run_lengths(&self) -> (u64, u64) {
+        let (tables, bodies) = (self.table.len() / LEN_LEN, self.bodies.len() / LEN_LEN);
+        (sum_before(self.table, tables, |_| false), sum_before(self.bodies, bodies, |k| self.is_inflated(k)))
+    }
+
+    /// A product's entry, decoded.
+    pub(crate) fn product(&self, pages: bool) -> IndexEntry {
+        let (table, bodies) = self.spans();
+        let codings = self.codings;
+        let blank = Span { offset: 0, len: 0 };
+        let span = |spans: &[Span], k: usize| spans.get(k).copied().unwrap_or(blank);
+        let representations = |etags: usize, first: usize| {
+            (0..codings).map(|c| (span(&bodies, first + c), span(&table, etags + c))).collect()
+        };
+        let mut source = [0; SOURCE_LEN];
+        source.copy_from_slice(self.fixed.get(8..8 + SOURCE_LEN).unwrap_or(&[0; SOURCE_LEN]));
+        IndexEntry {
+            modified: self.fixed.get(..8).map_or(0, |m| u64::from_le_bytes(m.try_into().unwrap_or_default())),
+            source,
+            slug: span(&table, 0),
+            last_modified: span(&table, 1),
+            representations: representations(2, 0),
+            page: pages.then(|| PageSpans {
+                path: span(&table, 2 + codings),
+                lastmod: span(&table, 3 + codings),
+                representations: representations(4 + codings, codings),
+            }),
+        }
+    }
+
+    /// A site document's entry, decoded.
+    pub(crate) fn document(&self) -> DocumentEntry {
+        let (table, bodies) = self.spans();
+        let blank = Span { offset: 0, len: 0 };
+        let span = |spans: &[Span], k: usize| spans.get(k).copied().unwrap_or(blank);
+        DocumentEntry {
+            path: span(&table, 0),
+            representations: (0..self.codings).map(|c| (span(&bodies, c), span(&table, 1 + c))).collect(),
+        }
+    }
+}
+
+/// The stored entry of product `n` (below `metadata.products`), or of
+/// site document `n - products`, placed from `start`; `None` past the
+/// index.
+pub(crate) fn entry<'a>(stored: &'a [u8], metadata: &Metadata, n: usize, start: Start) -> Option<Entry<'a>> {
+    let codings = metadata.codings.len();
+    let pages = metadata.pages.is_some();
+    let products = usize::try_from(metadata.products).ok()?;
+    let (at, len, fixed, tables) = if n < products {
+        let tables = (2 + codings) * if pages { 2 } else { 1 };
+        (n.checked_mul(entry_len(codings, pages))?, entry_len(codings, pages), 8 + SOURCE_LEN, tables)
+    } else {
+        let documents_at = products.checked_mul(entry_len(codings, pages))?;
+        let at = documents_at.checked_add((n - products).checked_mul(document_len(codings))?)?;
+        (at, document_len(codings), 0, 1 + codings)
+    };
+    let bytes = stored.get(at..at.checked_add(len)?)?;
+    let (fixed, lengths) = bytes.split_at(fixed);
+    let (table, bodies) = lengths.split_at(tables * LEN_LEN);
+    Some(Entry { fixed, table, bodies, start, codings, inflated: metadata.inflated_identity() })
+}
+
+/// Where each entry of a stored index (checked to be [`index_len`]
+/// long) starts, products' then site documents': its spans placed one
+/// after another, the table's from 0, the bodies' from `table_len` (an
+/// identity body inflated from gzip, [`Metadata::inflated_identity`],
+/// nowhere). An error when they do not end at `table_len` and `data_len`.
 pub(crate) fn load(
     stored: &[u8],
     metadata: &Metadata,
     table_len: u64,
     data_len: u64,
-) -> Result<(Vec<IndexEntry>, Vec<DocumentEntry>), ArtifactError> {
-    let codings = metadata.codings.len();
-    let pages = metadata.pages.is_some();
+) -> Result<Vec<Start>, ArtifactError> {
     let products = usize::try_from(metadata.products).unwrap_or(usize::MAX);
     let documents = metadata.pages.as_ref().map_or(0, |pages| usize::try_from(pages.documents).unwrap_or(usize::MAX));
     if index_len(metadata) != Some(stored.len() as u64) {
@@ -89,62 +212,16 @@ pub(crate) fn load(
             stored.len()
         )));
     }
-    let (mut table_at, mut body_at) = (0_u64, table_len);
-    // Places `spans` one after another from `at`, but inflated ones.
-    let place = |spans: Vec<&mut Span>, at: &mut u64, lengths: &[u32]| {
-        for (span, &len) in spans.into_iter().zip(lengths) {
-            if span.is_inflated() {
-                span.len = len;
-            } else {
-                *span = Span { offset: *at, len };
-                // At most 2^32 lengths of 2^32 bytes each: no overflow.
-                *at += u64::from(len);
-            }
-        }
-    };
-    let lengths_of = |bytes: &[u8]| {
-        bytes.chunks_exact(LEN_LEN).map(|len| u32::from_le_bytes([len[0], len[1], len[2], len[3]])).collect::<Vec<_>>()
-    };
-    let blank = Span { offset: 0, len: 0 };
-    let representations = || {
-        let mut representations = vec![(blank, blank); codings];
-        if let Some(identity) = metadata.inflated_identity() {
-            representations[identity].0 = Span::inflated(0);
-        }
-        representations
-    };
-    let (product_index, document_index) = stored.split_at(products * entry_len(codings, pages));
-    let mut entries = Vec::with_capacity(products);
-    for stored in product_index.chunks_exact(entry_len(codings, pages)) {
-        let mut source = [0; SOURCE_LEN];
-        source.copy_from_slice(&stored[8..8 + SOURCE_LEN]);
-        let mut entry = IndexEntry {
-            modified: u64::from_le_bytes(stored[..8].try_into().unwrap_or_default()),
-            source,
-            slug: blank,
-            last_modified: blank,
-            representations: representations(),
-            page: pages.then(|| PageSpans { path: blank, lastmod: blank, representations: representations() }),
-        };
-        let lengths = lengths_of(&stored[8 + SOURCE_LEN..]);
-        let table = entry.parts_mut().0;
-        let tables = table.len();
-        place(table, &mut table_at, &lengths[..tables]);
-        place(entry.bodies_mut(), &mut body_at, &lengths[tables..]);
-        entries.push(entry);
+    let mut start = Start { table: 0, bodies: table_len };
+    let mut starts = Vec::with_capacity(products + documents);
+    for n in 0..products + documents {
+        let Some(entry) = entry(stored, metadata, n, start) else { break };
+        starts.push(start);
+        // At most 2^32 lengths of 2^32 bytes each: no overflow.
+        let (table, bodies) = entry.run_lengths();
+        start = Start { table: start.table + table, bodies: start.bodies + bodies };
     }
-    let mut documents = Vec::with_capacity(documents);
-    for stored in document_index.chunks_exact(document_len(codings)) {
-        let mut document = DocumentEntry { path: blank, representations: representations() };
-        let lengths = lengths_of(stored);
-        place(document.table_spans_mut().collect(), &mut table_at, &lengths[..1 + codings]);
-        place(
-            document.representations.iter_mut().map(|(body, _)| body).collect(),
-            &mut body_at,
-            &lengths[1 + codings..],
-        );
-        documents.push(document);
-    }
+    let Start { table: table_at, bodies: body_at } = start;
     if table_at == table_len && body_at < data_len {
         return Err(ArtifactError::Malformed(format!(
             "{} bytes at the end of the data region belong to no product",
@@ -156,7 +233,7 @@ pub(crate) fn load(
             "the index's lengths add up to a table of {table_at} bytes and a data region of {body_at}, where the header says {table_len} and {data_len}"
         )));
     }
-    Ok((entries, documents))
+    Ok(starts)
 }
 
 /// One block of the head: its entries (products, then site documents, as

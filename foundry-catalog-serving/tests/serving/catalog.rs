@@ -138,7 +138,7 @@ fn a_corrupted_byte_is_refused_wherever_it_is() {
 /// Every body of every product, page and site document of a catalog, in
 /// every coding, as [`foundry_catalog_serving::catalog::Representation::body`] gives it.
 pub(crate) fn every_body(catalog: &ResponseCatalog) -> Vec<Result<Bytes, ArtifactError>> {
-    let mut entries: Vec<&foundry_catalog_serving::catalog::CatalogEntry> =
+    let mut entries: Vec<foundry_catalog_serving::catalog::CatalogEntry> =
         catalog.slugs().into_iter().filter_map(|slug| catalog.get(slug)).collect();
     for path in catalog.page_paths() {
         match catalog.site_resource(path) {
@@ -421,9 +421,11 @@ fn the_body_cache_keeps_checked_bodies_up_to_its_limit_and_gives_them_back() {
     let kept = cache.kept_bytes();
     assert!(kept > 0 && kept <= limit, "{kept} of {limit} bytes kept");
     // Each body read and checked once; a body as is inflated from gzip
-    // reads (and checks) its gzip body too.
+    // reads (and checks) its gzip body too, which a request for the gzip
+    // body then finds kept, if there was room for it.
     let inflated = opened.slugs().len() + opened.page_paths().len();
-    assert_eq!(cache.reads(), (first.len() + inflated) as u64, "each body read and checked once");
+    let reads = cache.reads();
+    assert!((first.len() as u64..=(first.len() + inflated) as u64).contains(&reads), "{reads} reads");
     let second = every_body(&opened);
     assert_eq!(first, second);
     assert!(cache.reads() > first.len() as u64, "bodies past the limit are read again");

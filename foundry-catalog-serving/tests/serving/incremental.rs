@@ -172,7 +172,8 @@ fn removed_and_added_products_come_and_go_and_a_renamed_manifest_is_both() {
 fn a_previous_artifact_with_a_changed_body_is_not_trusted() {
     let sources = catalog(4);
     let (first, _) = build(&sources, None).expect("builds");
-    let entry = loaded(&first).get("product-1").expect("built").clone();
+    let catalog = loaded(&first);
+    let entry = catalog.get("product-1").expect("built");
     let body = entry.representation(foundry_catalog_serving::catalog::ContentCoding::Gzip).body().expect("body");
     let at = first.windows(body.len()).position(|w| w == &body[..]).expect("the body is in the file");
     let mut tampered = first.clone();
