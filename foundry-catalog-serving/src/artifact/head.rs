@@ -124,8 +124,29 @@ impl Entry<'_> {
 
     /// Every span of its table run, then every span of its body run.
     fn spans(&self) -> (Vec<Span>, Vec<Span>) {
-        let table = (0..self.table.len() / LEN_LEN).filter_map(|k| self.table_span(k)).collect();
-        let bodies = (0..self.bodies.len() / LEN_LEN).filter_map(|k| self.body_span(k)).collect();
+        let lengths = |run: &[u8]| (0..run.len() / LEN_LEN).filter_map(|k| len_at(run, k)).collect::<Vec<_>>();
+        let mut at = self.start.table;
+        let table = lengths(self.table)
+            .into_iter()
+            .map(|len| {
+                let span = Span { offset: at, len };
+                at += u64::from(len);
+                span
+            })
+            .collect();
+        let mut at = self.start.bodies;
+        let bodies = lengths(self.bodies)
+            .into_iter()
+            .enumerate()
+            .map(|(k, len)| {
+                if self.is_inflated(k) {
+                    return Span::inflated(len);
+                }
+                let span = Span { offset: at, len };
+                at += u64::from(len);
+                span
+            })
+            .collect();
         (table, bodies)
     }
 
