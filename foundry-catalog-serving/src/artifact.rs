@@ -48,8 +48,9 @@
 //! table bytes are one run of the table, each entry's bodies one run of
 //! the bodies, in index order from the first byte of each to its last, so
 //! every offset follows from the lengths before it, and an edit changes
-//! the entries it touches and no other. (In memory, the spans are placed
-//! once, when the artifact is read.)
+//! the entries it touches and no other. (In memory, the index is held as
+//! stored, with where each entry's two runs start, 16 bytes an entry:
+//! a request reads its spans from its entry's lengths in place.)
 //!
 //! The block list cuts the entries into blocks: each is the number of
 //! entries it holds (u32), the number of table bytes they have (u32), and

@@ -9,9 +9,11 @@
 //! written to a file and loaded later without any of that work. A
 //! [`ResponseCatalog`] is loaded from an artifact, built in memory or read
 //! from a file: its bodies are slices of the artifact's few large buffers
-//! (no allocation per product), and a lookup is one hash-map probe that
-//! returns them as a [`Bytes`], whose clone is a reference-count
-//! increment: nothing is serialized per request.
+//! or bodies read from its file and checked once (no allocation per
+//! product), and a lookup is one hash-map probe, slug to position in the
+//! index, whose [`CatalogEntry`] is a view that reads its spans from the
+//! index in place and returns the bodies as a [`Bytes`], whose clone is a
+//! reference-count increment: nothing is serialized per request.
 
 use std::collections::HashMap;
 use std::fmt;
