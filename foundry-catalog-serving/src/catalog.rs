@@ -62,9 +62,11 @@ pub struct Representation<'a> {
 enum Body<'a> {
     /// Stored, in memory or in a file.
     Stored(Source<'a>),
-    /// Not stored: its gzip representation, inflated (format 4 stores the
-    /// bodies as is only where it stores no gzip), and kept once checked.
-    Inflated { gzip: Source<'a>, gzip_etag: &'a [u8], gzip_len: u32, kept: &'a Kept },
+    /// Not stored: its gzip representation (the `gzip`th coding of
+    /// `response`, looked up only when it must be inflated), inflated
+    /// (format 4 stores the bodies as is only where it stores no gzip),
+    /// and kept once checked.
+    Inflated { catalog: &'a ResponseCatalog, response: Response, gzip: usize, kept: &'a Kept },
     /// Where the index points at no bytes the catalog holds (never, in a
     /// catalog that loaded): an error, never bytes.
     Missing,
@@ -200,24 +202,13 @@ impl<'a> Representation<'a> {
     /// not stored, its gzip body (so checked) inflated to at most its
     /// length and checked against its own ETag.
     pub fn body(&self) -> Result<Bytes, ArtifactError> {
-        let cache = self.cache;
         match &self.body {
-            Body::Stored(source) => source.bytes(self.etag, self.len, cache),
-            Body::Inflated { gzip, gzip_etag, gzip_len, kept } => {
-                let inflated = || {
-                    ArtifactError::Malformed(format!(
-                        "a gzip body does not inflate to the {} bytes its identity ETag names",
-                        self.len
-                    ))
-                };
-                // A gzip body that fails its own check was counted by it.
-                let inflate = || {
-                    let gzip = gzip.bytes(gzip_etag, *gzip_len, cache)?;
-                    crate::encoding::gunzip(&gzip, self.len).ok_or_else(|| cache.failed(inflated()))
-                };
-                kept.get_or_check(cache, self.etag, inflate, inflated)
+            Body::Stored(source) => source.bytes(self.etag, self.len, self.cache),
+            &Body::Inflated { catalog, response, gzip, kept } => {
+                let gzip = || catalog.representation(response, gzip).map_or_else(|| Err(missing()), |gzip| gzip.body());
+                inflated(kept, self.cache, self.etag, self.len, gzip)
             }
-            Body::Missing => Err(ArtifactError::Malformed("a body the index points at is not held".to_owned())),
+            Body::Missing => Err(missing()),
         }
     }
 
@@ -241,6 +232,28 @@ impl<'a> Representation<'a> {
     pub fn etag_bytes(&self) -> Bytes {
         if self.etag.is_empty() { Bytes::new() } else { self.etag_buffer.slice_ref(self.etag) }
     }
+}
+
+/// What a body the index points at but the catalog does not hold gives.
+fn missing() -> ArtifactError {
+    ArtifactError::Malformed("a body the index points at is not held".to_owned())
+}
+
+/// The body as is of `len` bytes and ETag `etag`: kept in `kept`, or the
+/// gzip body `gzip` gives (itself checked against its own ETag, a failure
+/// counted by it) inflated to at most `len` bytes and checked against
+/// `etag` (never handed out unchecked), then kept if `cache` has room.
+fn inflated(
+    kept: &Kept,
+    cache: &BodyCache,
+    etag: &[u8],
+    len: u32,
+    gzip: impl FnOnce() -> Result<Bytes, ArtifactError>,
+) -> Result<Bytes, ArtifactError> {
+    let failure =
+        || ArtifactError::Malformed(format!("a gzip body does not inflate to the {len} bytes its identity ETag names"));
+    let inflate = || crate::encoding::gunzip(&gzip()?, len).ok_or_else(|| cache.failed(failure()));
+    kept.get_or_check(cache, etag, inflate, failure)
 }
 
 /// How many bytes of bodies read from artifact files the catalogs sharing
@@ -887,14 +900,8 @@ impl ResponseCatalog {
         let (etag_buffer, etag) = artifact.memory_of(etag)?;
         let kept = self.kept.slot(response, c)?;
         let body = if span.is_inflated() {
-            let g = self.codings().iter().position(|&coding| coding == ContentCoding::Gzip)?;
-            let (gzip, gzip_etag) = artifact.response_spans(response, g)?;
-            Body::Inflated {
-                gzip: self.source(gzip, self.kept.slot(response, g)?)?,
-                gzip_etag: artifact.bytes_of(gzip_etag)?,
-                gzip_len: gzip.len,
-                kept,
-            }
+            let gzip = self.codings().iter().position(|&coding| coding == ContentCoding::Gzip)?;
+            Body::Inflated { catalog: self, response, gzip, kept }
         } else {
             Body::Stored(self.source(span, kept)?)
         };
@@ -1141,20 +1148,16 @@ fn opening(path: &Path, error: ArtifactError) -> CatalogErrors {
 
 #[cfg(test)]
 mod tests {
-    use super::{Body, BodyCache, Kept, Representation, Source, is_document_name, is_lastmod, is_page_path};
+    use super::{BodyCache, Kept, is_document_name, is_lastmod, is_page_path};
     use crate::artifact::{ArtifactError, etag_of};
     use bytes::Bytes;
 
-    /// A body as is inflated from `gzip`, which its ETag names, with
-    /// `etag` as its own and `len` as its length: its length and what
-    /// [`Representation::body`] gives, twice.
-    fn inflated(gzip: Vec<u8>, len: u32, etag: &str, cache: &BodyCache) -> (usize, [Result<Bytes, ArtifactError>; 2]) {
-        let (gzip_etag, gzip_len) = (etag_of(&gzip), gzip.len() as u32);
-        let (etag, kept) = (Bytes::from(etag.to_owned()), Kept::default());
-        let body =
-            Body::Inflated { gzip: Source::Ready(gzip.into()), gzip_etag: gzip_etag.as_bytes(), gzip_len, kept: &kept };
-        let representation = Representation { etag: &etag, etag_buffer: &etag, len, body, cache };
-        (representation.len(), [representation.body(), representation.body()])
+    /// A body as is of `len` bytes inflated from `gzip`, with `etag` as
+    /// its own: what asking for it gives, twice.
+    fn inflated(gzip: Vec<u8>, len: u32, etag: &str, cache: &BodyCache) -> [Result<Bytes, ArtifactError>; 2] {
+        let (kept, gzip) = (Kept::default(), Bytes::from(gzip));
+        let body = || super::inflated(&kept, cache, etag.as_bytes(), len, || Ok(gzip.clone()));
+        [body(), body()]
     }
 
     fn gzip(body: &[u8]) -> Vec<u8> {
@@ -1170,16 +1173,16 @@ mod tests {
     #[test]
     fn a_body_inflated_from_gzip_is_checked_against_its_own_etag_and_length() {
         let cache = BodyCache::new(1 << 20);
-        let (len, [good, again]) = inflated(gzip(b"{\"data\":1}"), 10, &etag_of(b"{\"data\":1}"), &cache);
+        let [good, again] = inflated(gzip(b"{\"data\":1}"), 10, &etag_of(b"{\"data\":1}"), &cache);
         assert_eq!(good.expect("inflated and checked"), Bytes::from_static(b"{\"data\":1}"));
         assert_eq!(again.expect("kept"), Bytes::from_static(b"{\"data\":1}"));
-        assert_eq!((len, cache.reads(), cache.kept_bytes()), (10, 1, 10), "inflated and checked once, then kept");
-        let (_, other) = inflated(gzip(b"{\"data\":2}"), 10, &etag_of(b"{\"data\":1}"), &cache);
+        assert_eq!((cache.reads(), cache.kept_bytes()), (1, 10), "inflated and checked once, then kept");
+        let other = inflated(gzip(b"{\"data\":2}"), 10, &etag_of(b"{\"data\":1}"), &cache);
         assert!(other.iter().all(Result::is_err), "bytes its ETag does not name");
         let bomb = vec![0; 1 << 20];
-        let (_, long) = inflated(gzip(&bomb), 10, &etag_of(&bomb[..10]), &cache);
+        let long = inflated(gzip(&bomb), 10, &etag_of(&bomb[..10]), &cache);
         assert!(long.iter().all(Result::is_err), "a gzip body inflating past the length");
-        let (_, short) = inflated(gzip(b"{}"), 10, &etag_of(b"{}"), &cache);
+        let short = inflated(gzip(b"{}"), 10, &etag_of(b"{}"), &cache);
         assert!(short.iter().all(Result::is_err), "a gzip body inflating short of the length");
         assert_eq!(cache.failures(), 6);
     }
