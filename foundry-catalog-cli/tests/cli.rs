@@ -1813,3 +1813,49 @@ fn build_refuses_an_expiry_past_any_time_with_a_clear_error() {
     assert!(text(&out.stderr).contains("past any time this clock can say"), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A state folder or a key folder holding a FIFO, or a link to
+/// `/dev/zero`, where the server reads a file of its own (the highest
+/// sequence served) or a verify key: the server refuses to start with one
+/// line naming the file and what it is, at once, never waiting on the
+/// FIFO or reading the device.
+#[test]
+fn a_fifo_or_a_device_in_the_state_or_key_folder_is_refused_at_once() {
+    let work = temp("state-fifo");
+    let mkfifo = |path: &Path| {
+        assert!(Command::new("mkfifo").arg(path).status().expect("mkfifo runs").success());
+    };
+    let artifact = work.join("catalog.fcat");
+    let artifact = artifact.to_str().expect("utf-8");
+    assert_eq!(run(&["build", "examples/catalog", "-o", artifact]).status.code(), Some(0));
+    let serve = |extra: &[&str]| -> String {
+        let started = std::time::Instant::now();
+        let out = run(&[&["serve", "--addr", "127.0.0.1:0", "--catalog", artifact][..], extra].concat());
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "refused at once");
+        assert_ne!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let state = work.join("state");
+    std::fs::create_dir_all(&state).expect("state folder");
+    let sequence = state.join("highest-sequence");
+    mkfifo(&sequence);
+    let stderr = serve(&["--state-dir", state.to_str().expect("utf-8")]);
+    assert!(stderr.contains("highest-sequence: cannot read: a FIFO"), "{stderr}");
+    std::fs::remove_file(&sequence).expect("remove");
+    std::os::unix::fs::symlink("/dev/zero", &sequence).expect("link");
+    let stderr = serve(&["--state-dir", state.to_str().expect("utf-8")]);
+    assert!(stderr.contains("highest-sequence: cannot read: a symbolic link"), "{stderr}");
+
+    let keys = work.join("keys");
+    std::fs::create_dir_all(&keys).expect("key folder");
+    mkfifo(&keys.join("a.pub"));
+    let stderr = serve(&["--verify-key-dir", keys.to_str().expect("utf-8")]);
+    assert!(stderr.contains("a.pub") && stderr.contains("a FIFO: only a regular file is read"), "{stderr}");
+    std::fs::remove_file(keys.join("a.pub")).expect("remove");
+    // A key may be a link (container secrets are mounted so): followed,
+    // and what it leads to is judged.
+    std::os::unix::fs::symlink("/dev/zero", keys.join("a.pub")).expect("link");
+    let stderr = serve(&["--verify-key-dir", keys.to_str().expect("utf-8")]);
+    assert!(stderr.contains("a.pub") && stderr.contains("a device: only a regular file is read"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&work);
+}

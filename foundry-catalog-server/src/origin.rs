@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use foundry_catalog_serving::artifact::{self, Artifact, ArtifactError};
-use foundry_catalog_serving::delta;
+use foundry_catalog_serving::{delta, files};
 
 /// A response of the origin.
 type Response = ureq::http::Response<ureq::Body>;
@@ -21,6 +21,8 @@ type Response = ureq::http::Response<ureq::Body>;
 const LAST_GOOD: &str = "last-good.fcat";
 /// Its ETag at the origin.
 const LAST_GOOD_ETAG: &str = "last-good.etag";
+/// The most [`LAST_GOOD_ETAG`] may hold: an origin's entity tag.
+const MAX_ETAG_FILE_LEN: u64 = 1 << 10;
 
 /// An origin and the state folder its downloads go to.
 #[derive(Debug)]
@@ -153,7 +155,10 @@ impl Origin {
     /// artifact's head (its signature) before its bodies are fetched.
     pub(crate) fn fetch(&self, max_len: u64, have: bool, check: &CheckHead<'_>) -> Result<Fetched, String> {
         let mut request = self.agent.get(&self.url);
-        let good = std::fs::read_to_string(self.state_dir.join(LAST_GOOD_ETAG)).ok().filter(|_| have);
+        // Written by this server: never read through a link, never waited
+        // on, at most an entity tag's length (any other is not used).
+        let good = have.then(|| files::read_bounded(&self.state_dir.join(LAST_GOOD_ETAG), MAX_ETAG_FILE_LEN, false));
+        let good = good.and_then(Result::ok).and_then(|(bytes, _)| String::from_utf8(bytes).ok());
         let good = good.as_deref().map(str::trim).filter(|e| !e.is_empty());
         let refused = self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         let known: Vec<&str> = good.into_iter().chain(refused.as_ref().map(|(etag, _)| etag.as_str())).collect();

@@ -7,9 +7,12 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use foundry_catalog_serving::artifact::{ArtifactError, Metadata};
+use foundry_catalog_serving::files::ReadError;
 
 /// The file of the state folder that holds the highest sequence served.
 const SEQUENCE_FILE: &str = "highest-sequence";
+/// The most [`SEQUENCE_FILE`] may hold: a u64 and a newline are 21 bytes.
+const MAX_SEQUENCE_FILE_LEN: u64 = 64;
 
 /// The highest sequence this replica has served, and where it is kept.
 #[derive(Debug)]
@@ -28,16 +31,26 @@ impl Releases {
         };
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot make the state folder: {e}", dir.display()))?;
         let file = dir.join(SEQUENCE_FILE);
-        let highest = match std::fs::read_to_string(&file) {
-            Ok(text) => Some(text.trim().parse::<u64>().map_err(|_| {
-                format!(
-                    "{}: not a sequence number ({:?}); hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact",
-                    file.display(),
-                    text.chars().take(40).collect::<String>()
-                )
-            })?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(format!("{}: cannot read: {e}", file.display())),
+        // Written by this server: a regular file of a number, never read
+        // through a link, never waited on.
+        let highest = match foundry_catalog_serving::files::read_bounded(&file, MAX_SEQUENCE_FILE_LEN, false) {
+            Ok((bytes, _)) => {
+                let text = String::from_utf8_lossy(&bytes);
+                Some(text.trim().parse::<u64>().map_err(|_| {
+                    format!(
+                        "{}: not a sequence number ({:?}); hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact",
+                        file.display(),
+                        text.chars().take(40).collect::<String>()
+                    )
+                })?)
+            }
+            Err(ReadError::NotFound) => None,
+            Err(e) => {
+                return Err(format!(
+                    "{}: cannot read: {e}; hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact",
+                    file.display()
+                ));
+            }
         };
         Ok(Releases { highest: Mutex::new(highest), file: Some(file) })
     }

@@ -40,39 +40,100 @@ pub fn replace(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> 
     }
 }
 
-/// Reads a file of an input folder: a regular file (not a link, a FIFO,
-/// a device or a socket) of at most `max_len` bytes. Opening never blocks
-/// (a FIFO is refused, not waited on), and no more than `max_len + 1`
-/// bytes are ever read, so a file that grows while read is refused too.
-/// Returns its bytes and its metadata as opened.
-pub(crate) fn read_regular(path: &Path, max_len: u64) -> Result<(Vec<u8>, std::fs::Metadata), String> {
-    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(flags.bits() as i32).open(path);
-    let file = match file {
-        Ok(file) => file,
-        // O_NOFOLLOW on a link: ELOOP.
-        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
-            return Err("a symbolic link: a folder of manifests takes regular files only".to_owned());
+/// Why [`read_bounded`] did not read a file.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// There is nothing at the path.
+    NotFound,
+    /// A symbolic link, where links are not followed.
+    Link,
+    /// Not a regular file: a FIFO, a device, a socket or a folder.
+    NotRegular(&'static str),
+    /// Larger than the limit, as opened.
+    TooLarge {
+        /// Its length as opened.
+        len: u64,
+        /// The limit.
+        max_len: u64,
+    },
+    /// Grown past the limit while read.
+    Grew {
+        /// The limit.
+        max_len: u64,
+    },
+    /// Any other error of the system.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotFound => f.write_str("no such file"),
+            ReadError::Link => f.write_str("a symbolic link, not followed here: only a regular file is read"),
+            ReadError::NotRegular(kind) => write!(f, "{kind}: only a regular file is read"),
+            ReadError::TooLarge { len, max_len } => write!(f, "{len} bytes, over the limit of {max_len} for this file"),
+            ReadError::Grew { max_len } => write!(f, "grew past the limit of {max_len} bytes while it was read"),
+            ReadError::Io(e) => e.fmt(f),
         }
-        Err(e) => return Err(e.to_string()),
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Reads a regular file (not a FIFO, a device, a socket or a folder) of
+/// at most `max_len` bytes, as every file from outside is read: opening
+/// never blocks (a FIFO is refused, not waited on), no more than
+/// `max_len + 1` bytes are ever read (a file that grows while read, or a
+/// link to `/dev/zero`, is refused too), and a link at `path` itself is
+/// followed only when `follow_link` (a file the operator named, or a key
+/// mounted through links as container secrets are; never a file of a
+/// folder this project writes). Returns its bytes and its metadata as
+/// opened.
+pub fn read_bounded(path: &Path, max_len: u64, follow_link: bool) -> Result<(Vec<u8>, std::fs::Metadata), ReadError> {
+    let mut flags = rustix::fs::OFlags::NONBLOCK;
+    if !follow_link {
+        flags |= rustix::fs::OFlags::NOFOLLOW;
+    }
+    let file = match std::fs::OpenOptions::new().read(true).custom_flags(flags.bits() as i32).open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadError::NotFound),
+        // O_NOFOLLOW on a link: ELOOP.
+        Err(e) if !follow_link && e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(ReadError::Link);
+        }
+        Err(e) => return Err(ReadError::Io(e)),
     };
-    let metadata = file.metadata().map_err(|e| e.to_string())?;
+    let metadata = file.metadata().map_err(ReadError::Io)?;
     if !metadata.is_file() {
-        return Err(format!("{}: a folder of manifests takes regular files only", kind(&metadata)));
+        return Err(ReadError::NotRegular(kind(&metadata)));
     }
     if metadata.len() > max_len {
-        return Err(format!(
-            "{} bytes, over the limit of {max_len} for a manifest; hint: raise --max-manifest-bytes if it is meant to be this large",
-            metadata.len()
-        ));
+        return Err(ReadError::TooLarge { len: metadata.len(), max_len });
     }
     let mut bytes = Vec::new();
-    bytes.try_reserve_exact(usize::try_from(metadata.len()).unwrap_or(0)).map_err(|e| e.to_string())?;
-    file.take(max_len.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    bytes
+        .try_reserve_exact(usize::try_from(metadata.len()).unwrap_or(0))
+        .map_err(|e| ReadError::Io(io::Error::other(e)))?;
+    file.take(max_len.saturating_add(1)).read_to_end(&mut bytes).map_err(ReadError::Io)?;
     if bytes.len() as u64 > max_len {
-        return Err(format!("grew past the limit of {max_len} bytes for a manifest while it was read"));
+        return Err(ReadError::Grew { max_len });
     }
     Ok((bytes, metadata))
+}
+
+/// Reads a file of an input folder ([`read_bounded`], never through a
+/// link), in the words of a folder of manifests.
+pub(crate) fn read_regular(path: &Path, max_len: u64) -> Result<(Vec<u8>, std::fs::Metadata), String> {
+    read_bounded(path, max_len, false).map_err(|e| match e {
+        ReadError::Link => "a symbolic link: a folder of manifests takes regular files only".to_owned(),
+        ReadError::NotRegular(kind) => format!("{kind}: a folder of manifests takes regular files only"),
+        ReadError::TooLarge { len, max_len } => format!(
+            "{len} bytes, over the limit of {max_len} for a manifest; hint: raise --max-manifest-bytes if it is meant to be this large"
+        ),
+        ReadError::Grew { max_len } => format!("grew past the limit of {max_len} bytes for a manifest while it was read"),
+        other => other.to_string(),
+    })
 }
 
 /// Opens `path` to read without waiting: a FIFO with no writer opens at
@@ -98,5 +159,35 @@ fn kind(metadata: &std::fs::Metadata) -> &'static str {
         "a folder"
     } else {
         "not a regular file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ReadError, read_bounded};
+
+    /// Every way a file from outside can be something else than a small
+    /// regular file is refused without waiting or reading on.
+    #[test]
+    fn only_a_regular_file_within_its_limit_is_read() {
+        let dir = std::env::temp_dir().join(format!("foundry-catalog-read-bounded-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let (file, fifo, zero, link) = (dir.join("file"), dir.join("fifo"), dir.join("zero"), dir.join("link"));
+        std::fs::write(&file, b"1234").expect("write");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs").success());
+        std::os::unix::fs::symlink("/dev/zero", &zero).expect("link");
+        std::os::unix::fs::symlink(&file, &link).expect("link");
+
+        assert_eq!(read_bounded(&file, 4, false).expect("read").0, b"1234");
+        assert!(matches!(read_bounded(&file, 3, false), Err(ReadError::TooLarge { len: 4, max_len: 3 })));
+        assert!(matches!(read_bounded(&dir.join("none"), 4, false), Err(ReadError::NotFound)));
+        assert!(matches!(read_bounded(&fifo, 4, true), Err(ReadError::NotRegular("a FIFO"))));
+        assert!(matches!(read_bounded(&zero, 4, true), Err(ReadError::NotRegular("a device"))));
+        assert!(matches!(read_bounded(&zero, 4, false), Err(ReadError::Link)));
+        assert!(matches!(read_bounded(&link, 4, false), Err(ReadError::Link)));
+        assert_eq!(read_bounded(&link, 4, true).expect("followed").0, b"1234");
+        assert!(matches!(read_bounded(&dir, 4, true), Err(ReadError::NotRegular("a folder"))));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

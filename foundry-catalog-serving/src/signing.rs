@@ -123,9 +123,20 @@ fn fingerprint(key: &[u8; 32]) -> String {
     format!("SHA256:{}", &hex::encode(Sha256::digest(key).as_slice())[..16])
 }
 
+/// The most a key file may hold: a PEM key is about 120 bytes.
+const MAX_KEY_FILE_LEN: u64 = 64 << 10;
+
+/// Reads a key file as every file from outside is read
+/// ([`crate::files::read_bounded`]: a regular file, opened without
+/// waiting, at most [`MAX_KEY_FILE_LEN`] bytes; a link is followed, as
+/// keys mounted as container secrets are links).
 fn read<K>(path: &Path, parse: fn(&str) -> Result<K, String>) -> Result<K, KeyError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| KeyError { file: file.clone(), reason: e.to_string() })?;
+    let bytes = crate::files::read_bounded(path, MAX_KEY_FILE_LEN, true)
+        .map_err(|e| KeyError { file: file.clone(), reason: e.to_string() })?
+        .0;
+    let text =
+        String::from_utf8(bytes).map_err(|_| KeyError { file: file.clone(), reason: "not UTF-8 text".to_owned() })?;
     parse(&text).map_err(|reason| KeyError { file, reason })
 }
 
