@@ -16,6 +16,7 @@
 #
 #   bash benches/scale.sh
 #   SIZES="1000 10000" BEFORE=/tmp/foundry-catalog-e3d1808 bash benches/scale.sh
+#   ARTIFACT_ONLY=1 SIZES=1000000 bash benches/scale.sh   # the artifact's columns alone (no --no-pages build, no folder served)
 #
 # Release build, loopback, whatever cores the machine has. Not run in CI
 # (minutes, and machine-dependent figures); results go in BENCHMARKS.md.
@@ -24,6 +25,7 @@ cd "$(dirname "$0")/.."
 
 SIZES=${SIZES:-1000 10000 100000}
 BEFORE=${BEFORE:-}
+ARTIFACT_ONLY=${ARTIFACT_ONLY:-}
 ADDR=127.0.0.1:18090
 PRODUCTS=/api/public/foundry/products
 
@@ -57,18 +59,25 @@ for size in $SIZES; do
   start=$(now)
   "$bin" build "$catalog" -o "$artifact" --sign-key "$work/key.key" 2>/dev/null
   built=$(seconds "$start" "$(now)")
-  start=$(now)
-  "$bin" build "$catalog" -o "$artifact.no-pages" --sign-key "$work/key.key" --no-pages 2>/dev/null
-  built_plain=$(seconds "$start" "$(now)")
-  plain_mb=$(( $(stat -c %s "$artifact.no-pages") / 1000000 ))
-  rm -f "$artifact.no-pages"
+  built_plain=– plain_mb=–
+  if [ -z "$ARTIFACT_ONLY" ]; then
+    start=$(now)
+    "$bin" build "$catalog" -o "$artifact.no-pages" --sign-key "$work/key.key" --no-pages 2>/dev/null
+    built_plain=$(seconds "$start" "$(now)")
+    plain_mb=$(( $(stat -c %s "$artifact.no-pages") / 1000000 ))
+    rm -f "$artifact.no-pages"
+  fi
   size_mb=$(( $(stat -c %s "$artifact") / 1000000 ))
   stored=$(data_bytes "$artifact")
   read -r load_s load_rss <<<"$(startup "$bin" "$artifact" "$first")"
   read -r verified_s _ <<<"$(startup "$bin" "$artifact" "$first" --verify-key "$work/key.pub")"
-  read -r dir_s dir_rss <<<"$(startup "$bin" "$catalog" "$first")"
   ratio() { echo "scale=2; $1 * 1024 / $stored" | bc; }
-  row="| $size | $built s | $built_plain s | $size_mb MB | $plain_mb MB | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $verified_s s | $dir_s s | $((dir_rss / 1024)) MiB ($(ratio "$dir_rss")) |"
+  folder="– | – |"
+  if [ -z "$ARTIFACT_ONLY" ]; then
+    read -r dir_s dir_rss <<<"$(startup "$bin" "$catalog" "$first")"
+    folder="$dir_s s | $((dir_rss / 1024)) MiB ($(ratio "$dir_rss")) |"
+  fi
+  row="| $size | $built s | $built_plain s | $size_mb MB | $plain_mb MB | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $verified_s s | $folder"
   if [ -n "$BEFORE" ]; then
     read -r before_s before_rss <<<"$(startup "$BEFORE" "$catalog" "$first")"
     row="$row $before_s s | $((before_rss / 1024)) MiB |"

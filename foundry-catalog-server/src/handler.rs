@@ -73,11 +73,13 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
 /// An operations endpoint: GET and HEAD only, never cached. Returns the
 /// response and the body bytes it sends.
 fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: Bytes) -> (Response<Full<Bytes>>, usize) {
+    let nosniff = HeaderValue::from_static(foundry_catalog_serving::service::NOSNIFF);
     if method != Method::GET && method != Method::HEAD {
         let mut response = Response::new(Full::new(Bytes::new()));
         *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
         response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         response.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(0));
+        response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, nosniff);
         return (response, 0);
     }
     let length = body.len();
@@ -89,6 +91,7 @@ fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: By
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, nosniff);
     (response, sent)
 }
 

@@ -15,7 +15,7 @@
 //! | `HEAD` | as `GET`, without the body |
 //! | an unknown slug | 404 `not_found` |
 //! | a malformed slug (uppercase, `..`, `%2F`, `%00`, over 200 bytes, empty) | 400 `invalid_slug` |
-//! | another method on the product path | 405 `method_not_allowed`, `Allow: GET, HEAD` |
+//! | another method (`POST`, `TRACE`, `OPTIONS`, `CONNECT`, …), on any path | 405 `method_not_allowed`, `Allow: GET, HEAD` |
 //! | HTTP/1.1 without exactly one valid `Host` (checked by `service::respond` (feature `http`) and the server, before [`answer`]) | 400 `bad_host` |
 //! | any other path | 404 `not_found` |
 //!
@@ -36,7 +36,9 @@
 //! make a malformed slug.
 //!
 //! Error bodies are `{"error": {"status": …, "code": …, "message": …}}`
-//! with fixed messages: nothing from the request is echoed.
+//! with fixed messages: nothing from the request is echoed. Every reply
+//! an HTTP server makes of these ([`crate::service::respond`]) carries
+//! `X-Content-Type-Options: nosniff`.
 
 use std::borrow::Cow;
 
@@ -147,15 +149,17 @@ impl Reply {
 /// ```
 pub fn answer(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     let head = request.method == "HEAD";
+    // Nothing here answers another method, on any path (TRACE, OPTIONS
+    // and CONNECT included): 405 with `Allow`, before any routing.
+    if request.method != "GET" && !head {
+        return Reply::error(ErrorKind::MethodNotAllowed, false);
+    }
     let path = decode_unreserved(request.path);
     let Some(slug) = path.strip_prefix(API_PATH_PREFIX) else {
         return answer_site(catalog, request, &path);
     };
     if slug.contains('/') {
         return Reply::error(ErrorKind::NoResource, head);
-    }
-    if request.method != "GET" && !head {
-        return Reply::error(ErrorKind::MethodNotAllowed, false);
     }
     if foundry_catalog_core::Slug::check(slug).is_err() {
         return Reply::error(ErrorKind::InvalidSlug, head);
@@ -183,9 +187,6 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
             (document, if path.ends_with(".xml") { "application/xml" } else { "text/plain; charset=utf-8" })
         }
     };
-    if request.method != "GET" && !head {
-        return Reply::error(ErrorKind::MethodNotAllowed, false);
-    }
     represent(catalog, entry, request, content_type)
 }
 
