@@ -63,8 +63,8 @@ for size in $SIZES; do
   if [ -z "$ARTIFACT_ONLY" ]; then
     start=$(now)
     "$bin" build "$catalog" -o "$artifact.no-pages" --sign-key "$work/key.key" --no-pages 2>/dev/null
-    built_plain=$(seconds "$start" "$(now)")
-    plain_mb=$(( $(stat -c %s "$artifact.no-pages") / 1000000 ))
+    built_plain="$(seconds "$start" "$(now)") s"
+    plain_mb="$(( $(stat -c %s "$artifact.no-pages") / 1000000 )) MB"
     rm -f "$artifact.no-pages"
   fi
   size_mb=$(( $(stat -c %s "$artifact") / 1000000 ))
@@ -77,7 +77,7 @@ for size in $SIZES; do
     read -r dir_s dir_rss <<<"$(startup "$bin" "$catalog" "$first")"
     folder="$dir_s s | $((dir_rss / 1024)) MiB ($(ratio "$dir_rss")) |"
   fi
-  row="| $size | $built s | $built_plain s | $size_mb MB | $plain_mb MB | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $verified_s s | $folder"
+  row="| $size | $built s | $built_plain | $size_mb MB | $plain_mb | $((stored / 1000000)) MB | $load_s s | $((load_rss / 1024)) MiB ($(ratio "$load_rss")) | $verified_s s | $folder"
   if [ -n "$BEFORE" ]; then
     read -r before_s before_rss <<<"$(startup "$BEFORE" "$catalog" "$first")"
     row="$row $before_s s | $((before_rss / 1024)) MiB |"

@@ -156,8 +156,15 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             .map(|mut catalog| {
                 if !args.no_stat_cache {
                     let stamps = stamps_file(previous);
-                    if let Err(reason) = catalog.read_stamps(&stamps) {
-                        eprintln!("note: not using {}: {reason}; reading every manifest", stamps.display());
+                    match catalog.read_stamps(&stamps) {
+                        Err(reason) => {
+                            eprintln!("note: not using {}: {reason}; reading every manifest", stamps.display());
+                        }
+                        Ok(true) => eprintln!(
+                            "note: {} is as the build that wrote it left it (its stamp is unchanged): its bodies are taken unread",
+                            previous.display()
+                        ),
+                        Ok(false) => {}
                     }
                 }
                 catalog
@@ -236,7 +243,11 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             let stamped = if args.no_stat_cache || written.is_err() {
                 Ok(())
             } else {
-                foundry_catalog_serving::files::replace(&stamps, |file| catalog.write_stamps(file).map(drop))
+                // The artifact's own stamp, as written and renamed into place.
+                let written = std::fs::symlink_metadata(output).ok();
+                foundry_catalog_serving::files::replace(&stamps, |file| {
+                    catalog.write_stamps(file, written.as_ref()).map(drop)
+                })
             };
             if let Err(e) = stamped {
                 eprintln!("note: cannot write {}: {e}; the next build reads every manifest", stamps.display());

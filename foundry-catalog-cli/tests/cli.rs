@@ -296,8 +296,10 @@ impl Server {
         let lines = std::sync::Arc::clone(&log);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                // The start-up line's address (another line may name the origin's).
                 let addr = line
                     .split_whitespace()
+                    .skip_while(|&word| word != "serving")
                     .find_map(|word| word.strip_prefix("http://"))
                     .and_then(|rest| rest.split('/').next())
                     .map(str::to_owned);
@@ -1168,6 +1170,8 @@ fn a_replica_refuses_rollbacks_and_expired_artifacts_across_restarts() {
     let (_, metrics) = server.fetch("/metrics");
     assert!(metrics.contains("foundry_catalog_artifact_sequence 8\n"), "{metrics}");
     assert!(metrics.contains("foundry_catalog_artifact_signer{key=\"SHA256:"), "{metrics}");
+    assert!(metrics.contains("\",verified=\"true\"} 1\n"), "{metrics}");
+    assert!(metrics.contains("foundry_catalog_last_load_ok 1\n"), "a good start is a good load: {metrics}");
     assert_eq!(std::fs::read_to_string(state.join("highest-sequence")).expect("kept"), "8\n");
 
     std::fs::copy(&seven, &served).expect("copy");
@@ -1224,6 +1228,9 @@ fn a_replica_warns_when_unverified_and_trusts_every_key_it_is_given() {
 
     let unverified = Server::start(&["--catalog", &path(&signed)]);
     assert!(unverified.log_has("serving an unverified catalog"), "a WARN says nothing is verified");
+    // Its signature names a key, but nothing checked that key: said so.
+    let (_, metrics) = unverified.fetch("/metrics");
+    assert!(metrics.contains("\",verified=\"false\"} 1\n"), "{metrics}");
     drop(unverified);
     let both = ["--catalog", &path(&signed), "--verify-key", &path(&keys.join("old.pub"))];
     let both = Server::start(&[&both[..], &["--verify-key", &path(&keys.join("new.pub"))]].concat());
@@ -1323,6 +1330,10 @@ enum Fault {
     Huge,
     /// Close every connection at once: the origin is down.
     Down,
+    /// Take every connection and never answer (for ten seconds).
+    Silent,
+    /// Answer `/catalog.fcat` with a redirect to `/moved.fcat`, which is served.
+    Redirect,
 }
 
 /// What the test origin serves and how, and what it was asked.
@@ -1373,6 +1384,17 @@ impl Origin {
                 let etag = format!("\"{}\"", hex(&sha2_digest(&state.body)));
                 let response: Vec<u8> = match state.fault {
                     Fault::Down => continue,
+                    Fault::Silent => {
+                        std::thread::spawn(move || {
+                            std::thread::sleep(std::time::Duration::from_secs(10));
+                            drop(stream);
+                        });
+                        continue;
+                    }
+                    Fault::Redirect if head.starts_with("get /catalog.fcat ") => {
+                        b"HTTP/1.1 301 Moved Permanently\r\nlocation: /moved.fcat\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                            .to_vec()
+                    }
                     _ if head
                         .lines()
                         .filter_map(|line| line.strip_prefix("if-none-match:"))
@@ -1569,6 +1591,24 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
     let refused = Server::start(&[&args[..6], &["--poll-interval", "1h"]].concat());
     assert!(refused.product().contains("Release two"));
     assert!(refused.log_has("the origin's artifact is refused"), "the log says why");
+    drop(refused);
+
+    // A redirect is followed, and said.
+    origin.fault(Fault::Redirect);
+    let redirected = Server::start(&[&args[..6], &["--poll-interval", "1h"]].concat());
+    let product = redirected.product();
+    assert!(product.contains("Release two"), "{product}\n{}", redirected.log.lock().expect("log").join("\n"));
+    redirected.wait_for_log("the origin redirected, and the redirect was followed");
+    assert!(redirected.log_has("/catalog.fcat -> http://"), "every place it went through");
+    drop(redirected);
+
+    // An origin that takes the connection and never answers: the error
+    // names the flag whose bound was reached.
+    origin.fault(Fault::Silent);
+    let silent = Server::start(&[&args[..6], &["--poll-interval", "100ms", "--origin-timeout", "1s"]].concat());
+    assert!(silent.product().contains("Release two"), "the last good artifact meanwhile");
+    silent.wait_for_log("no whole answer within 1s (--origin-timeout)");
+    drop(silent);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&work);
 }
@@ -1770,6 +1810,8 @@ fn a_build_on_the_previous_reads_only_the_manifests_whose_stamp_changed() {
     retitle(&dir, "Edited after the first build");
     let stderr = build(&second, &["--previous", &path(&first)]);
     assert!(stderr.contains("(1 rendered, 1 compressed, 2 reused), 1 of 3 manifests read"), "{stderr}");
+    // The previous artifact has the stamp its build recorded: its bodies are taken unread.
+    assert!(stderr.contains("its bodies are taken unread"), "{stderr}");
     let stderr = build(&full, &["--previous", &path(&first), "--no-stat-cache"]);
     assert!(stderr.contains("3 of 3 manifests read"), "{stderr}");
     assert!(std::fs::read(&second).expect("built") == std::fs::read(&full).expect("built"), "the same bytes");
@@ -1788,8 +1830,22 @@ fn a_build_on_the_previous_reads_only_the_manifests_whose_stamp_changed() {
     assert!(stderr.contains("1 of 3 manifests read"), "{stderr}");
     assert!(gzip_body_holding(&std::fs::read(&second).expect("built"), b"Crm").is_some(), "the edit is built");
 
+    // Written into in place (a body of a product whose manifest did not
+    // change): the file's stamp changed, so its bodies are checked again,
+    // and the changed one is not taken but built again.
+    let mut bytes = std::fs::read(&first).expect("read");
+    let at = gzip_body_holding(&bytes, b"\"slug\":\"lead-signal-extractor\"").expect("a gzip body") + 20;
+    bytes[at] ^= 0x01;
+    std::fs::write(&first, &bytes).expect("written in place");
+    let stderr = build(&second, &["--previous", &path(&first)]);
+    assert!(!stderr.contains("taken unread"), "{stderr}");
+    // The edited manifest and the product whose body changed.
+    assert!(stderr.contains("(2 rendered, 2 compressed, 1 reused)"), "{stderr}");
+    build(&full, &["--no-stat-cache"]);
+    assert!(std::fs::read(&second).expect("built") == std::fs::read(&full).expect("built"), "as a full build");
+
     // Stamps that are not this artifact's, or do not read: every manifest is read.
-    std::fs::write(work.join("first.fcat.stamps"), "foundry-catalog stamps 1\ncontent_sha256 0\n").expect("write");
+    std::fs::write(work.join("first.fcat.stamps"), "foundry-catalog stamps 2\ncontent_sha256 0\n").expect("write");
     let stderr = build(&second, &["--previous", &path(&first)]);
     assert!(stderr.contains("note: not using") && stderr.contains("another artifact's"), "{stderr}");
     assert!(stderr.contains("3 of 3 manifests read"), "{stderr}");

@@ -49,6 +49,7 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
                 .render(
                     &state.catalog.load(),
                     state.activated(),
+                    state.replica.verified,
                     state.replica.origin.as_ref().map(crate::origin::Origin::counters),
                 )
                 .into(),

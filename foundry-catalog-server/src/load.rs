@@ -45,6 +45,10 @@ pub(crate) struct Replica {
     pub(crate) origin: Option<Origin>,
     /// Where every catalog it loads keeps bodies read from its file.
     pub(crate) body_cache: BodyCache,
+    /// Whether what it serves was verified with a key (`--verify-key`,
+    /// `--verify-key-dir`): else a signature's key says nothing of who
+    /// made the artifact.
+    pub(crate) verified: bool,
 }
 
 impl Replica {
@@ -63,7 +67,8 @@ impl Replica {
             }
             _ => None,
         };
-        Ok(Replica { releases, origin, body_cache: BodyCache::new(config.body_cache_bytes) })
+        let verified = !config.verify_keys.is_empty() || config.verify_key_dir.is_some();
+        Ok(Replica { releases, origin, body_cache: BodyCache::new(config.body_cache_bytes), verified })
     }
 }
 

@@ -11,7 +11,7 @@ pub(crate) fn now_seconds() -> u64 {
 }
 
 /// Who signed an artifact, for logs and `/metrics`: its key's fingerprint,
-/// or `unsigned`.
+/// or `unsigned` (whether a verify key checked it is said beside it).
 pub(crate) fn signed_by(artifact: &foundry_catalog_serving::artifact::Artifact) -> String {
     artifact.signature().map_or_else(|| "unsigned".to_owned(), |s| s.fingerprint())
 }
@@ -91,6 +91,11 @@ impl Metrics {
         self.last_poll_ok.store(u64::from(!failed), Relaxed);
     }
 
+    /// Counts the start's load, which gave the catalog first served.
+    pub(crate) fn started(&self) {
+        self.last_poll_ok.store(1, Relaxed);
+    }
+
     /// Failed loads since the last that succeeded.
     pub(crate) fn poll_failures_in_a_row(&self) -> u32 {
         u32::try_from(self.polls_failed_in_a_row.load(Relaxed)).unwrap_or(u32::MAX)
@@ -117,6 +122,7 @@ impl Metrics {
         &self,
         catalog: &ResponseCatalog,
         activated: u64,
+        verified: bool,
         pulls: Option<&crate::origin::PullCounters>,
     ) -> String {
         let metadata = catalog.metadata();
@@ -217,11 +223,11 @@ impl Metrics {
             "Bodies read from the artifact file, by result: matched their ETags, or were answered 503 (unreadable or changed in place).",
             &[("{result=\"checked\"}", cache.reads()), ("{result=\"changed\"}", cache.failures())],
         );
-        let signer = format!("{{key=\"{}\"}}", signed_by(catalog.artifact()));
+        let signer = format!("{{key=\"{}\",verified=\"{verified}\"}}", signed_by(catalog.artifact()));
         family(
             "foundry_catalog_artifact_signer",
             "gauge",
-            "Who signed the artifact being served: its key's fingerprint, or `unsigned` (1).",
+            "Who signed the artifact being served: its key's fingerprint, or `unsigned`, and whether a verify key checked it (without one, anybody could have written the signature) (1).",
             &[(&signer, 1)],
         );
         if let Some(sequence) = metadata.sequence {
@@ -278,7 +284,7 @@ impl Metrics {
         family(
             "foundry_catalog_last_load_ok",
             "gauge",
-            "1 when the last load after the first gave a catalog or found the origin unchanged, 0 when it failed.",
+            "1 when the last load (the start's, until a later one) gave a catalog or found the origin unchanged, 0 when it failed.",
             &[("", get(&self.last_poll_ok))],
         );
         family(
@@ -308,7 +314,7 @@ mod tests {
                 });
             }
         });
-        let text = metrics.render(&ResponseCatalog::examples(), 0, None);
+        let text = metrics.render(&ResponseCatalog::examples(), 0, false, None);
         let threads = (SHARDS + 3) as u64;
         assert!(text.contains(&format!("foundry_requests_total{{status=\"200\"}} {}\n", threads * 1000)), "{text}");
         assert!(text.contains(&format!("foundry_requests_total{{status=\"other\"}} {threads}\n")), "{text}");

@@ -35,6 +35,10 @@ pub(crate) struct Origin {
     /// and it is not downloaded again at every poll.
     refused: std::sync::Mutex<Option<(String, String)>>,
     counters: PullCounters,
+    /// The bounds of a connection and of a whole exchange, to name them
+    /// when one is reached.
+    connect_timeout: Duration,
+    timeout: Duration,
 }
 
 /// What the pulls of new artifacts have cost: bytes fetched from the
@@ -122,6 +126,7 @@ impl Origin {
             .http_status_as_error(false)
             .timeout_connect(Some(connect_timeout))
             .timeout_global(Some(timeout))
+            .save_redirect_history(true)
             .user_agent(concat!("foundry-catalog-server/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
@@ -131,6 +136,62 @@ impl Origin {
             agent,
             refused: Default::default(),
             counters: PullCounters::default(),
+            connect_timeout,
+            timeout,
+        }
+    }
+
+    /// Sends `request` and reads its answer's head; a redirect is
+    /// followed (as a CDN's or an object store's are) and logged, with
+    /// every place it went through.
+    fn exchange(&self, request: ureq::RequestBuilder<ureq::typestate::WithoutBody>) -> Result<Response, String> {
+        use ureq::ResponseExt;
+        let response = request.call().map_err(|e| format!("cannot reach the origin: {}", self.described(&e)))?;
+        if let Some(history) = response.get_redirect_history().filter(|history| history.len() > 1) {
+            let chain: Vec<String> = history.iter().map(ToString::to_string).collect();
+            tracing::warn!(
+                origin = %self.url,
+                redirects = %chain.join(" -> "),
+                "the origin redirected, and the redirect was followed: point --catalog at {} to save the round trip",
+                response.get_uri()
+            );
+        }
+        Ok(response)
+    }
+
+    /// What went wrong in an exchange with the origin, a timeout named by
+    /// the flag that set it.
+    fn described(&self, error: &ureq::Error) -> String {
+        let span = |d: Duration| format!("{d:?}");
+        match error {
+            ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => format!(
+                "no connection within {} (a tenth of --origin-timeout, at most 10 s)",
+                span(self.connect_timeout)
+            ),
+            ureq::Error::Timeout(_) => {
+                format!("no whole answer within {} (--origin-timeout)", span(self.timeout))
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// At most `len` bytes of a response's body (more is an error).
+    fn read_at_most(&self, response: &mut Response, len: u64) -> Result<Vec<u8>, String> {
+        let mut bytes = Vec::new();
+        let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
+        let read = reader.take(len.saturating_add(1)).read_to_end(&mut bytes);
+        read.map_err(|e| format!("the download failed: {}", self.read_failure(&e)))?;
+        if bytes.len() as u64 > len {
+            return Err(format!("the origin sent more than the {len} bytes asked for"));
+        }
+        Ok(bytes)
+    }
+
+    /// [`Origin::described`], for an error met while reading an answer's body.
+    fn read_failure(&self, error: &io::Error) -> String {
+        match error.get_ref().and_then(|inner| inner.downcast_ref::<ureq::Error>()) {
+            Some(error) => self.described(error),
+            None => error.to_string(),
         }
     }
 
@@ -169,7 +230,7 @@ impl Origin {
         if old.is_some() {
             request = request.header("Range", format!("bytes=0-{}", PROBE - 1));
         }
-        let response = request.call().map_err(|e| format!("cannot reach the origin: {e}"))?;
+        let response = self.exchange(request)?;
         let status = response.status().as_u16();
         let etag = etag_of(&response);
         match status {
@@ -198,7 +259,7 @@ impl Origin {
 
     /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
     fn whole_again(&self, max_len: u64) -> Result<Fetched, String> {
-        let response = self.agent.get(&self.url).call().map_err(|e| format!("cannot reach the origin: {e}"))?;
+        let response = self.exchange(self.agent.get(&self.url))?;
         match response.status().as_u16() {
             200 => {
                 let etag = etag_of(&response);
@@ -225,7 +286,7 @@ impl Origin {
         (&mut reader)
             .take(artifact::HEADER_LEN as u64)
             .read_to_end(&mut prefix)
-            .map_err(|e| format!("the download failed: {e}"))?;
+            .map_err(|e| format!("the download failed: {}", self.read_failure(&e)))?;
         let len = match artifact::file_len_of(&prefix) {
             Ok(len) => len,
             Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
@@ -238,7 +299,8 @@ impl Origin {
         }
         file.write_all(&prefix).map_err(|e| format!("cannot write the download: {e}"))?;
         let rest = len - prefix.len() as u64;
-        let copied = copy_at_most(reader, &mut file, rest).map_err(|e| format!("the download failed: {e}"))?;
+        let copied = copy_at_most(reader, &mut file, rest)
+            .map_err(|e| format!("the download failed: {}", self.read_failure(&e)))?;
         if copied != rest {
             return Err(format!("the download was cut: {} of {len} bytes", copied + prefix.len() as u64));
         }
@@ -269,7 +331,7 @@ impl Origin {
         if total > max_len {
             return Err(over_the_limit(total, max_len));
         }
-        let mut head = read_at_most(&mut first, PROBE)?;
+        let mut head = self.read_at_most(&mut first, PROBE)?;
         if head.len() as u64 == total {
             // The first range was the whole artifact.
             return self.write_whole(&head, etag);
@@ -411,18 +473,15 @@ impl Origin {
         total: u64,
         out: &mut impl Write,
     ) -> Result<Option<Box<Response>>, String> {
-        let mut response = self
-            .agent
-            .get(&self.url)
-            .header("Range", format!("bytes={from}-{}", to - 1))
-            .header("If-Range", etag)
-            .call()
-            .map_err(|e| format!("cannot reach the origin: {e}"))?;
+        let request =
+            self.agent.get(&self.url).header("Range", format!("bytes={from}-{}", to - 1)).header("If-Range", etag);
+        let mut response = self.exchange(request)?;
         match response.status().as_u16() {
             206 if content_range(&response) == Some((from, to - 1, total)) => {
                 let len = to - from;
                 let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
-                let copied = io::copy(&mut reader.take(len), out).map_err(|e| format!("the download failed: {e}"))?;
+                let copied = io::copy(&mut reader.take(len), out)
+                    .map_err(|e| format!("the download failed: {}", self.read_failure(&e)))?;
                 if copied != len {
                     return Err(format!("the download was cut: {copied} of {len} bytes of a range"));
                 }
@@ -501,17 +560,6 @@ fn content_range(response: &Response) -> Option<(u64, u64, u64)> {
     let (first, last) = range.split_once('-')?;
     let (first, last, total) = (first.parse().ok()?, last.parse().ok()?, total.parse().ok()?);
     (first <= last && last < total).then_some((first, last, total))
-}
-
-/// At most `len` bytes of a response's body (more is an error).
-fn read_at_most(response: &mut Response, len: u64) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
-    reader.take(len.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| format!("the download failed: {e}"))?;
-    if bytes.len() as u64 > len {
-        return Err(format!("the origin sent more than the {len} bytes asked for"));
-    }
-    Ok(bytes)
 }
 
 /// The error of an artifact over `--max-artifact-bytes`.

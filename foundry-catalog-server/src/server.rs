@@ -136,7 +136,7 @@ impl Server {
             source = %config.source,
             products = catalog.len(),
             content_sha256 = %metadata.content_sha256,
-            generator = %metadata.generator,
+            generator = ?metadata.generator,
             record_types = %crate::state::record_types(metadata),
             %signed_by,
             verified,

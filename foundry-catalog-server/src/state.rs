@@ -42,6 +42,7 @@ impl State {
             replica,
             activated: AtomicU64::new(0),
         };
+        state.metrics.started();
         state.counted(&state.catalog.load());
         state.metrics.catalog_generation.store(1, Ordering::Relaxed);
         Arc::new(state)

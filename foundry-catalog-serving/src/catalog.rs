@@ -842,12 +842,20 @@ impl ResponseCatalog {
     /// Writes what the folder build that made this catalog saw of each
     /// manifest (its length, times, inode and digest: git's index for
     /// manifests) as a stamps file's text, bound to this catalog's
-    /// artifact; `false` (nothing written) for a catalog not built from a
-    /// folder. `foundry-catalog build -o OUT` writes it to `OUT.stamps`,
-    /// beside the artifact, never in it.
-    pub fn write_stamps(&self, out: &mut impl std::io::Write) -> std::io::Result<bool> {
+    /// artifact, with the stamp of the file the artifact was written to
+    /// (`written`: its metadata once written and renamed into place), so
+    /// that the next build on it trusts its bodies while it keeps that
+    /// stamp ([`ResponseCatalog::read_stamps`]); `false` (nothing
+    /// written) for a catalog not built from a folder.
+    /// `foundry-catalog build -o OUT` writes it to `OUT.stamps`, beside
+    /// the artifact, never in it.
+    pub fn write_stamps(
+        &self,
+        out: &mut impl std::io::Write,
+        written: Option<&std::fs::Metadata>,
+    ) -> std::io::Result<bool> {
         let Some(stamps) = &self.stamps else { return Ok(false) };
-        out.write_all(stamps.to_text(&self.metadata().content_sha256).as_bytes())?;
+        out.write_all(stamps.to_text(&self.metadata().content_sha256, written).as_bytes())?;
         Ok(true)
     }
 
@@ -860,13 +868,25 @@ impl ResponseCatalog {
     /// that is missing, not a regular file, over 256 MiB, another
     /// artifact's or unreadable in any line is refused with the reason
     /// (the build then reads every manifest).
-    pub fn read_stamps(&mut self, path: &Path) -> Result<(), String> {
+    ///
+    /// Returns whether the artifact file this catalog was opened from
+    /// ([`ResponseCatalog::open_to_build_on`]) has the stamp recorded when
+    /// it was written: then its bodies are taken as that build wrote them
+    /// (it checked each against its ETag), not read and hashed again. A
+    /// file written into since, truncated, or replaced has another stamp,
+    /// and each body taken from it is checked as before.
+    pub fn read_stamps(&mut self, path: &Path) -> Result<bool, String> {
         const MAX_STAMPS_LEN: u64 = 256 << 20;
-        let (bytes, _) = crate::files::read_regular(path, MAX_STAMPS_LEN)?;
+        let (bytes, _) = crate::files::read_bounded(path, MAX_STAMPS_LEN, false).map_err(|e| e.to_string())?;
         let text = std::str::from_utf8(&bytes).map_err(|_| "not UTF-8 text".to_owned())?;
         let stamps = stamps::Stamps::from_text(text, &self.metadata().content_sha256)?;
+        let opened = self.artifact.body_file().and_then(|file| file.metadata().ok());
+        let unchanged = opened.is_some_and(|metadata| stamps.artifact_unchanged(&metadata));
+        if unchanged {
+            self.artifact.trust_bodies();
+        }
         self.stamps = Some(Arc::new(stamps));
-        Ok(())
+        Ok(unchanged)
     }
 
     /// With what the build that made it remembers: the files shared bytes

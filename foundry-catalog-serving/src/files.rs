@@ -27,6 +27,17 @@ pub fn replace(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> 
         match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o644).open(&temporary) {
             Ok(file) => break (temporary, file),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            // Not "File exists": the file named is not what exists.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "every temporary name beside it (.{}.tmp-{}-0 to -{attempt}) is taken by another file or link; hint: remove them",
+                        name.to_string_lossy(),
+                        std::process::id()
+                    ),
+                ));
+            }
             Err(e) => return Err(e),
         }
     };
@@ -164,7 +175,24 @@ fn kind(metadata: &std::fs::Metadata) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{ReadError, read_bounded};
+    use super::{ReadError, read_bounded, replace};
+
+    /// With every temporary name taken, the error says so, not that the
+    /// output (which does not exist) exists; nothing is written.
+    #[test]
+    fn a_replace_whose_temporary_names_are_taken_says_so() {
+        let dir = std::env::temp_dir().join(format!("foundry-catalog-replace-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        for n in 0..=100 {
+            std::fs::write(dir.join(format!(".out.fcat.tmp-{}-{n}", std::process::id())), b"").expect("taken");
+        }
+        let error = replace(&dir.join("out.fcat"), |_| Ok(())).expect_err("no name left");
+        let text = error.to_string();
+        assert!(text.contains("every temporary name beside it") && !text.contains("File exists"), "{text}");
+        assert!(!dir.join("out.fcat").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// Every way a file from outside can be something else than a small
     /// regular file is refused without waiting or reading on.

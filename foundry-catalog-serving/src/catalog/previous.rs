@@ -14,7 +14,7 @@ use crate::encoding::ContentCoding;
 #[non_exhaustive]
 pub enum Unusable {
     /// Another generator made it.
-    #[error("it was built by {found}, and this is {expected}")]
+    #[error("it was built by {found:?}, and this is {expected:?}")]
     Generator {
         /// Its generator.
         found: String,

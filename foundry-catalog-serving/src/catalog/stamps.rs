@@ -33,6 +33,9 @@ pub(crate) struct Stamps {
     /// When the build began (by this machine's clock; never written).
     started: SystemTime,
     files: HashMap<OsString, Stamp>,
+    /// The artifact file the build wrote, as it was once written (its
+    /// source digest unused): read from a stamps file, never made here.
+    pub(crate) artifact: Option<Stamp>,
 }
 
 /// One file as a build saw it.
@@ -76,21 +79,32 @@ impl Stamps {
 }
 
 /// The first line of a stamps file.
-const STAMPS_MAGIC: &str = "foundry-catalog stamps 1";
+const STAMPS_MAGIC: &str = "foundry-catalog stamps 2";
 
 impl Stamps {
     /// The stamps as a file's text, bound to the artifact whose content
-    /// digest is `content_sha256`: a line each for the format, the
-    /// digest, the folder and the build's start, then one per file (its
-    /// length, modification and change times, inode, device, source digest
-    /// and name; names and the folder in hex, so any bytes round-trip).
-    pub(crate) fn to_text(&self, content_sha256: &str) -> String {
+    /// digest is `content_sha256` and written to the file `artifact` (as
+    /// it is once written): a line each for the format, the digest, the
+    /// folder, the build's start and the artifact file's stamp (`none`
+    /// when unknown), then one per file (its length, modification and
+    /// change times, inode, device, source digest and name; names and the
+    /// folder in hex, so any bytes round-trip).
+    pub(crate) fn to_text(&self, content_sha256: &str, artifact: Option<&std::fs::Metadata>) -> String {
         use std::os::unix::ffi::OsStrExt;
         let since = |t: SystemTime| t.duration_since(UNIX_EPOCH).ok().map(|d| (d.as_secs(), d.subsec_nanos()));
         let Some((started, started_nanos)) = since(self.started) else { return String::new() };
+        let stamp = artifact.and_then(|metadata| Stamp::new(metadata, [0; SOURCE_LEN]));
+        let artifact = stamp.and_then(|stamp| {
+            let (modified, modified_nanos) = since(stamp.modified)?;
+            Some(format!(
+                "{} {modified} {modified_nanos} {} {} {} {}",
+                stamp.len, stamp.changed.0, stamp.changed.1, stamp.inode, stamp.device
+            ))
+        });
         let mut text = format!(
-            "{STAMPS_MAGIC}\ncontent_sha256 {content_sha256}\ndir {}\nstarted {started} {started_nanos}\n",
-            hex::encode(self.dir.as_os_str().as_bytes())
+            "{STAMPS_MAGIC}\ncontent_sha256 {content_sha256}\ndir {}\nstarted {started} {started_nanos}\nartifact {}\n",
+            hex::encode(self.dir.as_os_str().as_bytes()),
+            artifact.as_deref().unwrap_or("none")
         );
         let mut files: Vec<(&OsString, &Stamp)> = self.files.iter().collect();
         files.sort_unstable_by(|a, b| a.0.cmp(b.0));
@@ -137,9 +151,27 @@ impl Stamps {
             UNIX_EPOCH.checked_add(Duration::new(secs.parse().ok()?, nanos))
         };
         let started = started.split_once(' ').and_then(|(s, n)| time(s, n)).ok_or("a start time that does not read")?;
+        let artifact = match field("artifact")? {
+            "none" => None,
+            line => {
+                let parts: Vec<&str> = line.split(' ').collect();
+                let [len, modified, modified_nanos, changed, changed_nanos, inode, device] = parts[..] else {
+                    return Err("an artifact line that does not read".to_owned());
+                };
+                let bad = || "an artifact line that does not read".to_owned();
+                Some(Stamp {
+                    len: len.parse().map_err(|_| bad())?,
+                    modified: time(modified, modified_nanos).ok_or_else(bad)?,
+                    changed: (changed.parse().map_err(|_| bad())?, changed_nanos.parse().map_err(|_| bad())?),
+                    inode: inode.parse().map_err(|_| bad())?,
+                    device: device.parse().map_err(|_| bad())?,
+                    source: [0; SOURCE_LEN],
+                })
+            }
+        };
         let mut files = HashMap::new();
         for (n, line) in lines.enumerate() {
-            let bad = || format!("line {} does not read", n + 5);
+            let bad = || format!("line {} does not read", n + 6);
             let parts: Vec<&str> = line.split(' ').collect();
             let [len, modified, modified_nanos, changed, changed_nanos, inode, device, source, name] = parts[..] else {
                 return Err(bad());
@@ -156,7 +188,16 @@ impl Stamps {
             };
             files.insert(OsString::from_vec(hex::decode(name).map_err(|_| bad())?), stamp);
         }
-        Ok(Stamps { dir, started, files })
+        Ok(Stamps { dir, started, files, artifact })
+    }
+
+    /// Whether the artifact file opened with `metadata` is the one the
+    /// build that wrote these stamps wrote, unchanged since: the same
+    /// length, modification and change times, inode and device. The
+    /// change time is the kernel's: a write into the file, a truncation,
+    /// a `chmod` or another file renamed into its place changes it.
+    pub(crate) fn artifact_unchanged(&self, metadata: &std::fs::Metadata) -> bool {
+        self.artifact.is_some_and(|stamp| Stamp::new(metadata, [0; SOURCE_LEN]) == Some(stamp))
     }
 }
 
@@ -180,6 +221,6 @@ impl Recorder {
 
     pub(crate) fn finish(self) -> Stamps {
         let files = self.files.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        Stamps { dir: self.dir, started: self.started, files: files.into_iter().collect() }
+        Stamps { dir: self.dir, started: self.started, files: files.into_iter().collect(), artifact: None }
     }
 }

@@ -509,3 +509,33 @@ fn a_build_with_gzip_stores_no_body_as_is_and_serves_it_the_same() {
         assert_eq!(page(&opened), page(&plain), "{path}");
     }
 }
+
+/// The metadata's generator name reaches the server's log and a build's
+/// notes: one that holds a newline, a terminal escape or an invisible
+/// bidirectional override (each could forge a log line) is refused at
+/// load, named as an escaped string.
+#[test]
+fn a_generator_name_that_could_forge_a_log_line_is_refused() {
+    let bytes = example_artifact();
+    let meta_at = HEADER;
+    let meta = &bytes[meta_at..meta_at + length(&bytes, 16)];
+    let text = std::str::from_utf8(meta).expect("JSON");
+    let generator = serde_json::from_str::<serde_json::Value>(text).expect("JSON")["generator"]
+        .as_str()
+        .expect("a generator")
+        .to_owned();
+    assert!(load(bytes.clone()).is_ok(), "the artifact as built loads");
+    // Each replacement is as long, escaped in JSON, as the name's first two bytes.
+    for forged in ["\\n", "\\u001b", "\\u202e"] {
+        let quoted = format!("\"generator\":\"{generator}\"");
+        let replaced = format!("\"generator\":\"{forged}{}\"", &generator[forged.len()..]);
+        assert_eq!(quoted.len(), replaced.len());
+        let edited = text.replacen(&quoted, &replaced, 1);
+        assert_ne!(edited, text, "the generator is in the metadata as {quoted}");
+        let mut forged_bytes = bytes.clone();
+        forged_bytes[meta_at..meta_at + meta.len()].copy_from_slice(edited.as_bytes());
+        let error = load(with_checksum(forged_bytes)).expect_err("refused").to_string();
+        assert!(error.contains("the generator's name") && error.contains("control or invisible"), "{error}");
+        assert!(!error.contains('\n') && !error.contains('\u{1b}') && !error.contains('\u{202e}'), "{error:?}");
+    }
+}

@@ -255,7 +255,7 @@ fn a_previous_artifact_from_another_build_is_refused_with_the_reason() {
     let mut other = first.clone();
     other[generator + 16..generator + 21].copy_from_slice(b"9.9.9");
     let error = Builder::new().previous(&loaded(&with_checksum(other))).expect_err("another version");
-    assert_eq!(error.to_string(), "it was built by foundry-catalog 9.9.9, and this is foundry-catalog 0.1.0");
+    assert_eq!(error.to_string(), "it was built by \"foundry-catalog 9.9.9\", and this is \"foundry-catalog 0.1.0\"");
 
     #[cfg(feature = "compression")]
     {

@@ -61,8 +61,8 @@ fn with_digest(bytes: Vec<u8>) -> Vec<u8> {
     let Err(error) = load(bytes.clone()) else { return bytes };
     let message = error.to_string();
     let Some((stated, computed)) = message
-        .split_once("content_sha256 is ")
-        .and_then(|(_, rest)| rest.split_once(" but the contents give "))
+        .split_once("content_sha256 is \"")
+        .and_then(|(_, rest)| rest.split_once("\" but the contents give "))
         .map(|(stated, rest)| (stated.to_owned(), rest.chars().take(64).collect::<String>()))
     else {
         return bytes;

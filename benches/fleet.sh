@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Fleet benchmark: from a one-manifest edit to every replica serving it,
+# at SIZE products (default 100,000) made by benches/make-catalog.py.
+# nginx on loopback is the origin (as in .ci/fleet); REPLICAS (default 5)
+# release `foundry-catalog serve --catalog http://… --verify-key …`
+# replicas poll it every POLL (default 0.5 s), each with a state folder of
+# its own. Once every replica serves the first artifact, one manifest is
+# retitled, then, timed from that edit:
+#
+#  - build: `build --previous` on the last artifact (its stamps beside it,
+#    as a CI cache keeps them), signed, with the next sequence;
+#  - publish: the new file renamed into nginx's folder;
+#  - pull: until every replica answers the product with the new title
+#    (each pulls a delta of its last good artifact: head blocks and the
+#    changed product's bodies, copying the rest from its own file);
+#
+# and the bytes each replica fetched for it (its /metrics) against the
+# artifact's size.
+#
+#   bash benches/fleet.sh
+#   SIZE=10000 REPLICAS=3 bash benches/fleet.sh
+#
+# Release build, loopback, whatever cores the machine has (the replicas,
+# nginx and the build share them). Not run in CI (minutes, and
+# machine-dependent figures); results go in BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZE=${SIZE:-100000}
+REPLICAS=${REPLICAS:-5}
+POLL=${POLL:-500ms}
+ORIGIN=127.0.0.1:18095
+FIRST_PORT=18100
+ADDR=127.0.0.1:$FIRST_PORT
+PRODUCTS=/api/public/foundry/products
+
+source benches/common.sh
+if ! command -v nginx >/dev/null; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+fi
+pids=()
+stop_all() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done; }
+trap 'stop_all; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
+
+mkdir -p "$work/www" "$work/nginx-tmp"
+cat > "$work/nginx.conf" <<CONF
+user root;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+daemon on;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx-tmp/body; proxy_temp_path $work/nginx-tmp/proxy;
+  fastcgi_temp_path $work/nginx-tmp/fastcgi; uwsgi_temp_path $work/nginx-tmp/uwsgi; scgi_temp_path $work/nginx-tmp/scgi;
+  server { listen $ORIGIN; root $work/www; etag on; }
+}
+CONF
+nginx -c "$work/nginx.conf"
+"$bin" keygen --out "$work/ci" >/dev/null 2>&1
+
+catalog=$work/catalog
+python3 benches/make-catalog.py "$SIZE" "$catalog"
+slug=$(ls "$catalog" | sed -n '1s/\.json$//p')
+# Settled, as a checkout is by the time CI builds it.
+sleep 2.1
+"$bin" build "$catalog" -o "$work/last.fcat" --sign-key "$work/ci.key" --sequence 1 2>/dev/null
+cp "$work/last.fcat" "$work/www/.catalog.tmp"
+mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"
+bytes=$(stat -c %s "$work/last.fcat")
+
+port() { echo $((FIRST_PORT + $1)); }
+for n in $(seq 0 $((REPLICAS - 1))); do
+  RUST_LOG=warn "$bin" serve --addr "127.0.0.1:$(port "$n")" --catalog "http://$ORIGIN/catalog.fcat" \
+    --state-dir "$work/state-$n" --verify-key "$work/ci.pub" --poll-interval "$POLL" --max-artifact-bytes 64GiB \
+    --workers 1 2>"$work/replica-$n.log" &
+  pids+=($!)
+done
+for n in $(seq 0 $((REPLICAS - 1))); do
+  until curl -fs -o /dev/null "http://127.0.0.1:$(port "$n")$PRODUCTS/$slug"; do
+    kill -0 "${pids[$n]}" 2>/dev/null || { cat "$work/replica-$n.log" >&2; exit 1; }
+    sleep 0.05
+  done
+done
+fetched() { curl -fs "http://127.0.0.1:$(port "$1")/metrics" | awk '/^foundry_catalog_origin_fetched_bytes_total / {print $2}'; }
+before=()
+for n in $(seq 0 $((REPLICAS - 1))); do before+=("$(fetched "$n")"); done
+sleep 2.1
+
+start=$(now)
+retitle "$catalog" "$slug" "Edited for the fleet benchmark"
+"$bin" build "$catalog" -o "$work/next.fcat" --previous "$work/last.fcat" --sign-key "$work/ci.key" --sequence 2 \
+  2>"$work/build.log"
+built=$(now)
+mv "$work/next.fcat" "$work/www/catalog.fcat"
+published=$(now)
+for n in $(seq 0 $((REPLICAS - 1))); do
+  until curl -fs "http://127.0.0.1:$(port "$n")$PRODUCTS/$slug" | grep -q "Edited for the fleet benchmark"; do
+    kill -0 "${pids[$n]}" 2>/dev/null || { cat "$work/replica-$n.log" >&2; exit 1; }
+    sleep 0.01
+  done
+done
+served=$(now)
+shares=()
+for n in $(seq 0 $((REPLICAS - 1))); do
+  shares+=("$(echo "scale=4; ($(fetched "$n") - ${before[$n]}) / $bytes" | bc)")
+done
+
+echo "foundry-catalog fleet benchmark, $(nproc) cores, $(date -u +%F)"
+echo
+echo "| products | replicas | artifact | edit to every replica serving it | build --previous | publish to every replica serving it | fetched for the edit, each (× artifact) |"
+echo "|---|---|---|---|---|---|---|"
+echo "| $SIZE | $REPLICAS | $((bytes / 1000000)) MB | $(seconds "$start" "$served") s | $(seconds "$start" "$built") s | $(seconds "$published" "$served") s | ${shares[*]} |"
+grep -o "note: .*taken unread\|[0-9]* of [0-9]* manifests read" "$work/build.log" >&2 || true
