@@ -1172,7 +1172,9 @@ fn a_replica_refuses_rollbacks_and_expired_artifacts_across_restarts() {
     assert!(metrics.contains("foundry_catalog_artifact_signer{key=\"SHA256:"), "{metrics}");
     assert!(metrics.contains("\",verified=\"true\"} 1\n"), "{metrics}");
     assert!(metrics.contains("foundry_catalog_last_load_ok 1\n"), "a good start is a good load: {metrics}");
-    assert_eq!(std::fs::read_to_string(state.join("highest-sequence")).expect("kept"), "8\n");
+    // The sequence and the content digest of the artifact served under it.
+    let kept = std::fs::read_to_string(state.join("highest-sequence")).expect("kept");
+    assert!(kept.starts_with("8 ") && kept.len() == 2 + 64 + 1 && kept.ends_with('\n'), "{kept:?}");
 
     std::fs::copy(&seven, &served).expect("copy");
     server.signal(rustix::process::Signal::HUP);
@@ -1185,6 +1187,18 @@ fn a_replica_refuses_rollbacks_and_expired_artifacts_across_restarts() {
     let stderr = text(&restarted.stderr);
     assert_eq!(restarted.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("refused as a rollback") && stderr.contains("1 of 1 artifact is invalid"), "{stderr}");
+
+    // Another artifact under the highest sequence served, after a restart
+    // (the state folder keeps the digest beside the number): refused.
+    let another_eight = build("8", "Another eight", &["--codings", "identity"]);
+    std::fs::copy(&another_eight, &served).expect("copy");
+    let restarted = run(&[&["serve", "--addr", "127.0.0.1:0"][..], &args].concat());
+    let stderr = text(&restarted.stderr);
+    assert_eq!(restarted.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("its sequence 8 is that of an artifact this replica served, with other contents"),
+        "{stderr}"
+    );
 
     let expired = build("9", "Release nine", &["--expires-at", "2020-01-01T00:00:00Z"]);
     std::fs::copy(&expired, &served).expect("copy");
@@ -1334,6 +1348,8 @@ enum Fault {
     Silent,
     /// Answer `/catalog.fcat` with a redirect to `/moved.fcat`, which is served.
     Redirect,
+    /// Answer 500 to everything.
+    Status500,
 }
 
 /// What the test origin serves and how, and what it was asked.
@@ -1406,6 +1422,9 @@ impl Origin {
                     }
                     Fault::Huge => {
                         b"HTTP/1.1 200 OK\r\ncontent-length: 10000000000\r\nconnection: close\r\n\r\n".to_vec()
+                    }
+                    Fault::Status500 => {
+                        b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec()
                     }
                     fault => {
                         let mut response = format!(
@@ -1546,6 +1565,7 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
         ("appended bytes", appended, Fault::None, "belong to no product"),
         ("a cut download", build(7, "Release seven", "ci", &[]), Fault::Cut(1000), "the download"),
         ("a 10 GB claim", build(8, "Release eight", "ci", &[]), Fault::Huge, "over the limit of"),
+        ("an HTTP 500", build(9, "Release nine", "ci", &[]), Fault::Status500, "the origin answered 500"),
     ];
     for (what, body, fault, reason) in cases {
         let (from, downloads) = (server.log_len(), origin.downloads());
@@ -1562,11 +1582,18 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
     let (_, metrics) = server.fetch("/metrics");
     assert!(metrics.contains("foundry_catalog_last_load_ok 0\n"), "{metrics}");
     assert!(metrics.contains("foundry_catalog_artifact_sequence 2\n"), "{metrics}");
+    // Each failure counted for what it was, and said so.
+    let failures =
+        |reason: &str| metric(&metrics, &format!("foundry_catalog_load_failures_total{{reason=\"{reason}\"}}"));
+    assert!(failures("refused") >= 5 && failures("origin_error") >= 2 && failures("unreachable") >= 1, "{metrics}");
+    assert_eq!(failures("local") + failures("internal"), 0, "{metrics}");
+    assert!(server.log_has("the origin's answer is not an artifact's: the origin answered 500"));
+    assert!(server.log_has("the origin is unreachable: the download"), "a cut download");
 
     // The origin down: still serving, still ready.
     let from = server.log_len();
     origin.fault(Fault::Down);
-    server.wait_for_log_after(from, "cannot reach the origin");
+    server.wait_for_log_after(from, "the origin is unreachable: cannot reach the origin");
     assert!(server.product().contains("Release two"));
     assert_eq!(server.fetch("/readyz").0, 200);
     drop(server);
@@ -1609,6 +1636,14 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
     assert!(silent.product().contains("Release two"), "the last good artifact meanwhile");
     silent.wait_for_log("no whole answer within 1s (--origin-timeout)");
     drop(silent);
+    // At start, with the default --origin-timeout (5 minutes), the last
+    // good artifact is served after a few seconds, not minutes.
+    let started = std::time::Instant::now();
+    let patient = Server::start(&[&args[..6], &["--poll-interval", "1h"]].concat());
+    assert!(patient.product().contains("Release two"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "{:?}", started.elapsed());
+    assert!(patient.log_has("no answer within 5s (a start's first attempt"), "the log says why");
+    drop(patient);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&work);
 }
@@ -1622,6 +1657,14 @@ fn gzip_body_holding(bytes: &[u8], needle: &[u8]) -> Option<usize> {
         let _ = flate2::read::GzDecoder::new(&bytes[at..]).read_to_end(&mut text);
         text.windows(needle.len()).any(|w| w == needle)
     })
+}
+
+/// The value of the sample `name` (with its labels) in `/metrics` text; 0 when absent.
+fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// `bytes` with the header's CRC-32 fixed to match the rest.

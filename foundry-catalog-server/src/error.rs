@@ -17,6 +17,11 @@ pub enum ServeError {
     /// The state folder cannot be used.
     #[error("{0}")]
     State(String),
+    /// The origin could not be pulled from, and there is no last good
+    /// artifact: unreachable, a wrong answer, or a download that could
+    /// not be kept (`{origin}: the origin is unreachable: …`).
+    #[error("{0}")]
+    Origin(String),
     /// The address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

@@ -9,7 +9,7 @@ use foundry_catalog_serving::artifact::{Artifact, ArtifactError};
 use foundry_catalog_serving::catalog::{BodyCache, CatalogError, CatalogErrors, OpenOptions, ResponseCatalog};
 
 use crate::config::{CatalogSource, Config};
-use crate::origin::{Fetched, Origin};
+use crate::origin::{Failure, Fetched, Origin, PullError};
 use crate::release::Releases;
 
 /// What a load gave.
@@ -29,6 +29,13 @@ pub(crate) enum LoadError {
     /// The catalog, its keys, its download or its release checks have
     /// problems.
     Catalog(CatalogErrors),
+    /// The origin could not be pulled from (unreachable, a wrong answer),
+    /// or what was pulled could not be kept.
+    Origin {
+        /// The origin's URL.
+        origin: String,
+        error: PullError,
+    },
 }
 
 impl From<CatalogErrors> for LoadError {
@@ -106,7 +113,10 @@ fn pull(
     let last_good = origin.last_good();
     // A new artifact's signature is checked before its bodies are fetched.
     let check = |head: &Artifact| if open.verify_keys.is_empty() { Ok(()) } else { head.verify_any(&open.verify_keys) };
-    let fetched = origin.fetch(open.max_len, current.is_some() || last_good.is_some(), &check);
+    // A start with a last good artifact waits little for the origin: that
+    // artifact is served meanwhile, and polling goes on.
+    let answer_within = (current.is_none() && last_good.is_some()).then_some(crate::origin::START_ANSWER);
+    let fetched = origin.fetch(open.max_len, current.is_some() || last_good.is_some(), answer_within, &check);
     let from_last_good = |last_good: &Path| {
         let file = last_good.display().to_string();
         let catalog = ResponseCatalog::open_with(last_good, open)?;
@@ -171,18 +181,22 @@ fn pull(
                 }
                 Err(other) => return Err(other),
             };
-            origin.keep(download).map_err(|e| problem(&file, format!("cannot keep the download: {e}")))?;
+            origin.keep(download).map_err(|e| LoadError::Origin {
+                origin: file.clone(),
+                error: PullError { failure: Failure::Local, message: format!("cannot keep the download: {e}") },
+            })?;
             Ok(Some(catalog))
         }
-        (Err(reason), None, Some(last_good)) => {
+        (Err(error), None, Some(last_good)) => {
             tracing::warn!(
                 origin = %origin,
-                "cannot get the artifact ({reason}); serving the last good one, {}",
+                reason = error.failure.label(),
+                "cannot get the artifact ({error}); serving the last good one, {}",
                 last_good.display()
             );
             from_last_good(&last_good)
         }
-        (Err(reason), _, _) => Err(problem(&origin.to_string(), reason)),
+        (Err(error), _, _) => Err(LoadError::Origin { origin: origin.to_string(), error }),
     }
 }
 

@@ -5,6 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use foundry_catalog_serving::catalog::ResponseCatalog;
 
+use crate::origin::Failure;
+
 /// Seconds since 1970, now.
 pub(crate) fn now_seconds() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
@@ -63,6 +65,8 @@ pub(crate) struct Metrics {
     /// When the last poll ended, in seconds since 1970, and its result.
     last_poll: AtomicU64,
     last_poll_ok: AtomicU64,
+    /// Failed loads, by [`Failure`].
+    failures: [AtomicU64; Failure::ALL.len()],
 }
 
 /// What one load of the catalog found (counted for every load; an origin
@@ -89,6 +93,12 @@ impl Metrics {
         }
         self.last_poll.store(now_seconds(), Relaxed);
         self.last_poll_ok.store(u64::from(!failed), Relaxed);
+    }
+
+    /// Counts one failed load, and why.
+    pub(crate) fn failed(&self, failure: Failure) {
+        self.polled(Poll::Failed);
+        self.failures[failure as usize].fetch_add(1, Relaxed);
     }
 
     /// Counts the start's load, which gave the catalog first served.
@@ -274,6 +284,15 @@ impl Metrics {
                 ("{result=\"unchanged\"}", get(&self.polls[Poll::Unchanged as usize])),
                 ("{result=\"failed\"}", get(&self.polls[Poll::Failed as usize])),
             ],
+        );
+        let reasons: Vec<String> = Failure::ALL.iter().map(|f| format!("{{reason=\"{}\"}}", f.label())).collect();
+        let failures: Vec<(&str, u64)> =
+            reasons.iter().zip(&self.failures).map(|(label, count)| (label.as_str(), get(count))).collect();
+        family(
+            "foundry_catalog_load_failures_total",
+            "counter",
+            "Failed loads, by reason: the origin unreachable (no answer, a timeout, a cut), its answer not an artifact's (a status, a range, a length), the artifact or catalog refused by a check, this replica unable to keep it (its state folder, memory), or a bug.",
+            &failures,
         );
         family(
             "foundry_catalog_last_load_timestamp_seconds",

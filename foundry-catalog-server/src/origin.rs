@@ -21,6 +21,89 @@ type Response = ureq::http::Response<ureq::Body>;
 const LAST_GOOD: &str = "last-good.fcat";
 /// Its ETag at the origin.
 const LAST_GOOD_ETAG: &str = "last-good.etag";
+/// Why a load gave no catalog, as `/metrics` counts it
+/// (`foundry_catalog_load_failures_total{reason=…}`) and the log says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// No answer: no connection, a timeout, a connection cut mid-answer.
+    Unreachable = 0,
+    /// An answer that is not an artifact's: a status other than 200, 206
+    /// or 304, a wrong range, a length over the limit.
+    OriginError = 1,
+    /// An artifact (or a catalog) that fails its checks.
+    Refused = 2,
+    /// What this replica could not do: write its state folder, find the memory.
+    Local = 3,
+    /// A bug: the load panicked.
+    Internal = 4,
+}
+
+impl Failure {
+    /// Every one, in the order of their values.
+    pub(crate) const ALL: [Failure; 5] =
+        [Failure::Unreachable, Failure::OriginError, Failure::Refused, Failure::Local, Failure::Internal];
+
+    /// The `reason` label of `/metrics`.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Failure::Unreachable => "unreachable",
+            Failure::OriginError => "origin_error",
+            Failure::Refused => "refused",
+            Failure::Local => "local",
+            Failure::Internal => "internal",
+        }
+    }
+
+    /// The words a log line and an error start with.
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            Failure::Unreachable => "the origin is unreachable",
+            Failure::OriginError => "the origin's answer is not an artifact's",
+            Failure::Refused => "the artifact is refused",
+            Failure::Local => "this replica cannot keep what it pulls (its state folder, or memory)",
+            Failure::Internal => "the load failed (a bug)",
+        }
+    }
+}
+
+/// Why a pull from the origin gave no artifact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PullError {
+    pub(crate) failure: Failure,
+    pub(crate) message: String,
+}
+
+impl PullError {
+    fn unreachable(message: String) -> PullError {
+        PullError { failure: Failure::Unreachable, message }
+    }
+
+    fn local(message: String) -> PullError {
+        PullError { failure: Failure::Local, message }
+    }
+
+    fn state(message: String) -> PullError {
+        PullError::local(message)
+    }
+}
+
+/// A message of the origin's answer: [`Failure::OriginError`].
+impl From<String> for PullError {
+    fn from(message: String) -> PullError {
+        PullError { failure: Failure::OriginError, message }
+    }
+}
+
+impl std::fmt::Display for PullError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.failure.words(), self.message)
+    }
+}
+
+/// How long a start with a last good artifact waits for the origin's
+/// answer before it serves that artifact (and keeps polling): far below
+/// `--origin-timeout`, the bound of a whole download.
+pub(crate) const START_ANSWER: Duration = Duration::from_secs(5);
 /// The most [`LAST_GOOD_ETAG`] may hold: an origin's entity tag.
 const MAX_ETAG_FILE_LEN: u64 = 1 << 10;
 
@@ -144,9 +227,11 @@ impl Origin {
     /// Sends `request` and reads its answer's head; a redirect is
     /// followed (as a CDN's or an object store's are) and logged, with
     /// every place it went through.
-    fn exchange(&self, request: ureq::RequestBuilder<ureq::typestate::WithoutBody>) -> Result<Response, String> {
+    fn exchange(&self, request: ureq::RequestBuilder<ureq::typestate::WithoutBody>) -> Result<Response, PullError> {
         use ureq::ResponseExt;
-        let response = request.call().map_err(|e| format!("cannot reach the origin: {}", self.described(&e)))?;
+        let response = request
+            .call()
+            .map_err(|e| PullError::unreachable(format!("cannot reach the origin: {}", self.described(&e))))?;
         if let Some(history) = response.get_redirect_history().filter(|history| history.len() > 1) {
             let chain: Vec<String> = history.iter().map(ToString::to_string).collect();
             tracing::warn!(
@@ -168,6 +253,10 @@ impl Origin {
                 "no connection within {} (a tenth of --origin-timeout, at most 10 s)",
                 span(self.connect_timeout)
             ),
+            ureq::Error::Timeout(ureq::Timeout::RecvResponse) => format!(
+                "no answer within {} (a start's first attempt, with a last good artifact to serve)",
+                span(START_ANSWER.min(self.timeout))
+            ),
             ureq::Error::Timeout(_) => {
                 format!("no whole answer within {} (--origin-timeout)", span(self.timeout))
             }
@@ -176,13 +265,13 @@ impl Origin {
     }
 
     /// At most `len` bytes of a response's body (more is an error).
-    fn read_at_most(&self, response: &mut Response, len: u64) -> Result<Vec<u8>, String> {
+    fn read_at_most(&self, response: &mut Response, len: u64) -> Result<Vec<u8>, PullError> {
         let mut bytes = Vec::new();
         let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
         let read = reader.take(len.saturating_add(1)).read_to_end(&mut bytes);
-        read.map_err(|e| format!("the download failed: {}", self.read_failure(&e)))?;
+        read.map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
         if bytes.len() as u64 > len {
-            return Err(format!("the origin sent more than the {len} bytes asked for"));
+            return Err(format!("the origin sent more than the {len} bytes asked for").into());
         }
         Ok(bytes)
     }
@@ -214,8 +303,19 @@ impl Origin {
     /// an error, and leaves no file behind; so is a 304 naming the artifact
     /// refused before (it is not downloaded again). `check` judges a new
     /// artifact's head (its signature) before its bodies are fetched.
-    pub(crate) fn fetch(&self, max_len: u64, have: bool, check: &CheckHead<'_>) -> Result<Fetched, String> {
+    /// With `answer_within`, an answer's head that does not come within it
+    /// is an error too (a start with a last good artifact to serve meanwhile).
+    pub(crate) fn fetch(
+        &self,
+        max_len: u64,
+        have: bool,
+        answer_within: Option<Duration>,
+        check: &CheckHead<'_>,
+    ) -> Result<Fetched, PullError> {
         let mut request = self.agent.get(&self.url);
+        if let Some(within) = answer_within {
+            request = request.config().timeout_recv_response(Some(within)).build();
+        }
         // Written by this server: never read through a link, never waited
         // on, at most an entity tag's length (any other is not used).
         let good = have.then(|| files::read_bounded(&self.state_dir.join(LAST_GOOD_ETAG), MAX_ETAG_FILE_LEN, false));
@@ -235,11 +335,12 @@ impl Origin {
         let etag = etag_of(&response);
         match status {
             304 => match refused {
-                Some((refused, reason)) if etag.as_deref() == Some(&refused) || good.is_none() => {
-                    Err(format!("the origin still holds the artifact refused before ({reason})"))
-                }
+                Some((refused, reason)) if etag.as_deref() == Some(&refused) || good.is_none() => Err(PullError {
+                    failure: Failure::Refused,
+                    message: format!("the origin still holds the artifact refused before ({reason})"),
+                }),
                 _ if good.is_some() => Ok(Fetched::Unchanged),
-                _ => Err("the origin answered 304 to nothing asked".to_owned()),
+                _ => Err("the origin answered 304 to nothing asked".to_owned().into()),
             },
             200 => self.whole(response, etag, max_len),
             206 => match (old, etag.filter(|e| !e.starts_with("W/"))) {
@@ -247,7 +348,7 @@ impl Origin {
                 // No strong ETag to ask If-Range with: the whole artifact, once more.
                 _ => self.whole_again(max_len),
             },
-            _ => Err(format!("the origin answered {}", response.status())),
+            _ => Err(format!("the origin answered {}", response.status()).into()),
         }
     }
 
@@ -258,27 +359,27 @@ impl Origin {
     }
 
     /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
-    fn whole_again(&self, max_len: u64) -> Result<Fetched, String> {
+    fn whole_again(&self, max_len: u64) -> Result<Fetched, PullError> {
         let response = self.exchange(self.agent.get(&self.url))?;
         match response.status().as_u16() {
             200 => {
                 let etag = etag_of(&response);
                 self.whole(response, etag, max_len)
             }
-            _ => Err(format!("the origin answered {}", response.status())),
+            _ => Err(format!("the origin answered {}", response.status()).into()),
         }
     }
 
     /// A 200's body, the whole artifact, into a new file of the state
     /// folder: abandoned at its first bytes when they are not an
     /// artifact's header, or claim more than `max_len` bytes.
-    fn whole(&self, mut response: Response, etag: Option<String>, max_len: u64) -> Result<Fetched, String> {
+    fn whole(&self, mut response: Response, etag: Option<String>, max_len: u64) -> Result<Fetched, PullError> {
         let announced = response.body().content_length();
         if let Some(len) = announced.filter(|&len| len > max_len) {
-            return Err(over_the_limit(len, max_len));
+            return Err(over_the_limit(len, max_len).into());
         }
-        let (path, mut file) =
-            create_download(&self.state_dir).map_err(|e| format!("cannot write the download: {e}"))?;
+        let (path, mut file) = create_download(&self.state_dir)
+            .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
         let download = Download { path, etag };
         let mut reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
         // The header first: what is not an artifact is not downloaded.
@@ -286,25 +387,28 @@ impl Origin {
         (&mut reader)
             .take(artifact::HEADER_LEN as u64)
             .read_to_end(&mut prefix)
-            .map_err(|e| format!("the download failed: {}", self.read_failure(&e)))?;
+            .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
         let len = match artifact::file_len_of(&prefix) {
             Ok(len) => len,
             Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
         };
         if len > max_len {
-            return Err(over_the_limit(len, max_len));
+            return Err(over_the_limit(len, max_len).into());
         }
         if let Some(announced) = announced.filter(|&announced| announced != len) {
-            return Err(format!("the origin's artifact is {announced} bytes, and its header says {len}"));
+            return Err(format!("the origin's artifact is {announced} bytes, and its header says {len}").into());
         }
-        file.write_all(&prefix).map_err(|e| format!("cannot write the download: {e}"))?;
+        file.write_all(&prefix).map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
         let rest = len - prefix.len() as u64;
         let copied = copy_at_most(reader, &mut file, rest)
-            .map_err(|e| format!("the download failed: {}", self.read_failure(&e)))?;
+            .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
         if copied != rest {
-            return Err(format!("the download was cut: {} of {len} bytes", copied + prefix.len() as u64));
+            return Err(PullError::unreachable(format!(
+                "the download was cut: {} of {len} bytes",
+                copied + prefix.len() as u64
+            )));
         }
-        file.sync_all().map_err(|e| format!("cannot write the download: {e}"))?;
+        file.sync_all().map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
         self.counters.count(len, len, false);
         Ok(Fetched::New(download))
     }
@@ -324,12 +428,12 @@ impl Origin {
         old: &Artifact,
         max_len: u64,
         check: &CheckHead<'_>,
-    ) -> Result<Fetched, String> {
+    ) -> Result<Fetched, PullError> {
         let Some((0, _, total)) = content_range(&first) else {
-            return Err("the origin answered 206 without a range of the artifact".to_owned());
+            return Err("the origin answered 206 without a range of the artifact".to_owned().into());
         };
         if total > max_len {
-            return Err(over_the_limit(total, max_len));
+            return Err(over_the_limit(total, max_len).into());
         }
         let mut head = self.read_at_most(&mut first, PROBE)?;
         if head.len() as u64 == total {
@@ -367,12 +471,12 @@ impl Origin {
         // copied from it, the others fetched; then checked whole.
         let head_plan = delta::Plan::head(&summary, old, delta::Plan::MAX_RANGES);
         head.try_reserve_exact((summary.head_len() - summary.len()) as usize)
-            .map_err(|_| format!("cannot take memory for a head of {} bytes", summary.head_len()))?;
+            .map_err(|_| PullError::local(format!("cannot take memory for a head of {} bytes", summary.head_len())))?;
         for run in head_plan.runs() {
             match run.source {
-                delta::Source::Old { at } => head.extend_from_slice(
-                    &old.head_bytes(at, run.len).ok_or("the last good artifact's head is not what its index says")?,
-                ),
+                delta::Source::Old { at } => head.extend_from_slice(&old.head_bytes(at, run.len).ok_or_else(|| {
+                    PullError::local("the last good artifact's head is not what its index says".to_owned())
+                })?),
                 delta::Source::Origin if run.at + run.len <= summary_len + probed.len() as u64 => {
                     let from = (run.at - summary_len) as usize;
                     head.extend_from_slice(&probed[from..from + run.len as usize]);
@@ -392,16 +496,16 @@ impl Origin {
             Err(error) => return refused(error),
         };
         let plan = delta::Plan::new(&new, old, delta::Plan::MAX_RANGES);
-        let (path, mut file) =
-            create_download(&self.state_dir).map_err(|e| format!("cannot write the download: {e}"))?;
+        let (path, mut file) = create_download(&self.state_dir)
+            .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
         let download = Download { path, etag: Some(etag.clone()) };
-        let write_error = |e: io::Error| format!("cannot write the download: {e}");
+        let write_error = |e: io::Error| PullError::state(format!("cannot write the download: {e}"));
         file.write_all(&head).map_err(write_error)?;
         for run in plan.runs() {
             match run.source {
                 delta::Source::Old { at } => old
                     .copy_range(at, run.len, &mut file)
-                    .map_err(|e| format!("cannot copy from the last good artifact: {e}"))?,
+                    .map_err(|e| PullError::state(format!("cannot copy from the last good artifact: {e}")))?,
                 delta::Source::Origin => {
                     if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);
@@ -433,7 +537,7 @@ impl Origin {
         to: u64,
         total: u64,
         max_len: u64,
-    ) -> Result<Result<Vec<u8>, Fetched>, String> {
+    ) -> Result<Result<Vec<u8>, Fetched>, PullError> {
         match self.range(etag, from, to, total)? {
             Ranged::Bytes(bytes) => Ok(Ok(bytes)),
             Ranged::Whole(response) => {
@@ -444,11 +548,13 @@ impl Origin {
     }
 
     /// A whole artifact's bytes, in hand, into a new file of the state folder.
-    fn write_whole(&self, bytes: &[u8], etag: String) -> Result<Fetched, String> {
-        let (path, mut file) =
-            create_download(&self.state_dir).map_err(|e| format!("cannot write the download: {e}"))?;
+    fn write_whole(&self, bytes: &[u8], etag: String) -> Result<Fetched, PullError> {
+        let (path, mut file) = create_download(&self.state_dir)
+            .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
         let download = Download { path, etag: Some(etag) };
-        file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| format!("cannot write the download: {e}"))?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
         self.counters.count(bytes.len() as u64, bytes.len() as u64, false);
         Ok(Fetched::New(download))
     }
@@ -456,7 +562,7 @@ impl Origin {
     /// Bytes `from..to` of the artifact whose ETag is `etag`, asked with
     /// `If-Range`: a 206 of exactly that range, or the whole artifact (a
     /// 200: it changed since, or the origin ignores `Range`).
-    fn range(&self, etag: &str, from: u64, to: u64, total: u64) -> Result<Ranged, String> {
+    fn range(&self, etag: &str, from: u64, to: u64, total: u64) -> Result<Ranged, PullError> {
         let mut bytes = Vec::new();
         let ranged = self.range_to(etag, from, to, total, &mut bytes)?;
         Ok(ranged.map_or(Ranged::Bytes(bytes), Ranged::Whole))
@@ -472,7 +578,7 @@ impl Origin {
         to: u64,
         total: u64,
         out: &mut impl Write,
-    ) -> Result<Option<Box<Response>>, String> {
+    ) -> Result<Option<Box<Response>>, PullError> {
         let request =
             self.agent.get(&self.url).header("Range", format!("bytes={from}-{}", to - 1)).header("If-Range", etag);
         let mut response = self.exchange(request)?;
@@ -481,15 +587,17 @@ impl Origin {
                 let len = to - from;
                 let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
                 let copied = io::copy(&mut reader.take(len), out)
-                    .map_err(|e| format!("the download failed: {}", self.read_failure(&e)))?;
+                    .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
                 if copied != len {
-                    return Err(format!("the download was cut: {copied} of {len} bytes of a range"));
+                    return Err(PullError::unreachable(format!(
+                        "the download was cut: {copied} of {len} bytes of a range"
+                    )));
                 }
                 Ok(None)
             }
-            206 => Err(format!("the origin answered bytes {from}-{} with another range", to - 1)),
+            206 => Err(format!("the origin answered bytes {from}-{} with another range", to - 1).into()),
             200 => Ok(Some(Box::new(response))),
-            _ => Err(format!("the origin answered {}", response.status())),
+            _ => Err(format!("the origin answered {}", response.status()).into()),
         }
     }
 

@@ -9,16 +9,30 @@ use std::time::SystemTime;
 use foundry_catalog_serving::artifact::{ArtifactError, Metadata};
 use foundry_catalog_serving::files::ReadError;
 
-/// The file of the state folder that holds the highest sequence served.
+/// The file of the state folder that holds the highest sequence served,
+/// and the content digest of the artifact served under it: `8 3f…\n` (a
+/// file written before the digest was kept holds the number alone).
 const SEQUENCE_FILE: &str = "highest-sequence";
-/// The most [`SEQUENCE_FILE`] may hold: a u64 and a newline are 21 bytes.
-const MAX_SEQUENCE_FILE_LEN: u64 = 64;
+/// The most [`SEQUENCE_FILE`] may hold: a u64, a space, a SHA-256 in hex
+/// and a newline are 86 bytes.
+const MAX_SEQUENCE_FILE_LEN: u64 = 128;
 
-/// The highest sequence this replica has served, and where it is kept.
+/// The highest sequence this replica has served, the content digest of
+/// the artifact it served under it (when known), and where they are kept.
 #[derive(Debug)]
 pub(crate) struct Releases {
-    highest: Mutex<Option<u64>>,
+    highest: Mutex<Option<(u64, Option<String>)>>,
     file: Option<PathBuf>,
+}
+
+/// The highest sequence and its artifact's content digest, as
+/// [`SEQUENCE_FILE`] holds them; `None` for anything else.
+fn parse_highest(text: &str) -> Option<(u64, Option<String>)> {
+    let mut words = text.trim_end_matches('\n').split(' ');
+    let sequence = words.next()?.parse().ok()?;
+    let digest = words.next().map(str::to_owned);
+    let hex = |d: &String| d.len() == 64 && d.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    (words.next().is_none() && digest.as_ref().is_none_or(hex)).then_some((sequence, digest))
 }
 
 impl Releases {
@@ -36,9 +50,9 @@ impl Releases {
         let highest = match foundry_catalog_serving::files::read_bounded(&file, MAX_SEQUENCE_FILE_LEN, false) {
             Ok((bytes, _)) => {
                 let text = String::from_utf8_lossy(&bytes);
-                Some(text.trim().parse::<u64>().map_err(|_| {
+                Some(parse_highest(&text).ok_or_else(|| {
                     format!(
-                        "{}: not a sequence number ({:?}); hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact",
+                        "{}: not a sequence number and a content digest ({:?}); hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact",
                         file.display(),
                         text.chars().take(40).collect::<String>()
                     )
@@ -57,13 +71,23 @@ impl Releases {
 
     /// The highest sequence served.
     pub(crate) fn highest(&self) -> Option<u64> {
-        *self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|(sequence, _)| *sequence)
     }
 
     /// Whether `next` may be served after `current` (see
-    /// [`Metadata::admissible`]).
+    /// [`Metadata::admissible`]), and is not another artifact under the
+    /// highest sequence served (known across restarts by its digest).
     pub(crate) fn admit(&self, next: &Metadata, current: Option<&Metadata>) -> Result<(), ArtifactError> {
-        next.admissible(self.highest(), current, SystemTime::now())
+        next.admissible(self.highest(), current, SystemTime::now())?;
+        let highest = self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match (&*highest, next.sequence) {
+            (Some((highest, Some(digest))), Some(sequence))
+                if sequence == *highest && *digest != next.content_sha256 =>
+            {
+                Err(ArtifactError::SequenceReused { sequence })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Records that `metadata` is being served: its sequence, if higher,
@@ -71,15 +95,36 @@ impl Releases {
     /// served, so a restart keeps refusing what came before).
     pub(crate) fn activate(&self, metadata: &Metadata) -> Result<(), String> {
         let mut highest = self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some(sequence) = metadata.sequence.filter(|&s| highest.is_none_or(|h| s > h)) else {
+        // A higher sequence, or the highest one's digest where it was not kept.
+        let new = |sequence: u64| match &*highest {
+            None => true,
+            Some((h, digest)) => sequence > *h || (sequence == *h && digest.is_none()),
+        };
+        let Some(sequence) = metadata.sequence.filter(|&s| new(s)) else {
             return Ok(());
         };
+        let digest = &metadata.content_sha256;
         if let Some(file) = &self.file {
-            let text = format!("{sequence}\n");
+            let text = format!("{sequence} {digest}\n");
             foundry_catalog_serving::files::replace(file, |out| std::io::Write::write_all(out, text.as_bytes()))
                 .map_err(|e| format!("{}: cannot record sequence {sequence}: {e}", file.display()))?;
         }
-        *highest = Some(sequence);
+        *highest = Some((sequence, Some(digest.clone())));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_highest;
+
+    #[test]
+    fn the_highest_sequence_file_holds_a_number_and_a_digest_or_is_refused() {
+        let digest = "ab".repeat(32);
+        assert_eq!(parse_highest(&format!("8 {digest}\n")), Some((8, Some(digest.clone()))));
+        assert_eq!(parse_highest("8\n"), Some((8, None)), "as written before the digest was kept");
+        for bad in ["", "\n", "eight\n", "8 \n", "8 xyz\n", &format!("8 {digest} 9\n"), &format!("-1 {digest}\n")] {
+            assert_eq!(parse_highest(bad), None, "{bad:?}");
+        }
     }
 }

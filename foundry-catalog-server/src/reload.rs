@@ -15,6 +15,7 @@ use tracing::{debug, error, info};
 use crate::config::Config;
 use crate::load::{LoadError, Loaded};
 use crate::metrics::Poll;
+use crate::origin::Failure;
 use crate::state::State;
 
 /// Rebuilds the catalog for each reload request, off the request path: a
@@ -34,7 +35,7 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
                 debug!("the origin's artifact is the one being served");
             }
             Ok(Err(LoadError::RecordTypes(problems))) => {
-                state.metrics.polled(Poll::Failed);
+                state.metrics.failed(Failure::Refused);
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 let generation = state.generation();
                 for problem in problems.lines().map(|line| line.strip_prefix("error: ").unwrap_or(line)) {
@@ -51,8 +52,14 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
                 let seconds = started.elapsed().as_secs_f64();
                 info!(products, generation, content_sha256 = %content, %record_types, seconds, "catalog reloaded");
             }
+            Ok(Err(LoadError::Origin { origin, error })) => {
+                state.metrics.failed(error.failure);
+                state.metrics.reloads_failed.fetch_add(1, Relaxed);
+                let generation = state.generation();
+                error!(generation, reason = error.failure.label(), %origin, "reload failed, still serving the previous catalog: {error}");
+            }
             Ok(Err(LoadError::Catalog(errors))) => {
-                state.metrics.polled(Poll::Failed);
+                state.metrics.failed(Failure::Refused);
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 let generation = state.generation();
                 for problem in &errors.errors {
@@ -61,7 +68,7 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
                 error!(generation, "reload failed: {}", errors.summary());
             }
             Err(panic) => {
-                state.metrics.polled(Poll::Failed);
+                state.metrics.failed(Failure::Internal);
                 state.metrics.reloads_failed.fetch_add(1, Relaxed);
                 error!(%panic, "reload failed, still serving the previous catalog");
             }

@@ -68,6 +68,7 @@ impl Server {
             Ok(Loaded::Unchanged) => return Err(ServeError::State("no catalog to start with".to_owned())),
             Err(LoadError::RecordTypes(problems)) => return Err(ServeError::RecordTypes(problems)),
             Err(LoadError::Catalog(errors)) => return Err(ServeError::Catalog(errors)),
+            Err(LoadError::Origin { origin, error }) => return Err(ServeError::Origin(format!("{origin}: {error}"))),
         };
         let listener =
             TcpListener::bind(config.addr).await.map_err(|source| ServeError::Bind { addr: config.addr, source })?;

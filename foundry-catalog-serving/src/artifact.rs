@@ -444,7 +444,7 @@ pub enum ArtifactError {
     },
     /// Another artifact with the same sequence is being served.
     #[error(
-        "its sequence {sequence} is the one being served, with other contents: refused; hint: give every build its own --sequence"
+        "its sequence {sequence} is that of an artifact this replica served, with other contents: refused; hint: give every build its own --sequence"
     )]
     SequenceReused {
         /// The sequence.
