@@ -104,7 +104,7 @@ done
 served=$(now)
 shares=()
 for n in $(seq 0 $((REPLICAS - 1))); do
-  shares+=("$(echo "scale=4; ($(fetched "$n") - ${before[$n]}) / $bytes" | bc)")
+  shares+=("$(echo "scale=6; ($(fetched "$n") - ${before[$n]}) / $bytes" | bc)")
 done
 
 echo "foundry-catalog fleet benchmark, $(nproc) cores, $(date -u +%F)"

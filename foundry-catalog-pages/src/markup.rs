@@ -31,6 +31,11 @@ mod tests {
     #[test]
     fn the_five_characters_and_nothing_else() {
         assert_eq!(escape(r#"a&b<c>d"e'f/g"#), "a&amp;b&lt;c&gt;d&quot;e&#39;f/g");
+        // Each alone too: a text holding only one of them must not take
+        // the path that copies a text holding none.
+        for (c, escaped) in [('&', "&amp;"), ('<', "&lt;"), ('>', "&gt;"), ('"', "&quot;"), ('\'', "&#39;")] {
+            assert_eq!(escape(&format!("it{c}s")), format!("it{escaped}s"), "{c}");
+        }
         assert!(matches!(escape("https://example.com/a-b"), std::borrow::Cow::Borrowed(_)));
     }
 }

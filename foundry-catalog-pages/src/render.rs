@@ -87,6 +87,9 @@ impl Pages {
         env.set_trim_blocks(true);
         env.set_lstrip_blocks(true);
         env.set_formatter(escape_as_markup);
+        // A template that loops for ever (or for 10^10 rounds) stops with
+        // an error naming it, instead of holding a build or a reload.
+        env.set_fuel(Some(FUEL));
         let mut hasher = Sha256::new();
         let mut part = |bytes: &[u8]| {
             hasher.update((bytes.len() as u64).to_le_bytes());
@@ -190,6 +193,9 @@ impl Pages {
             ErrorKind::TemplateNotFound => {
                 "a template can extend or include base.html, product.html, not_found.html, style.css or another file of the templates folder"
             }
+            ErrorKind::OutOfFuel => {
+                "a page may take at most 10,000,000 template instructions (the default page takes a few thousand): look for a loop over a range, or loops nested in loops"
+            }
             ErrorKind::UnknownFilter | ErrorKind::UnknownFunction | ErrorKind::UnknownTest => {
                 "minijinja's built-in filters, tests and functions are available (docs.rs/minijinja)"
             }
@@ -198,6 +204,12 @@ impl Pages {
         PageError::Template { file, line: e.line().unwrap_or(0), message, hint, slug: slug.map(str::to_owned) }
     }
 }
+
+/// The most template instructions one page may take: the default
+/// templates take a few thousand for a product with a full sample; a
+/// loop over 10,000,000 items, or two nested loops over 100,000, stops at
+/// it (within about a second) with an error naming the template.
+pub const FUEL: u64 = 10_000_000;
 
 /// Autoescaping as Jinja2 (MarkupSafe) does it ([`crate::markup::escape`]):
 /// minijinja's default also writes `/` as `&#x2f;`, which makes every URL

@@ -120,7 +120,7 @@ pub fn robots(site: &Site) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Entry, MAX_URLS, files, robots};
+    use super::{Entry, MAX_BYTES, MAX_URLS, files, robots};
     use crate::Site;
 
     fn entries(n: usize) -> impl Iterator<Item = Entry> {
@@ -149,6 +149,40 @@ mod tests {
         assert_eq!(split[2].xml.matches("<url>").count(), 1);
         // The newest lastmod of each file is the index's lastmod for it.
         assert!(split[0].xml.contains("<lastmod>2026-01-28T00:00:00+00:00</lastmod>"));
+    }
+
+    /// A file holds at most MAX_BYTES with its frame (the XML declaration
+    /// and the `urlset` element): URL entries of 2,048 bytes each fill
+    /// MAX_BYTES exactly, so a split that forgot the frame would write a
+    /// file over the limit.
+    #[test]
+    fn no_file_passes_the_byte_limit_with_its_frame() {
+        let site = Site::new("https://example.com").unwrap();
+        let entry = |i: usize, pad: usize| Entry {
+            path: format!("/datasets/p-{i:06}-{}", "a".repeat(pad)),
+            lastmod: "2026-01-01T00:00:00+00:00".to_owned(),
+        };
+        let url_len = |pad: usize| {
+            let entry = entry(0, pad);
+            let url = format!(
+                "  <url>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </url>\n",
+                site.url(&entry.path),
+                entry.lastmod
+            );
+            url.len()
+        };
+        let pad = 2048 - url_len(0);
+        assert_eq!(url_len(pad), 2048);
+        assert_eq!(MAX_BYTES % 2048, 0);
+        let count = MAX_BYTES / 2048 + 10;
+        let split = files(&site, (0..count).map(|i| entry(i, pad)));
+        assert!(split.len() >= 3, "split into an index and two files");
+        for file in &split {
+            assert!(file.xml.len() <= MAX_BYTES, "{}: {} bytes", file.path, file.xml.len());
+        }
+        let urls: usize = split[1..].iter().map(|file| file.xml.matches("<url>").count()).sum();
+        assert_eq!(urls, count, "every URL once");
+        assert!(count < MAX_URLS, "the byte limit, not the count, splits here");
     }
 
     #[test]

@@ -133,6 +133,26 @@ fn a_broken_template_names_its_file_line_and_a_hint() {
     );
 }
 
+/// A template that would loop 10^10 times stops at its fuel, with an
+/// error naming it and a hint, within seconds; every default page takes
+/// far less than the fuel.
+#[test]
+fn a_template_that_loops_for_ever_runs_out_of_fuel() {
+    let dir = folder(&[(
+        "product.html",
+        "{% extends \"base.html\" %}\n{% block main %}\n{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}\n{% endblock %}\n",
+    )]);
+    let started = std::time::Instant::now();
+    let (file, line, text) = template_error(dir.path());
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    assert!(file.ends_with("product.html") && line == 3, "{text}");
+    assert!(text.contains("ran out of fuel") && text.contains("loops nested in loops"), "{text}");
+    let pages = Pages::new(site());
+    for record in examples() {
+        pages.product(&record).expect("a default page is far within its fuel");
+    }
+}
+
 #[test]
 fn a_folder_replaces_the_defaults_it_names() {
     let dir = folder(&[("style.css", "body { color: #123456; }"), (".swap", "ignored")]);

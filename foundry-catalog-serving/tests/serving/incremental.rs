@@ -257,6 +257,15 @@ fn a_previous_artifact_from_another_build_is_refused_with_the_reason() {
     let error = Builder::new().previous(&loaded(&with_checksum(other))).expect_err("another version");
     assert_eq!(error.to_string(), "it was built by \"foundry-catalog 9.9.9\", and this is \"foundry-catalog 0.1.0\"");
 
+    // Rendered by another build of the same version: its renderer digest
+    // is there, and differs (not only an absent one is refused).
+    let key = b"\"renderer_sha256\":\"";
+    let at = first.windows(key.len()).position(|w| w == key).expect("the renderer digest") + key.len();
+    let mut rendered_elsewhere = first.clone();
+    rendered_elsewhere[at] = if first[at] == b'0' { b'1' } else { b'0' };
+    let error = Builder::new().previous(&loaded(&with_checksum(rendered_elsewhere))).expect_err("another renderer");
+    assert!(matches!(error, Unusable::Renderer { found: Some(_), .. }), "{error}");
+
     #[cfg(feature = "compression")]
     {
         use foundry_catalog_serving::catalog::ContentCoding;
