@@ -1350,6 +1350,8 @@ enum Fault {
     Redirect,
     /// Answer 500 to everything.
     Status500,
+    /// Send, without `Content-Length`, a header whose lengths claim 10 GB.
+    HugeHeader,
 }
 
 /// What the test origin serves and how, and what it was asked.
@@ -1422,6 +1424,14 @@ impl Origin {
                     }
                     Fault::Huge => {
                         b"HTTP/1.1 200 OK\r\ncontent-length: 10000000000\r\nconnection: close\r\n\r\n".to_vec()
+                    }
+                    Fault::HugeHeader => {
+                        let mut header = state.body[..64].to_vec();
+                        header[56..64].copy_from_slice(&10_000_000_000_u64.to_le_bytes());
+                        let mut response =
+                            format!("HTTP/1.1 200 OK\r\netag: {etag}\r\nconnection: close\r\n\r\n").into_bytes();
+                        response.extend_from_slice(&header);
+                        response
                     }
                     Fault::Status500 => {
                         b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec()
@@ -1566,6 +1576,12 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
         ("a cut download", build(7, "Release seven", "ci", &[]), Fault::Cut(1000), "the download"),
         ("a 10 GB claim", build(8, "Release eight", "ci", &[]), Fault::Huge, "over the limit of"),
         ("an HTTP 500", build(9, "Release nine", "ci", &[]), Fault::Status500, "the origin answered 500"),
+        (
+            "a 10 GB header, no Content-Length",
+            build(10, "Release ten", "ci", &[]),
+            Fault::HugeHeader,
+            "the origin's artifact is 1000000",
+        ),
     ];
     for (what, body, fault, reason) in cases {
         let (from, downloads) = (server.log_len(), origin.downloads());
@@ -1944,6 +1960,12 @@ fn a_fifo_or_a_device_in_the_state_or_key_folder_is_refused_at_once() {
     std::os::unix::fs::symlink("/dev/zero", &sequence).expect("link");
     let stderr = serve(&["--state-dir", state.to_str().expect("utf-8")]);
     assert!(stderr.contains("highest-sequence: cannot read: a symbolic link"), "{stderr}");
+    // Not a number: refused, never read as "no sequence" (which would
+    // trust any rollback).
+    std::fs::remove_file(&sequence).expect("remove");
+    std::fs::write(&sequence, "eight\n").expect("write");
+    let stderr = serve(&["--state-dir", state.to_str().expect("utf-8")]);
+    assert!(stderr.contains("highest-sequence: not a sequence number and a content digest (\"eight\\n\")"), "{stderr}");
 
     let keys = work.join("keys");
     std::fs::create_dir_all(&keys).expect("key folder");

@@ -2282,9 +2282,46 @@ fn crc32(parts: &[&[u8]]) -> u32 {
     total.finalize()
 }
 
+/// What a hand-made file could say, for the tests of what reads it.
+#[cfg(test)]
+impl Artifact {
+    /// The version-3 example artifact of the previous release (with pages).
+    pub(crate) fn example_v3() -> Artifact {
+        let bytes = include_bytes!("../tests/serving/data/examples-v3.fcat");
+        Artifact::parse(Bytes::from_static(bytes)).expect("the example parses")
+    }
+
+    /// The same artifact (with a placed index) with `edit` applied to its index's bytes.
+    pub(crate) fn with_index(&self, edit: impl FnOnce(&mut Vec<u8>, usize, usize)) -> Artifact {
+        let Index::Spans(index) = &self.index else { panic!("a placed index") };
+        let mut index = index.to_vec();
+        edit(&mut index, self.entry_len(), document_len(self.metadata.codings.len()));
+        Artifact { index: Index::Spans(Bytes::from(index)), ..self.clone() }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{ArtifactError, Metadata};
+    use super::{Artifact, ArtifactError, Metadata, SOURCE_LEN, SPAN_LEN, le_u64};
+
+    /// Each product's bytes must start where the one before ends: a
+    /// second product moved a byte later (a gap) or earlier (an overlap)
+    /// is refused, though the last one still ends where the data does.
+    #[test]
+    fn a_gap_or_an_overlap_between_products_is_refused() {
+        let artifact = Artifact::example_v3();
+        artifact.check_tiling().expect("the example is tiled");
+        for shift in [1_i64, -1] {
+            let moved = artifact.with_index(|index, entry_len, _| {
+                for at in (entry_len + 8 + SOURCE_LEN..2 * entry_len).step_by(SPAN_LEN) {
+                    let offset = le_u64(&index[at..]).checked_add_signed(shift).expect("within");
+                    index[at..at + 8].copy_from_slice(&offset.to_le_bytes());
+                }
+            });
+            let error = moved.check_tiling().expect_err("moved").to_string();
+            assert!(error.contains("start at") && error.contains("where the ones before end at"), "{shift}: {error}");
+        }
+    }
 
     fn metadata(expires: Option<u64>) -> Metadata {
         Metadata {

@@ -1207,6 +1207,27 @@ mod tests {
         assert_eq!(cache.failures(), 6);
     }
 
+    /// Two site documents under one name (which no build writes) are
+    /// refused, whichever the name.
+    #[test]
+    fn a_site_document_indexed_twice_is_refused() {
+        use crate::artifact::Artifact;
+        let artifact = Artifact::example_v3();
+        assert!(super::ResponseCatalog::index(&artifact, true).is_ok());
+        let documents: Vec<_> = artifact.documents().collect();
+        assert!(documents.len() >= 2, "robots.txt and the not-found page at least");
+        for (to, from) in [(1, 0), (0, 1)] {
+            let twice = artifact.with_index(|index, entry_len, document_len| {
+                let products = artifact.len() * entry_len;
+                let (to, from) = (products + to * document_len, products + from * document_len);
+                let path = index[from..from + 12].to_vec();
+                index[to..to + 12].copy_from_slice(&path);
+            });
+            let Err(error) = super::ResponseCatalog::index(&twice, true) else { panic!("{to} as {from}: accepted") };
+            assert!(error.to_string().contains("is indexed twice"), "{error}");
+        }
+    }
+
     #[test]
     fn only_the_names_a_build_gives_are_site_documents() {
         for name in ["/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-20.xml", "404"] {

@@ -131,4 +131,7 @@ fn any_of_several_verify_keys_accepts_what_it_signed() {
     let artifact = Artifact::parse(Bytes::from(signed(&other))).expect("parses");
     let error = artifact.verify_any(&keys).expect_err("signed by another key").to_string();
     assert!(error.contains(&keys[0].fingerprint()) && error.contains(&keys[1].fingerprint()), "{error}");
+    // No key trusts nothing: a signed artifact is not verified by an empty list.
+    let artifact = Artifact::parse(Bytes::from(signed(&old))).expect("parses");
+    assert!(matches!(artifact.verify_any(&[]), Err(ArtifactError::WrongKey { .. })));
 }
