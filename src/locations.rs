@@ -44,9 +44,32 @@ pub struct InvalidManifestLocation {
     pub reason: String,
 }
 
+/// Schemes a browser or a system acts on, which an actor platform's own
+/// scheme never is: a manifest path with one would run script
+/// (`javascript`), carry content (`data`), reach local files (`file`) or
+/// pass for a web address, wherever it is shown as a link.
+const ACTED_ON: &[&str] = &[
+    "about",
+    "blob",
+    "data",
+    "file",
+    "filesystem",
+    "ftp",
+    "http",
+    "https",
+    "javascript",
+    "mailto",
+    "sms",
+    "tel",
+    "vbscript",
+    "ws",
+    "wss",
+];
+
 impl ManifestLocation {
     /// An actor-platform location, checked: the scheme is a lowercase URI
-    /// scheme, the publisher a single path segment.
+    /// scheme, not one a browser or a system acts on (`javascript`, `data`,
+    /// `file`, `http`, …), and the publisher a single path segment.
     pub fn actor(scheme: impl Into<String>, publisher: impl Into<String>) -> Result<Self, InvalidManifestLocation> {
         let (scheme, publisher) = (scheme.into(), publisher.into());
         let scheme_ok = scheme.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
@@ -57,6 +80,10 @@ impl ManifestLocation {
             && publisher != "..";
         if !scheme_ok {
             Err(InvalidManifestLocation { reason: format!("{scheme:?} is not a URI scheme") })
+        } else if ACTED_ON.contains(&scheme.as_str()) {
+            Err(InvalidManifestLocation {
+                reason: format!("{scheme:?} is a scheme browsers and systems act on, not an actor platform's own"),
+            })
         } else if !publisher_ok {
             Err(InvalidManifestLocation { reason: format!("{publisher:?} is not a publisher name") })
         } else {

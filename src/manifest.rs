@@ -118,3 +118,53 @@ impl ProductManifest {
         Ok(self.to_record(Sample::new(record_type, &ctx), SchemaPreview::new(record_type, &ctx)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ProductManifest;
+    use serde_json::{Value, json};
+
+    /// The first example manifest with a listing, `edit` applied, built.
+    fn built(edit: impl FnOnce(&mut Value)) -> Result<crate::product::ProductRecord, crate::conformance::Violations> {
+        let mut manifest: Value = crate::examples::MANIFESTS
+            .iter()
+            .map(|(_, text)| serde_json::from_str::<Value>(text).expect("JSON"))
+            .find(|m| m["marketplaces"].as_array().is_some_and(|l| !l.is_empty()))
+            .expect("an example with a listing");
+        edit(&mut manifest);
+        ProductManifest::from_value(&manifest)?.build()
+    }
+
+    /// Text that reaches a page holds no character that hides or reorders
+    /// it (a bidirectional override, a zero-width space); the joiners and
+    /// direction marks of real scripts pass.
+    #[test]
+    fn text_that_hides_or_reorders_itself_is_refused_where_it_is() {
+        for c in ['\u{202e}', '\u{2066}', '\u{200b}', '\u{feff}'] {
+            let error = built(|m| m["title"] = json!(format!("Safe{c}title"))).expect_err("refused").to_string();
+            assert!(error.contains("/title") && error.contains(&format!("U+{:04X}", u32::from(c))), "{error}");
+        }
+        let error = built(|m| m["use_cases"][1] = json!("a\u{202e}b")).expect_err("refused in a list too").to_string();
+        assert!(error.contains("/use_cases/1"), "{error}");
+        built(|m| m["title"] = json!("Family 👨\u{200d}👩\u{200d}👧 and \u{200f}שלום"))
+            .expect("joiners and marks pass");
+    }
+
+    /// A manifest path's scheme is an actor platform's own, never one a
+    /// browser or a system acts on; a listing URL carries no user
+    /// information.
+    #[test]
+    fn acted_on_schemes_and_urls_with_user_information_are_refused() {
+        for scheme in ["javascript", "data", "file", "https", "vbscript"] {
+            let error = built(|m| m["actor_manifest"] = json!({"scheme": scheme, "publisher": "foundry"}))
+                .expect_err("refused")
+                .to_string();
+            assert!(error.contains("/actor_manifest") && error.contains("act on"), "{scheme}: {error}");
+        }
+        built(|m| m["actor_manifest"] = json!({"scheme": "actorhub", "publisher": "foundry"})).expect("its own");
+        for url in ["https://user:pass@example.com/x", "https://example.com@evil.example/x"] {
+            let error = built(|m| m["marketplaces"][0]["url"] = json!(url)).expect_err("refused").to_string();
+            assert!(error.contains("/marketplaces/0/url"), "{url}: {error}");
+        }
+    }
+}

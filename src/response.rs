@@ -48,14 +48,69 @@ fn record_violations(body: &[u8], record_types: &[RecordSchema]) -> Violations {
     )
 }
 
+/// Every string of `body` (JSON) holding a character that hides or
+/// reorders text, as a violation at its pointer (relative to the record).
+/// The characters are at least three bytes in UTF-8, starting 0xE2 or
+/// 0xEF (JSON writes them as they are), so a body without those bytes is
+/// passed at the cost of one scan.
+fn hidden_characters(body: &[u8]) -> Vec<Violation> {
+    if !body.iter().any(|&b| b == 0xE2 || b == 0xEF) {
+        return Vec::new();
+    }
+    let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let mut found = Vec::new();
+    fn walk(value: &Value, pointer: &mut String, found: &mut Vec<Violation>) {
+        match value {
+            Value::String(text) => {
+                if let Some(c) = text.chars().find(|&c| foundry_catalog_core::hides_or_reorders(c)) {
+                    found.push(Violation::new(
+                        pointer.strip_prefix("/data").unwrap_or(pointer),
+                        Rule::Format,
+                        format!(
+                            "holds U+{:04X}, a character that hides or reorders the text around it on a page; hint: remove it (the zero-width joiners and the direction marks are allowed)",
+                            u32::from(c)
+                        ),
+                    ));
+                }
+            }
+            Value::Array(items) => {
+                for (n, item) in items.iter().enumerate() {
+                    let len = pointer.len();
+                    pointer.push_str(&format!("/{n}"));
+                    walk(item, pointer, found);
+                    pointer.truncate(len);
+                }
+            }
+            Value::Object(fields) => {
+                for (key, item) in fields {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    walk(item, pointer, found);
+                    pointer.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(&value, &mut String::new(), &mut found);
+    found
+}
+
 impl ProductResponse {
     /// The body `{"data": record}` as bytes, serialized straight from the
     /// typed record, and checked against the spec (knowing `record_types`
     /// besides the shipped ones): the body, or every violation, with
     /// pointers relative to the record (as a manifest's keys are).
+    ///
+    /// Beyond the spec, a built body's text holds no character that hides
+    /// or reorders what a page shows ([`foundry_catalog_core::hides_or_reorders`]:
+    /// bidirectional overrides, zero-width spaces): each such string is a
+    /// [`Rule::Format`] violation at its pointer.
     pub fn body(record: &ProductRecord, record_types: &[RecordSchema]) -> Result<Vec<u8>, Violations> {
         let body = body_bytes(record);
-        let violations = record_violations(&body, record_types);
+        let mut violations = record_violations(&body, record_types);
+        violations.0.extend(hidden_characters(&body));
         if violations.0.is_empty() { Ok(body) } else { Err(violations) }
     }
 

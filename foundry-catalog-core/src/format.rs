@@ -52,6 +52,24 @@ crate::wire_enum! {
 /// Every text value starts with these words (docs/fixtures.md).
 pub const TEXT_PREFIX: &str = "Deterministic fixture";
 
+/// Whether `c` hides or reorders the text around it without being seen:
+/// the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+/// U+2066–U+2069: the "Trojan Source" characters), the zero-width space
+/// (U+200B), the word joiner and invisible operators (U+2060–U+2064) and
+/// the zero-width no-break space (U+FEFF). Text that reaches a page or a
+/// log must not hold them. The zero-width joiners (U+200C, U+200D: emoji
+/// sequences, Persian and Indic scripts) and the direction marks (U+200E,
+/// U+200F: right-to-left text) have legitimate uses and are not among them.
+///
+/// ```
+/// use foundry_catalog_core::hides_or_reorders;
+/// assert!(hides_or_reorders('\u{202e}') && hides_or_reorders('\u{200b}'));
+/// assert!(!hides_or_reorders('\u{200d}') && !hides_or_reorders('a'));
+/// ```
+pub fn hides_or_reorders(c: char) -> bool {
+    matches!(c, '\u{200b}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
 /// Whether `text` is `lowercase_underscore`: a lowercase letter, then
 /// lowercase letters and digits in words joined by single underscores.
 /// Record labels and marketplace keys follow this rule.
@@ -69,14 +87,15 @@ pub const SLUG_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
 pub const LOWERCASE_UNDERSCORE_PATTERN: &str = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$";
 
 /// The pattern of an absolute http(s) URL: RFC 3986's `http-URI` grammar
-/// (userinfo, an IP literal or registered name, port, path, query,
-/// fragment, percent-encodings), so `https://[::1/x` and `https://a b/` fail.
+/// (an IP literal or registered name, port, path, query, fragment,
+/// percent-encodings) without user information, which
+/// [`crate::is_absolute_url`] refuses, so `https://[::1/x`, `https://a b/`
+/// and `https://user@host/` fail.
 /// [`crate::is_absolute_url`] (`iri-string`) is the full rule; this pattern
 /// is never looser on the shapes it lets through except inside an IP
 /// literal's brackets, which `format: uri` checks.
 pub const ABSOLUTE_URL_PATTERN: &str = concat!(
     "^[Hh][Tt][Tt][Pp][Ss]?://",
-    "((%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:-])*@)?",
     "(\\[[0-9A-Fa-f:.]+\\]|\\[[vV][0-9A-Fa-f]+\\.[A-Za-z0-9._~!$&'()*+,;=:-]+\\]|(%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=-])+)",
     "(:[0-9]*)?",
     "(/(%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@-])*)*",

@@ -43,7 +43,7 @@ mod timestamp;
 mod url;
 mod wire_enum;
 
-pub use format::{AbsoluteUrl, FieldFormat, InvalidUrl, is_lowercase_underscore};
+pub use format::{AbsoluteUrl, FieldFormat, InvalidUrl, hides_or_reorders, is_lowercase_underscore};
 pub use model::{
     DigestLength, EnumValue, FieldDescriptor, FieldType, FixtureHint, Items, Kind, MAX_SAFE_INTEGER, RecordSchema,
     SampleStatus, SampleType,

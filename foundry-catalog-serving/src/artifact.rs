@@ -752,7 +752,8 @@ impl BodyFile {
 
     /// Copies `len` bytes of the data region from `offset` to the end of
     /// `out`, in the kernel where it can (`copy_file_range`: a copy in the
-    /// page cache, or shared extents on filesystems that clone them), else
+    /// page cache; a file system that clones extents clones only ranges on
+    /// its block boundaries, which an artifact's bodies are not), else
     /// through a buffer; an error when the file has become shorter.
     pub(crate) fn copy_to(&self, offset: u64, len: u64, out: &mut std::fs::File) -> std::io::Result<()> {
         use std::io::Write;
@@ -1254,7 +1255,8 @@ impl Artifact {
         }
         // The generator's name and the site reach logs and notes: text
         // that cannot forge a line or move a terminal's cursor.
-        let printable = |text: &str| !text.chars().any(|c| c.is_control() || is_invisible_format(c));
+        let printable =
+            |text: &str| !text.chars().any(|c| c.is_control() || foundry_catalog_core::hides_or_reorders(c));
         if !printable(&self.metadata.generator) {
             return Err(ArtifactError::Malformed(format!(
                 "the generator's name {:?} holds control or invisible characters",
@@ -1979,13 +1981,6 @@ fn le_u64(bytes: &[u8]) -> u64 {
     let mut le = [0; 8];
     le.copy_from_slice(&bytes[..8]);
     u64::from_le_bytes(le)
-}
-
-/// A character that changes how text around it is shown without being
-/// seen itself: the bidirectional overrides and isolates, and the
-/// zero-width ones (Unicode's `Cf` characters that forge text).
-pub(crate) fn is_invisible_format(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 /// What an artifact's header says.

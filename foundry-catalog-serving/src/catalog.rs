@@ -704,8 +704,8 @@ impl ResponseCatalog {
     /// file: the bytes it shares with a catalog opened by
     /// [`ResponseCatalog::open_to_build_on`] (the previous one of an
     /// incremental build) are copied file to file by the kernel
-    /// (`copy_file_range`: a copy in the page cache, or shared extents on
-    /// filesystems that clone them), not written from memory. A previous
+    /// (`copy_file_range`: a copy in the page cache, never through user
+    /// space), not written from memory. A previous
     /// file that changed since it was read is not copied from.
     pub fn write_file(&self, out: &mut std::fs::File) -> std::io::Result<()> {
         origin::write_file(&self.artifact, &self.origins, out)
