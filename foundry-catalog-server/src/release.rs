@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use foundry_catalog_serving::artifact::{ArtifactError, Metadata};
+use foundry_catalog_serving::artifact::{ArtifactError, HighestServed, Metadata};
 use foundry_catalog_serving::files::ReadError;
 
 /// The file of the state folder that holds the highest sequence served,
@@ -21,18 +21,8 @@ const MAX_SEQUENCE_FILE_LEN: u64 = 128;
 /// the artifact it served under it (when known), and where they are kept.
 #[derive(Debug)]
 pub(crate) struct Releases {
-    highest: Mutex<Option<(u64, Option<String>)>>,
+    highest: Mutex<Option<HighestServed>>,
     file: Option<PathBuf>,
-}
-
-/// The highest sequence and its artifact's content digest, as
-/// [`SEQUENCE_FILE`] holds them; `None` for anything else.
-fn parse_highest(text: &str) -> Option<(u64, Option<String>)> {
-    let mut words = text.trim_end_matches('\n').split(' ');
-    let sequence = words.next()?.parse().ok()?;
-    let digest = words.next().map(str::to_owned);
-    let hex = |d: &String| d.len() == 64 && d.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    (words.next().is_none() && digest.as_ref().is_none_or(hex)).then_some((sequence, digest))
 }
 
 impl Releases {
@@ -50,7 +40,7 @@ impl Releases {
         let highest = match foundry_catalog_serving::files::read_bounded(&file, MAX_SEQUENCE_FILE_LEN, false) {
             Ok((bytes, _)) => {
                 let text = String::from_utf8_lossy(&bytes);
-                Some(parse_highest(&text).ok_or_else(|| {
+                Some(HighestServed::parse(&text).ok_or_else(|| {
                     format!(
                         "{}: not a sequence number and a content digest ({:?}); hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact",
                         file.display(),
@@ -71,7 +61,7 @@ impl Releases {
 
     /// The highest sequence served.
     pub(crate) fn highest(&self) -> Option<u64> {
-        self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|(sequence, _)| *sequence)
+        self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|highest| highest.sequence)
     }
 
     /// Whether `next` may be served after `current` (see
@@ -81,9 +71,7 @@ impl Releases {
         next.admissible(self.highest(), current, SystemTime::now())?;
         let highest = self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match (&*highest, next.sequence) {
-            (Some((highest, Some(digest))), Some(sequence))
-                if sequence == *highest && *digest != next.content_sha256 =>
-            {
+            (Some(highest), Some(sequence)) if highest.reused_by(next) => {
                 Err(ArtifactError::SequenceReused { sequence })
             }
             _ => Ok(()),
@@ -98,33 +86,46 @@ impl Releases {
         // A higher sequence, or the highest one's digest where it was not kept.
         let new = |sequence: u64| match &*highest {
             None => true,
-            Some((h, digest)) => sequence > *h || (sequence == *h && digest.is_none()),
+            Some(h) => sequence > h.sequence || (sequence == h.sequence && h.content_sha256.is_none()),
         };
         let Some(sequence) = metadata.sequence.filter(|&s| new(s)) else {
             return Ok(());
         };
-        let digest = &metadata.content_sha256;
+        let served = HighestServed { sequence, content_sha256: Some(metadata.content_sha256.clone()) };
         if let Some(file) = &self.file {
-            let text = format!("{sequence} {digest}\n");
+            let text = served.to_text();
             foundry_catalog_serving::files::replace(file, |out| std::io::Write::write_all(out, text.as_bytes()))
                 .map_err(|e| format!("{}: cannot record sequence {sequence}: {e}", file.display()))?;
         }
-        *highest = Some((sequence, Some(digest.clone())));
+        *highest = Some(served);
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_highest;
+    use foundry_catalog_serving::artifact::HighestServed;
 
     #[test]
     fn the_highest_sequence_file_holds_a_number_and_a_digest_or_is_refused() {
         let digest = "ab".repeat(32);
-        assert_eq!(parse_highest(&format!("8 {digest}\n")), Some((8, Some(digest.clone()))));
-        assert_eq!(parse_highest("8\n"), Some((8, None)), "as written before the digest was kept");
-        for bad in ["", "\n", "eight\n", "8 \n", "8 xyz\n", &format!("8 {digest} 9\n"), &format!("-1 {digest}\n")] {
-            assert_eq!(parse_highest(bad), None, "{bad:?}");
+        let served = HighestServed { sequence: 8, content_sha256: Some(digest.clone()) };
+        assert_eq!(HighestServed::parse(&format!("8 {digest}\n")), Some(served.clone()));
+        assert_eq!(HighestServed::parse(&served.to_text()), Some(served));
+        let old = HighestServed::parse("8\n").expect("as written before the digest was kept");
+        assert_eq!((old.sequence, old.content_sha256), (8, None));
+        for bad in [
+            "",
+            "\n",
+            "eight\n",
+            "8 \n",
+            "8 xyz\n",
+            &format!("8 {digest} 9\n"),
+            &format!("-1 {digest}\n"),
+            "+8\n",
+            "8\n\n",
+        ] {
+            assert_eq!(HighestServed::parse(bad), None, "{bad:?}");
         }
     }
 }

@@ -320,6 +320,59 @@ pub(crate) struct Contents {
     pub(crate) pages: Option<(String, String)>,
 }
 
+/// The highest sequence a replica has served, and the content digest of
+/// the artifact it served under it: what a replica's state folder keeps
+/// (`highest-sequence`) so that a restart refuses a rollback, and another
+/// artifact under that sequence, as a reload does
+/// ([`Metadata::admissible`]). As text, `8 3f…\n`; a file written before
+/// the digest was kept holds the number alone (`8\n`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HighestServed {
+    /// The sequence.
+    pub sequence: u64,
+    /// The content digest (`content_sha256`) of the artifact served under
+    /// it, when known.
+    pub content_sha256: Option<String>,
+}
+
+impl HighestServed {
+    /// Reads the text of a state file; `None` for anything but a number,
+    /// then optionally a space and 64 lowercase hex digits, then at most a
+    /// newline.
+    ///
+    /// ```
+    /// use foundry_catalog_serving::artifact::HighestServed;
+    /// let digest = "ab".repeat(32);
+    /// let read = HighestServed::parse(&format!("8 {digest}\n")).unwrap();
+    /// assert_eq!((read.sequence, read.content_sha256.as_deref()), (8, Some(&digest[..])));
+    /// assert_eq!(HighestServed::parse("8\n").unwrap().content_sha256, None);
+    /// assert!(HighestServed::parse("eight\n").is_none());
+    /// ```
+    pub fn parse(text: &str) -> Option<HighestServed> {
+        let mut words = text.strip_suffix('\n').unwrap_or(text).split(' ');
+        let sequence = words.next().filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))?.parse().ok()?;
+        let content_sha256 = words.next().map(str::to_owned);
+        let hex = |d: &String| d.len() == 64 && d.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        (words.next().is_none() && content_sha256.as_ref().is_none_or(hex))
+            .then_some(HighestServed { sequence, content_sha256 })
+    }
+
+    /// The text of its state file, which [`HighestServed::parse`] reads back.
+    pub fn to_text(&self) -> String {
+        match &self.content_sha256 {
+            Some(digest) => format!("{} {digest}\n", self.sequence),
+            None => format!("{}\n", self.sequence),
+        }
+    }
+
+    /// Whether `next` is another artifact under this sequence (by its
+    /// content digest, when known): refused, as a reload refuses it.
+    pub fn reused_by(&self, next: &Metadata) -> bool {
+        next.sequence == Some(self.sequence)
+            && self.content_sha256.as_ref().is_some_and(|digest| *digest != next.content_sha256)
+    }
+}
+
 /// A record type an artifact was built with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
