@@ -1243,6 +1243,7 @@ fn a_replica_warns_when_unverified_and_trusts_every_key_it_is_given() {
     let unverified = Server::start(&["--catalog", &path(&signed)]);
     assert!(unverified.log_has("serving an unverified catalog"), "a WARN says nothing is verified");
     // Its signature names a key, but nothing checked that key: said so.
+    assert!(unverified.log_has("(not verified)"), "the log says the key is only what the file claims");
     let (_, metrics) = unverified.fetch("/metrics");
     assert!(metrics.contains("\",verified=\"false\"} 1\n"), "{metrics}");
     drop(unverified);

@@ -125,6 +125,11 @@ impl Server {
         let metadata = catalog.metadata();
         let verified = !config.verify_keys.is_empty() || config.verify_key_dir.is_some();
         let signed_by = crate::metrics::signed_by(catalog.artifact());
+        // Without a verify key, a signature's key is only what the file claims.
+        let signed_by = match catalog.artifact().signature() {
+            Some(_) if !verified => format!("{signed_by} (not verified)"),
+            _ => signed_by,
+        };
         if !verified {
             warn!(
                 source = %config.source,
