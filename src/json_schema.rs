@@ -20,26 +20,69 @@ use crate::response::ProductResponse;
 use crate::shape::{Field, Format, Role, Shape};
 use crate::{FieldDescriptor, FieldFormat, Kind, RecordSchema, SampleType};
 
-/// JSON Schema (2020-12) of a shape.
+/// JSON Schema (2020-12) of a shape, in the forms code generators read:
+/// a `type` beside every `enum` and `const`, no value listed twice, `items`
+/// on every array, open objects marked open, and nullable values as
+/// `type: [T, "null"]` ([`nullable`]).
 fn json_schema(shape: &Shape) -> Value {
     match shape {
         Shape::Str(format) => string_schema(*format),
         Shape::Bool => json!({"type": "boolean"}),
         Shape::Integer => json!({"type": "integer"}),
         Shape::Count => json!({"type": "integer", "minimum": 0}),
-        Shape::Const(c) => json!({"const": c}),
-        Shape::OneOf(values) => json!({"enum": values}),
-        Shape::Nullable(inner) => json!({"anyOf": [json_schema(inner), {"type": "null"}]}),
-        Shape::Array(item) => match item {
-            Shape::Any => json!({"type": "array"}),
-            item => json!({"type": "array", "items": json_schema(item)}),
-        },
+        Shape::Const(c) => json!({"type": "string", "const": c}),
+        Shape::OneOf(values) => json!({"type": "string", "enum": distinct(values)}),
+        Shape::Nullable(inner) => nullable(json_schema(inner)),
+        Shape::Array(item) => json!({"type": "array", "items": json_schema(item)}),
         Shape::Any => json!({}),
         Shape::Object(fields) => {
             with_rules(object_schema(fields.iter(), |_| true, json_schema), cross_field_rules(fields).into_iter())
         }
-        Shape::OpenObject => json!({"type": "object"}),
+        Shape::OpenObject => json!({"type": "object", "additionalProperties": true}),
     }
+}
+
+/// `values` in their order, each once.
+fn distinct<T: PartialEq + Clone>(values: &[T]) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(values.len());
+    for value in values {
+        if !out.contains(value) {
+            out.push(value.clone());
+        }
+    }
+    out
+}
+
+/// `schema` or `null`, as generators read it: `null` joined to its
+/// `type` (and to its `enum`, a `const` becoming a one-value `enum`, as
+/// both list every value allowed), the same verdicts as `anyOf: [schema,
+/// {"type": "null"}]`, which stays for a schema without a single `type`.
+fn nullable(mut schema: Value) -> Value {
+    // Every other keyword ignores `null` (or, as a `not` of a typed schema
+    // or an `if` on an object, lets it through): only then is the merge exact.
+    let typed = |value: &Value, kind: &str| value.get("type").is_some_and(|t| t == kind);
+    let exact = schema.as_object().is_some_and(|object| {
+        object.iter().all(|(key, value)| match key.as_str() {
+            "not" => value.get("type").is_some_and(|t| t != "null"),
+            "allOf" => value.as_array().is_some_and(|rules| {
+                rules.iter().all(|rule| rule.get("if").is_some_and(|condition| typed(condition, "object")))
+            }),
+            "anyOf" | "oneOf" | "$ref" | "if" | "then" | "else" => false,
+            _ => true,
+        })
+    });
+    let kind = schema.get("type").and_then(Value::as_str).map(str::to_owned);
+    let (Some(object), Some(kind), true) = (schema.as_object_mut(), kind, exact) else {
+        return json!({"anyOf": [schema, {"type": "null"}]});
+    };
+    object.insert("type".to_owned(), json!([kind, "null"]));
+    if let Some(value) = object.remove("const") {
+        object.insert("enum".to_owned(), json!([value]));
+    }
+    if let Some(Value::Array(values)) = object.get_mut("enum") {
+        values.push(Value::Null);
+    }
+    schema
 }
 
 /// A string of a format: its pattern (with the line-feed guard of
@@ -129,26 +172,35 @@ fn cross_field_rules(fields: &[Field]) -> Vec<CrossRule> {
             ));
         }
         rules.push(if_then(
-            &[("marketplaces", json!({"type": "array", "maxItems": 0}))],
+            &[("marketplaces", json!({"type": "array", "items": {}, "maxItems": 0}))],
             &[("primary_cta", json!({"type": "null"}))],
         ));
-        let primary = json!({"type": "object", "properties": {"primary": {"const": true}}, "required": ["primary"]});
+        let primary = json!({"type": "object", "properties": {"primary": {"type": "boolean", "const": true}}, "required": ["primary"]});
         rules.push(if_then(
-            &[("marketplaces", json!({"type": "array", "minItems": 1}))],
+            &[("marketplaces", json!({"type": "array", "items": {}, "minItems": 1}))],
             &[
                 ("primary_cta", json!({"type": "object"})),
-                ("marketplaces", json!({"type": "array", "contains": primary, "minContains": 1, "maxContains": 1})),
+                (
+                    "marketplaces",
+                    json!({"type": "array", "items": {}, "contains": primary, "minContains": 1, "maxContains": 1}),
+                ),
             ],
         ));
         rules.extend(crate::record_types().iter().flat_map(record_type_rules));
     } else if fields == AvailabilityEntry::KEYS {
-        rules.push(if_then(&[("clickable", json!({"const": true}))], &[("url", json!({"type": "string"}))]));
-        rules.push(if_then(&[("clickable", json!({"const": false}))], &[("url", json!({"type": "null"}))]));
+        rules.push(if_then(
+            &[("clickable", json!({"type": "boolean", "const": true}))],
+            &[("url", json!({"type": "string"}))],
+        ));
+        rules.push(if_then(
+            &[("clickable", json!({"type": "boolean", "const": false}))],
+            &[("url", json!({"type": "null"}))],
+        ));
         rules.push(if_then(
             &[("coverage", string(Coverage::PublishedProduct.as_str()))],
             &[
                 ("status", string(AvailabilityStatus::Published.as_str())),
-                ("clickable", json!({"const": true})),
+                ("clickable", json!({"type": "boolean", "const": true})),
                 ("url", json!({"type": "string"})),
             ],
         ));
@@ -167,7 +219,7 @@ fn cross_field_rules(fields: &[Field]) -> Vec<CrossRule> {
             ));
         }
         rules.push(if_then(
-            &[("sample_available", json!({"const": true}))],
+            &[("sample_available", json!({"type": "boolean", "const": true}))],
             &[("missing_reason", json!({"type": "null"}))],
         ));
     }
@@ -187,7 +239,8 @@ fn record_type_rules(schema: &RecordSchema) -> [CrossRule; 2] {
     let rows = json!({"type": "object", "properties": {"rows": {"type": "array", "items": row_schema(schema)}}});
     // A `const`: `prefixItems` is beyond some OpenAPI tools.
     let descriptors: Vec<FieldPreview> = schema.fields.iter().map(FieldPreview::from).collect();
-    let preview = json!({"type": "object", "properties": {"fields": {"const": descriptors}}});
+    let preview =
+        json!({"type": "object", "properties": {"fields": {"type": "array", "items": {}, "const": descriptors}}});
     [
         if_then(&[("sample", labelled.clone())], &[("sample", rows)]),
         if_then(&[("schema_preview", labelled)], &[("schema_preview", preview)]),
@@ -333,7 +386,7 @@ fn object_of(fields: &[FieldDescriptor]) -> Value {
 /// value is nullable).
 fn value_schema(field: &FieldDescriptor) -> Value {
     let schema = non_null_schema(field);
-    if field.nullable { json!({"anyOf": [schema, {"type": "null"}]}) } else { schema }
+    if field.nullable { nullable(schema) } else { schema }
 }
 
 /// The schema of a field's or a list item's values other than `null`:
@@ -355,7 +408,7 @@ fn non_null_schema(field: &FieldDescriptor) -> Value {
         Kind::Boolean => json!({"type": "boolean"}),
         Kind::Object(fields) => object_of(fields),
         Kind::List { item, min_items, max_items } => {
-            let mut array = json!({"type": "array"});
+            let mut array = json!({"type": "array", "items": {}});
             if let Some(item) = item {
                 array["items"] = value_schema(item);
             }
@@ -433,8 +486,8 @@ pub fn openapi() -> Value {
             status,
             json!({"type": "object", "additionalProperties": false, "required": ["error"], "properties": {
                 "error": {"type": "object", "additionalProperties": false, "required": ["status", "code", "message"], "properties": {
-                    "status": {"const": status},
-                    "code": {"enum": codes},
+                    "status": {"type": "integer", "const": status},
+                    "code": {"type": "string", "enum": distinct(&codes)},
                     "message": {"type": "string"},
                 }},
             }}),
@@ -532,6 +585,58 @@ pub fn schema_files_with(record_types: &[RecordSchema]) -> Vec<(String, String)>
 mod tests {
     use crate::response::ProductResponse;
     use crate::shape::{Format, Shape};
+
+    /// Every schema file is in the forms code generators read: each `enum`
+    /// and `const` beside a `type`, no value listed twice, `items` on every
+    /// array, and a nullable value as `type: [T, "null"]` wherever its
+    /// schema has one `type` (no `anyOf` of a typed schema and `null`).
+    #[test]
+    fn every_schema_is_in_the_forms_generators_read() {
+        fn walk(file: &str, at: &str, value: &serde_json::Value, problems: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Object(object) => {
+                    let typed = object.contains_key("type");
+                    if (object.contains_key("enum") || object.contains_key("const")) && !typed {
+                        problems.push(format!("{file}{at}: an enum or const without a type"));
+                    }
+                    if let Some(serde_json::Value::Array(values)) = object.get("enum") {
+                        let distinct: std::collections::BTreeSet<String> =
+                            values.iter().map(ToString::to_string).collect();
+                        if distinct.len() != values.len() {
+                            problems.push(format!("{file}{at}: an enum lists a value twice"));
+                        }
+                    }
+                    if object.get("type").is_some_and(|t| t == "array") && !object.contains_key("items") {
+                        problems.push(format!("{file}{at}: an array without items"));
+                    }
+                    if let Some(serde_json::Value::Array(options)) = object.get("anyOf")
+                        && options.len() == 2
+                        && options.iter().any(|o| o == &serde_json::json!({"type": "null"}))
+                        && options.iter().any(|o| {
+                            o.get("type").is_some_and(serde_json::Value::is_string) && o.get("anyOf").is_none()
+                        })
+                    {
+                        problems.push(format!("{file}{at}: a nullable value as anyOf, not a type list"));
+                    }
+                    for (key, child) in object {
+                        walk(file, &format!("{at}/{key}"), child, problems);
+                    }
+                }
+                serde_json::Value::Array(items) => {
+                    for (n, item) in items.iter().enumerate() {
+                        walk(file, &format!("{at}/{n}"), item, problems);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut problems = Vec::new();
+        for (file, text) in super::schema_files() {
+            let schema: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            walk(&file, "", &schema, &mut problems);
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 
     /// The format of the string at a JSON Schema pointer
     /// (`/properties/data/properties/slug`), found by walking the key tables
