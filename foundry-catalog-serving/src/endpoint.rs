@@ -37,8 +37,8 @@
 //!
 //! Error bodies are `{"error": {"status": …, "code": …, "message": …}}`
 //! with fixed messages: nothing from the request is echoed. Every reply
-//! an HTTP server makes of these ([`crate::service::respond`]) carries
-//! `X-Content-Type-Options: nosniff`.
+//! an HTTP server makes of these (`service::respond`, feature `http`)
+//! carries `X-Content-Type-Options: nosniff`.
 
 use std::borrow::Cow;
 
