@@ -48,7 +48,7 @@ pub use previous::{RecordTypeChange, RecordTypeChanges, Unusable};
 /// for and checked against the ETag before they are handed out, and kept
 /// while the catalog's [`BodyCache`] has room. Two representations are
 /// equal when their ETags (which name the bytes) and lengths are.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Representation<'a> {
     /// The ETag, and the buffer it lies in (to share it as a header value).
     etag: &'a [u8],
@@ -58,7 +58,7 @@ pub struct Representation<'a> {
     cache: &'a BodyCache,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Body<'a> {
     /// Stored, in memory or in a file.
     Stored(Source<'a>),
@@ -234,6 +234,24 @@ impl<'a> Representation<'a> {
     }
 }
 
+/// Its ETag, length and where its bytes are (not the catalog an inflated
+/// body is looked up in: that is the whole catalog).
+impl fmt::Debug for Representation<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let body = match &self.body {
+            Body::Stored(Source::Ready(_)) => "in memory",
+            Body::Stored(Source::File { .. }) => "in the artifact file",
+            Body::Inflated { .. } => "inflated from gzip",
+            Body::Missing => "missing",
+        };
+        f.debug_struct("Representation")
+            .field("etag", &self.etag())
+            .field("len", &self.len)
+            .field("body", &body)
+            .finish()
+    }
+}
+
 /// What a body the index points at but the catalog does not hold gives.
 fn missing() -> ArtifactError {
     ArtifactError::Malformed("a body the index points at is not held".to_owned())
@@ -349,10 +367,17 @@ impl Eq for BodyCache {}
 /// site document): the body in every stored content coding, and its
 /// modification time. A view into the catalog: a copy costs nothing, and
 /// holding one holds nothing apart from the catalog's own memory.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct CatalogEntry<'a> {
     catalog: &'a ResponseCatalog,
     response: Response,
+}
+
+/// Which response it is and its ETag (not the catalog it is a view into).
+impl fmt::Debug for CatalogEntry<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CatalogEntry").field("response", &self.response).field("etag", &self.etag()).finish()
+    }
 }
 
 /// Equal when every representation, the date and the position are.
