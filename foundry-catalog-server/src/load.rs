@@ -152,11 +152,16 @@ fn pull(
             let file = origin.to_string();
             // A download is not trusted yet: every body is checked against
             // its ETag before it may replace the last good artifact.
+            // Of a delta copied from a last good file checked by this
+            // process and unchanged since, the bodies fetched.
             let checked = ResponseCatalog::open_with(download.path(), open)
                 .and_then(|catalog| {
-                    catalog
-                        .artifact()
-                        .check_bodies()
+                    let artifact = catalog.artifact();
+                    let checked = match download.fetched() {
+                        Some(ranges) => artifact.check_bodies_in(ranges),
+                        None => artifact.check_bodies(),
+                    };
+                    checked
                         .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: file.clone(), error }))?;
                     Ok(catalog)
                 })
@@ -171,7 +176,18 @@ fn pull(
                         .errors
                         .iter()
                         .any(|e| matches!(e, CatalogError::Artifact { error: ArtifactError::Read(_), .. }));
-                    if transient {
+                    // A delta's body that does not match may be the last
+                    // good file's (damaged on disk): not refused, but
+                    // downloaded whole at the next pull, which judges it.
+                    let copied = download.is_delta()
+                        && errors
+                            .errors
+                            .iter()
+                            .any(|e| matches!(e, CatalogError::Artifact { error: ArtifactError::Body { .. }, .. }));
+                    if copied {
+                        origin.distrust_last_good();
+                    }
+                    if transient || copied {
                         if let (None, Some(last_good)) = (current, last_good) {
                             return from_last_good(&last_good);
                         }

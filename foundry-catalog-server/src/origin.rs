@@ -122,6 +122,39 @@ pub(crate) struct Origin {
     /// when one is reached.
     connect_timeout: Duration,
     timeout: Duration,
+    /// The last good file as it was when this process kept it, every body
+    /// checked: while it keeps this stamp, a delta's bytes copied from it
+    /// are not checked again.
+    checked: std::sync::Mutex<Option<FileStamp>>,
+    /// Whether the next pull is a whole download (the last good file was
+    /// found damaged).
+    whole_next: std::sync::atomic::AtomicBool,
+}
+
+/// What identifies a file's contents without reading them: its length,
+/// modification and change times, inode and device (the change time is
+/// the kernel's: any write, truncation or rename sets it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+    inode: u64,
+    device: u64,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let metadata = std::fs::symlink_metadata(path).ok().filter(std::fs::Metadata::is_file)?;
+        Some(FileStamp {
+            len: metadata.len(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+            inode: metadata.ino(),
+            device: metadata.dev(),
+        })
+    }
 }
 
 /// What the pulls of new artifacts have cost: bytes fetched from the
@@ -182,11 +215,33 @@ pub(crate) enum Fetched {
 pub(crate) struct Download {
     path: PathBuf,
     etag: Option<String>,
+    /// For a delta whose copied bytes come from a last good file this
+    /// process checked and that has not changed since: the ranges fetched
+    /// (file offsets), whose bodies alone need checking. `None`: every
+    /// body is checked.
+    fetched: Option<Vec<(u64, u64)>>,
+    /// Whether it is a delta (bytes copied from the last good file).
+    delta: bool,
 }
 
 impl Download {
+    fn whole(path: PathBuf, etag: Option<String>) -> Download {
+        Download { path, etag, fetched: None, delta: false }
+    }
+
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The ranges whose bodies must be checked ([`Download::fetched`]);
+    /// `None`: all of them.
+    pub(crate) fn fetched(&self) -> Option<&[(u64, u64)]> {
+        self.fetched.as_deref()
+    }
+
+    /// Whether bytes of it were copied from the last good file.
+    pub(crate) fn is_delta(&self) -> bool {
+        self.delta
     }
 
     /// Its ETag at the origin.
@@ -221,7 +276,28 @@ impl Origin {
             counters: PullCounters::default(),
             connect_timeout,
             timeout,
+            checked: std::sync::Mutex::new(None),
+            whole_next: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether the last good file is as this process kept it, every body
+    /// checked (a file it did not keep, or one changed since, is not).
+    fn last_good_checked(&self) -> bool {
+        let kept = *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.is_some_and(|kept| FileStamp::of(&self.state_dir.join(LAST_GOOD)) == Some(kept))
+    }
+
+    /// The last good file held bodies that do not match their ETags (a
+    /// delta copied from it failed its check): it is not copied from
+    /// again, and the next pull downloads the artifact whole.
+    pub(crate) fn distrust_last_good(&self) {
+        *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        self.whole_next.store(true, Ordering::Relaxed);
+        tracing::warn!(
+            origin = %self,
+            "a delta copied from the last good artifact does not match its ETags (the file is damaged?): the next pull downloads the artifact whole"
+        );
     }
 
     /// Sends `request` and reads its answer's head; a redirect is
@@ -326,7 +402,9 @@ impl Origin {
         if !known.is_empty() {
             request = request.header("If-None-Match", known.join(", "));
         }
-        let old = if have { self.last_good_with_head(max_len) } else { None };
+        // A last good file found damaged is not copied from: whole, once.
+        let delta = have && !self.whole_next.swap(false, Ordering::Relaxed);
+        let old = if delta { self.last_good_with_head(max_len) } else { None };
         if old.is_some() {
             request = request.header("Range", format!("bytes=0-{}", PROBE - 1));
         }
@@ -380,7 +458,7 @@ impl Origin {
         }
         let (path, mut file) = create_download(&self.state_dir)
             .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
-        let download = Download { path, etag };
+        let download = Download::whole(path, etag);
         let mut reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
         // The header first: what is not an artifact is not downloaded.
         let mut prefix = Vec::with_capacity(artifact::HEADER_LEN);
@@ -498,7 +576,17 @@ impl Origin {
         let plan = delta::Plan::new(&new, old, delta::Plan::MAX_RANGES);
         let (path, mut file) = create_download(&self.state_dir)
             .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
-        let download = Download { path, etag: Some(etag.clone()) };
+        // Bytes copied from a last good file this process checked, unchanged
+        // since, need no second check: only what is fetched does.
+        let trusted = self.last_good_checked();
+        let fetched_ranges = trusted.then(|| {
+            plan.runs()
+                .iter()
+                .filter(|run| run.source == delta::Source::Origin)
+                .map(|run| (run.at, run.at + run.len))
+                .collect()
+        });
+        let download = Download { path, etag: Some(etag.clone()), fetched: fetched_ranges, delta: true };
         let write_error = |e: io::Error| PullError::state(format!("cannot write the download: {e}"));
         file.write_all(&head).map_err(write_error)?;
         for run in plan.runs() {
@@ -551,7 +639,7 @@ impl Origin {
     fn write_whole(&self, bytes: &[u8], etag: String) -> Result<Fetched, PullError> {
         let (path, mut file) = create_download(&self.state_dir)
             .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
-        let download = Download { path, etag: Some(etag) };
+        let download = Download::whole(path, Some(etag));
         file.write_all(bytes)
             .and_then(|()| file.sync_all())
             .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
@@ -625,6 +713,9 @@ impl Origin {
             _ => {}
         }
         std::fs::rename(&download.path, self.state_dir.join(LAST_GOOD))?;
+        // Every body of it was checked (or copied from a file that was).
+        *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            FileStamp::of(&self.state_dir.join(LAST_GOOD));
         if let Some(etag) = &download.etag {
             foundry_catalog_serving::files::replace(&etag_file, |out| out.write_all(etag.as_bytes()))?;
         }

@@ -1858,6 +1858,33 @@ impl Artifact {
         self.bodies_checked.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Checks that each body of a product or site document whose bodies
+    /// lie, at least in part, in one of `ranges` (`(start, end)` offsets of
+    /// the file) hashes to its ETag: what a replica checks of a delta whose
+    /// other bytes it copied from a file it had checked itself. The first
+    /// product (in index order) whose body does not is named.
+    pub fn check_bodies_in(&self, ranges: &[(u64, u64)]) -> Result<(), ArtifactError> {
+        let data_at = self.data_at();
+        let touched = |run: Option<(u64, u64)>| {
+            // A product whose bodies are not one run is checked.
+            run.is_none_or(|(offset, len)| {
+                let (start, end) = (data_at.saturating_add(offset), data_at.saturating_add(offset).saturating_add(len));
+                ranges.iter().any(|&(from, to)| from < end && start < to)
+            })
+        };
+        for entry in self.entries() {
+            if touched(contiguous(entry.body_spans())) {
+                self.check_entry_bodies(&entry)?;
+            }
+        }
+        for document in self.documents() {
+            if touched(contiguous(document.body_spans())) {
+                self.check_representations(document.path, &document.representations)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Whether every body is known to hash to its ETag (built in this
     /// process, or checked).
     pub(crate) fn bodies_checked(&self) -> bool {
