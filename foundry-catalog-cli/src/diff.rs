@@ -113,46 +113,58 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     ExitCode::from(BROKEN)
 }
 
-/// A file, or every `*.json` in a folder.
+/// A file, or every `*.json` in a folder (`.` and an absolute path too).
 fn local_side(path: &Path) -> Result<Vec<Source>, String> {
     if path.is_dir() {
-        let root = path.parent().unwrap_or(Path::new(""));
-        let dir = path.file_name().and_then(|n| n.to_str()).ok_or("the folder name is not UTF-8")?;
-        let root = if root.as_os_str().is_empty() { Path::new(".") } else { root };
-        Source::read_dir(root, dir).map_err(|e| e.to_string())
+        let (root, dir) = parent_and_name(path)?;
+        Source::read_dir(&root, &dir).map_err(|e| e.to_string())
     } else {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(vec![Source::new(path.display().to_string(), bytes)])
     }
 }
 
+/// `path` made absolute, as the folder it is in and its own name (UTF-8):
+/// `.` is the current folder by its name, `/a/b` is `/a` and `b`.
+fn parent_and_name(path: &Path) -> Result<(std::path::PathBuf, String), String> {
+    let full = path.canonicalize().map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = full
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("{}: a name that is not UTF-8", full.display()))?;
+    let parent = full.parent().unwrap_or(Path::new("/")).to_owned();
+    Ok((parent, name.to_owned()))
+}
+
 /// The same path at a git revision: a file, or every `*.json` directly in
-/// a folder, read with `git ls-tree` and `git show`.
+/// a folder, read with `git ls-tree` and `git show`, run in that folder
+/// (or the file's), so the path may be the repository's root, absolute,
+/// or outside the current folder's repository.
 fn git_side(rev: &str, path: &Path) -> Result<Vec<Source>, String> {
+    let (parent, name) = parent_and_name(path)?;
+    let folder = path.is_dir();
+    let cwd = if folder { parent.join(&name) } else { parent };
     let git = |args: &[&str]| -> Result<Vec<u8>, String> {
-        let out = Command::new("git").args(args).output().map_err(|e| format!("cannot run git: {e}"))?;
+        let out =
+            Command::new("git").arg("-C").arg(&cwd).args(args).output().map_err(|e| format!("cannot run git: {e}"))?;
         if out.status.success() {
             Ok(out.stdout)
         } else {
             Err(format!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
         }
     };
-    let shown = path.to_string_lossy().trim_end_matches('/').to_owned();
-    let shown = if shown.starts_with("./") || shown.starts_with('/') { shown } else { format!("./{shown}") };
-    let listing = git(&["ls-tree", "-z", "--name-only", rev, "--", &format!("{shown}/")])?;
-    let names: Vec<String> = listing
-        .split(|&b| b == 0)
-        .filter(|n| !n.is_empty())
-        .map(|n| String::from_utf8_lossy(n).into_owned())
-        .filter(|n| n.ends_with(".json"))
-        .collect();
-    let files =
-        if names.is_empty() { vec![shown.clone()] } else { names.into_iter().map(|n| format!("./{n}")).collect() };
-    files
-        .into_iter()
-        .map(|file| {
-            let bytes = git(&["show", &format!("{rev}:{file}")])?;
-            Ok(Source::new(format!("{rev}:{}", file.trim_start_matches("./")), bytes))
-        })
-        .collect()
+    // `<rev>:<folder>/<file>`, or `<rev>:./<file>`: the file name is the
+    // last component, as the label check reads it.
+    let files: Vec<(String, String)> = if folder {
+        let listing = git(&["ls-tree", "-z", "--name-only", rev, "--", "./"])?;
+        listing
+            .split(|&b| b == 0)
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .filter(|n| n.ends_with(".json") && !n.contains('/'))
+            .map(|n| (format!("./{n}"), format!("{rev}:{name}/{n}")))
+            .collect()
+    } else {
+        vec![(format!("./{name}"), format!("{rev}:./{name}"))]
+    };
+    files.into_iter().map(|(file, shown)| Ok(Source::new(shown, git(&["show", &format!("{rev}:{file}")])?))).collect()
 }

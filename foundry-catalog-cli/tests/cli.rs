@@ -549,6 +549,32 @@ fn diff_reports_changes_and_gates_on_compatibility() {
     assert_eq!(json["changes"][0]["strict"], "backward");
     assert_eq!(json["violations"].as_array().map(Vec::len), Some(1));
     assert_eq!(run(&["diff", "record-types"]).status.code(), Some(2), "one side without --base is a usage error");
+
+    // Definitions at the root of their repository, named as `.`, by an
+    // absolute path from another repository's folder, or one file alone.
+    let root = temp("diff-root");
+    std::fs::copy(&definition, root.join("regulatory_status_signal.json")).expect("copy");
+    let git_in = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    };
+    git_in(&["init", "-q"]);
+    git_in(&["add", "."]);
+    git_in(&["commit", "-q", "-m", "base"]);
+    std::fs::write(root.join("regulatory_status_signal.json"), edited.to_string()).expect("write");
+    let file = root.join("regulatory_status_signal.json");
+    let (absolute, file) = (root.to_str().expect("utf-8"), file.to_str().expect("utf-8"));
+    for (side, cwd) in [(".", root.as_path()), (absolute, repo().as_path()), (file, repo().as_path())] {
+        let out = finish(Command::new(BIN).args(["diff", "--base", "HEAD", side]).current_dir(cwd));
+        assert_eq!(out.status.code(), Some(1), "{side}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("field `authorityName`: optional string field added"), "{side}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
