@@ -37,3 +37,29 @@ manifest["title"] = title
 json.dump(manifest, open(path, "w"))
 PY
 }
+
+# start_origin <address>: nginx (installed if missing) serving $work/www
+# at <address> with ETags, as an origin of replicas (benches/replica.sh,
+# benches/fleet.sh); stop_origin stops it.
+start_origin() {
+  if ! command -v nginx >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
+  fi
+  mkdir -p "$work/www" "$work/nginx-tmp"
+  cat > "$work/nginx.conf" <<CONF
+user root;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+daemon on;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx-tmp/body; proxy_temp_path $work/nginx-tmp/proxy;
+  fastcgi_temp_path $work/nginx-tmp/fastcgi; uwsgi_temp_path $work/nginx-tmp/uwsgi; scgi_temp_path $work/nginx-tmp/scgi;
+  server { listen $1; root $work/www; etag on; }
+}
+CONF
+  nginx -c "$work/nginx.conf"
+}
+stop_origin() { [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true; }

@@ -31,27 +31,8 @@ ORIGIN=127.0.0.1:18093
 PRODUCTS=/api/public/foundry/products
 
 source benches/common.sh
-if ! command -v nginx >/dev/null; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null
-fi
-trap 'stop; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
-
-mkdir -p "$work/www" "$work/nginx-tmp"
-cat > "$work/nginx.conf" <<CONF
-user root;
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-daemon on;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx-tmp/body; proxy_temp_path $work/nginx-tmp/proxy;
-  fastcgi_temp_path $work/nginx-tmp/fastcgi; uwsgi_temp_path $work/nginx-tmp/uwsgi; scgi_temp_path $work/nginx-tmp/scgi;
-  server { listen $ORIGIN; root $work/www; etag on; }
-}
-CONF
-nginx -c "$work/nginx.conf"
+trap 'stop; stop_origin; rm -rf "$work"' EXIT
+start_origin "$ORIGIN"
 "$bin" keygen --out "$work/ci" >/dev/null 2>&1
 
 # stage <artifact>, then publish: puts it at the origin whole (copied

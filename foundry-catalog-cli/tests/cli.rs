@@ -513,15 +513,16 @@ fn diff_reports_changes_and_gates_on_compatibility() {
 
     // A git repository of its own: the old side at HEAD, the new one edited.
     let dir = temp("diff");
-    let git = |args: &[&str]| {
-        let status = Command::new("git")
+    let git_in = |dir: &Path, args: &[&str]| {
+        let out = Command::new("git")
             .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
             .args(args)
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .expect("git runs");
-        assert!(status.status.success(), "git {args:?}: {}", text(&status.stderr));
+        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
     };
+    let git = |args: &[&str]| git_in(&dir, args);
     std::fs::create_dir_all(dir.join("record-types")).expect("folder");
     let definition = repo().join("record-types/regulatory_status_signal.json");
     std::fs::copy(&definition, dir.join("record-types/regulatory_status_signal.json")).expect("copy");
@@ -554,18 +555,9 @@ fn diff_reports_changes_and_gates_on_compatibility() {
     // absolute path from another repository's folder, or one file alone.
     let root = temp("diff-root");
     std::fs::copy(&definition, root.join("regulatory_status_signal.json")).expect("copy");
-    let git_in = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
-            .args(args)
-            .current_dir(&root)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-    };
-    git_in(&["init", "-q"]);
-    git_in(&["add", "."]);
-    git_in(&["commit", "-q", "-m", "base"]);
+    for args in [&["init", "-q"][..], &["add", "."], &["commit", "-q", "-m", "base"]] {
+        git_in(&root, args);
+    }
     std::fs::write(root.join("regulatory_status_signal.json"), edited.to_string()).expect("write");
     let file = root.join("regulatory_status_signal.json");
     let (absolute, file) = (root.to_str().expect("utf-8"), file.to_str().expect("utf-8"));

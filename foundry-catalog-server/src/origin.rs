@@ -81,10 +81,6 @@ impl PullError {
     fn local(message: String) -> PullError {
         PullError { failure: Failure::Local, message }
     }
-
-    fn state(message: String) -> PullError {
-        PullError::local(message)
-    }
 }
 
 /// A message of the origin's answer: [`Failure::OriginError`].
@@ -457,7 +453,7 @@ impl Origin {
             return Err(over_the_limit(len, max_len).into());
         }
         let (path, mut file) = create_download(&self.state_dir)
-            .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
+            .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         let download = Download::whole(path, etag);
         let mut reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
         // The header first: what is not an artifact is not downloaded.
@@ -476,7 +472,7 @@ impl Origin {
         if let Some(announced) = announced.filter(|&announced| announced != len) {
             return Err(format!("the origin's artifact is {announced} bytes, and its header says {len}").into());
         }
-        file.write_all(&prefix).map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
+        file.write_all(&prefix).map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         let rest = len - prefix.len() as u64;
         let copied = copy_at_most(reader, &mut file, rest)
             .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
@@ -486,7 +482,7 @@ impl Origin {
                 copied + prefix.len() as u64
             )));
         }
-        file.sync_all().map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
+        file.sync_all().map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         self.counters.count(len, len, false);
         Ok(Fetched::New(download))
     }
@@ -575,7 +571,7 @@ impl Origin {
         };
         let plan = delta::Plan::new(&new, old, delta::Plan::MAX_RANGES);
         let (path, mut file) = create_download(&self.state_dir)
-            .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
+            .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         // Bytes copied from a last good file this process checked, unchanged
         // since, need no second check: only what is fetched does.
         let trusted = self.last_good_checked();
@@ -587,13 +583,13 @@ impl Origin {
                 .collect()
         });
         let download = Download { path, etag: Some(etag.clone()), fetched: fetched_ranges, delta: true };
-        let write_error = |e: io::Error| PullError::state(format!("cannot write the download: {e}"));
+        let write_error = |e: io::Error| PullError::local(format!("cannot write the download: {e}"));
         file.write_all(&head).map_err(write_error)?;
         for run in plan.runs() {
             match run.source {
                 delta::Source::Old { at } => old
                     .copy_range(at, run.len, &mut file)
-                    .map_err(|e| PullError::state(format!("cannot copy from the last good artifact: {e}")))?,
+                    .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?,
                 delta::Source::Origin => {
                     if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);
@@ -638,11 +634,11 @@ impl Origin {
     /// A whole artifact's bytes, in hand, into a new file of the state folder.
     fn write_whole(&self, bytes: &[u8], etag: String) -> Result<Fetched, PullError> {
         let (path, mut file) = create_download(&self.state_dir)
-            .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
+            .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         let download = Download::whole(path, Some(etag));
         file.write_all(bytes)
             .and_then(|()| file.sync_all())
-            .map_err(|e| PullError::state(format!("cannot write the download: {e}")))?;
+            .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         self.counters.count(bytes.len() as u64, bytes.len() as u64, false);
         Ok(Fetched::New(download))
     }
