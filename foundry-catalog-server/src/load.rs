@@ -119,7 +119,7 @@ fn pull(
     let fetched = origin.fetch(open.max_len, current.is_some() || last_good.is_some(), answer_within, &check);
     let from_last_good = |last_good: &Path| {
         let file = last_good.display().to_string();
-        let catalog = ResponseCatalog::open_with(last_good, open)?;
+        let catalog = origin.open_last_good(open)?;
         admitted(catalog, &file, replica, current).map(Some)
     };
     // Refused for what it is: remembered, so it is not fetched again
@@ -154,7 +154,8 @@ fn pull(
             // its ETag before it may replace the last good artifact.
             // Of a delta copied from a last good file checked by this
             // process and unchanged since, the bodies fetched.
-            let checked = ResponseCatalog::open_with(download.path(), open)
+            let checked = download
+                .open(open)
                 .and_then(|catalog| {
                     let artifact = catalog.artifact();
                     let checked = match download.fetched() {

@@ -4,6 +4,17 @@
 //! kept as the last good one, with its ETag; a download that fails or is
 //! cut changes nothing. Polls ask `If-None-Match`, so an unchanged origin
 //! costs one 304.
+//!
+//! The last good artifact is a whole file ([`LAST_GOOD`]), or that file
+//! as the base of a layered one: a delta pulled over it is written as a
+//! sparse file whose bodies the base holds are holes, read from the base
+//! ([`Artifact::open_layered`]), so a one-product edit writes that
+//! product's bytes and the head, not a copy of every body. The delta is
+//! named after its base's content digest (`last-good.<16 hex>.delta`): a
+//! delta left beside another base (a crash between the two renames of a
+//! whole download) is never read. Once a delta would hold more than
+//! [`LAYERED_MAX_SHARE`] of its artifact, the pull writes the whole file
+//! instead, which becomes the base.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -12,6 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use foundry_catalog_serving::artifact::{self, Artifact, ArtifactError};
+use foundry_catalog_serving::catalog::{CatalogErrors, OpenOptions, ResponseCatalog};
 use foundry_catalog_serving::{delta, files};
 
 /// A response of the origin.
@@ -21,6 +33,36 @@ type Response = ureq::http::Response<ureq::Body>;
 const LAST_GOOD: &str = "last-good.fcat";
 /// Its ETag at the origin.
 const LAST_GOOD_ETAG: &str = "last-good.etag";
+/// A delta over [`LAST_GOOD`] holds at most this share of its artifact's
+/// bytes (its head, and the bodies its base does not have): past it, a
+/// pull writes the whole file, which becomes the base. An eighth bounds
+/// the disk a layered state takes to 1.125 times the artifact, and what a
+/// pull writes to an eighth of it, while edits that touch a few products
+/// each write only those.
+pub(crate) const LAYERED_MAX_SHARE: (u64, u64) = (1, 8);
+
+/// The name of a delta over a base whose content digest is `digest`;
+/// `None` for a digest that is not hex.
+fn delta_name(digest: &str) -> Option<String> {
+    let prefix = digest.get(..16).filter(|prefix| prefix.bytes().all(|b| b.is_ascii_hexdigit()))?;
+    Some(format!("last-good.{prefix}.delta"))
+}
+
+/// Whether `name` is a delta's name ([`delta_name`]).
+fn is_delta_name(name: &str) -> bool {
+    name.strip_prefix("last-good.")
+        .and_then(|rest| rest.strip_suffix(".delta"))
+        .is_some_and(|prefix| prefix.len() == 16 && prefix.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The last good artifact as a pull reads it: its base (the head of
+/// [`LAST_GOOD`]), and the artifact itself, layered over the base when a
+/// delta is kept.
+#[derive(Debug)]
+struct LastGood {
+    base: Artifact,
+    artifact: Artifact,
+}
 /// Why a load gave no catalog, as `/metrics` counts it
 /// (`foundry_catalog_load_failures_total{reason=…}`) and the log says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,10 +160,11 @@ pub(crate) struct Origin {
     /// when one is reached.
     connect_timeout: Duration,
     timeout: Duration,
-    /// The last good file as it was when this process kept it, every body
-    /// checked: while it keeps this stamp, a delta's bytes copied from it
+    /// The last good files (the base, and the delta over it if any) as
+    /// they were when this process kept them, every body checked: while
+    /// they keep these stamps, a delta's bytes copied or read from them
     /// are not checked again.
-    checked: std::sync::Mutex<Option<FileStamp>>,
+    checked: std::sync::Mutex<Option<(FileStamp, Option<FileStamp>)>>,
     /// Whether the next pull is a whole download (the last good file was
     /// found damaged).
     whole_next: std::sync::atomic::AtomicBool,
@@ -218,15 +261,22 @@ pub(crate) struct Download {
     fetched: Option<Vec<(u64, u64)>>,
     /// Whether it is a delta (bytes copied from the last good file).
     delta: bool,
+    /// For a layered download, the base it is layered over (whose bodies
+    /// it has as holes): the head of the last good file, opened.
+    base: Option<Box<Artifact>>,
 }
 
 impl Download {
     fn whole(path: PathBuf, etag: Option<String>) -> Download {
-        Download { path, etag, fetched: None, delta: false }
+        Download { path, etag, fetched: None, delta: false, base: None }
     }
 
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
+    /// Opens and loads it: layered over its base, or whole.
+    pub(crate) fn open(&self, options: &OpenOptions) -> Result<ResponseCatalog, CatalogErrors> {
+        match &self.base {
+            Some(base) => ResponseCatalog::open_layered_with(&self.path, base, options),
+            None => ResponseCatalog::open_with(&self.path, options),
+        }
     }
 
     /// The ranges whose bodies must be checked ([`Download::fetched`]);
@@ -277,11 +327,33 @@ impl Origin {
         }
     }
 
-    /// Whether the last good file is as this process kept it, every body
-    /// checked (a file it did not keep, or one changed since, is not).
-    fn last_good_checked(&self) -> bool {
+    /// Whether the last good files are as this process kept them, every
+    /// body checked (files it did not keep, or changed since, are not).
+    fn last_good_checked(&self, delta: Option<&Path>) -> bool {
         let kept = *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.is_some_and(|kept| FileStamp::of(&self.state_dir.join(LAST_GOOD)) == Some(kept))
+        kept.is_some_and(|kept| {
+            (FileStamp::of(&self.state_dir.join(LAST_GOOD)), delta.and_then(FileStamp::of)) == (Some(kept.0), kept.1)
+        })
+    }
+
+    /// The delta kept over a base whose content digest is `digest`, if any
+    /// (a regular file, never a link).
+    fn delta_over(&self, digest: &str) -> Option<PathBuf> {
+        let path = self.state_dir.join(delta_name(digest)?);
+        std::fs::symlink_metadata(&path).ok().filter(std::fs::Metadata::is_file).map(|_| path)
+    }
+
+    /// Opens the last good artifact and loads it ([`Origin::last_good`]
+    /// says whether there is one): layered over its base when a delta is
+    /// kept for it, else the whole file.
+    pub(crate) fn open_last_good(&self, options: &OpenOptions) -> Result<ResponseCatalog, CatalogErrors> {
+        let path = self.state_dir.join(LAST_GOOD);
+        let base = Artifact::open_head(&path, options.max_len).ok().flatten();
+        let delta = base.as_ref().and_then(|base| Some((base, self.delta_over(&base.metadata().content_sha256)?)));
+        match delta {
+            Some((base, delta)) => ResponseCatalog::open_layered_with(&delta, base, options),
+            None => ResponseCatalog::open_with(&path, options),
+        }
     }
 
     /// The last good file held bodies that do not match their ETags (a
@@ -418,7 +490,7 @@ impl Origin {
             },
             200 => self.whole(response, etag, max_len),
             206 => match (old, etag.filter(|e| !e.starts_with("W/"))) {
-                (Some(old), Some(etag)) => self.pull_delta(response, etag, &old, max_len, check),
+                (Some(old), Some(etag)) => self.pull_delta(response, etag, old, max_len, check),
                 // No strong ETag to ask If-Range with: the whole artifact, once more.
                 _ => self.whole_again(max_len),
             },
@@ -426,10 +498,16 @@ impl Origin {
         }
     }
 
-    /// The last good artifact's head, when it is of format 4
-    /// (judged from its header: an older one is not read).
-    fn last_good_with_head(&self, max_len: u64) -> Option<Artifact> {
-        Artifact::open_head(&self.last_good()?, max_len).ok()?
+    /// The last good artifact's head, layered over its base when a delta
+    /// is kept, when it is of format 4 (judged from its header: an older
+    /// one is not read).
+    fn last_good_with_head(&self, max_len: u64) -> Option<LastGood> {
+        let base = Artifact::open_head(&self.last_good()?, max_len).ok()??;
+        let artifact = match self.delta_over(&base.metadata().content_sha256) {
+            Some(delta) => Artifact::open_layered(&delta, &base, max_len).ok()?,
+            None => base.clone(),
+        };
+        Some(LastGood { base, artifact })
     }
 
     /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
@@ -499,10 +577,11 @@ impl Origin {
         &self,
         mut first: Response,
         etag: String,
-        old: &Artifact,
+        last_good: LastGood,
         max_len: u64,
         check: &CheckHead<'_>,
     ) -> Result<Fetched, PullError> {
+        let old = &last_good.artifact;
         let Some((0, _, total)) = content_range(&first) else {
             return Err("the origin answered 206 without a range of the artifact".to_owned().into());
         };
@@ -570,11 +649,28 @@ impl Origin {
             Err(error) => return refused(error),
         };
         let plan = delta::Plan::new(&new, old, delta::Plan::MAX_RANGES);
+        // Layered over the base when that writes at most a share of the
+        // artifact (the head, what is fetched, and what is copied from a
+        // delta kept over the base); the whole file otherwise.
+        let base_digest = &last_good.base.metadata().content_sha256;
+        let kept_delta = self.delta_over(base_digest);
+        let copied: u64 = plan
+            .runs()
+            .iter()
+            .filter_map(|run| match run.source {
+                delta::Source::Old { at } => Some(old.bytes_to_copy(at, run.len, Some(&last_good.base))),
+                delta::Source::Origin => None,
+            })
+            .sum::<io::Result<u64>>()
+            .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?;
+        let written = head.len() as u64 + plan.fetched() + copied;
+        let (share, of) = LAYERED_MAX_SHARE;
+        let layered = delta_name(base_digest).is_some() && written.saturating_mul(of) <= total.saturating_mul(share);
         let (path, mut file) = create_download(&self.state_dir)
             .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         // Bytes copied from a last good file this process checked, unchanged
         // since, need no second check: only what is fetched does.
-        let trusted = self.last_good_checked();
+        let trusted = self.last_good_checked(kept_delta.as_deref());
         let fetched_ranges = trusted.then(|| {
             plan.runs()
                 .iter()
@@ -582,14 +678,17 @@ impl Origin {
                 .map(|run| (run.at, run.at + run.len))
                 .collect()
         });
-        let download = Download { path, etag: Some(etag.clone()), fetched: fetched_ranges, delta: true };
+        let holes_for = layered.then_some(&last_good.base);
+        let base = layered.then(|| Box::new(last_good.base.clone()));
+        let download = Download { path, etag: Some(etag.clone()), fetched: fetched_ranges, delta: true, base };
         let write_error = |e: io::Error| PullError::local(format!("cannot write the download: {e}"));
         file.write_all(&head).map_err(write_error)?;
         for run in plan.runs() {
             match run.source {
-                delta::Source::Old { at } => old
-                    .copy_range(at, run.len, &mut file)
-                    .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?,
+                delta::Source::Old { at } => {
+                    old.copy_range(at, run.len, &mut file, holes_for)
+                        .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?;
+                }
                 delta::Source::Origin => {
                     if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);
@@ -600,11 +699,14 @@ impl Origin {
                 }
             }
         }
-        file.sync_all().map_err(write_error)?;
+        // A hole at the end is the file's length.
+        file.set_len(total).and_then(|()| file.sync_all()).map_err(write_error)?;
         tracing::info!(
             origin = %self,
             fetched,
             artifact = total,
+            written = if layered { written } else { total },
+            layered,
             ranges = head_plan.ranges() + plan.ranges(),
             "pulled the origin's artifact as a delta of the last good one"
         );
@@ -699,7 +801,9 @@ impl Origin {
         }
     }
 
-    /// Keeps a checked download as the last good artifact, with its ETag.
+    /// Keeps a checked download as the last good artifact, with its ETag:
+    /// a layered one as the delta over its base, a whole one as the base,
+    /// every delta over the base it replaces then removed.
     pub(crate) fn keep(&self, download: Download) -> io::Result<()> {
         *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let etag_file = self.state_dir.join(LAST_GOOD_ETAG);
@@ -708,10 +812,28 @@ impl Origin {
             Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
-        std::fs::rename(&download.path, self.state_dir.join(LAST_GOOD))?;
+        let base = self.state_dir.join(LAST_GOOD);
+        let delta = match &download.base {
+            Some(over) => {
+                let name = delta_name(&over.metadata().content_sha256)
+                    .ok_or_else(|| io::Error::other("a layered download over a base without a digest"))?;
+                Some(self.state_dir.join(name))
+            }
+            None => None,
+        };
+        std::fs::rename(&download.path, delta.as_ref().unwrap_or(&base))?;
+        // Deltas over another base are never read: removed.
+        for entry in std::fs::read_dir(&self.state_dir)? {
+            let entry = entry?;
+            let stale = entry.file_name().to_str().is_some_and(is_delta_name)
+                && delta.as_ref().is_none_or(|delta| entry.path() != *delta);
+            if stale {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
         // Every body of it was checked (or copied from a file that was).
         *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
-            FileStamp::of(&self.state_dir.join(LAST_GOOD));
+            FileStamp::of(&base).map(|base| (base, delta.as_deref().and_then(FileStamp::of)));
         if let Some(etag) = &download.etag {
             foundry_catalog_serving::files::replace(&etag_file, |out| out.write_all(etag.as_bytes()))?;
         }

@@ -1161,18 +1161,115 @@ impl Artifact {
         Ok(artifact)
     }
 
-    /// Copies `len` bytes of its file from `at` (a [`crate::delta::Source::Old`]
-    /// offset) to the end of `out`, file to file, from the file as it was
-    /// opened ([`Artifact::open`]); an error for an artifact whose bodies
-    /// are not in a file, or a range outside its bodies.
-    pub fn copy_range(&self, at: u64, len: u64, out: &mut std::fs::File) -> std::io::Result<()> {
+    /// Opens a layered artifact: the artifact file at `path`, of format 4,
+    /// whose bodies are read from `base` (an artifact opened from its file,
+    /// [`Artifact::open`]) wherever `base` has the same product or site
+    /// document with the same ETags ([`crate::delta::Plan::layout`]: an
+    /// ETag is the SHA-256 of its body, so those are the same bytes), and
+    /// from its own file elsewhere. Those ranges of its file are never
+    /// read: a replica writes them as holes (a sparse file), so that a
+    /// one-product edit costs the disk that product's bytes and the head,
+    /// not a copy of every body. Its head is read and checked as
+    /// [`Artifact::open`] checks it; its bodies are read when asked for
+    /// and checked against its own ETags by the catalog that serves them,
+    /// whichever file holds them.
+    pub fn open_layered(path: &std::path::Path, base: &Artifact, max_len: u64) -> Result<Artifact, ArtifactError> {
+        let not_layered = |what: &str| ArtifactError::Malformed(format!("a layered artifact needs {what}"));
+        let mut artifact = Self::open_head(path, max_len)?.ok_or_else(|| not_layered("an artifact of format 4"))?;
+        let own = artifact.file.take().ok_or_else(|| not_layered("an artifact file"))?;
+        let from = base.file.as_ref().filter(|_| base.table.is_some()).ok_or_else(|| not_layered("a base file"))?;
+        let (data_at, base_at) = (artifact.data_at(), base.data_at());
+        let table = artifact.table.unwrap_or_default();
+        let plan = crate::delta::Plan::layout(&artifact, base);
+        let mut at = table;
+        for run in plan.runs() {
+            let offset = run.at - data_at;
+            if offset != at {
+                return Err(ArtifactError::Malformed(format!("the bodies do not tile the data region at {offset}")));
+            }
+            let piece = match run.source {
+                crate::delta::Source::Old { at } => {
+                    Piece::File { file: Arc::clone(from), at: at - base_at, len: run.len }
+                }
+                crate::delta::Source::Origin => Piece::File { file: Arc::clone(&own), at: offset, len: run.len },
+            };
+            artifact.data.push((offset, piece));
+            at += run.len;
+        }
+        if at != artifact.data_len {
+            return Err(ArtifactError::Malformed(format!("the bodies end at {at} of {} bytes", artifact.data_len)));
+        }
+        Ok(artifact)
+    }
+
+    /// The files, and where in their data regions, that hold `len` bytes
+    /// of its bodies from `at` (an offset of its file), in order; an error
+    /// for a range outside its bodies, or bodies not in a file.
+    fn stored_in(&self, at: u64, len: u64) -> std::io::Result<Vec<(&Arc<BodyFile>, u64, u64)>> {
         let outside = || std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a range of the artifact's bodies");
-        let (Some(file), Some(table)) = (&self.file, self.table) else { return Err(outside()) };
+        let table = self.table.ok_or_else(outside)?;
         let offset = at.checked_sub(self.data_at()).filter(|&offset| offset >= table).ok_or_else(outside)?;
-        if offset.checked_add(len).is_none_or(|end| end > self.data_len) {
+        let end = offset.checked_add(len).filter(|&end| end <= self.data_len).ok_or_else(outside)?;
+        if let Some(file) = &self.file {
+            return Ok(vec![(file, offset, len)]);
+        }
+        let mut stored = Vec::new();
+        let first = self.data.partition_point(|(start, _)| *start <= offset).checked_sub(1).ok_or_else(outside)?;
+        for (start, piece) in &self.data[first..] {
+            if *start >= end {
+                break;
+            }
+            let Piece::File { file, at, len } = piece else { return Err(outside()) };
+            let (from, to) = (offset.max(*start), end.min(start + len));
+            if from < to {
+                stored.push((file, at + (from - start), to - from));
+            }
+        }
+        if stored.iter().map(|(_, _, len)| len).sum::<u64>() != len {
             return Err(outside());
         }
-        file.copy_to(offset, len, out)
+        Ok(stored)
+    }
+
+    /// Copies `len` bytes of its file from `at` (a [`crate::delta::Source::Old`]
+    /// offset) to `out` at its position, file to file, from the files its
+    /// bodies are read from, as they were opened ([`Artifact::open`],
+    /// [`Artifact::open_layered`]). Bytes held by `holes_for`'s file (the
+    /// base of a layered artifact) are not copied: `out`'s position moves
+    /// past them, leaving a hole that a layered artifact over that base
+    /// never reads. Returns the bytes copied. An error for an artifact whose
+    /// bodies are not in a file, or a range outside its bodies.
+    pub fn copy_range(
+        &self,
+        at: u64,
+        len: u64,
+        out: &mut std::fs::File,
+        holes_for: Option<&Artifact>,
+    ) -> std::io::Result<u64> {
+        use std::io::Seek;
+        let skipped = holes_for.and_then(|base| base.file.as_ref());
+        let mut copied = 0;
+        for (file, offset, len) in self.stored_in(at, len)? {
+            if skipped.is_some_and(|skipped| Arc::ptr_eq(skipped, file)) {
+                out.seek(std::io::SeekFrom::Current(i64::try_from(len).map_err(std::io::Error::other)?))?;
+            } else {
+                file.copy_to(offset, len, out)?;
+                copied += len;
+            }
+        }
+        Ok(copied)
+    }
+
+    /// How many of `len` bytes of its file from `at` [`Artifact::copy_range`]
+    /// copies with these `holes_for`.
+    pub fn bytes_to_copy(&self, at: u64, len: u64, holes_for: Option<&Artifact>) -> std::io::Result<u64> {
+        let skipped = holes_for.and_then(|base| base.file.as_ref());
+        Ok(self
+            .stored_in(at, len)?
+            .into_iter()
+            .filter(|(file, _, _)| !skipped.is_some_and(|skipped| Arc::ptr_eq(skipped, file)))
+            .map(|(_, _, len)| len)
+            .sum())
     }
 
     /// Where the data region starts in the artifact's file.
@@ -1201,6 +1298,14 @@ impl Artifact {
     /// ([`Artifact::open`]).
     pub(crate) fn body_file(&self) -> Option<&Arc<BodyFile>> {
         self.file.as_ref()
+    }
+
+    /// Whether its bodies are read from files when they are asked for
+    /// (its own, [`Artifact::open`]; or its own and its base's,
+    /// [`Artifact::open_layered`]), not held in memory.
+    pub(crate) fn bodies_in_files(&self) -> bool {
+        self.file.is_some()
+            || (!self.built_here && self.data.iter().any(|(_, piece)| matches!(piece, Piece::File { .. })))
     }
 
     /// Parses `bytes`, whose bytes after the CRC field have the CRC-32

@@ -701,15 +701,30 @@ impl ResponseCatalog {
     /// served: each body read from it then fails its check, an error.
     pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Self, CatalogErrors> {
         let artifact = Artifact::open(path, options.max_len).map_err(|error| opening(path, error))?;
+        Self::verified(artifact, options).map_err(|error| opening(path, error))
+    }
+
+    /// Opens a layered artifact ([`Artifact::open_layered`]: the file at
+    /// `path`, its bodies read from `base`'s file where `base` holds them)
+    /// and loads it as [`ResponseCatalog::open_with`] does: its own
+    /// signature is verified when verify keys are given (`base` is trusted
+    /// for nothing but bytes, each checked against the layered artifact's
+    /// ETags before it is served). An error names `path`.
+    pub fn open_layered_with(path: &Path, base: &Artifact, options: &OpenOptions) -> Result<Self, CatalogErrors> {
+        let artifact = Artifact::open_layered(path, base, options.max_len).map_err(|error| opening(path, error))?;
+        Self::verified(artifact, options).map_err(|error| opening(path, error))
+    }
+
+    /// Verifies `artifact` when `options` gives verify keys, and loads it.
+    fn verified(artifact: Artifact, options: &OpenOptions) -> Result<Self, ArtifactError> {
         #[cfg(feature = "signing")]
         if !options.verify_keys.is_empty() {
             // Which key signed is known at once: a wrong key costs nothing more.
             let verify = |artifact: &Artifact| artifact.verify_any(&options.verify_keys);
-            artifact.signer_trusted(&options.verify_keys).map_err(|error| opening(path, error))?;
-            return Self::load_verified(artifact, &options.body_cache, Some(&verify))
-                .map_err(|error| opening(path, error));
+            artifact.signer_trusted(&options.verify_keys)?;
+            return Self::load_verified(artifact, &options.body_cache, Some(&verify));
         }
-        Self::load(artifact, &options.body_cache).map_err(|error| opening(path, error))
+        Self::load(artifact, &options.body_cache)
     }
 
     /// Opens an artifact file as [`ResponseCatalog::open`] does and keeps
@@ -789,7 +804,7 @@ impl ResponseCatalog {
             digest.map_or(Ok(()), join)?;
             indexed
         })?;
-        if check && artifact.table_len().is_some() && artifact.body_file().is_none() {
+        if check && artifact.table_len().is_some() && !artifact.bodies_in_files() {
             artifact.check_bodies()?;
         }
         Ok(ResponseCatalog {
@@ -1034,7 +1049,7 @@ impl ResponseCatalog {
     /// Whether its bodies are read from the artifact file as they are
     /// asked for ([`ResponseCatalog::open`]), rather than held in memory.
     pub fn reads_bodies_from_file(&self) -> bool {
-        self.artifact.body_file().is_some()
+        self.artifact.bodies_in_files()
     }
 
     /// Where bodies read from the artifact's file are kept, and what

@@ -121,13 +121,32 @@ impl Plan {
         }
         let runs = index.into_iter().chain(table).filter(|run| run.len > 0).collect();
         let mut plan = Plan { runs, start: summary.len(), end: summary.head_len() };
-        plan.coalesce(max_ranges.max(1));
+        plan.coalesce(max_ranges.max(1), Self::GAP);
         plan
     }
 
     /// The plan to write the bodies of `new` (its head) from `old` and the
     /// origin, asking at most `max_ranges` ranges (at least one).
     pub fn new(new: &Artifact, old: &Artifact, max_ranges: usize) -> Plan {
+        let mut plan = Self::matched(new, old);
+        plan.coalesce(max_ranges.max(1), Self::GAP);
+        plan
+    }
+
+    /// Where each of `new`'s bodies is in `old`, exactly: a run is
+    /// [`Source::Old`] when `old` has the same product or document with the
+    /// same ETags (the same bytes), else [`Source::Origin`], with no range
+    /// bound and no gap closed (neighbours from the same place are one
+    /// run). What a layered artifact reads from its base
+    /// ([`Artifact::open_layered`]).
+    pub fn layout(new: &Artifact, old: &Artifact) -> Plan {
+        let mut plan = Self::matched(new, old);
+        plan.coalesce(usize::MAX, 0);
+        plan
+    }
+
+    /// Every body run of `new`, each from `old` when it has it, uncoalesced.
+    fn matched(new: &Artifact, old: &Artifact) -> Plan {
         let head_len = new.data_at() + new.table_len().unwrap_or(0);
         let file_len = new.file_len();
         let same_layout = new.table_len().is_some() && old.table_len().is_some();
@@ -180,16 +199,14 @@ impl Plan {
         if tiled != Some(file_len) {
             runs = vec![Run { at: head_len, len: file_len - head_len, source: Source::Origin }];
         }
-        let mut plan = Plan { runs, start: head_len, end: file_len };
-        plan.coalesce(max_ranges.max(1));
-        plan
+        Plan { runs, start: head_len, end: file_len }
     }
 
     /// Merges neighbours: runs copied from one place of the old file in
-    /// turn, runs fetched in turn, and runs to fetch within [`Plan::GAP`]
-    /// of each other (with what lies between); then, while more than
-    /// `max_ranges` ranges are to be fetched, the two closest.
-    fn coalesce(&mut self, max_ranges: usize) {
+    /// turn, runs fetched in turn, and runs to fetch within `gap` of each
+    /// other (with what lies between); then, while more than `max_ranges`
+    /// ranges are to be fetched, the two closest.
+    fn coalesce(&mut self, max_ranges: usize, gap: u64) {
         let fetched: Vec<(u64, u64)> =
             self.runs.iter().filter(|run| run.source == Source::Origin).map(|run| (run.at, run.at + run.len)).collect();
         // The gaps between ranges to fetch, closed from the smallest up:
@@ -198,8 +215,9 @@ impl Plan {
         gaps.sort_unstable();
         let must_close = fetched.len().saturating_sub(max_ranges);
         let mut closed = vec![false; fetched.len().saturating_sub(1)];
+        let within = gap;
         for (n, (gap, i)) in gaps.into_iter().enumerate() {
-            if gap <= Self::GAP || n < must_close {
+            if gap <= within || n < must_close {
                 closed[i] = true;
             }
         }

@@ -173,3 +173,97 @@ proptest! {
         prop_assert!(fetched <= new.len() as u64);
     }
 }
+
+/// A fresh temporary folder for one test.
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-delta-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Writes `new` at `path` as a replica writes a layered pull over `base`
+/// (opened from its file) with `old` the artifact it has (`base`, or a
+/// layered one over it): the head, the plan's fetched runs from `new`,
+/// its copied runs from `old` except what `base` holds (holes). Returns
+/// the bytes written.
+fn write_layered(path: &std::path::Path, new: &[u8], old: &Artifact, base: &Artifact) -> u64 {
+    use std::io::Write;
+    let head = Artifact::from_head(new, new.len() as u64).expect("a head");
+    let plan = Plan::new(&head, old, Plan::MAX_RANGES);
+    let mut file = std::fs::File::create_new(path).expect("a new file");
+    file.write_all(&new[..plan.start() as usize]).expect("written");
+    let mut written = plan.start();
+    for run in plan.runs() {
+        match run.source {
+            Source::Old { at } => {
+                let to_copy = old.bytes_to_copy(at, run.len, Some(base)).expect("a range of its bodies");
+                let copied = old.copy_range(at, run.len, &mut file, Some(base)).expect("copied");
+                assert_eq!(copied, to_copy, "bytes_to_copy says what copy_range copies");
+                written += copied;
+            }
+            Source::Origin => {
+                file.write_all(&new[run.at as usize..(run.at + run.len) as usize]).expect("written");
+                written += run.len;
+            }
+        }
+    }
+    file.set_len(new.len() as u64).expect("its length");
+    written
+}
+
+/// A layered pull writes the head and what changed, nothing its base
+/// holds (those bytes of its file are holes, read as zeros), and opened
+/// over its base it is the new artifact, byte for byte; a second pull
+/// over the layered one carries what the first fetched and still writes
+/// nothing the base holds. The bodies are read from the base: a byte
+/// flipped in the base's body of an unchanged product fails that body's
+/// check when the layered catalog reads it, and no other.
+#[test]
+fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
+    let dir = temp("layered");
+    let numbers: Vec<usize> = (0..40).collect();
+    let title = |n: usize| format!("Product {n}");
+    let first = artifact(&numbers, title);
+    let second = artifact(&numbers, |n| if n == 17 { "Retitled".to_owned() } else { title(n) });
+    let third = artifact(&numbers, |n| match n {
+        17 => "Retitled".to_owned(),
+        30 => "Retitled too".to_owned(),
+        _ => title(n),
+    });
+    std::fs::write(dir.join("base.fcat"), &first).expect("written");
+    let base = Artifact::open(&dir.join("base.fcat"), 1 << 30).expect("the base opens");
+
+    let written = write_layered(&dir.join("second.delta"), &second, &base, &base);
+    let layered = Artifact::open_layered(&dir.join("second.delta"), &base, 1 << 30).expect("opens over its base");
+    assert!(layered.to_vec() == second, "the layered artifact is the new one, byte for byte");
+    let head_len = Plan::new(&layered, &base, Plan::MAX_RANGES).start();
+    assert!(written < head_len + (second.len() as u64 - head_len) / 10, "{written} of {} bytes written", second.len());
+    let on_disk = std::fs::read(dir.join("second.delta")).expect("read");
+    let zeros = on_disk.iter().skip(head_len as usize).filter(|&&b| b == 0).count();
+    assert!(zeros > (second.len() - head_len as usize) * 8 / 10, "the base's bodies are holes: {zeros} zeros");
+
+    // A second pull over the layered one: product 17 carried from the first delta.
+    let written = write_layered(&dir.join("third.delta"), &third, &layered, &base);
+    let again = Artifact::open_layered(&dir.join("third.delta"), &base, 1 << 30).expect("opens over its base");
+    assert!(again.to_vec() == third, "a delta over a delta is the newest artifact, byte for byte");
+    assert!(written < head_len + (third.len() as u64 - head_len) / 5, "{written} bytes written");
+
+    // Its bodies are read from the base, and checked.
+    let catalog = foundry_catalog_serving::catalog::ResponseCatalog::from_artifact(again).expect("loads");
+    let gzip = foundry_catalog_serving::catalog::ContentCoding::Gzip;
+    let (unchanged, retitled) = ("product-3", "product-30");
+    let (span_at, span_len) = {
+        let base_catalog =
+            foundry_catalog_serving::catalog::ResponseCatalog::from_artifact(base.clone()).expect("loads");
+        let body = base_catalog.get(unchanged).expect("in the base").representation(gzip).body().expect("a body");
+        let at = first.windows(body.len()).position(|w| w == &body[..]).expect("the base file holds it");
+        (at, body.len())
+    };
+    let mut damaged = first.clone();
+    damaged[span_at + span_len / 2] ^= 1;
+    std::fs::write(dir.join("base.fcat"), &damaged).expect("rewritten in place");
+    assert!(catalog.get(unchanged).expect("served").representation(gzip).body().is_err(), "read from the damaged base");
+    assert!(catalog.get(retitled).expect("served").representation(gzip).body().is_ok(), "read from the delta");
+    let _ = std::fs::remove_dir_all(&dir);
+}
