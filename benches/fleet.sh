@@ -4,15 +4,20 @@
 # nginx on loopback is the origin (as in .ci/fleet); REPLICAS (default 5)
 # release `foundry-catalog serve --catalog http://… --verify-key …`
 # replicas poll it every POLL (default 0.5 s), each with a state folder of
-# its own. Once every replica serves the first artifact, one manifest is
-# retitled, then, timed from that edit:
+# its own. Once every replica serves the first artifact, a first edit
+# is published, untimed (every replica then holds a delta layered over
+# its last good file, as after any edit, and the disk settles from the
+# first whole downloads); then one manifest is retitled and, timed from
+# that edit:
 #
 #  - build: `build --previous` on the last artifact (its stamps beside it,
 #    as a CI cache keeps them), signed, with the next sequence;
 #  - publish: the new file renamed into nginx's folder;
 #  - pull: until every replica answers the product with the new title
 #    (each pulls a delta of its last good artifact: head blocks and the
-#    changed product's bodies, copying the rest from its own file);
+#    changed product's bodies, and writes those, the first edit's
+#    product it carries, and holes where its last good file has the
+#    bodies);
 #
 # and the bytes each replica fetched for it (its /metrics) against the
 # artifact's size.
@@ -64,24 +69,40 @@ for n in $(seq 0 $((REPLICAS - 1))); do
     sleep 0.05
   done
 done
+serving() {
+  for n in $(seq 0 $((REPLICAS - 1))); do
+    until curl -fs "http://127.0.0.1:$(port "$n")$PRODUCTS/$1" | grep -q "$2"; do
+      kill -0 "${pids[$n]}" 2>/dev/null || { cat "$work/replica-$n.log" >&2; exit 1; }
+      sleep 0.01
+    done
+  done
+}
+# A first edit, untimed: every replica then holds what it holds after
+# any edit (a delta layered over its last good file), and the disk has
+# settled from the first whole downloads (4 GB between five replicas).
+warm=$(ls "$catalog" | sed -n '2s/\.json$//p')
+sleep 2.1
+retitle "$catalog" "$warm" "Warmed up"
+sleep 2.1
+"$bin" build "$catalog" -o "$work/warm.fcat" --previous "$work/last.fcat" --sign-key "$work/ci.key" --sequence 2 2>/dev/null
+cp "$work/warm.fcat" "$work/www/.catalog.tmp"
+mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"
+serving "$warm" "Warmed up"
+sync
+sleep 5
+
 fetched() { curl -fs "http://127.0.0.1:$(port "$1")/metrics" | awk '/^foundry_catalog_origin_fetched_bytes_total / {print $2}'; }
 before=()
 for n in $(seq 0 $((REPLICAS - 1))); do before+=("$(fetched "$n")"); done
-sleep 2.1
 
 start=$(now)
 retitle "$catalog" "$slug" "Edited for the fleet benchmark"
-"$bin" build "$catalog" -o "$work/next.fcat" --previous "$work/last.fcat" --sign-key "$work/ci.key" --sequence 2 \
+"$bin" build "$catalog" -o "$work/next.fcat" --previous "$work/warm.fcat" --sign-key "$work/ci.key" --sequence 3 \
   2>"$work/build.log"
 built=$(now)
 mv "$work/next.fcat" "$work/www/catalog.fcat"
 published=$(now)
-for n in $(seq 0 $((REPLICAS - 1))); do
-  until curl -fs "http://127.0.0.1:$(port "$n")$PRODUCTS/$slug" | grep -q "Edited for the fleet benchmark"; do
-    kill -0 "${pids[$n]}" 2>/dev/null || { cat "$work/replica-$n.log" >&2; exit 1; }
-    sleep 0.01
-  done
-done
+serving "$slug" "Edited for the fleet benchmark"
 served=$(now)
 shares=()
 for n in $(seq 0 $((REPLICAS - 1))); do

@@ -436,11 +436,11 @@ impl Origin {
 
     /// Asks the origin for the artifact: `If-None-Match` with the last
     /// good one's ETag when `have` (an artifact is held that the ETag
-    /// names), and with the ETag of the last one refused. With a last good
-    /// artifact of format 4, the request asks for the first bytes only
-    /// (`Range`), and a new artifact is pulled as a delta
-    /// ([`Origin::pull_delta`]); an origin that ignores `Range` (a 200)
-    /// sends it whole. A body over `max_len` bytes (by its
+    /// names), and with the ETag of the last one refused. When `have`, the
+    /// request asks for the first bytes only (`Range`), and a new artifact
+    /// is pulled as a delta of a last good artifact of format 4
+    /// ([`Origin::pull_delta`]), or asked again whole without one; an
+    /// origin that ignores `Range` (a 200) sends it whole. A body over `max_len` bytes (by its
     /// `Content-Length`, its `Content-Range` or its header, or as it
     /// arrives), one whose first bytes are not an artifact's header, a
     /// status other than 200, 206 or 304, a cut connection or a timeout is
@@ -471,9 +471,10 @@ impl Origin {
             request = request.header("If-None-Match", known.join(", "));
         }
         // A last good file found damaged is not copied from: whole, once.
+        // Its head is read only once the origin has a new artifact (a
+        // 206): a poll answered 304 reads nothing of it.
         let delta = have && !self.whole_next.swap(false, Ordering::Relaxed);
-        let old = if delta { self.last_good_with_head(max_len) } else { None };
-        if old.is_some() {
+        if delta {
             request = request.header("Range", format!("bytes=0-{}", PROBE - 1));
         }
         let response = self.exchange(request)?;
@@ -489,8 +490,12 @@ impl Origin {
                 _ => Err("the origin answered 304 to nothing asked".to_owned().into()),
             },
             200 => self.whole(response, etag, max_len),
-            206 => match (old, etag.filter(|e| !e.starts_with("W/"))) {
-                (Some(old), Some(etag)) => self.pull_delta(response, etag, old, max_len, check),
+            206 => match (delta, etag.filter(|e| !e.starts_with("W/"))) {
+                // A last good artifact of format 4 to pull a delta of.
+                (true, Some(etag)) => match self.last_good_with_head(max_len) {
+                    Some(old) => self.pull_delta(response, etag, old, max_len, check),
+                    None => self.whole_again(max_len),
+                },
                 // No strong ETag to ask If-Range with: the whole artifact, once more.
                 _ => self.whole_again(max_len),
             },

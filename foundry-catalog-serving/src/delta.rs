@@ -44,11 +44,35 @@
 
 use std::collections::HashMap;
 
-use crate::artifact::{Artifact, Summary, contiguous};
+use crate::artifact::{Artifact, Span, Summary, contiguous};
 
 /// What the old artifact holds of a product or document: where its body
-/// run is in the data region, and its ETags.
-type Known = ((u64, u64), Vec<Vec<u8>>);
+/// run is in the data region, and where its ETags are among all of them.
+type Known = ((u64, u64), std::ops::Range<usize>);
+
+/// What `old` holds of a product or document named by `name`, whose body
+/// run is `run` and whose ETags are at `spans`: its name, and its run and
+/// ETags (pushed onto `tags`); `None`, pushing nothing, for spans not in
+/// its table.
+fn know<'a>(
+    old: &'a Artifact,
+    tags: &mut Vec<&'a [u8]>,
+    name: Span,
+    run: Option<(u64, u64)>,
+    spans: impl Iterator<Item = Span>,
+) -> Option<(&'a [u8], Known)> {
+    let (name, run, first) = (old.bytes_of(name)?, run?, tags.len());
+    for span in spans {
+        match old.bytes_of(span) {
+            Some(tag) => tags.push(tag),
+            None => {
+                tags.truncate(first);
+                return None;
+            }
+        }
+    }
+    Some((name, (run, first..tags.len())))
+}
 
 /// Where a run of the new file's bytes comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,35 +174,34 @@ impl Plan {
         let head_len = new.data_at() + new.table_len().unwrap_or(0);
         let file_len = new.file_len();
         let same_layout = new.table_len().is_some() && old.table_len().is_some();
-        let etags = |artifact: &Artifact, spans: &mut dyn Iterator<Item = crate::artifact::Span>| {
-            spans.map(|span| artifact.bytes_of(span).map(<[u8]>::to_vec)).collect::<Option<Vec<Vec<u8>>>>()
-        };
-        // The old artifact's bodies, by slug and by document name, with their ETags.
-        let mut products = HashMap::new();
-        let mut documents = HashMap::new();
+        // Every ETag of the old artifact, borrowed from its table, in one
+        // buffer; each product and document by slug or name: its body run
+        // and where its ETags are in that buffer.
+        let mut tags: Vec<&[u8]> = Vec::new();
+        let mut products: HashMap<&[u8], Known> = HashMap::new();
+        let mut documents: HashMap<&[u8], Known> = HashMap::new();
         if same_layout {
+            products.reserve(old.len());
+            tags.reserve(old.len() * 8);
             for entry in old.entries() {
-                let run = contiguous(entry.body_spans());
-                let tags = etags(old, &mut entry.etag_spans());
-                if let (Some(slug), Some(run), Some(tags)) = (old.bytes_of(entry.slug), run, tags) {
-                    products.insert(slug, (run, tags));
-                }
+                products.extend(know(old, &mut tags, entry.slug, contiguous(entry.body_spans()), entry.etag_spans()));
             }
             for document in old.documents() {
-                let run = contiguous(document.body_spans());
-                let tags = etags(old, &mut document.etag_spans());
-                if let (Some(name), Some(run), Some(tags)) = (old.bytes_of(document.path), run, tags) {
-                    documents.insert(name, (run, tags));
-                }
+                let (run, spans) = (contiguous(document.body_spans()), document.etag_spans());
+                documents.extend(know(old, &mut tags, document.path, run, spans));
             }
         }
         let (new_at, old_at) = (new.data_at(), old.data_at());
         let mut runs = Vec::with_capacity(new.len() + 8);
-        let mut place = |run: Option<(u64, u64)>, found: Option<&Known>, tags: Option<Vec<Vec<u8>>>| {
+        let mut place = |run: Option<(u64, u64)>, found: Option<&Known>, spans: &mut dyn Iterator<Item = Span>| {
             let Some((offset, len)) = run else { return };
-            let source = match (found, tags) {
-                (Some(((old_offset, old_len), old_tags)), Some(tags)) if *old_len == len && *old_tags == tags => {
-                    Source::Old { at: old_at + old_offset }
+            let source = match found {
+                Some(&((old_offset, old_len), ref known)) if old_len == len => {
+                    let mut known = tags[known.clone()].iter();
+                    let same = Iterator::all(&mut &mut *spans, |span| {
+                        new.bytes_of(span).is_some_and(|tag| known.next() == Some(&tag))
+                    }) && known.next().is_none();
+                    if same { Source::Old { at: old_at + old_offset } } else { Source::Origin }
                 }
                 _ => Source::Origin,
             };
@@ -186,12 +209,11 @@ impl Plan {
         };
         for entry in new.entries() {
             let found = new.bytes_of(entry.slug).and_then(|slug| products.get(slug));
-            let tags = etags(new, &mut entry.etag_spans());
-            place(contiguous(entry.body_spans()), found, tags);
+            place(contiguous(entry.body_spans()), found, &mut entry.etag_spans());
         }
         for document in new.documents() {
             let found = new.bytes_of(document.path).and_then(|name| documents.get(name));
-            place(contiguous(document.body_spans()), found, etags(new, &mut document.etag_spans()));
+            place(contiguous(document.body_spans()), found, &mut document.etag_spans());
         }
         // A new artifact whose bodies do not tile (refused when it is
         // loaded) is fetched whole after its head.
