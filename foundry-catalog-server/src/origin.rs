@@ -632,9 +632,13 @@ impl Origin {
             .map_err(|_| PullError::local(format!("cannot take memory for a head of {} bytes", summary.head_len())))?;
         for run in head_plan.runs() {
             match run.source {
-                delta::Source::Old { at } => head.extend_from_slice(&old.head_bytes(at, run.len).ok_or_else(|| {
-                    PullError::local("the last good artifact's head is not what its index says".to_owned())
-                })?),
+                delta::Source::Old { at } => {
+                    if !old.head_bytes_into(at, run.len, &mut head) {
+                        return Err(PullError::local(
+                            "the last good artifact's head is not what its index says".to_owned(),
+                        ));
+                    }
+                }
                 delta::Source::Origin if run.at + run.len <= summary_len + probed.len() as u64 => {
                     let from = (run.at - summary_len) as usize;
                     head.extend_from_slice(&probed[from..from + run.len as usize]);
@@ -649,7 +653,8 @@ impl Origin {
                 }
             }
         }
-        let new = match Artifact::from_head(&head, total).and_then(|new| check(&new).map(|()| new)) {
+        let head = bytes::Bytes::from(head);
+        let new = match Artifact::from_head(head.clone(), total).and_then(|new| check(&new).map(|()| new)) {
             Ok(new) => new,
             Err(error) => return refused(error),
         };

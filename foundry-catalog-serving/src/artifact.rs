@@ -1061,7 +1061,7 @@ impl Artifact {
         header.check_index_lengths(&meta_and_signature)?;
         let rest = read(header.at(BLOCKS), header.head_end() - header.at(BLOCKS))?;
         let file = Arc::new(BodyFile { file, data_at: header.data_at() });
-        Self::from_head_parts(&header, &prefix, meta_and_signature, rest, Some(file)).map(Some)
+        Self::from_head_parts(&header, &prefix, meta_and_signature.into(), rest.into(), Some(file)).map(Some)
     }
 
     /// The head of a version-4 artifact file of `file_len` bytes, given as
@@ -1070,8 +1070,11 @@ impl Artifact {
     /// [`Artifact::open`] checks them; its bodies are not there to read.
     /// What a replica fetches first of a new artifact, to know what else
     /// to fetch ([`crate::delta`]).
-    pub fn from_head(head: &[u8], file_len: u64) -> Result<Artifact, ArtifactError> {
-        let header = Header::parse(head.get(..HEADER_LEN).unwrap_or(head), file_len)?;
+    /// The head is taken as is, not copied: a `Vec` or `Bytes` of it is
+    /// held by the artifact.
+    pub fn from_head(head: impl Into<Bytes>, file_len: u64) -> Result<Artifact, ArtifactError> {
+        let head: Bytes = head.into();
+        let header = Header::parse(head.get(..HEADER_LEN).unwrap_or(&head), file_len)?;
         if header.version < 4 {
             return Err(ArtifactError::Malformed(format!(
                 "a version-{} artifact has no head of its own",
@@ -1079,11 +1082,11 @@ impl Artifact {
             )));
         }
         header.check_head_lengths()?;
-        let part = |from: u64, to: u64| -> Result<Vec<u8>, ArtifactError> {
+        let part = |from: u64, to: u64| -> Result<Bytes, ArtifactError> {
             let range = usize::try_from(from).ok().zip(usize::try_from(to).ok());
             range
-                .and_then(|(from, to)| head.get(from..to))
-                .map(<[u8]>::to_vec)
+                .filter(|&(from, to)| from <= to && to <= head.len())
+                .map(|(from, to)| head.slice(from..to))
                 .ok_or(ArtifactError::Length { expected: to, found: head.len() as u64 })
         };
         let meta_and_signature = part(header.len as u64, header.at(BLOCKS))?;
@@ -1098,8 +1101,8 @@ impl Artifact {
     fn from_head_parts(
         header: &Header,
         prefix: &[u8],
-        meta_and_signature: Vec<u8>,
-        rest: Vec<u8>,
+        meta_and_signature: Bytes,
+        rest: Bytes,
         file: Option<Arc<BodyFile>>,
     ) -> Result<Artifact, ArtifactError> {
         let [meta_len, _, blocks_len, index_len, table_len, bodies_len] = header.lengths;
@@ -1107,8 +1110,8 @@ impl Artifact {
         if crc != header.crc {
             return Err(ArtifactError::Checksum { expected: header.crc, found: crc });
         }
-        let mut head = Bytes::from(meta_and_signature);
-        let mut rest = Bytes::from(rest);
+        let mut head = meta_and_signature;
+        let mut rest = rest;
         let metadata_json = head.split_to(meta_len as usize);
         let blocks = rest.split_to(blocks_len as usize);
         let stored_index = rest.split_to(index_len as usize);
@@ -1669,20 +1672,35 @@ impl Artifact {
     /// `len` bytes of its head from `at` in its file, from the copies in
     /// memory of its stored index and table (format 4); `None` outside them.
     pub fn head_bytes(&self, at: u64, len: u64) -> Option<Vec<u8>> {
-        let table = self.table?;
-        let (data_at, index_at) = (self.data_at(), self.stored_index_at());
-        let end = at.checked_add(len).filter(|&end| at >= index_at && end <= data_at + table)?;
         let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
+        self.head_bytes_into(at, len, &mut bytes).then_some(bytes)
+    }
+
+    /// [`Artifact::head_bytes`], appended to `out`; `false` (and `out` as
+    /// it was) outside its index and table.
+    pub fn head_bytes_into(&self, at: u64, len: u64, out: &mut Vec<u8>) -> bool {
+        let Some(table) = self.table else { return false };
+        let (data_at, index_at) = (self.data_at(), self.stored_index_at());
+        let Some(end) = at.checked_add(len).filter(|&end| at >= index_at && end <= data_at + table) else {
+            return false;
+        };
+        let before = out.len();
         if at < data_at {
-            bytes.extend_from_slice(
-                self.stored_index.get((at - index_at) as usize..(end.min(data_at) - index_at) as usize)?,
-            );
+            let Some(index) = self.stored_index.get((at - index_at) as usize..(end.min(data_at) - index_at) as usize)
+            else {
+                return false;
+            };
+            out.extend_from_slice(index);
         }
         if end > data_at {
             let from = at.max(data_at) - data_at;
-            self.table_bytes(from, end - data_at - from, &mut |piece| bytes.extend_from_slice(piece));
+            self.table_bytes(from, end - data_at - from, &mut |piece| out.extend_from_slice(piece));
         }
-        (bytes.len() as u64 == len).then_some(bytes)
+        if (out.len() - before) as u64 != len {
+            out.truncate(before);
+            return false;
+        }
+        true
     }
 
     /// Every index entry, decoded (spans are not checked here).

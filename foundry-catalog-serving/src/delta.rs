@@ -36,7 +36,7 @@
 //! let summary = Summary::parse(&bytes, bytes.len() as u64).unwrap();
 //! let head = Plan::head(&summary, &old, Plan::MAX_RANGES);
 //! assert_eq!(head.fetched(), 0, "the same artifact: every block of the head is copied");
-//! let new = Artifact::from_head(&bytes, bytes.len() as u64).unwrap();
+//! let new = Artifact::from_head(bytes.clone(), bytes.len() as u64).unwrap();
 //! let plan = Plan::new(&new, &old, Plan::MAX_RANGES);
 //! assert_eq!(plan.fetched(), 0, "the same artifact: every body is copied");
 //! assert!(plan.runs().iter().all(|run| matches!(run.source, Source::Old { .. })));

@@ -70,7 +70,7 @@ fn carry_out(old: &[u8], new: &[u8], max_ranges: usize) -> (Vec<u8>, u64, [Plan;
         assert_eq!(written.len() as u64, plan.end());
     };
     carry(&head_plan, &mut written, true);
-    let head = Artifact::from_head(&written, total).expect("a checked head");
+    let head = Artifact::from_head(written.clone(), total).expect("a checked head");
     let plan = Plan::new(&head, &old_artifact, max_ranges);
     assert_eq!(plan.start(), summary.head_len());
     carry(&plan, &mut written, false);
@@ -189,7 +189,7 @@ fn temp(name: &str) -> std::path::PathBuf {
 /// the bytes written.
 fn write_layered(path: &std::path::Path, new: &[u8], old: &Artifact, base: &Artifact) -> u64 {
     use std::io::Write;
-    let head = Artifact::from_head(new, new.len() as u64).expect("a head");
+    let head = Artifact::from_head(new.to_vec(), new.len() as u64).expect("a head");
     let plan = Plan::new(&head, old, Plan::MAX_RANGES);
     let mut file = std::fs::File::create_new(path).expect("a new file");
     file.write_all(&new[..plan.start() as usize]).expect("written");
