@@ -251,6 +251,7 @@ fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
 
     // Its bodies are read from the base, and checked.
     let catalog = foundry_catalog_serving::catalog::ResponseCatalog::from_artifact(again).expect("loads");
+    assert!(catalog.reads_bodies_from_file(), "a layered catalog reads its bodies when they are asked for");
     let gzip = foundry_catalog_serving::catalog::ContentCoding::Gzip;
     let (unchanged, retitled) = ("product-3", "product-30");
     let (span_at, span_len) = {
