@@ -24,6 +24,7 @@
 #
 #   bash benches/fleet.sh
 #   SIZE=10000 REPLICAS=3 bash benches/fleet.sh
+#   BIN=/tmp/foundry-catalog-before bash benches/fleet.sh   # a previous binary
 #
 # Release build, loopback, whatever cores the machine has (the replicas,
 # nginx and the build share them). Not run in CI (minutes, and
@@ -40,6 +41,8 @@ ADDR=127.0.0.1:$FIRST_PORT
 PRODUCTS=/api/public/foundry/products
 
 source benches/common.sh
+# BIN=path runs another build of foundry-catalog (a previous commit's, side by side).
+bin=${BIN:-$bin}
 pids=()
 stop_all() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done; }
 trap 'stop_all; stop_origin; rm -rf "$work"' EXIT
