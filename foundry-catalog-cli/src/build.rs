@@ -196,10 +196,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let progress = *last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut catalog = match catalog {
         Ok(catalog) => catalog,
-        Err(errors) => {
-            eprintln!("{errors}");
-            return ExitCode::from(BROKEN);
-        }
+        Err(errors) => return crate::catalog_failed(&errors),
     };
     if let Some(key) = &args.sign_key {
         catalog.sign(key);

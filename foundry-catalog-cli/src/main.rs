@@ -38,7 +38,7 @@ mod serve;
 
 /// Exit code: the input breaks the spec, or a schema file is stale.
 const BROKEN: u8 = 1;
-/// Exit code: a usage error, or input that cannot be read.
+/// Exit code: a usage error, or input that cannot be read or parsed.
 const USAGE: u8 = 2;
 
 /// Preview, render, check and serve public product-catalog records.
@@ -63,7 +63,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    match parse().command {
         Command::Preview(args) => preview::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Check(args) => check::run(&args),
@@ -114,7 +114,29 @@ fn usage_error(message: &str) -> ExitCode {
 }
 
 /// Prints `error: <message>` to stderr and returns `code`.
+/// The command line, parsed. Help shows each setting's environment
+/// variable by name (`[env: FOUNDRY_CATALOG_SITE_URL]`), never its value:
+/// an unset one would read `X=`, and a set one could be a secret's path.
+fn parse() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    fn names_only(command: clap::Command) -> clap::Command {
+        command.mut_args(|arg| arg.hide_env_values(true)).mut_subcommands(names_only)
+    }
+    let matches = names_only(Cli::command()).get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(code)
+}
+
+/// Prints a catalog's problems and gives their exit code: [`USAGE`] when
+/// a file cannot be read or a manifest is not JSON, else [`BROKEN`].
+fn catalog_failed(errors: &foundry_catalog_serving::catalog::CatalogErrors) -> ExitCode {
+    use foundry_catalog_serving::catalog::CatalogError;
+    eprintln!("{errors}");
+    let unreadable =
+        errors.errors.iter().any(|e| matches!(e, CatalogError::Read { .. } | CatalogError::Manifest { .. }));
+    ExitCode::from(if unreadable { USAGE } else { BROKEN })
 }

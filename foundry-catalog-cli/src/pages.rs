@@ -33,11 +33,11 @@ pub(crate) struct Args {
     /// The public site's URL (https://catalog.example.com): canonical
     /// links and JSON-LD become absolute, and the sitemap is written
     /// (it takes absolute URLs only).
-    #[arg(long, value_name = "URL", value_parser = |s: &str| Site::new(s))]
+    #[arg(long, env = "FOUNDRY_CATALOG_SITE_URL", value_name = "URL", value_parser = |s: &str| Site::new(s))]
     site_url: Option<Site>,
     /// A folder of templates replacing the defaults of the same name
     /// (base.html, product.html, not_found.html, style.css).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, env = "FOUNDRY_CATALOG_TEMPLATES", value_name = "DIR")]
     templates: Option<PathBuf>,
     #[command(flatten)]
     record_types: crate::record_types::RecordTypeDirs,
@@ -63,10 +63,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     };
     let catalog = match catalog {
         Ok(catalog) => catalog,
-        Err(errors) => {
-            eprintln!("{errors}");
-            return ExitCode::from(BROKEN);
-        }
+        Err(errors) => return crate::catalog_failed(&errors),
     };
     match write_site(&catalog, &pages, &loaded, &args.out_dir) {
         Ok(written) => {

@@ -48,14 +48,16 @@ fn render(path: &Path, out_dir: Option<&Path>, record_types: &[RecordSchema]) ->
         eprintln!("error: {shown}: {e}");
         USAGE
     })?;
-    let manifest = ProductManifest::from_json(&text).map_err(|e| {
-        match e {
-            ManifestError::Syntax(e) => eprintln!("error: {shown}:{}:{}: {e}", e.line(), e.column()),
-            ManifestError::Invalid(violations) => {
-                violations.as_slice().iter().for_each(|v| eprintln!("error: {shown}: {v}"))
-            }
+    let manifest = ProductManifest::from_json(&text).map_err(|e| match e {
+        // Not JSON: input that cannot be parsed.
+        ManifestError::Syntax(e) => {
+            eprintln!("error: {shown}:{}:{}: {e}", e.line(), e.column());
+            USAGE
         }
-        BROKEN
+        ManifestError::Invalid(violations) => {
+            violations.as_slice().iter().for_each(|v| eprintln!("error: {shown}: {v}"));
+            BROKEN
+        }
     })?;
     let record = manifest.build_with(record_types).map_err(|violations| {
         violations.as_slice().iter().for_each(|v| eprintln!("error: {shown}: {v}"));

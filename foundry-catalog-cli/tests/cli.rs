@@ -149,7 +149,8 @@ fn serve_help_shows_each_setting_with_its_default_and_variable() {
         let entry = &help[start + 6..];
         let entry = &entry[..entry.find("\n      -").or_else(|| entry.find("\n  -")).unwrap_or(entry.len())];
         assert!(entry.contains(&format!("[default: {default}]")), "{flag}: {entry}");
-        assert!(entry.contains(&format!("[env: {variable}=")), "{flag}: {entry}");
+        // The variable by name, never its value (unset, it would read `X=`).
+        assert!(entry.contains(&format!("[env: {variable}]")), "{flag}: {entry}");
     }
     for tuning in ["placement", "adaptive", "affinity", "steer", "bound to a cpu"] {
         assert!(!help.to_lowercase().contains(tuning), "--help mentions {tuning}: {help}");
@@ -623,7 +624,8 @@ fn build_reports_every_problem_with_a_summary_and_writes_nothing() {
     for args in [&["--check"][..], &["-o", out_file.to_str().expect("utf-8")]] {
         let out = run(&[&["build", dir.to_str().expect("utf-8")][..], args].concat());
         let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        // Files that cannot be read or parsed: 2, as the README says.
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains("not-json.json:1:"), "{stderr}");
         assert!(stderr.contains("latin-1.json: cannot read: not UTF-8"), "{stderr}");
         assert!(stderr.ends_with("error: 2 of 5 manifests are invalid: 2 problems\n"), "{stderr}");
@@ -2005,4 +2007,29 @@ fn a_fifo_or_a_device_in_the_state_or_key_folder_is_refused_at_once() {
     let stderr = serve(&["--verify-key-dir", keys.to_str().expect("utf-8")]);
     assert!(stderr.contains("a.pub") && stderr.contains("a device: only a regular file is read"), "{stderr}");
     let _ = std::fs::remove_dir_all(&work);
+}
+
+/// The README's exit codes: a manifest that is not JSON is input that
+/// cannot be parsed (2) for `render`, `build` and `pages` alike; one that
+/// parses and breaks the spec is 1.
+#[test]
+fn a_manifest_that_is_not_json_exits_2_and_one_that_breaks_the_spec_exits_1() {
+    for (name, manifest, code) in [("syntax", "{\"slug\": \"x\",", 2), ("spec", "{\"slug\": \"x\"}", 1)] {
+        let dir = temp(&format!("exit-{name}"));
+        let manifests = dir.join("manifests");
+        std::fs::create_dir_all(&manifests).expect("folder");
+        std::fs::write(manifests.join("x.json"), manifest).expect("written");
+        let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+        let (file, out, site) = (path(&manifests.join("x.json")), path(&dir.join("o.fcat")), path(&dir.join("site")));
+        for args in [
+            vec!["render", file.as_str()],
+            vec!["build", manifests.to_str().expect("utf-8"), "-o", out.as_str()],
+            vec!["pages", manifests.to_str().expect("utf-8"), "--out-dir", site.as_str()],
+        ] {
+            let output = run(&args);
+            assert_eq!(output.status.code(), Some(code), "{name}: {args:?}: {}", text(&output.stderr));
+            assert!(text(&output.stderr).contains("x.json"), "the error names the file");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

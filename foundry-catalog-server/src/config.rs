@@ -178,7 +178,7 @@ pub struct PageOptions {
     pub templates: Option<PathBuf>,
     /// Build no pages (`serve`: and serve none, even an artifact's); the
     /// product endpoint is the same either way.
-    #[cfg_attr(feature = "clap", arg(long))]
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_NO_PAGES"))]
     pub no_pages: bool,
 }
 
