@@ -352,23 +352,41 @@ fn syntax_error(file: String, e: &serde_json::Error) -> DefinitionError {
     DefinitionError::Syntax { file, line, column, message, hint: hint.to_owned() }
 }
 
-fn format_error(file: String, mut message: String, line: usize, column: usize) -> DefinitionError {
+/// Where the definition format is described, for hints: the record-type
+/// JSON Schema as the project publishes it (a path of this repository
+/// would name nothing in a crate that uses the generator).
+pub(crate) const FORMAT_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/schema/record-type.schema.json");
+
+fn format_error(file: String, message: String, line: usize, column: usize) -> DefinitionError {
+    // serde names Rust types (`expected f64`): say what to write instead.
+    let mut message = message.replace(", expected f64", ", expected a number");
+    for unsigned in ["u8", "u16", "u32", "u64", "usize"] {
+        message = message.replace(&format!(", expected {unsigned}"), ", expected a whole number, 0 or more");
+    }
     let hint = if message.starts_with("unknown field") {
-        "remove the key or correct its spelling; the allowed keys are listed above"
+        "remove the key or correct its spelling; the allowed keys are listed above".to_owned()
     } else if message.starts_with("unknown variant") {
-        "use one of the values listed above"
+        "use one of the values listed above".to_owned()
     } else if message.starts_with("missing field") {
-        "add the key; see schema/record-type.schema.json for the format"
+        format!("add the key; see {FORMAT_URL} for the format")
     } else if message.contains("digest length") {
-        "write 64 (the default) or 40"
+        "write 64 (the default) or 40".to_owned()
     } else if message.contains("expected string or map") || message.contains("expected map with a single key") {
         // What serde says when an enum (a field type, sample type or
         // fixture hint) meets a number, array, boolean or null, or a hint
         // object with other than one key.
         message = "this value has the wrong type".to_owned();
-        "`sample_type` and a field's `type` are strings; a fixture hint is a string (\"sequence\", \"absent\") or an object with one key, such as {\"text\": \"entity name\"}"
+        "`sample_type` and a field's `type` are strings; a fixture hint is a string (\"sequence\", \"absent\") or an object with one key, such as {\"text\": \"entity name\"}".to_owned()
+    } else if message.starts_with("invalid type: string")
+        && (message.contains(", expected a number") || message.contains(", expected a whole number"))
+    {
+        "write the number bare, as JSON does (`0`, not `\"0\"`)".to_owned()
+    } else if message.contains(", expected a whole number") {
+        "write a whole number, 0 or more".to_owned()
+    } else if message.contains(", expected a number") {
+        "write a JSON number".to_owned()
     } else {
-        "see schema/record-type.schema.json for the type each key takes"
+        format!("see {FORMAT_URL} for the type each key takes")
     };
-    DefinitionError::Format { file, line, column, message, hint: hint.to_owned() }
+    DefinitionError::Format { file, line, column, message, hint }
 }

@@ -239,7 +239,8 @@ impl std::fmt::Display for DefinitionError {
             }
             DefinitionError::Empty { file } => write!(
                 f,
-                "{file}: the file is empty; hint: a definition is a JSON object with `record_label`, `sample_type` and `fields` (see schema/record-type.schema.json)"
+                "{file}: the file is empty; hint: a definition is a JSON object with `record_label`, `sample_type` and `fields` (see {})",
+                crate::definition::FORMAT_URL
             ),
             DefinitionError::TooLarge { file, size, limit } => write!(
                 f,
