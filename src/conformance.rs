@@ -850,6 +850,15 @@ impl<'t> Checker<'t> {
             );
             return;
         }
+        if matches!(kind, Kind::Integer { .. }) && !value.is_i64() {
+            // Past 2^63 - 1: a whole number no Rust reader's `i64` holds.
+            self.push(
+                at,
+                Rule::Sample,
+                format!("{value} is past the range of an integer field, a 64-bit signed one (at most {})", i64::MAX),
+            );
+            return;
+        }
         match (kind, value) {
             (Kind::Number { minimum, maximum, .. } | Kind::Integer { minimum, maximum }, Value::Number(number)) => {
                 use std::cmp::Ordering::{Greater, Less};

@@ -404,7 +404,11 @@ fn non_null_schema(field: &FieldDescriptor) -> Value {
         Kind::Number { minimum, maximum, format } => {
             bounded(format.map_or_else(|| json!({"type": "number"}), FieldFormat::json_schema), minimum, maximum)
         }
-        Kind::Integer { minimum, maximum } => bounded(json!({"type": "integer"}), minimum, maximum),
+        // A 64-bit signed integer, as the Rust readers hold it, unless the
+        // definition bounds it more tightly.
+        Kind::Integer { minimum, maximum } => {
+            bounded(json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX}), minimum, maximum)
+        }
         Kind::Boolean => json!({"type": "boolean"}),
         Kind::Object(fields) => object_of(fields),
         Kind::List { item, min_items, max_items } => {

@@ -203,6 +203,8 @@ fn cases(schema: &RecordSchema) -> Vec<Case> {
             case(format!("{at} 1.5"), with(&base, at, json!(1.5)), Some("fraction_for_integer"));
             let value = base.pointer(at).and_then(Value::as_i64).expect("an integer");
             case(format!("{at} as {value}.0"), with(&base, at, json!(value as f64)), Some("whole_float_for_integer"));
+            // 2^63: a whole number JSON allows and no `i64` holds.
+            case(format!("{at} as 2^63"), with(&base, at, json!(1u64 << 63)), Some("past_i64"));
         }
         if let Some(minimum) = field.minimum {
             let exact = if field.field_type == FieldType::Integer { whole(minimum) } else { json!(minimum) };
