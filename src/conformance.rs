@@ -75,6 +75,8 @@ pub enum Rule {
     RecordType,
     /// A sample row's value breaks its field's declared format.
     FieldFormat,
+    /// An object of the body's text holds a key twice.
+    DuplicateKey,
 }
 
 impl Rule {
@@ -97,6 +99,7 @@ impl Rule {
             Rule::ManifestPath => "manifest_path",
             Rule::RecordType => "record_type",
             Rule::FieldFormat => "field_format",
+            Rule::DuplicateKey => "duplicate_key",
         }
     }
 }
@@ -226,6 +229,91 @@ pub fn validate_with(body: &Value, record_types: &[RecordSchema]) -> Vec<Violati
         }
     }
     checker.out
+}
+
+/// Every key that an object of the JSON text `json` holds twice, at any
+/// depth, as a [`Rule::DuplicateKey`] violation at the second one (empty
+/// for text that is not JSON: parsing it says why). A parsed
+/// [`Value`] keeps only the last of two such keys, as most JSON readers
+/// do, while serde's derived readers (the generated record types) refuse
+/// them: RFC 8259 says the names within an object should be unique, and
+/// [`validate`] sees the parsed value only, so `foundry-catalog check`
+/// runs this on the text first.
+///
+/// ```
+/// let text = br#"{"data": {"sample": {"rows": [{"rating": 9, "rating": 4}]}}}"#;
+/// let violations = foundry_catalog::conformance::duplicate_keys(text);
+/// assert_eq!(violations[0].pointer, "/data/sample/rows/0/rating");
+/// assert_eq!(violations[0].rule.code(), "duplicate_key");
+/// assert!(foundry_catalog::conformance::duplicate_keys(br#"{"a": {"b": 1}, "b": 2}"#).is_empty());
+/// ```
+pub fn duplicate_keys(json: &[u8]) -> Vec<Violation> {
+    use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+    /// Visits a value at `at`, recording each key an object repeats.
+    struct Keys<'a> {
+        at: String,
+        out: &'a mut Vec<Violation>,
+    }
+    impl<'de> DeserializeSeed<'de> for Keys<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            deserializer.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Keys<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = std::collections::BTreeSet::new();
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                let at = format!("{}/{}", self.at, key.replace('~', "~0").replace('/', "~1"));
+                if !seen.insert(key.clone().into_owned()) {
+                    self.out.push(Violation::new(
+                        at.clone(),
+                        Rule::DuplicateKey,
+                        format!("the key `{key}` appears twice in one object; a reader keeps one of the two values, the generated types refuse it"),
+                    ));
+                }
+                map.next_value_seed(Keys { at, out: self.out })?;
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0;
+            while seq.next_element_seed(Keys { at: format!("{}/{i}", self.at), out: self.out })?.is_some() {
+                i += 1;
+            }
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
+    let mut out = Vec::new();
+    let mut deserializer = serde_json::Deserializer::from_slice(json);
+    let read = Keys { at: String::new(), out: &mut out }.deserialize(&mut deserializer);
+    // Text that is not JSON (or has more after the value): none reported.
+    if read.is_err() || deserializer.end().is_err() {
+        return Vec::new();
+    }
+    out
 }
 
 /// Checks sample rows against their record type at every depth: each row

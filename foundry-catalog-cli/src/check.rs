@@ -34,15 +34,16 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     };
     let mut worst = 0;
     for source in &args.sources {
-        let body = match read(source) {
-            Ok(body) => body,
+        let (body, duplicates) = match read(source) {
+            Ok(read) => read,
             Err(e) => {
                 eprintln!("error: {source}: {e}");
                 worst = USAGE;
                 continue;
             }
         };
-        let violations = foundry_catalog::conformance::validate_with(&body, &record_types);
+        let mut violations = duplicates;
+        violations.extend(foundry_catalog::conformance::validate_with(&body, &record_types));
         for v in &violations {
             crate::outln!("{source}: {v}");
         }
@@ -74,14 +75,16 @@ fn unknown_record_type(body: &Value, loaded: &[foundry_catalog_core::RecordSchem
     crate::record_types::find(loaded, label).is_none().then(|| label.to_owned())
 }
 
-/// The JSON body of a file or a URL.
-fn read(source: &str) -> Result<Value, String> {
+/// The JSON body of a file or a URL, and the keys its text repeats in an
+/// object (which the parsed value cannot show).
+fn read(source: &str) -> Result<(Value, Vec<foundry_catalog::conformance::Violation>), String> {
     let bytes = if source.starts_with("http://") || source.starts_with("https://") {
         fetch(source)?
     } else {
         std::fs::read(source).map_err(|e| e.to_string())?
     };
-    serde_json::from_slice(&bytes).map_err(|e| format!("not JSON at {}:{}: {e}", e.line(), e.column()))
+    let body = serde_json::from_slice(&bytes).map_err(|e| format!("not JSON at {}:{}: {e}", e.line(), e.column()))?;
+    Ok((body, foundry_catalog::conformance::duplicate_keys(&bytes)))
 }
 
 /// The largest body fetched, in bytes.

@@ -2033,3 +2033,19 @@ fn a_manifest_that_is_not_json_exits_2_and_one_that_breaks_the_spec_exits_1() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A key twice in one object of a body is refused by `check` (the
+/// generated types refuse it; a parsed value would keep one silently).
+#[test]
+fn check_refuses_a_key_twice_in_one_object() {
+    let dir = temp("duplicate-key");
+    let rendered = run(&["render", "examples/catalog/eu-regulatory-status-signals.json"]);
+    let body = text(&rendered.stdout);
+    let twice = body.replacen("\"slug\":", "\"slug\": \"other\", \"slug\":", 1);
+    assert_ne!(twice, body, "the body has a slug key");
+    std::fs::write(dir.join("twice.json"), &twice).expect("written");
+    let out = run(&["check", dir.join("twice.json").to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("/data/slug: [duplicate_key]"), "{}", text(&out.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
