@@ -415,6 +415,24 @@ fn type_changes(o: &CheckedType, n: &CheckedType, out: &mut Vec<Change>) {
     fields_changes(n, &os.fields, &ns.fields, &Place::record(&ns.record_label), out);
 }
 
+/// The positions in `values` of a longest strictly increasing subsequence
+/// (the earliest such, so the same lists give the same answer).
+fn longest_increasing(values: &[usize]) -> std::collections::BTreeSet<usize> {
+    // For each value, the longest run ending there and the one before it.
+    let mut best: Vec<(usize, Option<usize>)> = Vec::with_capacity(values.len());
+    for (i, &value) in values.iter().enumerate() {
+        let before = (0..i).filter(|&j| values[j] < value).max_by_key(|&j| (best[j].0, std::cmp::Reverse(j)));
+        best.push((before.map_or(1, |j| best[j].0 + 1), before));
+    }
+    let mut end = (0..values.len()).max_by_key(|&i| (best[i].0, std::cmp::Reverse(i)));
+    let mut kept = std::collections::BTreeSet::new();
+    while let Some(i) = end {
+        kept.insert(i);
+        end = best[i].1;
+    }
+    kept
+}
+
 /// The changes between two field lists of one object (the record's or a
 /// nested object's at `prefix`), nested ones with their paths.
 fn fields_changes(
@@ -427,6 +445,14 @@ fn fields_changes(
     let position = |fields: &[FieldDescriptor], name: &str| fields.iter().position(|f| f.name == name);
     let mut added = Vec::new();
     let mut removed = Vec::new();
+    // A field moved when its order among the fields both lists hold
+    // changed, not when a field before it came or went: the most fields
+    // kept in their order stay, the others moved (one removal moves none).
+    let common: Vec<(usize, usize)> =
+        new.iter().enumerate().filter_map(|(index, nf)| position(old, &nf.name).map(|at| (index, at))).collect();
+    let in_order = longest_increasing(&common.iter().map(|&(_, at)| at).collect::<Vec<_>>());
+    let moved: std::collections::BTreeSet<usize> =
+        common.iter().enumerate().filter(|(k, _)| !in_order.contains(k)).map(|(_, &(index, _))| index).collect();
     for (index, nf) in new.iter().enumerate() {
         let at = prefix.field(&nf.name);
         let Some(old_index) = position(old, &nf.name) else {
@@ -454,7 +480,7 @@ fn fields_changes(
             };
             out.push(change(n, Some(at.path()), kind, detail.to_owned()));
         }
-        if old_index != index {
+        if moved.contains(&index) {
             let detail = format!("position {old_index} -> {index}");
             out.push(change(n, Some(at.path()), ChangeKind::FieldMoved, detail));
         }
