@@ -267,8 +267,10 @@ impl Object<'_, '_, '_> {
                     "describe what the field means; it becomes the doc comment and the schema_preview description",
                 );
             }
-            // Only a list, a nested object or a closed set names a type.
-            let nested = nests(field).then(|| naming::nested_type_name(struct_name, &field.name)).flatten();
+            // Only a list, a nested object or a closed set names a type:
+            // after the fields on its path, by their Rust names.
+            let named = field.rust_name.as_deref().unwrap_or(&field.name);
+            let nested = nests(field).then(|| naming::nested_type_name(struct_name, named)).flatten();
             let value = self.value(field, &here, &place, nested.as_deref(), depth, true);
             if let (Some(rust), Some(value)) = (rust_name, value) {
                 resolved.push(FieldDef {
@@ -544,7 +546,7 @@ impl Object<'_, '_, '_> {
             (self.invalid)(
                 here.location(),
                 format!("its Rust type would be `{name}`, which {taken} already is"),
-                "rename one of the two fields: a nested type is named after the fields on its path",
+                "give one of the two fields a `rust_name` (such as \"rust_name\": \"mailing_address\"), which names its type and keeps the wire name: a nested type is named after the Rust names of the fields on its path",
             );
         } else {
             self.structs.insert(name.to_owned(), here.location().to_string());

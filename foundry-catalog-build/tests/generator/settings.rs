@@ -148,3 +148,28 @@ proptest! {
         assert_formatted_as_prettyplease(&code);
     }
 }
+
+/// A nested type is named after the Rust names of the fields on its path:
+/// a `rust_name` on a nested object renames its struct too, which is how
+/// two nested objects whose wire names make the same struct name are told
+/// apart without changing the wire.
+#[test]
+fn a_rust_name_names_a_nested_objects_struct() {
+    let definition = include_str!("../../../tests/corpus/bad/nested_struct_collision.json");
+    let collides = Generator::new().generate(&[Source::new("nested_struct_collision.json", definition)]);
+    let error = collides.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(error.contains("already is") && error.contains("rust_name"), "{error}");
+    let renamed = definition.replacen(
+        "{ \"name\": \"seller_address\", \"type\": \"object\",",
+        "{ \"name\": \"seller_address\", \"rust_name\": \"mailing_address\", \"type\": \"object\",",
+        1,
+    );
+    assert_ne!(renamed, definition);
+    let code = Generator::new()
+        .generate(&[Source::new("nested_struct_collision.json", renamed.as_str())])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(code.contains("pub struct SellerAddress {"), "the nested one keeps its name");
+    assert!(code.contains("pub struct MailingAddress {"), "the renamed one is named after its rust_name");
+    assert!(code.contains("pub mailing_address: nested_struct_collision::MailingAddress"), "{code}");
+    assert!(code.contains("#[serde(rename = \"seller_address\")]"), "the wire name is kept");
+}
