@@ -226,7 +226,9 @@ impl ChangeKind {
             }
             ChangeKind::FieldMadeOptional => "old readers reject new records without the field: update readers first",
             ChangeKind::FieldMadeRequired => "new readers reject old records without the field: update writers first",
-            ChangeKind::FieldMoved => "JSON objects are unordered; only schema_hash changes",
+            ChangeKind::FieldMoved => {
+                "JSON objects are unordered; only schema_hash changes. Reported for the fewest fields whose order among the fields both versions hold changed: a field added or removed moves none, two swapped move one"
+            }
             ChangeKind::DigestLengthChanged => {
                 "records are unchanged; consumers comparing schema_hash see another length"
             }
