@@ -17,6 +17,14 @@
 #   bash benches/scale.sh
 #   SIZES="1000 10000" BEFORE=/tmp/foundry-catalog-e3d1808 bash benches/scale.sh
 #   ARTIFACT_ONLY=1 SIZES=1000000 bash benches/scale.sh   # the artifact's columns alone (no --no-pages build, no folder served)
+#   LOAD=1 ARTIFACT_ONLY=1 SIZES=1000000 bash benches/scale.sh   # and req/s (below)
+#
+# With LOAD=1, the artifact served (`serve --catalog FILE --workers 1`,
+# on the second half of the CPUs) is asked for random products by wrk
+# (benches/random-slug.lua, on the first half), as load.sh's PIN=1 does,
+# two runs of DURATION (default 10s) back to back: the first from a
+# catalog that has read no body yet (each body read from the file and
+# checked at its first request), the second after it.
 #
 # Release build, loopback, whatever cores the machine has. Not run in CI
 # (minutes, and machine-dependent figures); results go in BENCHMARKS.md.
@@ -24,6 +32,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SIZES=${SIZES:-1000 10000 100000}
+LOAD=${LOAD:-}
+DURATION=${DURATION:-10s}
 BEFORE=${BEFORE:-}
 ARTIFACT_ONLY=${ARTIFACT_ONLY:-}
 ADDR=127.0.0.1:18090
@@ -83,5 +93,19 @@ for size in $SIZES; do
     row="$row $before_s s | $((before_rss / 1024)) MiB |"
   fi
   echo "$row"
+  if [ -n "$LOAD" ]; then
+    command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+    half=$(( $(nproc) / 2 )); [ "$half" -ge 1 ] || half=1
+    slugs="$work/slugs-$size"
+    ls "$catalog" | sed 's/\.json$//' > "$slugs"
+    RUST_LOG=warn taskset -c "$half-$(( $(nproc) - 1 ))" "$bin" serve --addr "$ADDR" --catalog "$artifact" --workers 1 2>"$work/serve.log" &
+    server_pid=$!
+    until curl -fs -o /dev/null "http://$ADDR$PRODUCTS/$first"; do sleep 0.01; done
+    for run in first second; do
+      rps=$(SLUGS=$slugs taskset -c "0-$((half - 1))" wrk -t"$half" -c64 -d"$DURATION" -s benches/random-slug.lua "http://$ADDR" | awk '/Requests\/sec/ {print $2}')
+      echo "  $size products, $run $DURATION of random products: $rps req/s (wrk on CPUs 0-$((half - 1)), the server on $half-$(( $(nproc) - 1 )), one worker)"
+    done
+    stop
+  fi
   rm -rf "$catalog" "$artifact"
 done

@@ -352,11 +352,6 @@ fn syntax_error(file: String, e: &serde_json::Error) -> DefinitionError {
     DefinitionError::Syntax { file, line, column, message, hint: hint.to_owned() }
 }
 
-/// Where the definition format is described, for hints: the record-type
-/// JSON Schema as the project publishes it (a path of this repository
-/// would name nothing in a crate that uses the generator).
-pub(crate) const FORMAT_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/schema/record-type.schema.json");
-
 fn format_error(file: String, message: String, line: usize, column: usize) -> DefinitionError {
     // serde names Rust types (`expected f64`): say what to write instead.
     let mut message = message.replace(", expected f64", ", expected a number");
@@ -368,7 +363,7 @@ fn format_error(file: String, message: String, line: usize, column: usize) -> De
     } else if message.starts_with("unknown variant") {
         "use one of the values listed above".to_owned()
     } else if message.starts_with("missing field") {
-        format!("add the key; see {FORMAT_URL} for the format")
+        format!("add the key; see {} for the format", crate::error::FORMAT_URL)
     } else if message.contains("digest length") {
         "write 64 (the default) or 40".to_owned()
     } else if message.contains("expected string or map") || message.contains("expected map with a single key") {
@@ -386,7 +381,7 @@ fn format_error(file: String, message: String, line: usize, column: usize) -> De
     } else if message.contains(", expected a number") {
         "write a JSON number".to_owned()
     } else {
-        format!("see {FORMAT_URL} for the type each key takes")
+        format!("see {} for the type each key takes", crate::error::FORMAT_URL)
     };
     DefinitionError::Format { file, line, column, message, hint }
 }

@@ -2,6 +2,11 @@
 
 use std::fmt;
 
+/// Where the definition format is described, for hints: the record-type
+/// JSON Schema as the project publishes it (a path of this repository
+/// would name nothing in a crate that uses the generator).
+pub(crate) const FORMAT_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/schema/record-type.schema.json");
+
 /// Where in a definition a check failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {
@@ -240,7 +245,7 @@ impl std::fmt::Display for DefinitionError {
             DefinitionError::Empty { file } => write!(
                 f,
                 "{file}: the file is empty; hint: a definition is a JSON object with `record_label`, `sample_type` and `fields` (see {})",
-                crate::definition::FORMAT_URL
+                FORMAT_URL
             ),
             DefinitionError::TooLarge { file, size, limit } => write!(
                 f,

@@ -8,7 +8,7 @@
 //! The last good artifact is a whole file ([`LAST_GOOD`]), or that file
 //! as the base of a layered one: a delta pulled over it is written as a
 //! sparse file whose bodies the base holds are holes, read from the base
-//! ([`Artifact::open_layered`]), so a one-product edit writes that
+//! ([`delta::open_layered`]), so a one-product edit writes that
 //! product's bytes and the head, not a copy of every body. The delta is
 //! named after its base's content digest (`last-good.<16 hex>.delta`): a
 //! delta left beside another base (a crash between the two renames of a
@@ -509,7 +509,7 @@ impl Origin {
     fn last_good_with_head(&self, max_len: u64) -> Option<LastGood> {
         let base = Artifact::open_head(&self.last_good()?, max_len).ok()??;
         let artifact = match self.delta_over(&base.metadata().content_sha256) {
-            Some(delta) => Artifact::open_layered(&delta, &base, max_len).ok()?,
+            Some(delta) => foundry_catalog_serving::delta::open_layered(&delta, &base, max_len).ok()?,
             None => base.clone(),
         };
         Some(LastGood { base, artifact })

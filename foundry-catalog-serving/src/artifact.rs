@@ -1164,40 +1164,35 @@ impl Artifact {
         Ok(artifact)
     }
 
-    /// Opens a layered artifact: the artifact file at `path`, of format 4,
-    /// whose bodies are read from `base` (an artifact opened from its file,
-    /// [`Artifact::open`]) wherever `base` has the same product or site
-    /// document with the same ETags ([`crate::delta::Plan::layout`]: an
-    /// ETag is the SHA-256 of its body, so those are the same bytes), and
-    /// from its own file elsewhere. Those ranges of its file are never
-    /// read: a replica writes them as holes (a sparse file), so that a
-    /// one-product edit costs the disk that product's bytes and the head,
-    /// not a copy of every body. Its head is read and checked as
-    /// [`Artifact::open`] checks it; its bodies are read when asked for
-    /// and checked against its own ETags by the catalog that serves them,
-    /// whichever file holds them.
-    pub fn open_layered(path: &std::path::Path, base: &Artifact, max_len: u64) -> Result<Artifact, ArtifactError> {
+    /// Opens an artifact file of format 4 to layer over `base` (an artifact
+    /// opened from its file): its head read and checked as
+    /// [`Artifact::open`] does, and its bodies placed by `runs` (in file
+    /// order, tiling its bodies: each an offset of its file, a length, and
+    /// where in `base`'s file the run is when `base` holds it, else `None`
+    /// for its own file). [`crate::delta::open_layered`] says which.
+    pub(crate) fn open_over(
+        path: &std::path::Path,
+        base: &Artifact,
+        max_len: u64,
+        runs: impl FnOnce(&Artifact) -> Vec<(u64, u64, Option<u64>)>,
+    ) -> Result<Artifact, ArtifactError> {
         let not_layered = |what: &str| ArtifactError::Malformed(format!("a layered artifact needs {what}"));
         let mut artifact = Self::open_head(path, max_len)?.ok_or_else(|| not_layered("an artifact of format 4"))?;
         let own = artifact.file.take().ok_or_else(|| not_layered("an artifact file"))?;
         let from = base.file.as_ref().filter(|_| base.table.is_some()).ok_or_else(|| not_layered("a base file"))?;
         let (data_at, base_at) = (artifact.data_at(), base.data_at());
-        let table = artifact.table.unwrap_or_default();
-        let plan = crate::delta::Plan::layout(&artifact, base);
-        let mut at = table;
-        for run in plan.runs() {
-            let offset = run.at - data_at;
+        let mut at = artifact.table.unwrap_or_default();
+        for (run_at, len, in_base) in runs(&artifact) {
+            let offset = run_at - data_at;
             if offset != at {
                 return Err(ArtifactError::Malformed(format!("the bodies do not tile the data region at {offset}")));
             }
-            let piece = match run.source {
-                crate::delta::Source::Old { at } => {
-                    Piece::File { file: Arc::clone(from), at: at - base_at, len: run.len }
-                }
-                crate::delta::Source::Origin => Piece::File { file: Arc::clone(&own), at: offset, len: run.len },
+            let piece = match in_base {
+                Some(in_base) => Piece::File { file: Arc::clone(from), at: in_base - base_at, len },
+                None => Piece::File { file: Arc::clone(&own), at: offset, len },
             };
             artifact.data.push((offset, piece));
-            at += run.len;
+            at += len;
         }
         if at != artifact.data_len {
             return Err(ArtifactError::Malformed(format!("the bodies end at {at} of {} bytes", artifact.data_len)));
@@ -1237,7 +1232,7 @@ impl Artifact {
     /// Copies `len` bytes of its file from `at` (a [`crate::delta::Source::Old`]
     /// offset) to `out` at its position, file to file, from the files its
     /// bodies are read from, as they were opened ([`Artifact::open`],
-    /// [`Artifact::open_layered`]). Bytes held by `holes_for`'s file (the
+    /// [`crate::delta::open_layered`]). Bytes held by `holes_for`'s file (the
     /// base of a layered artifact) are not copied: `out`'s position moves
     /// past them, leaving a hole that a layered artifact over that base
     /// never reads. Returns the bytes copied. An error for an artifact whose
@@ -1305,7 +1300,7 @@ impl Artifact {
 
     /// Whether its bodies are read from files when they are asked for
     /// (its own, [`Artifact::open`]; or its own and its base's,
-    /// [`Artifact::open_layered`]), not held in memory.
+    /// [`crate::delta::open_layered`]), not held in memory.
     pub(crate) fn bodies_in_files(&self) -> bool {
         self.file.is_some()
             || (!self.built_here && self.data.iter().any(|(_, piece)| matches!(piece, Piece::File { .. })))

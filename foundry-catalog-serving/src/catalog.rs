@@ -704,14 +704,14 @@ impl ResponseCatalog {
         Self::verified(artifact, options).map_err(|error| opening(path, error))
     }
 
-    /// Opens a layered artifact ([`Artifact::open_layered`]: the file at
+    /// Opens a layered artifact ([`crate::delta::open_layered`]: the file at
     /// `path`, its bodies read from `base`'s file where `base` holds them)
     /// and loads it as [`ResponseCatalog::open_with`] does: its own
     /// signature is verified when verify keys are given (`base` is trusted
     /// for nothing but bytes, each checked against the layered artifact's
     /// ETags before it is served). An error names `path`.
     pub fn open_layered_with(path: &Path, base: &Artifact, options: &OpenOptions) -> Result<Self, CatalogErrors> {
-        let artifact = Artifact::open_layered(path, base, options.max_len).map_err(|error| opening(path, error))?;
+        let artifact = crate::delta::open_layered(path, base, options.max_len).map_err(|error| opening(path, error))?;
         Self::verified(artifact, options).map_err(|error| opening(path, error))
     }
 

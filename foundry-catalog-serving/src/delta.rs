@@ -44,11 +44,33 @@
 
 use std::collections::HashMap;
 
-use crate::artifact::{Artifact, Span, Summary, contiguous};
+use crate::artifact::{Artifact, ArtifactError, Span, Summary, contiguous};
 
 /// What the old artifact holds of a product or document: where its body
 /// run is in the data region, and where its ETags are among all of them.
 type Known = ((u64, u64), std::ops::Range<usize>);
+
+/// Opens a layered artifact: the artifact file at `path`, of format 4,
+/// whose bodies are read from `base` (an artifact opened from its file,
+/// [`Artifact::open`]) wherever `base` has the same product or site
+/// document with the same ETags ([`Plan::layout`]: an ETag is the SHA-256
+/// of its body, so those are the same bytes), and from its own file
+/// elsewhere. Those ranges of its file are never read: a replica writes
+/// them as holes (a sparse file), so that a one-product edit costs the
+/// disk that product's bytes and the head, not a copy of every body. Its
+/// head is read and checked as [`Artifact::open`] checks it; its bodies
+/// are read when asked for and checked against its own ETags by the
+/// catalog that serves them, whichever file holds them.
+pub fn open_layered(path: &std::path::Path, base: &Artifact, max_len: u64) -> Result<Artifact, ArtifactError> {
+    Artifact::open_over(path, base, max_len, |artifact| {
+        let plan = Plan::layout(artifact, base);
+        let place = |run: &Run| match run.source {
+            Source::Old { at } => Some(at),
+            Source::Origin => None,
+        };
+        plan.runs().iter().map(|run| (run.at, run.len, place(run))).collect()
+    })
+}
 
 /// What `old` holds of a product or document named by `name`, whose body
 /// run is `run` and whose ETags are at `spans`: its name, and its run and
@@ -162,7 +184,7 @@ impl Plan {
     /// same ETags (the same bytes), else [`Source::Origin`], with no range
     /// bound and no gap closed (neighbours from the same place are one
     /// run). What a layered artifact reads from its base
-    /// ([`Artifact::open_layered`]).
+    /// ([`open_layered`]).
     pub fn layout(new: &Artifact, old: &Artifact) -> Plan {
         let mut plan = Self::matched(new, old);
         plan.coalesce(usize::MAX, 0);

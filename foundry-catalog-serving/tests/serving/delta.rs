@@ -235,7 +235,8 @@ fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
     let base = Artifact::open(&dir.join("base.fcat"), 1 << 30).expect("the base opens");
 
     let written = write_layered(&dir.join("second.delta"), &second, &base, &base);
-    let layered = Artifact::open_layered(&dir.join("second.delta"), &base, 1 << 30).expect("opens over its base");
+    let layered = foundry_catalog_serving::delta::open_layered(&dir.join("second.delta"), &base, 1 << 30)
+        .expect("opens over its base");
     assert!(layered.to_vec() == second, "the layered artifact is the new one, byte for byte");
     let head_len = Plan::new(&layered, &base, Plan::MAX_RANGES).start();
     assert!(written < head_len + (second.len() as u64 - head_len) / 10, "{written} of {} bytes written", second.len());
@@ -245,7 +246,8 @@ fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
 
     // A second pull over the layered one: product 17 carried from the first delta.
     let written = write_layered(&dir.join("third.delta"), &third, &layered, &base);
-    let again = Artifact::open_layered(&dir.join("third.delta"), &base, 1 << 30).expect("opens over its base");
+    let again = foundry_catalog_serving::delta::open_layered(&dir.join("third.delta"), &base, 1 << 30)
+        .expect("opens over its base");
     assert!(again.to_vec() == third, "a delta over a delta is the newest artifact, byte for byte");
     assert!(written < head_len + (third.len() as u64 - head_len) / 5, "{written} bytes written");
 
