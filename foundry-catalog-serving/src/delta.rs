@@ -27,6 +27,12 @@
 //! it writes is checked as a whole download is (its head, signature
 //! included, then every body against its ETag) before it is served.
 //!
+//! A run taken from the old file need not be written at all when that
+//! file stays: [`open_layered`] reads the new artifact's bodies from it
+//! wherever it has them ([`Plan::layout`]), so a replica writes those
+//! runs as holes of a sparse file ([`Artifact::copy_range`] with the base
+//! to leave holes for).
+//!
 //! ```
 //! use foundry_catalog_serving::artifact::{Artifact, Summary};
 //! use foundry_catalog_serving::catalog::ResponseCatalog;
