@@ -132,11 +132,19 @@ fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
 }
 
 /// Prints a catalog's problems and gives their exit code: [`USAGE`] when
-/// a file cannot be read or a manifest is not JSON, else [`BROKEN`].
+/// a file (a manifest, an artifact) cannot be read or a manifest is not
+/// JSON, else [`BROKEN`].
 fn catalog_failed(errors: &foundry_catalog_serving::catalog::CatalogErrors) -> ExitCode {
+    use foundry_catalog_serving::artifact::ArtifactError;
     use foundry_catalog_serving::catalog::CatalogError;
     eprintln!("{errors}");
-    let unreadable =
-        errors.errors.iter().any(|e| matches!(e, CatalogError::Read { .. } | CatalogError::Manifest { .. }));
+    let unreadable = errors.errors.iter().any(|e| {
+        matches!(
+            e,
+            CatalogError::Read { .. }
+                | CatalogError::Manifest { .. }
+                | CatalogError::Artifact { error: ArtifactError::Read(_), .. }
+        )
+    });
     ExitCode::from(if unreadable { USAGE } else { BROKEN })
 }

@@ -2032,6 +2032,11 @@ fn a_manifest_that_is_not_json_exits_2_and_one_that_breaks_the_spec_exits_1() {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+    // An artifact file that is not there cannot be read: 2.
+    let missing = temp("exit-missing").join("missing.fcat");
+    let out = temp("exit-missing").join("site");
+    let output = run(&["pages", missing.to_str().expect("utf-8"), "--out-dir", out.to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
 }
 
 /// A key twice in one object of a body is refused by `check` (the
