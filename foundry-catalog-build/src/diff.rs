@@ -418,19 +418,25 @@ fn type_changes(o: &CheckedType, n: &CheckedType, out: &mut Vec<Change>) {
 }
 
 /// The positions in `values` of a longest strictly increasing subsequence
-/// (the earliest such, so the same lists give the same answer).
+/// (patience sorting, O(n log n): a definition may hold thousands of
+/// fields; the same lists always give the same answer).
 fn longest_increasing(values: &[usize]) -> std::collections::BTreeSet<usize> {
-    // For each value, the longest run ending there and the one before it.
-    let mut best: Vec<(usize, Option<usize>)> = Vec::with_capacity(values.len());
+    // tails[k]: the position of the least value ending a run of k + 1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut before: Vec<Option<usize>> = Vec::with_capacity(values.len());
     for (i, &value) in values.iter().enumerate() {
-        let before = (0..i).filter(|&j| values[j] < value).max_by_key(|&j| (best[j].0, std::cmp::Reverse(j)));
-        best.push((before.map_or(1, |j| best[j].0 + 1), before));
+        let k = tails.partition_point(|&t| values[t] < value);
+        before.push(k.checked_sub(1).map(|k| tails[k]));
+        match tails.get_mut(k) {
+            Some(tail) => *tail = i,
+            None => tails.push(i),
+        }
     }
-    let mut end = (0..values.len()).max_by_key(|&i| (best[i].0, std::cmp::Reverse(i)));
     let mut kept = std::collections::BTreeSet::new();
+    let mut end = tails.last().copied();
     while let Some(i) = end {
         kept.insert(i);
-        end = best[i].1;
+        end = before[i];
     }
     kept
 }
@@ -652,4 +658,30 @@ pub fn policy_table() -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::longest_increasing;
+
+    /// The kept positions are increasing in value and as many as the
+    /// longest such run (found by trying every subset of short lists).
+    #[test]
+    fn the_kept_fields_are_a_longest_run_in_order() {
+        let lists: [&[usize]; 7] =
+            [&[], &[0], &[1, 0], &[0, 2, 1, 3], &[3, 2, 1, 0], &[0, 1, 2, 3, 4, 5], &[4, 0, 5, 1, 6, 2, 3]];
+        for values in lists {
+            let kept: Vec<usize> = longest_increasing(values).into_iter().collect();
+            assert!(kept.windows(2).all(|w| values[w[0]] < values[w[1]]), "{values:?}: {kept:?}");
+            let longest = (0u32..1 << values.len())
+                .filter(|mask| {
+                    let chosen: Vec<usize> = (0..values.len()).filter(|i| mask & (1 << i) != 0).collect();
+                    chosen.windows(2).all(|w| values[w[0]] < values[w[1]])
+                })
+                .map(u32::count_ones)
+                .max()
+                .unwrap_or(0) as usize;
+            assert_eq!(kept.len(), longest, "{values:?}: {kept:?}");
+        }
+    }
 }

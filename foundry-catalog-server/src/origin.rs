@@ -41,18 +41,26 @@ const LAST_GOOD_ETAG: &str = "last-good.etag";
 /// each write only those.
 pub(crate) const LAYERED_MAX_SHARE: (u64, u64) = (1, 8);
 
+/// A delta's name: these around the first [`DELTA_DIGITS`] hex digits of
+/// its base's content digest.
+const DELTA_NAME: (&str, &str) = ("last-good.", ".delta");
+const DELTA_DIGITS: usize = 16;
+
+/// Whether `digits` are what a delta's name carries of a digest.
+fn names_a_base(digits: &str) -> bool {
+    digits.len() == DELTA_DIGITS && digits.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// The name of a delta over a base whose content digest is `digest`;
 /// `None` for a digest that is not hex.
 fn delta_name(digest: &str) -> Option<String> {
-    let prefix = digest.get(..16).filter(|prefix| prefix.bytes().all(|b| b.is_ascii_hexdigit()))?;
-    Some(format!("last-good.{prefix}.delta"))
+    let digits = digest.get(..DELTA_DIGITS).filter(|digits| names_a_base(digits))?;
+    Some(format!("{}{digits}{}", DELTA_NAME.0, DELTA_NAME.1))
 }
 
 /// Whether `name` is a delta's name ([`delta_name`]).
 fn is_delta_name(name: &str) -> bool {
-    name.strip_prefix("last-good.")
-        .and_then(|rest| rest.strip_suffix(".delta"))
-        .is_some_and(|prefix| prefix.len() == 16 && prefix.bytes().all(|b| b.is_ascii_hexdigit()))
+    name.strip_prefix(DELTA_NAME.0).and_then(|rest| rest.strip_suffix(DELTA_NAME.1)).is_some_and(names_a_base)
 }
 
 /// The last good artifact as a pull reads it: its base (the head of
@@ -347,13 +355,18 @@ impl Origin {
     /// says whether there is one): layered over its base when a delta is
     /// kept for it, else the whole file.
     pub(crate) fn open_last_good(&self, options: &OpenOptions) -> Result<ResponseCatalog, CatalogErrors> {
-        let path = self.state_dir.join(LAST_GOOD);
-        let base = Artifact::open_head(&path, options.max_len).ok().flatten();
-        let delta = base.as_ref().and_then(|base| Some((base, self.delta_over(&base.metadata().content_sha256)?)));
-        match delta {
-            Some((base, delta)) => ResponseCatalog::open_layered_with(&delta, base, options),
-            None => ResponseCatalog::open_with(&path, options),
+        match self.base_and_delta(options.max_len) {
+            Some((base, Some(delta))) => ResponseCatalog::open_layered_with(&delta, &base, options),
+            _ => ResponseCatalog::open_with(&self.state_dir.join(LAST_GOOD), options),
         }
+    }
+
+    /// The head of [`LAST_GOOD`] when it is of format 4 (judged from its
+    /// header: an older one is not read), and the delta kept over it, if any.
+    fn base_and_delta(&self, max_len: u64) -> Option<(Artifact, Option<PathBuf>)> {
+        let base = Artifact::open_head(&self.last_good()?, max_len).ok()??;
+        let delta = self.delta_over(&base.metadata().content_sha256);
+        Some((base, delta))
     }
 
     /// The last good file held bodies that do not match their ETags (a
@@ -507,8 +520,8 @@ impl Origin {
     /// is kept, when it is of format 4 (judged from its header: an older
     /// one is not read).
     fn last_good_with_head(&self, max_len: u64) -> Option<LastGood> {
-        let base = Artifact::open_head(&self.last_good()?, max_len).ok()??;
-        let artifact = match self.delta_over(&base.metadata().content_sha256) {
+        let (base, delta) = self.base_and_delta(max_len)?;
+        let artifact = match delta {
             Some(delta) => foundry_catalog_serving::delta::open_layered(&delta, &base, max_len).ok()?,
             None => base.clone(),
         };
