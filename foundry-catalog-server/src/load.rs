@@ -198,7 +198,7 @@ fn pull(
                 }
                 Err(other) => return Err(other),
             };
-            origin.keep(download).map_err(|e| LoadError::Origin {
+            origin.keep(download, catalog.artifact()).map_err(|e| LoadError::Origin {
                 origin: file.clone(),
                 error: PullError { failure: Failure::Local, message: format!("cannot keep the download: {e}") },
             })?;

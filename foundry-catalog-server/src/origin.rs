@@ -63,13 +63,22 @@ fn is_delta_name(name: &str) -> bool {
     name.strip_prefix(DELTA_NAME.0).and_then(|rest| rest.strip_suffix(DELTA_NAME.1)).is_some_and(names_a_base)
 }
 
-/// The last good artifact as a pull reads it: its base (the head of
-/// [`LAST_GOOD`]), and the artifact itself, layered over the base when a
-/// delta is kept.
-#[derive(Debug)]
+/// The last good artifact as a pull reads it, layered over its base
+/// ([`LAST_GOOD`]) when a delta is kept, and its base's content digest
+/// (what names a delta over it).
+#[derive(Debug, Clone)]
 struct LastGood {
-    base: Artifact,
     artifact: Artifact,
+    base_digest: String,
+}
+
+/// The last good artifact as this process kept it: the stamps of its
+/// files then (the base, and the delta over it if any), and the artifact
+/// as loaded, every body checked.
+#[derive(Debug)]
+struct Kept {
+    stamps: (FileStamp, Option<FileStamp>),
+    last_good: LastGood,
 }
 /// Why a load gave no catalog, as `/metrics` counts it
 /// (`foundry_catalog_load_failures_total{reason=…}`) and the log says it.
@@ -168,11 +177,11 @@ pub(crate) struct Origin {
     /// when one is reached.
     connect_timeout: Duration,
     timeout: Duration,
-    /// The last good files (the base, and the delta over it if any) as
-    /// they were when this process kept them, every body checked: while
-    /// they keep these stamps, a delta's bytes copied or read from them
-    /// are not checked again.
-    checked: std::sync::Mutex<Option<(FileStamp, Option<FileStamp>)>>,
+    /// The last good artifact as this process kept it, every body
+    /// checked: while its files keep their stamps, a delta's bytes copied
+    /// or read from them are not checked again, and its head is not read
+    /// again (the artifact kept is the one served: it costs no memory).
+    checked: std::sync::Mutex<Option<Kept>>,
     /// Whether the next pull is a whole download (the last good file was
     /// found damaged).
     whole_next: std::sync::atomic::AtomicBool,
@@ -269,20 +278,29 @@ pub(crate) struct Download {
     fetched: Option<Vec<(u64, u64)>>,
     /// Whether it is a delta (bytes copied from the last good file).
     delta: bool,
-    /// For a layered download, the base it is layered over (whose bodies
-    /// it has as holes): the head of the last good file, opened.
-    base: Option<Box<Artifact>>,
+    /// For a layered download, the content digest of the base it is
+    /// layered over (whose bodies it has as holes).
+    base_digest: Option<String>,
+    /// For a delta, the artifact written: its head as pulled and checked,
+    /// its bodies in the file (and its base's, when layered).
+    written: Option<Box<Artifact>>,
 }
 
 impl Download {
     fn whole(path: PathBuf, etag: Option<String>) -> Download {
-        Download { path, etag, fetched: None, delta: false, base: None }
+        Download { path, etag, fetched: None, delta: false, base_digest: None, written: None }
     }
 
-    /// Opens and loads it: layered over its base, or whole.
+    /// Loads it: a delta as written (its head not read back), a whole
+    /// download opened from its file.
     pub(crate) fn open(&self, options: &OpenOptions) -> Result<ResponseCatalog, CatalogErrors> {
-        match &self.base {
-            Some(base) => ResponseCatalog::open_layered_with(&self.path, base, options),
+        match &self.written {
+            Some(written) => ResponseCatalog::from_artifact_with(Artifact::clone(written), options).map_err(|error| {
+                CatalogErrors::from(foundry_catalog_serving::catalog::CatalogError::Artifact {
+                    file: self.path.display().to_string(),
+                    error,
+                })
+            }),
             None => ResponseCatalog::open_with(&self.path, options),
         }
     }
@@ -338,10 +356,16 @@ impl Origin {
     /// Whether the last good files are as this process kept them, every
     /// body checked (files it did not keep, or changed since, are not).
     fn last_good_checked(&self, delta: Option<&Path>) -> bool {
-        let kept = *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.is_some_and(|kept| {
-            (FileStamp::of(&self.state_dir.join(LAST_GOOD)), delta.and_then(FileStamp::of)) == (Some(kept.0), kept.1)
-        })
+        let kept = self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.as_ref().is_some_and(|kept| self.stamps_hold(kept, delta))
+    }
+
+    /// Whether the last good files are the ones `kept` names: the base,
+    /// and `delta` (the delta kept over it, if any), with the stamps they
+    /// had when kept.
+    fn stamps_hold(&self, kept: &Kept, delta: Option<&Path>) -> bool {
+        let stamps = (FileStamp::of(&self.state_dir.join(LAST_GOOD)), delta.and_then(FileStamp::of));
+        stamps == (Some(kept.stamps.0), kept.stamps.1)
     }
 
     /// The delta kept over a base whose content digest is `digest`, if any
@@ -519,13 +543,24 @@ impl Origin {
     /// The last good artifact's head, layered over its base when a delta
     /// is kept, when it is of format 4 (judged from its header: an older
     /// one is not read).
+    /// The one this process kept is taken as it is held while its files
+    /// are unchanged: nothing is read.
     fn last_good_with_head(&self, max_len: u64) -> Option<LastGood> {
+        {
+            let kept = self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(kept) = kept.as_ref() {
+                let delta = self.delta_over(&kept.last_good.base_digest);
+                if self.stamps_hold(kept, delta.as_deref()) {
+                    return Some(kept.last_good.clone());
+                }
+            }
+        }
         let (base, delta) = self.base_and_delta(max_len)?;
         let artifact = match delta {
             Some(delta) => foundry_catalog_serving::delta::open_layered(&delta, &base, max_len).ok()?,
             None => base.clone(),
         };
-        Some(LastGood { base, artifact })
+        Some(LastGood { artifact, base_digest: base.metadata().content_sha256.clone() })
     }
 
     /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
@@ -675,13 +710,13 @@ impl Origin {
         // Layered over the base when that writes at most a share of the
         // artifact (the head, what is fetched, and what is copied from a
         // delta kept over the base); the whole file otherwise.
-        let base_digest = &last_good.base.metadata().content_sha256;
+        let base_digest = &last_good.base_digest;
         let kept_delta = self.delta_over(base_digest);
         let copied: u64 = plan
             .runs()
             .iter()
             .filter_map(|run| match run.source {
-                delta::Source::Old { at } => Some(old.bytes_to_copy(at, run.len, Some(&last_good.base))),
+                delta::Source::Old { at } => Some(old.bytes_to_copy(at, run.len, Some(old))),
                 delta::Source::Origin => None,
             })
             .sum::<io::Result<u64>>()
@@ -701,9 +736,16 @@ impl Origin {
                 .map(|run| (run.at, run.at + run.len))
                 .collect()
         });
-        let holes_for = layered.then_some(&last_good.base);
-        let base = layered.then(|| Box::new(last_good.base.clone()));
-        let download = Download { path, etag: Some(etag.clone()), fetched: fetched_ranges, delta: true, base };
+        let holes_for = layered.then_some(old);
+        let base_digest = layered.then(|| base_digest.clone());
+        let mut download = Download {
+            path,
+            etag: Some(etag.clone()),
+            fetched: fetched_ranges,
+            delta: true,
+            base_digest,
+            written: None,
+        };
         let write_error = |e: io::Error| PullError::local(format!("cannot write the download: {e}"));
         file.write_all(&head).map_err(write_error)?;
         for run in plan.runs() {
@@ -724,6 +766,12 @@ impl Origin {
         }
         // A hole at the end is the file's length.
         file.set_len(total).and_then(|()| file.sync_all()).map_err(write_error)?;
+        drop(file);
+        // Its head as pulled and checked, its bodies where they were written.
+        match delta::written(new, &download.path, old, &plan, layered) {
+            Ok(written) => download.written = Some(Box::new(written)),
+            Err(error) => return Err(PullError::local(format!("cannot open the download: {error}"))),
+        }
         tracing::info!(
             origin = %self,
             fetched,
@@ -827,7 +875,7 @@ impl Origin {
     /// Keeps a checked download as the last good artifact, with its ETag:
     /// a layered one as the delta over its base, a whole one as the base,
     /// every delta over the base it replaces then removed.
-    pub(crate) fn keep(&self, download: Download) -> io::Result<()> {
+    pub(crate) fn keep(&self, download: Download, artifact: &Artifact) -> io::Result<()> {
         *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let etag_file = self.state_dir.join(LAST_GOOD_ETAG);
         // The old ETag goes first: an ETag never names another file.
@@ -836,9 +884,9 @@ impl Origin {
             _ => {}
         }
         let base = self.state_dir.join(LAST_GOOD);
-        let delta = match &download.base {
+        let delta = match &download.base_digest {
             Some(over) => {
-                let name = delta_name(&over.metadata().content_sha256)
+                let name = delta_name(over)
                     .ok_or_else(|| io::Error::other("a layered download over a base without a digest"))?;
                 Some(self.state_dir.join(name))
             }
@@ -855,8 +903,12 @@ impl Origin {
             }
         }
         // Every body of it was checked (or copied from a file that was).
-        *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
-            FileStamp::of(&base).map(|base| (base, delta.as_deref().and_then(FileStamp::of)));
+        let base_digest = download.base_digest.clone().unwrap_or_else(|| artifact.metadata().content_sha256.clone());
+        let last_good = LastGood { artifact: artifact.clone(), base_digest };
+        // Kept as held when its bodies are read from its files (format 4).
+        *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = FileStamp::of(&base)
+            .filter(|_| artifact.bodies_in_files())
+            .map(|base| Kept { stamps: (base, delta.as_deref().and_then(FileStamp::of)), last_good });
         if let Some(etag) = &download.etag {
             foundry_catalog_serving::files::replace(&etag_file, |out| out.write_all(etag.as_bytes()))?;
         }

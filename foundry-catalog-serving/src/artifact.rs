@@ -766,11 +766,18 @@ pub struct Artifact {
     table: Option<u64>,
     /// The file the bodies are read from, when they were left in it.
     file: Option<Arc<BodyFile>>,
+    /// For a layered artifact ([`crate::delta::open_layered`]), the file
+    /// of the base its bodies are partly read from.
+    base: Option<Arc<BodyFile>>,
     /// Whether [`Artifact::new`] made it (in this process), rather than a parse.
     built_here: bool,
     /// Whether every body is known to hash to its ETag: built here, or
     /// checked ([`Artifact::check_bodies`]); shared by clones.
     bodies_checked: Arc<std::sync::atomic::AtomicBool>,
+    /// Whether its head's blocks are known to match their digests in its
+    /// block list: built here, or checked ([`Artifact::check_blocks`]);
+    /// shared by clones.
+    blocks_checked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// An artifact's index as held in memory.
@@ -931,8 +938,10 @@ impl Artifact {
             data_len: start,
             table: Some(table),
             file: None,
+            base: None,
             built_here: true,
             bodies_checked: Arc::new(true.into()),
+            blocks_checked: Arc::new(true.into()),
         };
         artifact.metadata.content_sha256 = artifact.content_digest();
         // A struct of strings and numbers always serializes.
@@ -1157,8 +1166,10 @@ impl Artifact {
             data_len,
             table: Some(table_len),
             file,
+            base: None,
             built_here: false,
             bodies_checked: Arc::default(),
+            blocks_checked: Arc::default(),
         };
         artifact.check_metadata()?;
         Ok(artifact)
@@ -1180,24 +1191,97 @@ impl Artifact {
         let mut artifact = Self::open_head(path, max_len)?.ok_or_else(|| not_layered("an artifact of format 4"))?;
         let own = artifact.file.take().ok_or_else(|| not_layered("an artifact file"))?;
         let from = base.file.as_ref().filter(|_| base.table.is_some()).ok_or_else(|| not_layered("a base file"))?;
-        let (data_at, base_at) = (artifact.data_at(), base.data_at());
-        let mut at = artifact.table.unwrap_or_default();
-        for (run_at, len, in_base) in runs(&artifact) {
-            let offset = run_at - data_at;
+        let base_at = base.data_at();
+        let runs = runs(&artifact);
+        let pieces =
+            runs.into_iter().map(|(at, len, in_base)| (at, len, in_base.map(|in_base| (from, in_base - base_at))));
+        artifact.place(&own, Some(from), pieces)?;
+        Ok(artifact)
+    }
+
+    /// Places its bodies (a head: [`Artifact::from_head`], or
+    /// [`Artifact::open_head`] with its file taken) by `pieces`, in file
+    /// order, tiling its bodies: each an offset of its file, a length, and
+    /// the file and data-region offset holding it when that is not `own`
+    /// (its own file). With a `base`, it is layered over it.
+    fn place<'f>(
+        &mut self,
+        own: &Arc<BodyFile>,
+        base: Option<&Arc<BodyFile>>,
+        pieces: impl Iterator<Item = (u64, u64, Option<(&'f Arc<BodyFile>, u64)>)>,
+    ) -> Result<(), ArtifactError> {
+        let data_at = self.data_at();
+        let mut at = self.table.unwrap_or_default();
+        for (run_at, len, elsewhere) in pieces {
+            let offset = run_at.checked_sub(data_at).unwrap_or(u64::MAX);
             if offset != at {
                 return Err(ArtifactError::Malformed(format!("the bodies do not tile the data region at {offset}")));
             }
-            let piece = match in_base {
-                Some(in_base) => Piece::File { file: Arc::clone(from), at: in_base - base_at, len },
-                None => Piece::File { file: Arc::clone(&own), at: offset, len },
+            let piece = match elsewhere {
+                Some((file, in_file)) => Piece::File { file: Arc::clone(file), at: in_file, len },
+                None => Piece::File { file: Arc::clone(own), at: offset, len },
             };
-            artifact.data.push((offset, piece));
+            self.data.push((offset, piece));
             at += len;
         }
-        if at != artifact.data_len {
-            return Err(ArtifactError::Malformed(format!("the bodies end at {at} of {} bytes", artifact.data_len)));
+        if at != self.data_len {
+            return Err(ArtifactError::Malformed(format!("the bodies end at {at} of {} bytes", self.data_len)));
         }
-        Ok(artifact)
+        self.base = base.cloned();
+        Ok(())
+    }
+
+    /// A head ([`Artifact::from_head`]) whose file a replica has just
+    /// written at `path` from `old` (an artifact whose bodies are in files)
+    /// and the origin, as `runs` said (offsets of the file, lengths, and
+    /// where in `old`'s file the run was copied from, if it was): its
+    /// bodies then read from that file, or, when `layered`, from `old`'s
+    /// base file wherever `old` reads them from it (the runs written there
+    /// as holes: [`Artifact::copy_range`] with `old` as `holes_for`), and
+    /// from that file elsewhere. The head is not read back: what is served
+    /// is checked against this one's ETags, whichever file holds it.
+    pub(crate) fn attach(
+        mut self,
+        path: &std::path::Path,
+        old: &Artifact,
+        runs: impl Iterator<Item = (u64, u64, Option<u64>)>,
+        layered: bool,
+    ) -> Result<Artifact, ArtifactError> {
+        let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
+        let file = crate::files::open_nonblocking(path).map_err(read_error)?;
+        let len = regular_len(&file, u64::MAX)?;
+        if self.file.is_some() || self.data.len() != 1 || self.table.is_none() || len != self.file_len() {
+            return Err(ArtifactError::Length { expected: self.file_len(), found: len });
+        }
+        let own = Arc::new(BodyFile { file, data_at: self.data_at() });
+        if !layered {
+            self.file = Some(own);
+            return Ok(self);
+        }
+        let base = old
+            .base_file()
+            .ok_or_else(|| ArtifactError::Malformed("a layered artifact needs a base file".to_owned()))?;
+        let mut pieces = Vec::new();
+        for (at, len, from) in runs {
+            let Some(from) = from else {
+                pieces.push((at, len, None));
+                continue;
+            };
+            let mut cursor = at;
+            for (file, in_file, len) in old.stored_in(from, len).map_err(read_error)? {
+                pieces.push((cursor, len, Arc::ptr_eq(file, base).then_some((base, in_file))));
+                cursor += len;
+            }
+        }
+        self.place(&own, Some(base), pieces.into_iter())?;
+        Ok(self)
+    }
+
+    /// The file its bodies are read from where a layered artifact over it
+    /// ([`crate::delta::open_layered`]) has holes: a layered artifact's
+    /// base file, or its own file.
+    fn base_file(&self) -> Option<&Arc<BodyFile>> {
+        self.base.as_ref().or(self.file.as_ref())
     }
 
     /// The files, and where in their data regions, that hold `len` bytes
@@ -1232,10 +1316,10 @@ impl Artifact {
     /// Copies `len` bytes of its file from `at` (a [`crate::delta::Source::Old`]
     /// offset) to `out` at its position, file to file, from the files its
     /// bodies are read from, as they were opened ([`Artifact::open`],
-    /// [`crate::delta::open_layered`]). Bytes held by `holes_for`'s file (the
-    /// base of a layered artifact) are not copied: `out`'s position moves
-    /// past them, leaving a hole that a layered artifact over that base
-    /// never reads. Returns the bytes copied. An error for an artifact whose
+    /// [`crate::delta::open_layered`]). Bytes held by `holes_for`'s base file
+    /// (its own file, or its base's when it is layered itself) are not
+    /// copied: `out`'s position moves past them, leaving a hole that a
+    /// layered artifact over that base never reads. Returns the bytes copied. An error for an artifact whose
     /// bodies are not in a file, or a range outside its bodies.
     pub fn copy_range(
         &self,
@@ -1245,7 +1329,7 @@ impl Artifact {
         holes_for: Option<&Artifact>,
     ) -> std::io::Result<u64> {
         use std::io::Seek;
-        let skipped = holes_for.and_then(|base| base.file.as_ref());
+        let skipped = holes_for.and_then(Artifact::base_file);
         let mut copied = 0;
         for (file, offset, len) in self.stored_in(at, len)? {
             if skipped.is_some_and(|skipped| Arc::ptr_eq(skipped, file)) {
@@ -1261,7 +1345,7 @@ impl Artifact {
     /// How many of `len` bytes of its file from `at` [`Artifact::copy_range`]
     /// copies with these `holes_for`.
     pub fn bytes_to_copy(&self, at: u64, len: u64, holes_for: Option<&Artifact>) -> std::io::Result<u64> {
-        let skipped = holes_for.and_then(|base| base.file.as_ref());
+        let skipped = holes_for.and_then(Artifact::base_file);
         Ok(self
             .stored_in(at, len)?
             .into_iter()
@@ -1301,7 +1385,7 @@ impl Artifact {
     /// Whether its bodies are read from files when they are asked for
     /// (its own, [`Artifact::open`]; or its own and its base's,
     /// [`crate::delta::open_layered`]), not held in memory.
-    pub(crate) fn bodies_in_files(&self) -> bool {
+    pub fn bodies_in_files(&self) -> bool {
         self.file.is_some()
             || (!self.built_here && self.data.iter().any(|(_, piece)| matches!(piece, Piece::File { .. })))
     }
@@ -1364,8 +1448,10 @@ impl Artifact {
             data: vec![(0, Piece::Memory(data))],
             table: None,
             file: None,
+            base: None,
             built_here: false,
             bodies_checked: Arc::default(),
+            blocks_checked: Arc::default(),
         };
         artifact.check_metadata()?;
         Ok(artifact)
@@ -1483,6 +1569,17 @@ impl Artifact {
         }
     }
 
+    /// Where the bodies of entry `n` (products, then site documents) start
+    /// in the data region of a version-4 index read from a file; for `n`
+    /// one past the last entry, the region's end. `None` otherwise.
+    pub(crate) fn body_start(&self, n: usize) -> Option<u64> {
+        let Index::Lengths(starts) = &self.index else { return None };
+        match starts.get(n) {
+            Some(start) => Some(start.bodies),
+            None => (n == starts.len()).then_some(self.data_len),
+        }
+    }
+
     /// The stored entry `n` of a version-4 index read from a file
     /// (products, then site documents), placed.
     fn stored_entry(&self, n: usize) -> Option<head::Entry<'_>> {
@@ -1491,7 +1588,7 @@ impl Artifact {
     }
 
     /// The number of site documents.
-    fn documents_len(&self) -> usize {
+    pub(crate) fn documents_len(&self) -> usize {
         self.metadata.pages.as_ref().map_or(0, |pages| usize::try_from(pages.documents).unwrap_or(usize::MAX))
     }
 
@@ -1643,6 +1740,11 @@ impl Artifact {
     /// and table bytes (format 4: what a signature over the block list
     /// covers of them), on all cores: the first that does not is named.
     pub(crate) fn check_blocks(&self) -> Result<(), ArtifactError> {
+        use std::sync::atomic::Ordering;
+        // The head is held as checked (it never changes in memory): once.
+        if self.blocks_checked.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         let blocks = self.blocks();
         let bad = crate::parallel::map(&blocks, |block| {
             let index = usize::try_from(block.index.start).ok().zip(usize::try_from(block.index.end).ok());
@@ -1655,7 +1757,10 @@ impl Artifact {
                 blocks[n].entries.start,
                 blocks[n].entries.end - 1
             ))),
-            None => Ok(()),
+            None => {
+                self.blocks_checked.store(true, Ordering::Relaxed);
+                Ok(())
+            }
         }
     }
 
@@ -1724,7 +1829,7 @@ impl Artifact {
     }
 
     /// The `d`th site document's index entry.
-    fn document(&self, d: usize) -> Option<DocumentEntry> {
+    pub(crate) fn document(&self, d: usize) -> Option<DocumentEntry> {
         let codings = self.metadata.codings.len();
         match self.spans_index() {
             Some((_, documents)) => {

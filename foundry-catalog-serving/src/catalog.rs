@@ -767,6 +767,15 @@ impl ResponseCatalog {
         Self::load(artifact, &BodyCache::default())
     }
 
+    /// [`ResponseCatalog::from_artifact`] with `options`: the artifact's
+    /// signature verified when verify keys are given (as
+    /// [`ResponseCatalog::open_with`] verifies it), bodies read from its
+    /// files kept in the options' cache. A replica loads what it pulled so
+    /// ([`crate::delta::written`]).
+    pub fn from_artifact_with(artifact: Artifact, options: &OpenOptions) -> Result<Self, ArtifactError> {
+        Self::verified(artifact, options)
+    }
+
     /// [`ResponseCatalog::from_artifact`], keeping bodies read from the
     /// artifact's file in `cache`.
     fn load(artifact: Artifact, cache: &BodyCache) -> Result<Self, ArtifactError> {

@@ -78,6 +78,29 @@ pub fn open_layered(path: &std::path::Path, base: &Artifact, max_len: u64) -> Re
     })
 }
 
+/// The artifact a replica wrote at `path` as `plan` says ([`Plan::new`]
+/// of `new` over `old`: the head `new`, [`Artifact::from_head`], then the
+/// bodies, each run copied from `old`'s files or fetched), its head taken
+/// from memory, not read back. When `layered`, the runs `old` reads from
+/// its base file were written as holes ([`Artifact::copy_range`] with
+/// `old` as `holes_for`) and are read from that file, as
+/// [`open_layered`] over that base would read them; otherwise the file
+/// holds every body. Its bodies are checked against `new`'s ETags as a
+/// catalog serves them, whichever file holds them.
+pub fn written(
+    new: Artifact,
+    path: &std::path::Path,
+    old: &Artifact,
+    plan: &Plan,
+    layered: bool,
+) -> Result<Artifact, ArtifactError> {
+    let from = |run: &Run| match run.source {
+        Source::Old { at } => Some(at),
+        Source::Origin => None,
+    };
+    new.attach(path, old, plan.runs().iter().map(|run| (run.at, run.len, from(run))), layered)
+}
+
 /// What `old` holds of a product or document named by `name`, whose body
 /// run is `run` and whose ETags are at `spans`: its name, and its run and
 /// ETags (pushed onto `tags`); `None`, pushing nothing, for spans not in
@@ -100,6 +123,54 @@ fn know<'a>(
         }
     }
     Some((name, (run, first..tags.len())))
+}
+
+/// A block of the new head that the old head holds: its entries, the
+/// first of the old block's, and its body run in each data region.
+struct SameBlock {
+    entries: std::ops::Range<usize>,
+    old: usize,
+    at: u64,
+    old_at: u64,
+    len: u64,
+}
+
+/// The blocks of `new`'s head (in order) whose digest and lengths a block
+/// of `old`'s head has, in artifacts of the same codings and pages: the
+/// same stored index entries (body lengths) and table bytes (names and
+/// ETags), so the same bodies, in one run in each file. Both are of
+/// format 4, read from a file or its head.
+fn same_blocks(new: &Artifact, old: &Artifact) -> Vec<SameBlock> {
+    let (ours, theirs) = (new.metadata(), old.metadata());
+    if ours.codings != theirs.codings || ours.pages.is_some() != theirs.pages.is_some() {
+        return Vec::new();
+    }
+    let known: HashMap<_, _> = old.blocks().into_iter().map(|block| (block.digest, block)).collect();
+    let len = |range: &std::ops::Range<u64>| range.end - range.start;
+    let first_and_end =
+        |range: &std::ops::Range<u64>| Some((usize::try_from(range.start).ok()?, usize::try_from(range.end).ok()?));
+    new.blocks()
+        .into_iter()
+        .filter_map(|block| {
+            let found = known.get(&block.digest)?;
+            let lengths = |block: &crate::artifact::Block| [len(&block.entries), len(&block.index), len(&block.table)];
+            if lengths(&block) != lengths(found) {
+                return None;
+            }
+            let (first, end) = first_and_end(&block.entries)?;
+            let (old_first, old_end) = first_and_end(&found.entries)?;
+            let (at, to) = (new.body_start(first)?, new.body_start(end)?);
+            let (old_at, old_to) = (old.body_start(old_first)?, old.body_start(old_end)?);
+            // The same lengths, so the same run length: checked all the same.
+            (to.checked_sub(at)? == old_to.checked_sub(old_at)?).then_some(SameBlock {
+                entries: first..end,
+                old: old_first,
+                at,
+                old_at,
+                len: to - at,
+            })
+        })
+        .collect()
 }
 
 /// Where a run of the new file's bytes comes from.
@@ -199,30 +270,56 @@ impl Plan {
 
     /// Every body run of `new`, each from `old` when it has it, uncoalesced.
     fn matched(new: &Artifact, old: &Artifact) -> Plan {
+        Self::matched_by(new, old, true)
+    }
+
+    /// [`Plan::matched`], taking the blocks both heads hold whole when
+    /// `by_block` (else entry by entry: the same plan, coalesced).
+    fn matched_by(new: &Artifact, old: &Artifact, by_block: bool) -> Plan {
         let head_len = new.data_at() + new.table_len().unwrap_or(0);
         let file_len = new.file_len();
         let same_layout = new.table_len().is_some() && old.table_len().is_some();
-        // Every ETag of the old artifact, borrowed from its table, in one
-        // buffer; each product and document by slug or name: its body run
-        // and where its ETags are in that buffer.
+        let products = new.len();
+        let entries = products + new.documents_len();
+        // The blocks of the new head that the old head holds (the same
+        // stored entries and table bytes: the same names, ETags and body
+        // lengths), each one run of bodies; every other entry on its own.
+        let blocks = if same_layout && by_block { same_blocks(new, old) } else { Vec::new() };
+        let mut old_blocks: Vec<&SameBlock> = blocks.iter().collect();
+        old_blocks.sort_unstable_by_key(|block| block.old);
+        // Every ETag of the old artifact outside those blocks, borrowed
+        // from its table, in one buffer; each product and document by slug
+        // or name: its body run and where its ETags are in that buffer.
         let mut tags: Vec<&[u8]> = Vec::new();
-        let mut products: HashMap<&[u8], Known> = HashMap::new();
-        let mut documents: HashMap<&[u8], Known> = HashMap::new();
+        let mut known_products: HashMap<&[u8], Known> = HashMap::new();
+        let mut known_documents: HashMap<&[u8], Known> = HashMap::new();
         if same_layout {
-            products.reserve(old.len());
-            tags.reserve(old.len() * 8);
-            for entry in old.entries() {
-                products.extend(know(old, &mut tags, entry.slug, contiguous(entry.body_spans()), entry.etag_spans()));
-            }
-            for document in old.documents() {
-                let (run, spans) = (contiguous(document.body_spans()), document.etag_spans());
-                documents.extend(know(old, &mut tags, document.path, run, spans));
+            let old_products = old.len();
+            let mut taken = old_blocks.iter().map(|block| block.old..block.old + block.entries.len()).peekable();
+            let mut n = 0;
+            while n < old_products + old.documents_len() {
+                // A block the new head repeats is taken once.
+                while taken.next_if(|range| range.start < n).is_some() {}
+                if let Some(range) = taken.next_if(|range| range.start == n) {
+                    n = range.end;
+                    continue;
+                }
+                if n < old_products {
+                    let Some(entry) = old.entry(n) else { break };
+                    let known = know(old, &mut tags, entry.slug, contiguous(entry.body_spans()), entry.etag_spans());
+                    known_products.extend(known);
+                } else {
+                    let Some(document) = old.document(n - old_products) else { break };
+                    let (run, spans) = (contiguous(document.body_spans()), document.etag_spans());
+                    known_documents.extend(know(old, &mut tags, document.path, run, spans));
+                }
+                n += 1;
             }
         }
         let (new_at, old_at) = (new.data_at(), old.data_at());
-        let mut runs = Vec::with_capacity(new.len() + 8);
-        let mut place = |run: Option<(u64, u64)>, found: Option<&Known>, spans: &mut dyn Iterator<Item = Span>| {
-            let Some((offset, len)) = run else { return };
+        let mut runs = Vec::with_capacity(blocks.len() + 64);
+        let place = |run: Option<(u64, u64)>, found: Option<&Known>, spans: &mut dyn Iterator<Item = Span>| {
+            let (offset, len) = run?;
             let source = match found {
                 Some(&((old_offset, old_len), ref known)) if old_len == len => {
                     let mut known = tags[known.clone()].iter();
@@ -233,15 +330,32 @@ impl Plan {
                 }
                 _ => Source::Origin,
             };
-            runs.push(Run { at: new_at + offset, len, source });
+            Some(Run { at: new_at + offset, len, source })
         };
-        for entry in new.entries() {
-            let found = new.bytes_of(entry.slug).and_then(|slug| products.get(slug));
-            place(contiguous(entry.body_spans()), found, &mut entry.etag_spans());
-        }
-        for document in new.documents() {
-            let found = new.bytes_of(document.path).and_then(|name| documents.get(name));
-            place(contiguous(document.body_spans()), found, &mut document.etag_spans());
+        let mut blocks = blocks.iter().peekable();
+        let mut n = 0;
+        while n < entries {
+            if let Some(block) = blocks.next_if(|block| block.entries.start == n) {
+                if block.len > 0 {
+                    runs.push(Run {
+                        at: new_at + block.at,
+                        len: block.len,
+                        source: Source::Old { at: old_at + block.old_at },
+                    });
+                }
+                n = block.entries.end;
+                continue;
+            }
+            if n < products {
+                let Some(entry) = new.entry(n) else { break };
+                let found = new.bytes_of(entry.slug).and_then(|slug| known_products.get(slug));
+                runs.extend(place(contiguous(entry.body_spans()), found, &mut entry.etag_spans()));
+            } else {
+                let Some(document) = new.document(n - products) else { break };
+                let found = new.bytes_of(document.path).and_then(|name| known_documents.get(name));
+                runs.extend(place(contiguous(document.body_spans()), found, &mut document.etag_spans()));
+            }
+            n += 1;
         }
         // A new artifact whose bodies do not tile (refused when it is
         // loaded) is fetched whole after its head.
@@ -328,5 +442,57 @@ impl Plan {
     /// The ranges it fetches from the origin.
     pub fn ranges(&self) -> usize {
         self.runs.iter().filter(|run| run.source == Source::Origin).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Plan, same_blocks};
+    use crate::artifact::Artifact;
+    use crate::catalog::{Builder, ContentCoding};
+    use proptest::prelude::*;
+
+    /// The artifact of products `numbers` (each an example with slug
+    /// `product-<n>`), product `n` titled `title(n)`, bodies as is.
+    fn artifact(numbers: &[usize], title: impl Fn(usize) -> String) -> Artifact {
+        let templates: Vec<serde_json::Value> = foundry_catalog::examples::MANIFESTS
+            .iter()
+            .map(|(_, text)| serde_json::from_str(text).expect("an example is JSON"))
+            .collect();
+        let sources = numbers.iter().map(|&n| {
+            let mut manifest = templates[n % templates.len()].clone();
+            manifest["slug"] = serde_json::json!(format!("product-{n:04}"));
+            manifest["title"] = serde_json::json!(title(n));
+            (format!("product-{n:04}.json"), manifest.to_string())
+        });
+        let builder = Builder::new().codings(&[ContentCoding::Identity]).expect("identity");
+        let bytes = builder.build(sources).expect("builds").artifact().to_vec();
+        Artifact::parse(bytes.into()).expect("parses")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+        /// Over heads of many blocks and any edits, taking the blocks both
+        /// heads hold whole plans what matching entry by entry plans.
+        #[test]
+        fn blocks_held_whole_plan_what_entries_one_by_one_plan(
+            retitled in proptest::collection::vec(0usize..400, 0..8),
+            removed in proptest::collection::vec(0usize..400, 0..4),
+            added in proptest::collection::vec(400usize..420, 0..4),
+        ) {
+            let old_numbers: Vec<usize> = (0..400).collect();
+            let mut new_numbers: Vec<usize> =
+                (0..400).filter(|n| !removed.contains(n)).chain(added.iter().copied()).collect();
+            new_numbers.sort_unstable();
+            new_numbers.dedup();
+            let old = artifact(&old_numbers, |n| format!("Product {n}"));
+            let new = artifact(&new_numbers, |n| if retitled.contains(&n) { format!("New {n}") } else { format!("Product {n}") });
+            prop_assert!(!same_blocks(&new, &old).is_empty(), "blocks held whole");
+            let [mut by_block, mut by_entry] = [true, false].map(|by_block| Plan::matched_by(&new, &old, by_block));
+            by_block.coalesce(usize::MAX, 0);
+            by_entry.coalesce(usize::MAX, 0);
+            prop_assert_eq!(by_block, by_entry);
+        }
     }
 }

@@ -182,23 +182,25 @@ fn temp(name: &str) -> std::path::PathBuf {
     dir
 }
 
-/// Writes `new` at `path` as a replica writes a layered pull over `base`
-/// (opened from its file) with `old` the artifact it has (`base`, or a
-/// layered one over it): the head, the plan's fetched runs from `new`,
-/// its copied runs from `old` except what `base` holds (holes). Returns
-/// the bytes written.
-fn write_layered(path: &std::path::Path, new: &[u8], old: &Artifact, base: &Artifact) -> u64 {
+/// Writes `new` at `path` as a replica writes a pull with `old` the
+/// artifact it has (opened from its file, or layered over one), layered
+/// or whole: the head, the plan's fetched runs from `new`, its copied runs
+/// from `old` except, when `layered`, what `old` reads from its base file
+/// (holes). Returns the bytes written, and the artifact written
+/// (`delta::written`: its head from memory).
+fn write_pull(path: &std::path::Path, new: &[u8], old: &Artifact, layered: bool) -> (u64, Artifact) {
     use std::io::Write;
     let head = Artifact::from_head(new.to_vec(), new.len() as u64).expect("a head");
     let plan = Plan::new(&head, old, Plan::MAX_RANGES);
     let mut file = std::fs::File::create_new(path).expect("a new file");
     file.write_all(&new[..plan.start() as usize]).expect("written");
     let mut written = plan.start();
+    let holes_for = layered.then_some(old);
     for run in plan.runs() {
         match run.source {
             Source::Old { at } => {
-                let to_copy = old.bytes_to_copy(at, run.len, Some(base)).expect("a range of its bodies");
-                let copied = old.copy_range(at, run.len, &mut file, Some(base)).expect("copied");
+                let to_copy = old.bytes_to_copy(at, run.len, holes_for).expect("a range of its bodies");
+                let copied = old.copy_range(at, run.len, &mut file, holes_for).expect("copied");
                 assert_eq!(copied, to_copy, "bytes_to_copy says what copy_range copies");
                 written += copied;
             }
@@ -209,14 +211,18 @@ fn write_layered(path: &std::path::Path, new: &[u8], old: &Artifact, base: &Arti
         }
     }
     file.set_len(new.len() as u64).expect("its length");
-    written
+    drop(file);
+    let artifact = foundry_catalog_serving::delta::written(head, path, old, &plan, layered).expect("written");
+    (written, artifact)
 }
 
 /// A layered pull writes the head and what changed, nothing its base
 /// holds (those bytes of its file are holes, read as zeros), and opened
 /// over its base it is the new artifact, byte for byte; a second pull
 /// over the layered one carries what the first fetched and still writes
-/// nothing the base holds. The bodies are read from the base: a byte
+/// nothing the base holds. The artifact a replica loads as it wrote it
+/// (`delta::written`, its head not read back) is the same, and so is a
+/// pull written whole. The bodies are read from the base: a byte
 /// flipped in the base's body of an unchanged product fails that body's
 /// check when the layered catalog reads it, and no other.
 #[test]
@@ -234,10 +240,14 @@ fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
     std::fs::write(dir.join("base.fcat"), &first).expect("written");
     let base = Artifact::open(&dir.join("base.fcat"), 1 << 30).expect("the base opens");
 
-    let written = write_layered(&dir.join("second.delta"), &second, &base, &base);
+    let (written, as_written) = write_pull(&dir.join("second.delta"), &second, &base, true);
     let layered = foundry_catalog_serving::delta::open_layered(&dir.join("second.delta"), &base, 1 << 30)
         .expect("opens over its base");
     assert!(layered.to_vec() == second, "the layered artifact is the new one, byte for byte");
+    assert!(as_written.to_vec() == second, "as written, too");
+    let (whole, as_written) = write_pull(&dir.join("second.fcat"), &second, &base, false);
+    assert!(whole == second.len() as u64 && std::fs::read(dir.join("second.fcat")).expect("read") == second);
+    assert!(as_written.to_vec() == second, "a pull written whole, as written");
     let head_len = Plan::new(&layered, &base, Plan::MAX_RANGES).start();
     assert!(written < head_len + (second.len() as u64 - head_len) / 10, "{written} of {} bytes written", second.len());
     let on_disk = std::fs::read(dir.join("second.delta")).expect("read");
@@ -245,10 +255,11 @@ fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
     assert!(zeros > (second.len() - head_len as usize) * 8 / 10, "the base's bodies are holes: {zeros} zeros");
 
     // A second pull over the layered one: product 17 carried from the first delta.
-    let written = write_layered(&dir.join("third.delta"), &third, &layered, &base);
+    let (written, as_written) = write_pull(&dir.join("third.delta"), &third, &layered, true);
     let again = foundry_catalog_serving::delta::open_layered(&dir.join("third.delta"), &base, 1 << 30)
         .expect("opens over its base");
     assert!(again.to_vec() == third, "a delta over a delta is the newest artifact, byte for byte");
+    assert!(as_written.to_vec() == third, "as written, too");
     assert!(written < head_len + (third.len() as u64 - head_len) / 5, "{written} bytes written");
 
     // Its bodies are read from the base, and checked.
