@@ -462,6 +462,36 @@ pub fn record_type_schema(schema: &RecordSchema) -> Value {
     )
 }
 
+/// The JSON Schema of every field format a record type may declare
+/// (`format` in a definition, [`FieldFormat`]), one `$defs` entry each:
+/// what the validator checks of such a field and what every row schema
+/// states of it. The schema itself accepts any value.
+pub fn field_formats_schema() -> Value {
+    let defs: Map<String, Value> = FieldFormat::ALL
+        .iter()
+        .map(|format| {
+            let mut schema = Map::new();
+            schema.insert("title".to_owned(), json!(format.as_str()));
+            schema.insert("description".to_owned(), json!(format!("{}.", upper_first(format.describe()))));
+            if let Value::Object(body) = format.json_schema() {
+                schema.extend(body);
+            }
+            (format.as_str().to_owned(), Value::Object(schema))
+        })
+        .collect();
+    with_header(
+        json!({"$defs": defs}),
+        "foundry-catalog field formats",
+        "The values of each format a record type's field may declare (`format` in record-types/*.json), as the validator checks them and every row schema states them.",
+    )
+}
+
+/// `text` with its first letter in upper case.
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 /// The OpenAPI 3.1 document of `GET` and `HEAD
 /// /api/public/foundry/products/{slug}`: the slug parameter with its
 /// pattern, every status `foundry_catalog_serving::endpoint::answer` answers with (from
@@ -578,6 +608,7 @@ pub fn schema_files_with(record_types: &[RecordSchema]) -> Vec<(String, String)>
         ("product-response.schema.json".to_owned(), pretty(&response_schema_with(record_types))),
         ("product-manifest.schema.json".to_owned(), pretty(&manifest_schema())),
         ("openapi.json".to_owned(), pretty(&openapi())),
+        ("field-formats.schema.json".to_owned(), pretty(&field_formats_schema())),
     ];
     for schema in crate::record_types().iter().chain(others(record_types)) {
         files.push((format!("record-types/{}.schema.json", schema.record_label), pretty(&record_type_schema(schema))));
@@ -680,9 +711,26 @@ mod tests {
         let cases: serde_json::Value = serde_json::from_str(&text).expect("cases.json is JSON");
         let formats = cases["formats"].as_array().expect("a formats list");
         assert!(!formats.is_empty());
+        let mut field_formats = std::collections::BTreeSet::new();
         for case in formats {
-            assert_eq!(case["schema"], "product-response.schema.json", "only the response schema's formats are walked");
             let at = case["at"].as_str().expect("at");
+            if case["schema"] == "field-formats.schema.json" {
+                // A field format's cases: its own check judges them.
+                let name = at.strip_prefix("/$defs/").expect("a field format's pointer");
+                let format: crate::FieldFormat = name.parse().expect("a field format");
+                let check = |text: &str| format.check(&serde_json::Value::from(text), None);
+                for good in case["good"].as_array().expect("good") {
+                    let good = good.as_str().expect("a string");
+                    assert!(check(good).is_ok(), "{format} rejects {good:?}");
+                }
+                for bad in case["bad"].as_array().expect("bad") {
+                    let bad = bad.as_str().expect("a string");
+                    assert!(check(bad).is_err(), "{format} accepts {bad:?}");
+                }
+                field_formats.insert(format);
+                continue;
+            }
+            assert_eq!(case["schema"], "product-response.schema.json", "the response schema's formats are walked");
             let format = format_at(at);
             assert!(format.pattern().is_some(), "{format:?} has a pattern in the schema");
             for good in case["good"].as_array().expect("good") {
@@ -694,5 +742,8 @@ mod tests {
                 assert!(format.check(bad).is_err(), "{format:?} accepts {bad:?}");
             }
         }
+        let string_formats: std::collections::BTreeSet<_> =
+            crate::FieldFormat::ALL.iter().copied().filter(|f| f.json_schema()["type"] == "string").collect();
+        assert_eq!(field_formats, string_formats, "every string field format has cases");
     }
 }

@@ -400,7 +400,7 @@ impl Object<'_, '_, '_> {
                 // A list of dates holds their text: no serde `with` module
                 // reaches into a `Vec`.
                 Some(FieldFormat::Date) if own_field => Scalar::Date,
-                Some(FieldFormat::Url) => Scalar::Url,
+                Some(format) if format.checked_type().is_some() => Scalar::Checked(format),
                 _ => Scalar::String,
             })),
             FieldType::Number => Some(RustValue::Scalar(Scalar::F64)),
@@ -624,12 +624,13 @@ impl Object<'_, '_, '_> {
             _ => {
                 if let Err(problem) = fixture::check_hint(hint) {
                     (self.invalid)(at(), problem.message, &problem.hint);
-                } else if let (Some(FieldFormat::Token), FixtureHint::Token(token)) = (field.format, hint)
+                } else if let (Some(format @ (FieldFormat::Token | FieldFormat::Email)), FixtureHint::Token(token)) =
+                    (field.format, hint)
                     && !foundry_catalog_core::is_lowercase_underscore(token.as_ref())
                 {
                     (self.invalid)(
                         at(),
-                        format!("token {token:?} is not lowercase_underscore, as the `token` format needs"),
+                        format!("token {token:?} is not lowercase_underscore, as the `{format}` format needs"),
                         "use lowercase letters, digits and single underscores, such as \"fixture_validated\"",
                     );
                 }

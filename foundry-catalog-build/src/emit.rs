@@ -442,7 +442,10 @@ fn value_type(value: &RustValue, scope: &Scope<'_>) -> (Doc, Option<String>) {
                 None,
             ),
             Scalar::Date => (Doc::text(format!("{runtime}::time::Date")), Some(format!("{runtime}::__private::date"))),
-            Scalar::Url => (Doc::text(format!("{runtime}::AbsoluteUrl")), None),
+            Scalar::Checked(format) => match format.checked_type() {
+                Some((ty, _)) => (Doc::text(format!("{runtime}::{ty}")), None),
+                None => (Doc::text("::std::string::String"), None),
+            },
         },
         RustValue::Struct(s) => (Doc::text(format!("{}{}", scope.prefix, s.name)), None),
         RustValue::Enum(e) => (Doc::text(format!("{}{}", scope.prefix, e.name)), None),

@@ -6,6 +6,8 @@
 
 use std::fmt::Write as _;
 
+use foundry_catalog_core::FieldFormat;
+
 /// The Rust items of one record type: its struct, and the nested structs
 /// and enums that hang off it (declared in the module `module`).
 #[derive(Debug, Clone, PartialEq)]
@@ -93,8 +95,9 @@ pub(crate) enum RustValue {
 /// The Rust types that are not generated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Scalar {
-    /// `String`: text, and every string format but `date` and `url` (and a
-    /// list's dates: no serde `with` module reaches into a `Vec`).
+    /// `String`: text, and every string format but `date` and those of a
+    /// checked type (and a list's dates: no serde `with` module reaches
+    /// into a `Vec`).
     String,
     /// `f64`: numbers, fractions.
     F64,
@@ -106,23 +109,34 @@ pub(crate) enum Scalar {
     OpenObject,
     /// `time::Date` through the runtime's `format::date` module: a date field.
     Date,
-    /// The runtime's `AbsoluteUrl`.
-    Url,
+    /// The runtime's type of a string format checked as it is read
+    /// ([`FieldFormat::checked_type`]: `AbsoluteUrl`, `Timestamp`,
+    /// `EmailAddress`, `Uuid`).
+    Checked(FieldFormat),
 }
 
 impl Scalar {
     /// What the type is, when it lacks `std`.
-    fn lacks(self, std: Std) -> Option<&'static str> {
+    fn lacks(self, std: Std) -> Option<String> {
+        let checked = |format: FieldFormat| format.checked_type().unwrap_or(("String", "a string"));
         match (self, std) {
-            (Scalar::F64, Std::Eq | Std::Hash | Std::Ord) => Some("a number (f64)"),
-            (Scalar::Date, Std::Default) => Some("a date (time::Date), which has no default"),
-            (Scalar::Url, Std::Default) => Some("a URL (AbsoluteUrl), which has no default"),
-            (Scalar::Url, Std::Copy) => Some("a URL (AbsoluteUrl)"),
-            (Scalar::String, Std::Copy) => Some("a string (String)"),
-            (Scalar::OpenObject, Std::PartialOrd | Std::Ord | Std::Copy) => Some("an open object (serde_json::Map)"),
+            (Scalar::F64, Std::Eq | Std::Hash | Std::Ord) => Some("a number (f64)".to_owned()),
+            (Scalar::Date, Std::Default) => Some("a date (time::Date), which has no default".to_owned()),
+            (Scalar::Checked(format), Std::Default) => {
+                let (ty, what) = checked(format);
+                Some(format!("{what} ({ty}), which has no default"))
+            }
+            (Scalar::Checked(format), Std::Copy) => {
+                let (ty, what) = checked(format);
+                Some(format!("{what} ({ty})"))
+            }
+            (Scalar::String, Std::Copy) => Some("a string (String)".to_owned()),
+            (Scalar::OpenObject, Std::PartialOrd | Std::Ord | Std::Copy) => {
+                Some("an open object (serde_json::Map)".to_owned())
+            }
             (Scalar::F64, _)
             | (Scalar::Date, _)
-            | (Scalar::Url, _)
+            | (Scalar::Checked(_), _)
             | (Scalar::String, _)
             | (Scalar::OpenObject, _)
             | (Scalar::I64 | Scalar::Bool, _) => None,

@@ -9,7 +9,8 @@ use crate::{BROKEN, USAGE};
 /// that the files on disk are current.
 ///
 /// Writes DIR/product-response.schema.json, DIR/product-manifest.schema.json,
-/// DIR/openapi.json and DIR/record-types/<record_label>.schema.json (for
+/// DIR/openapi.json, DIR/field-formats.schema.json and
+/// DIR/record-types/<record_label>.schema.json (for
 /// the shipped record types and those of --record-types), generated from
 /// the same tables as the code. DIR/record-type.schema.json (the definition format)
 /// is written by hand and left alone.

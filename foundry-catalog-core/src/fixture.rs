@@ -9,6 +9,9 @@
 //! | `{"text": "entity name"}` | string | `Deterministic fixture entity name` | `Deterministic fixture entity name 2` |
 //! | `{"token": "fixture_validated"}` | string | `fixture_validated` | `fixture_validated 2` |
 //! | `{"date": "2026-01-15"}` | string | `2026-01-15` | `2026-01-16` |
+//! | `{"date": "2026-01-15"}` on a `timestamp` | string | `2026-01-15T00:00:00Z` | `2026-01-16T00:00:00Z` |
+//! | `{"token": "recruiter"}` on an `email` | string | `recruiter@example.org` | `recruiter+2@example.org` |
+//! | `{"token": "posting"}` on a `uuid` | string | a UUID made from the token, the slug and the row | another |
 //! | `{"url": "https://x.example/r"}` | string | `https://x.example/r/<slug>/1` | `https://x.example/r/<slug>/2` |
 //! | `{"fraction": 0.91}` | number | `0.91` | `0.9` |
 //! | `"sequence"` | number | `1.0` | `2.0` |
@@ -16,12 +19,16 @@
 //! | `"absent"` | optional only | left out | left out |
 //!
 //! A field with a format ([`crate::format`](mod@crate::format)) gets its values from the
-//! format's recipe, which the hint of the matching kind seeds (`date` by a
-//! `date` hint, `url` by `url`, `fraction` by `fraction`, `token` and `key`
-//! by `token`, `payload` by `payload`, `text` by `text`). Without a hint:
-//! 2026-01-01, `https://fixtures.example.org/records`, 0.5,
+//! format's recipe, which the hint of the matching kind seeds (`date` and
+//! `timestamp` by a `date` hint, `url` by `url`, `fraction` by `fraction`,
+//! `token`, `key`, `email` and `uuid` by `token`, `payload` by `payload`,
+//! `text` by `text`). Without a hint: 2026-01-01, `https://fixtures.example.org/records`, 0.5,
 //! `fixture_<field name>`, `deterministic_fixture` and the field name in
 //! words. A `key` differs on every row: `<token>_<row>` (`fixture_dedupe_key_1`).
+//! A `timestamp` is midnight UTC of the date's row; an `email` is the token
+//! at `example.org` (a domain reserved for examples, RFC 2606), `+<row>`
+//! after row 1; a `uuid` is a version-8 UUID (RFC 9562) from the SHA-256 of
+//! the token, the slug and the row, so it differs on every row and product.
 //!
 //! A field without a hint gets its type's default: strings are text whose
 //! phrase is the field name in lowercase words (`entityName` →
@@ -53,6 +60,22 @@ pub fn row_suffix(row: usize) -> String {
     if row <= 1 { String::new() } else { format!(" {row}") }
 }
 
+/// The domain of fixture e-mail addresses (reserved for examples, RFC 2606).
+const EMAIL_DOMAIN: &str = "example.org";
+
+/// A version-8 UUID (RFC 9562) from the SHA-256 of `token`, `slug` and
+/// `row`, in lower-case hex.
+fn uuid_on_row(token: &str, slug: &str, row: usize) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("foundry-catalog fixture uuid\0{token}\0{slug}\0{row}"));
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    bytes[6] = (bytes[6] & 0x0f) | 0x80;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
+
 /// The first URL base of a `url` field without a hint.
 pub(crate) const DEFAULT_URL_BASE: &str = "https://fixtures.example.org/records";
 
@@ -66,10 +89,12 @@ pub(crate) const DEFAULT_FRACTION: f64 = 0.5;
 /// own. `name` names the value (a list's items are named after the list).
 fn default_hint_named(field: &FieldDescriptor, name: &str) -> FixtureHint {
     match field.format {
-        Some(FieldFormat::Date) => FixtureHint::date(DEFAULT_DATE),
+        Some(FieldFormat::Date | FieldFormat::Timestamp) => FixtureHint::date(DEFAULT_DATE),
         Some(FieldFormat::Url) => FixtureHint::url(DEFAULT_URL_BASE),
         Some(FieldFormat::Fraction) => FixtureHint::Fraction(DEFAULT_FRACTION),
-        Some(FieldFormat::Token | FieldFormat::Key) => FixtureHint::Token(Cow::Owned(default_token(name))),
+        Some(FieldFormat::Token | FieldFormat::Key | FieldFormat::Email | FieldFormat::Uuid) => {
+            FixtureHint::Token(Cow::Owned(default_token(name)))
+        }
         Some(FieldFormat::Payload) => FixtureHint::payload(DEFAULT_FIXTURE_MODE),
         Some(FieldFormat::Text) => FixtureHint::Text(Cow::Owned(words(name))),
         None => match field.field_type {
@@ -173,6 +198,14 @@ fn string_from(hint: &FixtureHint, field: &FieldDescriptor, name: &str, slug: &s
         FixtureHint::Text(phrase) => format!("{TEXT_PREFIX} {phrase}{}", row_suffix(row)),
         // A key differs on every row, row 1 included, and has no space.
         FixtureHint::Token(token) if field.format == Some(FieldFormat::Key) => format!("{token}_{row}"),
+        FixtureHint::Token(token) if field.format == Some(FieldFormat::Email) => match row {
+            ..=1 => format!("{token}@{EMAIL_DOMAIN}"),
+            _ => format!("{token}+{row}@{EMAIL_DOMAIN}"),
+        },
+        FixtureHint::Token(token) if field.format == Some(FieldFormat::Uuid) => uuid_on_row(token, slug, row),
+        FixtureHint::Date(first) if field.format == Some(FieldFormat::Timestamp) => {
+            format!("{}T00:00:00Z", date_on_row(first, row))
+        }
         FixtureHint::Token(token) => format!("{token}{}", row_suffix(row)),
         FixtureHint::Date(first) => date_on_row(first, row),
         FixtureHint::Url(base) => format!("{}/{slug}/{row}", base.trim_end_matches('/')),

@@ -9,6 +9,9 @@
 //! | format | type | values | Rust |
 //! |---|---|---|---|
 //! | `date` | string | a calendar date `YYYY-MM-DD` | `time::Date` (through the hidden serde helpers generated code names) |
+//! | `timestamp` | string | an RFC 3339 date and time with its offset, `YYYY-MM-DDTHH:MM:SS[.f]Z` or `±HH:MM` (upper-case `T` and `Z`, 1–9 fractional digits, no leap second) | [`Timestamp`] |
+//! | `email` | string | an e-mail address: a dot-atom local part (RFC 5322's `atext`), `@`, a domain name of two or more labels (letters, digits, inner hyphens, at most 63 each), at most 254 characters | [`EmailAddress`] |
+//! | `uuid` | string | a UUID in lower-case hex, `8-4-4-4-12` (RFC 9562's text form) | [`Uuid`] |
 //! | `url` | string | an absolute http(s) URL (RFC 3986) | [`AbsoluteUrl`] |
 //! | `fraction` | number | `0 ≤ x < 1` | `f64` |
 //! | `token` | string | a `lowercase_underscore` token, with the optional `" N"` row suffix | `String` |
@@ -46,6 +49,12 @@ crate::wire_enum! {
         Text = "text",
         /// A public-safe deterministic key: no spaces, unique per row.
         Key = "key",
+        /// An RFC 3339 date and time with its offset.
+        Timestamp = "timestamp",
+        /// An e-mail address, `local@domain`.
+        Email = "email",
+        /// A UUID in lower-case hex, `8-4-4-4-12`.
+        Uuid = "uuid",
     }
 }
 
@@ -109,6 +118,28 @@ pub const ABSOLUTE_URL_PATTERN: &str = concat!(
 const DATE_PATTERN: &str =
     "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
 
+/// An RFC 3339 date and time: [`DATE_PATTERN`]'s date, `T`, a time of
+/// day with optional fractional seconds, and `Z` or a numeric offset.
+const TIMESTAMP_PATTERN: &str = concat!(
+    "^([0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])",
+    "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$",
+);
+
+/// An e-mail address: a dot-atom of RFC 5322's `atext`, `@`, and a domain
+/// name of two or more labels (the length bound is the schema's
+/// `maxLength`).
+const EMAIL_PATTERN: &str = concat!(
+    "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*",
+    "@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
+);
+
+/// The most characters an e-mail address holds (RFC 5321's path limit,
+/// less its angle brackets).
+pub const MAX_EMAIL_LEN: usize = 254;
+
+/// A UUID's text form in lower-case hex.
+const UUID_PATTERN: &str = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$";
+
 /// A token with the optional row suffix.
 const TOKEN_PATTERN: &str = "^[a-z][a-z0-9]*(_[a-z0-9]+)*( [1-9][0-9]*)?$";
 
@@ -147,12 +178,26 @@ impl FieldFormat {
     /// (`absent` fits any optional field besides).
     pub const fn hint_kind(self) -> &'static str {
         match self {
-            FieldFormat::Date => "date",
+            FieldFormat::Date | FieldFormat::Timestamp => "date",
             FieldFormat::Url => "url",
             FieldFormat::Fraction => "fraction",
-            FieldFormat::Token | FieldFormat::Key => "token",
+            FieldFormat::Token | FieldFormat::Key | FieldFormat::Email | FieldFormat::Uuid => "token",
             FieldFormat::Payload => "payload",
             FieldFormat::Text => "text",
+        }
+    }
+
+    /// The runtime's type that generated fields of this format hold, when
+    /// it is a string checked as it is read ([`AbsoluteUrl`],
+    /// [`Timestamp`], [`EmailAddress`], [`Uuid`]), with what it is in
+    /// words; `None` for the others.
+    pub const fn checked_type(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            FieldFormat::Url => Some(("AbsoluteUrl", "a URL")),
+            FieldFormat::Timestamp => Some(("Timestamp", "a timestamp")),
+            FieldFormat::Email => Some(("EmailAddress", "an e-mail address")),
+            FieldFormat::Uuid => Some(("Uuid", "a UUID")),
+            _ => None,
         }
     }
 
@@ -168,6 +213,13 @@ impl FieldFormat {
             }
             FieldFormat::Text => "\"Deterministic fixture <phrase>\" with an optional \" N\" suffix",
             FieldFormat::Key => "a key of letters, digits, `_`, `.`, `:` and `-` (no spaces)",
+            FieldFormat::Timestamp => {
+                "an RFC 3339 date and time with its offset, such as \"2026-01-15T09:30:00Z\" or \"2026-01-15T10:30:00.5+01:00\""
+            }
+            FieldFormat::Email => "an e-mail address local@domain, such as \"recruiter@example.org\"",
+            FieldFormat::Uuid => {
+                "a UUID in lower-case hex 8-4-4-4-12, such as \"0b3e1c9a-5d2f-8a41-9c6e-2f4b7d0a1e35\""
+            }
         }
     }
 
@@ -180,6 +232,9 @@ impl FieldFormat {
             (FieldFormat::Url, Value::String(text)) => crate::is_absolute_url(text),
             (FieldFormat::Token, Value::String(text)) => is_token_value(text),
             (FieldFormat::Key, Value::String(text)) => is_key(text),
+            (FieldFormat::Timestamp, Value::String(text)) => is_timestamp(text),
+            (FieldFormat::Email, Value::String(text)) => is_email(text),
+            (FieldFormat::Uuid, Value::String(text)) => is_uuid(text),
             (FieldFormat::Text, Value::String(text)) => text
                 .strip_prefix(TEXT_PREFIX)
                 .and_then(|rest| rest.strip_prefix(' '))
@@ -221,6 +276,13 @@ impl FieldFormat {
             FieldFormat::Fraction => json!({"type": "number", "minimum": 0, "exclusiveMaximum": 1}),
             FieldFormat::Token => pattern_schema(TOKEN_PATTERN),
             FieldFormat::Key => pattern_schema(KEY_PATTERN),
+            FieldFormat::Timestamp => with_format(TIMESTAMP_PATTERN, "date-time"),
+            FieldFormat::Email => {
+                let mut schema = with_format(EMAIL_PATTERN, "email");
+                schema["maxLength"] = json!(MAX_EMAIL_LEN);
+                schema
+            }
+            FieldFormat::Uuid => with_format(UUID_PATTERN, "uuid"),
             FieldFormat::Text => pattern_schema(TEXT_PATTERN),
             FieldFormat::Payload => json!({
                 "type": "object",
@@ -264,6 +326,75 @@ fn is_token_value(text: &str) -> bool {
 /// A key: at least one of `A-Z a-z 0-9 _ . : -`.
 pub fn is_key(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
+/// Whether `text` is a `timestamp`: `YYYY-MM-DD` (a calendar date, as
+/// `date` checks it), `T`, `HH:MM:SS` (hours to 23, minutes and seconds to
+/// 59), optionally `.` and 1 to 9 digits, then `Z` or `+HH:MM`/`-HH:MM`.
+pub fn is_timestamp(text: &str) -> bool {
+    let two = |at: usize, max: u8| {
+        let digits = text.as_bytes().get(at..at + 2).filter(|d| d.iter().all(u8::is_ascii_digit));
+        digits.is_some_and(|d| (d[0] - b'0') * 10 + (d[1] - b'0') <= max)
+    };
+    let byte = |at: usize| text.as_bytes().get(at).copied();
+    let time_of_day = byte(10) == Some(b'T')
+        && two(11, 23)
+        && byte(13) == Some(b':')
+        && two(14, 59)
+        && byte(16) == Some(b':')
+        && two(17, 59);
+    if !(text.is_char_boundary(10) && date::parse(&text[..10]).is_some() && time_of_day) {
+        return false;
+    }
+    let rest = &text.as_bytes()[19..];
+    let fraction = match rest.strip_prefix(b".") {
+        Some(digits) => digits.iter().take_while(|b| b.is_ascii_digit()).count(),
+        None => 0,
+    };
+    if rest.first() == Some(&b'.') && !(1..=9).contains(&fraction) {
+        return false;
+    }
+    let offset_at = 19 + if fraction > 0 { 1 + fraction } else { 0 };
+    match &text.as_bytes()[offset_at..] {
+        b"Z" => true,
+        [b'+' | b'-', _, _, b':', _, _] => two(offset_at + 1, 23) && two(offset_at + 4, 59),
+        _ => false,
+    }
+}
+
+/// Whether `c` is RFC 5322's `atext`: a letter, a digit or one of
+/// `` !#$%&'*+-/=?^_`{|}~ ``.
+fn is_atext(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&c)
+}
+
+/// Whether `text` is an `email`: at most [`MAX_EMAIL_LEN`] characters, a
+/// local part of `atext` runs joined by single dots, `@`, and a domain of
+/// two or more labels, each 1 to 63 letters, digits and inner hyphens.
+pub fn is_email(text: &str) -> bool {
+    let Some((local, domain)) = text.split_once('@') else { return false };
+    let label = |label: &str| {
+        let bytes = label.as_bytes();
+        (1..=63).contains(&bytes.len())
+            && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+            && bytes.first() != Some(&b'-')
+            && bytes.last() != Some(&b'-')
+    };
+    text.len() <= MAX_EMAIL_LEN
+        && local.split('.').all(|atom| !atom.is_empty() && atom.bytes().all(is_atext))
+        && domain.split('.').count() >= 2
+        && domain.split('.').all(label)
+}
+
+/// Whether `text` is a `uuid`: 32 lower-case hex digits in groups of 8,
+/// 4, 4, 4 and 12 joined by hyphens.
+pub fn is_uuid(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(at, &b)| match at {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
+        })
 }
 
 /// An absolute http(s) URL, checked when made: the Rust type of `url`
@@ -322,3 +453,103 @@ impl std::str::FromStr for AbsoluteUrl {
 }
 
 crate::serde_via_str!(AbsoluteUrl);
+
+/// A string of a format checked when made ([`FieldFormat::check`]): the
+/// Rust type of that format's fields. It serializes as the text it was
+/// made from, so a row's wire form does not change.
+macro_rules! checked_text {
+    ($(#[$doc:meta])* $name:ident, $format:expr, $check:path) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(String);
+
+        impl $name {
+            /// Checks and wraps a value.
+            pub fn new(text: impl Into<String>) -> Result<$name, InvalidFormat> {
+                let text = text.into();
+                if $check(&text) { Ok($name(text)) } else { Err(InvalidFormat { text, format: $format }) }
+            }
+
+            /// The value as written.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = InvalidFormat;
+            fn from_str(text: &str) -> Result<Self, Self::Err> {
+                $name::new(text)
+            }
+        }
+
+        crate::serde_via_str!($name);
+    };
+}
+
+/// A string that is not of its field's format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidFormat {
+    /// The rejected text.
+    pub text: String,
+    /// The format it is not of.
+    pub format: FieldFormat,
+}
+
+impl fmt::Display for InvalidFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} is not {}", self.text, self.format.describe())
+    }
+}
+
+impl std::error::Error for InvalidFormat {}
+
+checked_text!(
+    /// An RFC 3339 date and time with its offset ([`is_timestamp`]), kept as
+    /// written: the Rust type of `timestamp` fields.
+    ///
+    /// ```
+    /// use foundry_catalog_core::Timestamp;
+    /// assert_eq!(Timestamp::new("2026-01-15T09:30:00Z").unwrap().as_str(), "2026-01-15T09:30:00Z");
+    /// assert!(Timestamp::new("2026-01-15T10:30:00.125+01:00").is_ok());
+    /// assert!(Timestamp::new("2026-01-15 09:30:00").is_err()); // no `T`, no offset
+    /// assert!(Timestamp::new("2026-02-30T09:30:00Z").is_err()); // no such day
+    /// ```
+    Timestamp,
+    FieldFormat::Timestamp,
+    is_timestamp
+);
+
+checked_text!(
+    /// An e-mail address ([`is_email`]), kept as written: the Rust type of
+    /// `email` fields.
+    ///
+    /// ```
+    /// use foundry_catalog_core::EmailAddress;
+    /// assert!(EmailAddress::new("recruiter+jobs@example.org").is_ok());
+    /// assert!(EmailAddress::new("recruiter@localhost").is_err()); // one label
+    /// assert!(EmailAddress::new("a..b@example.org").is_err());
+    /// ```
+    EmailAddress,
+    FieldFormat::Email,
+    is_email
+);
+
+checked_text!(
+    /// A UUID in lower-case hex ([`is_uuid`]): the Rust type of `uuid` fields.
+    ///
+    /// ```
+    /// use foundry_catalog_core::Uuid;
+    /// assert!(Uuid::new("0b3e1c9a-5d2f-8a41-9c6e-2f4b7d0a1e35").is_ok());
+    /// assert!(Uuid::new("0B3E1C9A-5D2F-8A41-9C6E-2F4B7D0A1E35").is_err()); // upper case
+    /// ```
+    Uuid,
+    FieldFormat::Uuid,
+    is_uuid
+);

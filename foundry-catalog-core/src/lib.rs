@@ -18,6 +18,7 @@
 //! | product slugs | [`Slug`] |
 //! | UTC timestamps with microseconds, timestamps with a numeric offset | [`UtcTimestamp`], [`OffsetTimestamp`] |
 //! | absolute http(s) URLs (RFC 3986) | [`AbsoluteUrl`], [`is_absolute_url`] |
+//! | the values of `timestamp`, `email` and `uuid` fields | [`Timestamp`], [`EmailAddress`], [`Uuid`] |
 //! | the `time` crate, whose `Date` generated `date` fields hold | [`time`] |
 //!
 //! Generated code also calls support that is not public API: the `const`
@@ -43,7 +44,10 @@ mod timestamp;
 mod url;
 mod wire_enum;
 
-pub use format::{AbsoluteUrl, FieldFormat, InvalidUrl, hides_or_reorders, is_lowercase_underscore};
+pub use format::{
+    AbsoluteUrl, EmailAddress, FieldFormat, InvalidFormat, InvalidUrl, Timestamp, Uuid, hides_or_reorders,
+    is_lowercase_underscore,
+};
 pub use model::{
     DigestLength, EnumValue, FieldDescriptor, FieldType, FixtureHint, Items, Kind, MAX_SAFE_INTEGER, RecordSchema,
     SampleStatus, SampleType,

@@ -624,9 +624,14 @@ impl FieldFormat {
         match self {
             FieldFormat::Fraction => FieldType::Number,
             FieldFormat::Payload => FieldType::Object,
-            FieldFormat::Date | FieldFormat::Url | FieldFormat::Token | FieldFormat::Text | FieldFormat::Key => {
-                FieldType::String
-            }
+            FieldFormat::Date
+            | FieldFormat::Url
+            | FieldFormat::Token
+            | FieldFormat::Text
+            | FieldFormat::Key
+            | FieldFormat::Timestamp
+            | FieldFormat::Email
+            | FieldFormat::Uuid => FieldType::String,
         }
     }
 

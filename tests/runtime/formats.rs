@@ -146,6 +146,9 @@ fn every_format_rejects_a_broken_value() {
             FieldFormat::Payload => json!({"product": "x", "fixture_mode": "m", "more": 1}),
             FieldFormat::Text => json!("Deterministic fixture"),
             FieldFormat::Key => json!("a key"),
+            FieldFormat::Timestamp => json!("2026-01-15T09:30:00"),
+            FieldFormat::Email => json!("recruiter@localhost"),
+            FieldFormat::Uuid => json!("0b3e1c9a5d2f8a419c6e2f4b7d0a1e35"),
         };
         assert!(format.check(&bad, None).is_err(), "{format}: accepts {bad}");
         assert_eq!(format.json_schema()["type"], json!(format.field_type().as_str()), "{format}");

@@ -170,6 +170,9 @@ fn bad_format(place: &Place<'_>) -> Option<(Value, &'static str)> {
         FieldFormat::Text => (json!("plain words"), "bad_text"),
         FieldFormat::Fraction => (json!(1.0), "bad_fraction"),
         FieldFormat::Payload => (json!({"product": SLUG}), "bad_payload"),
+        FieldFormat::Timestamp => (json!("2026-01-15 09:30:00"), "bad_timestamp"),
+        FieldFormat::Email => (json!("recruiter at example.org"), "bad_email"),
+        FieldFormat::Uuid => (json!("0B3E1C9A-5D2F-8A41-9C6E-2F4B7D0A1E35"), "bad_uuid"),
     })
 }
 
@@ -370,6 +373,9 @@ fn the_rust_types_the_validator_and_the_json_schema_agree_on_every_row() {
         "too_many_items",
         "bad_date",
         "bad_url",
+        "bad_timestamp",
+        "bad_email",
+        "bad_uuid",
     ] {
         assert!(faults.contains(fault), "no row has the fault {fault}");
     }

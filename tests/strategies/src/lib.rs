@@ -61,7 +61,7 @@ pub fn format_and_hint(
     let formatted = prop::sample::select(formats)
         .prop_flat_map(move |format| {
             let seed: BoxedStrategy<FixtureHint> = match format {
-                FieldFormat::Date => (2000i32..2100, 1u8..13, 1u8..29)
+                FieldFormat::Date | FieldFormat::Timestamp => (2000i32..2100, 1u8..13, 1u8..29)
                     .prop_map(|(y, m, d)| FixtureHint::Date(Cow::Owned(format!("{y:04}-{m:02}-{d:02}"))))
                     .boxed(),
                 FieldFormat::Url => "[a-z]{1,10}(/[a-z0-9]{1,6}){0,2}"
@@ -70,10 +70,12 @@ pub fn format_and_hint(
                 FieldFormat::Fraction => {
                     (0u16..1000).prop_map(|t| FixtureHint::Fraction(f64::from(t) / 1000.0)).boxed()
                 }
-                FieldFormat::Token => {
+                FieldFormat::Token | FieldFormat::Email => {
                     "[a-z][a-z0-9]{0,6}(_[a-z0-9]{1,4}){0,2}".prop_map(|t| FixtureHint::Token(Cow::Owned(t))).boxed()
                 }
-                FieldFormat::Key => "[A-Za-z0-9_.:-]{1,12}".prop_map(|t| FixtureHint::Token(Cow::Owned(t))).boxed(),
+                FieldFormat::Key | FieldFormat::Uuid => {
+                    "[A-Za-z0-9_.:-]{1,12}".prop_map(|t| FixtureHint::Token(Cow::Owned(t))).boxed()
+                }
                 FieldFormat::Payload => "[a-z_]{1,12}".prop_map(|m| FixtureHint::Payload(Cow::Owned(m))).boxed(),
                 FieldFormat::Text => {
                     "[a-z]{1,8}( [a-z]{1,8}){0,2}".prop_map(|p| FixtureHint::Text(Cow::Owned(p))).boxed()
