@@ -337,6 +337,40 @@ impl Report {
     }
 }
 
+/// Where `change` is in `text`, the definition file [`Change::file`]
+/// names: the line and column (from 1, the column in characters) of the
+/// changed field's object, following its wire path through nested
+/// objects' `fields` and lists' `items`; of the `fields` list a field the
+/// file no longer has was in; or of the `record_label` key for a change
+/// of the record type itself. `None` when `text` is not JSON. What
+/// `diff --format github` and `--format sarif` annotate.
+pub fn place_in(text: &str, change: &Change) -> Option<(usize, usize)> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let positions = crate::positions::Positions::new(text);
+    let Some(path) = change.field.as_deref() else {
+        return Some(positions.key_of("/record_label"));
+    };
+    let mut pointer = String::new();
+    for step in path.split('.') {
+        let mut name = step;
+        let mut lists = 0;
+        while let Some(inner) = name.strip_suffix("[]") {
+            name = inner;
+            lists += 1;
+        }
+        let fields = format!("{pointer}/fields");
+        let found = value.pointer(&fields).and_then(serde_json::Value::as_array).and_then(|fields| {
+            fields.iter().position(|field| field.get("name").and_then(serde_json::Value::as_str) == Some(name))
+        });
+        match found {
+            Some(at) => pointer = format!("{fields}/{at}"),
+            None => return Some(positions.key_of(&fields)),
+        }
+        pointer.push_str(&"/items".repeat(lists));
+    }
+    Some(positions.of(&pointer))
+}
+
 /// Compares two sets of checked definitions (each as returned by
 /// [`crate::Generator::check`]).
 pub fn diff(old: &[CheckedType], new: &[CheckedType]) -> Report {

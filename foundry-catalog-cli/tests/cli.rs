@@ -571,6 +571,91 @@ fn diff_reports_changes_and_gates_on_compatibility() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `diff --history`: a change the last version allows but an older one's
+/// readers do not (a field removed, then added back with another type) is
+/// found against that older version only, and named; GitHub annotations
+/// and SARIF place it at the field's line of the definition file.
+#[test]
+fn diff_history_finds_the_older_version_a_change_breaks() {
+    let dir = temp("diff-history");
+    let git = |args: &[&str]| -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    std::fs::create_dir_all(dir.join("record-types")).expect("folder");
+    let file = dir.join("record-types/history_probe.json");
+    let version = |note: Option<&str>| {
+        let note = note.map(|ty| {
+            format!(
+                ",\n    {{ \"name\": \"note\", \"type\": \"{ty}\", \"required\": false, \"description\": \"A note.\" }}"
+            )
+        });
+        let text = format!(
+            "{{\n  \"record_label\": \"history_probe\",\n  \"sample_type\": \"deterministic_executable_fixture\",\n  \"fields\": [\n    {{ \"name\": \"id\", \"type\": \"string\", \"required\": true, \"description\": \"An id.\" }}{}\n  ]\n}}\n",
+            note.unwrap_or_default()
+        );
+        std::fs::write(&file, text).expect("write");
+    };
+    git(&["init", "-q"]);
+    version(Some("string"));
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "v1: note is text"]);
+    let v1 = git(&["rev-parse", "HEAD"]).trim().to_owned();
+    version(None);
+    git(&["commit", "-q", "-am", "v2: note removed"]);
+    let v2 = git(&["rev-parse", "HEAD"]).trim().to_owned();
+    // Working copy: the note back, as a number.
+    version(Some("integer"));
+    let diff = |extra: &[&str]| {
+        finish(Command::new(BIN).args(["diff", "--mode", "backward", "record-types"]).args(extra).current_dir(&dir))
+    };
+    assert_eq!(diff(&["--base", "HEAD"]).status.code(), Some(0), "against the last version alone: allowed");
+    let history = diff(&["--history"]);
+    let stderr = text(&history.stderr);
+    assert_eq!(history.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("against version {} (v1: note is text)", &v1[..12])), "{stderr}");
+    assert!(!stderr.contains(&v2[..12]), "v2's readers are not broken: {stderr}");
+    let stdout = text(&history.stdout);
+    assert!(stdout.contains(&format!("against {} (v2: note removed):", &v2[..12])), "{stdout}");
+    // Only the last version in the range: allowed.
+    assert_eq!(diff(&["--history=HEAD^..HEAD"]).status.code(), Some(0));
+    // The path after --history is the path, not a revision.
+    let after =
+        finish(Command::new(BIN).args(["diff", "--history", "record-types", "--mode", "backward"]).current_dir(&dir));
+    assert_eq!(after.status.code(), Some(1), "{}", text(&after.stderr));
+    assert_eq!(diff(&["--history=--output=/tmp/x"]).status.code(), Some(2), "an option is not a revision");
+
+    // The note's line in the working file.
+    let line =
+        std::fs::read_to_string(&file).expect("read").lines().position(|l| l.contains("\"note\"")).expect("note") + 1;
+    let github = text(&diff(&["--history", "--format", "github"]).stdout);
+    let expected = format!(
+        "::error file=record-types/history_probe.json,line={line},col=5,title=foundry-catalog diff%3A field_retyped::"
+    );
+    assert!(github.lines().any(|l| l.starts_with(&expected) && l.contains(&v1[..12])), "{github}");
+    assert!(github.lines().any(|l| l.starts_with("::notice ") && l.contains(&v2[..12])), "{github}");
+    let sarif: serde_json::Value =
+        serde_json::from_slice(&diff(&["--history", "--format", "sarif"]).stdout).expect("SARIF is JSON");
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let broken: Vec<_> = results.iter().filter(|r| r["level"] == "error").collect();
+    assert_eq!(broken.len(), 1, "{results:?}");
+    assert_eq!(broken[0]["ruleId"], "field_retyped");
+    assert_eq!(broken[0]["properties"]["againstRevision"], v1.as_str());
+    let location = &broken[0]["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], "record-types/history_probe.json");
+    assert_eq!(location["region"]["startLine"], line);
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules");
+    assert_eq!(rules[broken[0]["ruleIndex"].as_u64().expect("an index") as usize]["id"], "field_retyped");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A copy of the example catalog in a fresh folder.
 fn catalog_copy(name: &str) -> PathBuf {
     let dir = temp(name);
