@@ -80,7 +80,10 @@ pub(crate) fn check(
     let mut errors = Vec::new();
     let label = definition.record_label.clone();
     let mut invalid = |location: Location, message: String, hint: &str| {
-        let (line, column) = positions.of(&location.pointer());
+        let (line, column) = match &location {
+            Location::Key { .. } => positions.key_of(&location.pointer()),
+            _ => positions.of(&location.pointer()),
+        };
         errors.push(DefinitionError::Invalid {
             file: file.to_owned(),
             line,
@@ -225,16 +228,15 @@ impl Object<'_, '_, '_> {
             let here = path.field(index, &field.name);
             let place = at.field(&field.name);
             let mut rust_name = None;
-            let at = || here.location();
             if !naming::is_wire_name(&field.name) {
                 (self.invalid)(
-                    at(),
+                    here.key("name"),
                     format!("the name {:?} cannot name a field", field.name),
                     "use ASCII letters, digits, `_` and `-`, with at least one letter or digit",
                 );
             } else if let Some(&first) = wire_seen.get(&*field.name) {
                 (self.invalid)(
-                    at(),
+                    here.key("name"),
                     format!("the name is already used by fields[{first}]"),
                     "give every field of an object a different name",
                 );
@@ -245,7 +247,7 @@ impl Object<'_, '_, '_> {
                         let key = naming::unraw(&rust).to_owned();
                         if let Some(&(first, first_wire)) = rust_seen.get(&key) {
                             (self.invalid)(
-                                at(),
+                                here.key(if field.rust_name.is_some() { "rust_name" } else { "name" }),
                                 format!(
                                     "`{}` and fields[{first}] `{first_wire}` both become the Rust field `{key}`",
                                     field.name
@@ -257,12 +259,16 @@ impl Object<'_, '_, '_> {
                         }
                         rust_name = Some(rust);
                     }
-                    Err((message, hint)) => (self.invalid)(at(), message, hint),
+                    Err((message, hint)) => (self.invalid)(
+                        here.key(if field.rust_name.is_some() { "rust_name" } else { "name" }),
+                        message,
+                        hint,
+                    ),
                 }
             }
             if field.description.trim().is_empty() {
                 (self.invalid)(
-                    at(),
+                    here.key("description"),
                     "the description is empty".to_owned(),
                     "describe what the field means; it becomes the doc comment and the schema_preview description",
                 );
@@ -320,7 +326,7 @@ impl Object<'_, '_, '_> {
         for (key, present, owner) in misplaced {
             if present && ty != owner {
                 (self.invalid)(
-                    at(),
+                    here.key(key),
                     format!("`{key}` is for {} fields but the field is {}", owner, a(ty)),
                     &format!("remove `{key}`, or make the field's type `{owner}`"),
                 );
@@ -340,14 +346,14 @@ impl Object<'_, '_, '_> {
                     && min > max
                 {
                     (self.invalid)(
-                        at(),
+                        here.key("min_items"),
                         format!("min_items {min} is over max_items {max}"),
                         "make min_items at most max_items",
                     );
                 }
                 if field.min_items.is_some_and(|min| min > MAX_MIN_ITEMS) {
                     (self.invalid)(
-                        at(),
+                        here.key("min_items"),
                         format!("min_items {} is over {MAX_MIN_ITEMS}", field.min_items.unwrap_or_default()),
                         &format!("every fixture row holds that many items: ask for at most {MAX_MIN_ITEMS}"),
                     );
@@ -373,7 +379,7 @@ impl Object<'_, '_, '_> {
                 let Some(fields) = field.nested_fields() else { return Some(RustValue::Scalar(Scalar::OpenObject)) };
                 if fields.is_empty() {
                     (self.invalid)(
-                        at(),
+                        here.key("fields"),
                         "the nested field list is empty".to_owned(),
                         "add fields, or leave `fields` out for an open object (any keys)",
                     );
@@ -413,13 +419,12 @@ impl Object<'_, '_, '_> {
     /// order, and on integers whole numbers that `i64` and every JSON
     /// reader hold exactly (within ±2^53).
     fn bounds(&mut self, field: &FieldDescriptor, here: &Path) {
-        let at = || here.location();
         let numeric = matches!(field.field_type, FieldType::Integer | FieldType::Number);
         for (key, bound) in [("minimum", field.minimum), ("maximum", field.maximum)] {
             let Some(bound) = bound else { continue };
             if !numeric {
                 (self.invalid)(
-                    at(),
+                    here.key(key),
                     format!("`{key}` is for integer and number fields but the field is {}", a(field.field_type)),
                     &format!("remove `{key}`, or make the field's type `integer` or `number`"),
                 );
@@ -427,7 +432,7 @@ impl Object<'_, '_, '_> {
                 (field.field_type == FieldType::Integer).then(|| self.unsafe_integer(bound, here, key)).flatten()
             {
                 (self.invalid)(
-                    at(),
+                    here.key(key),
                     format!("`{key}` {shown} is not a whole number within ±2^53"),
                     "an integer's bounds are whole numbers every JSON reader holds exactly, such as 0 or 100",
                 );
@@ -436,8 +441,9 @@ impl Object<'_, '_, '_> {
         if field.format == Some(FieldFormat::Fraction)
             && (field.minimum.is_some_and(|min| min >= 1.0) || field.maximum.is_some_and(|max| max < 0.0))
         {
+            let key = if field.minimum.is_some_and(|min| min >= 1.0) { "minimum" } else { "maximum" };
             (self.invalid)(
-                at(),
+                here.key(key),
                 "the bounds leave no value of format `fraction` (0 <= x < 1)".to_owned(),
                 "bound a fraction within [0, 1), or remove the format",
             );
@@ -446,7 +452,11 @@ impl Object<'_, '_, '_> {
             && min > max
         {
             let (min, max) = (es_number(min), es_number(max));
-            (self.invalid)(at(), format!("minimum {min} is over maximum {max}"), "make minimum at most maximum");
+            (self.invalid)(
+                here.key("minimum"),
+                format!("minimum {min} is over maximum {max}"),
+                "make minimum at most maximum",
+            );
         }
     }
 
@@ -478,7 +488,7 @@ impl Object<'_, '_, '_> {
         let at = || here.location();
         if values.is_empty() {
             (self.invalid)(
-                at(),
+                here.key("enum"),
                 "the closed set is empty".to_owned(),
                 "list the values, such as \"enum\": [\"new\", \"used\"]",
             );
@@ -490,7 +500,7 @@ impl Object<'_, '_, '_> {
         for (index, value) in values.iter().enumerate() {
             if let Some(first) = seen.insert(&value.value, index) {
                 (self.invalid)(
-                    at(),
+                    here.key(&format!("enum/{index}")),
                     format!("the value {:?} is listed twice (enum[{first}] and enum[{index}])", value.value),
                     "list every value once",
                 );
@@ -500,7 +510,7 @@ impl Object<'_, '_, '_> {
                 Some(explicit) if naming::is_identifier(explicit) => explicit.to_string(),
                 Some(explicit) => {
                     (self.invalid)(
-                        at(),
+                        here.key(&format!("enum/{index}")),
                         format!("`rust_name` {explicit:?} of the value {:?} is not a Rust identifier", value.value),
                         "write an UpperCamelCase identifier such as `SecondHand`",
                     );
@@ -510,7 +520,7 @@ impl Object<'_, '_, '_> {
                     Some(variant) => variant,
                     None => {
                         (self.invalid)(
-                            at(),
+                            here.key(&format!("enum/{index}")),
                             format!("the value {:?} leaves no Rust variant name", value.value),
                             "name its variant: {\"value\": \"…\", \"rust_name\": \"SomeName\"}",
                         );
@@ -520,7 +530,7 @@ impl Object<'_, '_, '_> {
             };
             if let Some(other) = variants.insert(variant.clone(), &value.value) {
                 (self.invalid)(
-                    at(),
+                    here.key(&format!("enum/{index}")),
                     format!("the values {other:?} and {:?} both become the Rust variant `{variant}`", value.value),
                     "give one of them a `rust_name`: {\"value\": \"…\", \"rust_name\": \"OtherName\"}, which keeps the wire value",
                 );
@@ -555,7 +565,6 @@ impl Object<'_, '_, '_> {
 
     /// Checks a value's format and fixture hint against its type.
     fn format_and_hint(&mut self, field: &FieldDescriptor, here: &Path) {
-        let at = || here.location();
         if let Some(format) = field.format
             && (format.field_type() != field.field_type || field.fields.is_some())
         {
@@ -569,7 +578,7 @@ impl Object<'_, '_, '_> {
                 )
             };
             (self.invalid)(
-                at(),
+                here.key("format"),
                 message,
                 &match FieldFormat::formats_for(field.field_type) {
                     _ if field.fields.is_some() => "remove the format: a nested object takes none".to_owned(),
@@ -582,7 +591,7 @@ impl Object<'_, '_, '_> {
         }
         if let (Some(format), Some(_)) = (field.format, field.values()) {
             (self.invalid)(
-                at(),
+                here.key("format"),
                 format!("format `{format}` on a closed set"),
                 "remove the format: the values are the closed set's, listed in `enum`",
             );
@@ -591,17 +600,17 @@ impl Object<'_, '_, '_> {
         let nests = field.field_type == FieldType::Array || field.fields.is_some() || field.values().is_some();
         match hint.field_type() {
             None if field.required => (self.invalid)(
-                at(),
+                here.key("fixture"),
                 "fixture hint `absent` on a required field".to_owned(),
                 "every row carries every required field: remove the hint or make the field optional",
             ),
             Some(_) if nests => (self.invalid)(
-                at(),
+                here.key("fixture"),
                 format!("fixture hint `{}` on {} field", hint.kind(), describe(field)),
                 "a list's or nested object's values come from its items' or fields' hints, a closed set's from its values in turn: remove the hint (only `absent` fits here)",
             ),
             Some(fits) if !hint.fits_type(field.field_type) => (self.invalid)(
-                at(),
+                here.key("fixture"),
                 format!("fixture hint `{}` makes {fits} values but the field is {}", hint.kind(), a(field.field_type)),
                 &format!(
                     "for {} field use one of: {}",
@@ -616,20 +625,20 @@ impl Object<'_, '_, '_> {
                 let format = field.format.map(FieldFormat::as_str).unwrap_or_default();
                 let kind = field.format.map(FieldFormat::hint_kind).unwrap_or_default();
                 (self.invalid)(
-                    at(),
+                    here.key("fixture"),
                     format!("fixture hint `{}` cannot seed values of format `{format}`", hint.kind()),
                     &format!("seed a `{format}` field with a `{kind}` hint, or leave the hint out"),
                 )
             }
             _ => {
                 if let Err(problem) = fixture::check_hint(hint) {
-                    (self.invalid)(at(), problem.message, &problem.hint);
+                    (self.invalid)(here.key("fixture"), problem.message, &problem.hint);
                 } else if let (Some(format @ (FieldFormat::Token | FieldFormat::Email)), FixtureHint::Token(token)) =
                     (field.format, hint)
                     && !foundry_catalog_core::is_lowercase_underscore(token.as_ref())
                 {
                     (self.invalid)(
-                        at(),
+                        here.key("fixture"),
                         format!("token {token:?} is not lowercase_underscore, as the `{format}` format needs"),
                         "use lowercase letters, digits and single underscores, such as \"fixture_validated\"",
                     );

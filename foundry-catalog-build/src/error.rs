@@ -32,6 +32,16 @@ pub enum Location {
         /// The same place as a JSON pointer (`/fields/2/fields/0`).
         pointer: String,
     },
+    /// A key of a field or of a list's items (its `minimum`, `format`,
+    /// `fixture`, or an entry of its `enum`, `/enum/2`): a rule about that
+    /// key is broken there. An error names the place as [`Location::Key::of`]
+    /// does, and its line and column are the key's.
+    Key {
+        /// The field or items the key belongs to.
+        of: Box<Location>,
+        /// The key, or the steps to the entry below it (`enum/2`).
+        key: String,
+    },
 }
 
 impl Location {
@@ -43,6 +53,16 @@ impl Location {
             Location::Fields => "/fields".to_owned(),
             Location::Field { index, .. } => format!("/fields/{index}"),
             Location::Nested { pointer, .. } => pointer.clone(),
+            Location::Key { of, key } => format!("{}/{key}", of.pointer()),
+        }
+    }
+
+    /// The pointers a rule error here may be about: its own, and for a
+    /// key, its field's too.
+    pub(crate) fn pointers(&self) -> Vec<String> {
+        match self {
+            Location::Key { of, .. } => vec![of.pointer(), self.pointer()],
+            _ => vec![self.pointer()],
         }
     }
 }
@@ -55,6 +75,7 @@ impl fmt::Display for Location {
             Location::Fields => f.write_str("fields"),
             Location::Field { index, name } => f.write_str(&Step::Field(*index, name.clone()).to_string()),
             Location::Nested { path, .. } => f.write_str(path),
+            Location::Key { of, .. } => write!(f, "{of}"),
         }
     }
 }
@@ -93,6 +114,11 @@ impl Path {
         let mut steps = self.0.clone();
         steps.push(Step::Field(index, name.to_owned()));
         Path(steps)
+    }
+
+    /// The key `key` of the field or items at this path.
+    pub(crate) fn key(&self, key: &str) -> Location {
+        Location::Key { of: Box::new(self.location()), key: key.to_owned() }
     }
 
     /// The items of the list at this path.

@@ -397,7 +397,9 @@ fn read_and_check(source: &Source) -> Result<CheckedType, Vec<DefinitionError>> 
                 && let Err(rule_errors) = check::check(&source.path, definition, &positions)
             {
                 errors.extend(rule_errors.into_iter().filter(|error| match error {
-                    DefinitionError::Invalid { location, .. } => !set_aside.covers(&location.pointer()),
+                    DefinitionError::Invalid { location, .. } => {
+                        !location.pointers().iter().any(|pointer| set_aside.covers(pointer))
+                    }
                     _ => true,
                 }));
             }
