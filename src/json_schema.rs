@@ -236,7 +236,8 @@ fn record_type_rules(schema: &RecordSchema) -> [CrossRule; 2] {
         "properties": {"record_label": {"type": "string", "const": label}},
         "required": ["record_label"],
     });
-    let rows = json!({"type": "object", "properties": {"rows": {"type": "array", "items": row_schema(schema)}}});
+    let row = json!({"$ref": format!("#/$defs/{}", row_def_name(label))});
+    let rows = json!({"type": "object", "properties": {"rows": {"type": "array", "items": row}}});
     // A `const`: `prefixItems` is beyond some OpenAPI tools.
     let descriptors: Vec<FieldPreview> = schema.fields.iter().map(FieldPreview::from).collect();
     let preview =
@@ -281,11 +282,62 @@ fn object_schema<'a>(
 /// equal to the slug, keys unique per row, the recomputed hash) are
 /// checked by [`crate::conformance::validate`].
 pub fn response_schema() -> Value {
-    with_header(
+    let schema = with_header(
         json_schema(&Shape::Object(ProductResponse::KEYS)),
         "foundry-catalog product response",
         "GET /api/public/foundry/products/{slug}: {\"data\": <product record>}. Generated from foundry_catalog::response::ProductResponse::KEYS; rules that compare two values are checked by foundry_catalog::conformance::validate.",
-    )
+    );
+    with_row_types(schema, crate::record_types().iter())
+}
+
+/// The `$defs` name of a record type's row schema: its label in
+/// UpperCamelCase, then `Row` (`regulatory_status_signal` →
+/// `RegulatoryStatusSignalRow`).
+fn row_def_name(label: &str) -> String {
+    let mut name: String = label
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map(|first| first.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect();
+    name.push_str("Row");
+    name
+}
+
+/// Types the sample rows of a response schema with `record_types`: each
+/// one's row schema under `$defs` (titled with its label), and a row any
+/// of them (`anyOf`), so that a code generator names each row type once
+/// and types `sample.rows` as their union. Each record type's rule still
+/// holds the rows of a sample labelled with it to its own row schema; a
+/// row of no known record type is refused, as `check` refuses it.
+fn with_row_types<'a>(mut schema: Value, record_types: impl Iterator<Item = &'a RecordSchema>) -> Value {
+    let mut rows = Vec::new();
+    for record_type in record_types {
+        let name = row_def_name(&record_type.record_label);
+        let mut row = row_schema(record_type);
+        if let Some(object) = row.as_object_mut() {
+            let mut titled = Map::new();
+            titled.insert("title".to_owned(), json!(name));
+            titled.insert(
+                "description".to_owned(),
+                json!(format!("One `{}` row; schema_hash {}.", record_type.record_label, record_type.schema_hash)),
+            );
+            titled.extend(std::mem::take(object));
+            *object = titled;
+        }
+        rows.push(json!({"$ref": format!("#/$defs/{name}")}));
+        if let Some(defs) = schema.as_object_mut().map(|o| o.entry("$defs").or_insert_with(|| json!({}))) {
+            defs[name.as_str()] = row;
+        }
+    }
+    if let Some(items) = schema.pointer_mut("/properties/data/properties/sample/properties/rows/items") {
+        match items.get_mut("anyOf").and_then(Value::as_array_mut) {
+            Some(any_of) => any_of.extend(rows),
+            None => *items = json!({"anyOf": rows}),
+        }
+    }
+    schema
 }
 
 /// [`response_schema`], checking besides the rows and previews of
@@ -293,7 +345,7 @@ pub fn response_schema() -> Value {
 /// time; a shipped label is the shipped type's), as
 /// [`crate::conformance::validate_with`] does.
 pub fn response_schema_with(record_types: &[RecordSchema]) -> Value {
-    let mut schema = response_schema();
+    let mut schema = with_row_types(response_schema(), others(record_types));
     let rules = others(record_types).flat_map(record_type_rules).map(|rule| rule.to_schema());
     if let Some(Value::Array(all_of)) = schema.pointer_mut("/properties/data/allOf") {
         all_of.extend(rules);
@@ -499,9 +551,12 @@ fn upper_first(text: &str) -> String {
 /// [`response_schema`].
 pub fn openapi() -> Value {
     let mut product = response_schema();
-    if let Some(object) = product.as_object_mut() {
+    // The row types are components of their own, referred to as such.
+    let rows = product.as_object_mut().and_then(|object| {
         object.remove("$schema");
-    }
+        object.remove("$defs")
+    });
+    rewrite_refs(&mut product, "#/$defs/", "#/components/schemas/");
     let header = |description: &str, required: bool| json!({"description": description, "required": required, "schema": {"type": "string"}});
     let representation_headers = json!({
         "ETag": header("Strong entity tag of the representation sent (SHA-256 of its bytes).", true),
@@ -563,6 +618,9 @@ pub fn openapi() -> Value {
     });
     let mut schemas = Map::new();
     schemas.insert("ProductResponse".to_owned(), product);
+    if let Some(Value::Object(rows)) = rows {
+        schemas.extend(rows);
+    }
     for (status, schema, _) in &errors {
         schemas.insert(format!("Error{status}"), schema.clone());
     }
@@ -589,6 +647,26 @@ pub fn openapi() -> Value {
         },
         "components": {"schemas": schemas},
     })
+}
+
+/// Every `$ref` under `value` that starts with `from` made to start with `to`.
+fn rewrite_refs(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::Object(object) => {
+            for (key, value) in object.iter_mut() {
+                match value {
+                    Value::String(target) if key == "$ref" => {
+                        if let Some(rest) = target.strip_prefix(from) {
+                            *target = format!("{to}{rest}");
+                        }
+                    }
+                    other => rewrite_refs(other, from, to),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| rewrite_refs(item, from, to)),
+        _ => {}
+    }
 }
 
 /// Every generated JSON Schema file as (path within the schema folder, contents):
@@ -695,6 +773,41 @@ mod tests {
         match shape {
             Shape::Str(format) => format,
             other => panic!("{pointer} is {other:?}, not a string format"),
+        }
+    }
+
+    /// Sample rows are typed for generators: in the response schema, a row
+    /// is any of the shipped record types' rows, each a titled `$defs`
+    /// entry; in the OpenAPI document, each a component of its own, and
+    /// every `$ref` there resolves in the document.
+    #[test]
+    fn sample_rows_are_named_row_types_in_both_documents() {
+        let response = super::response_schema();
+        let rows = &response["properties"]["data"]["properties"]["sample"]["properties"]["rows"]["items"]["anyOf"];
+        let refs: Vec<&str> = rows.as_array().expect("anyOf").iter().filter_map(|r| r["$ref"].as_str()).collect();
+        assert_eq!(refs.len(), crate::record_types().len());
+        for (target, record_type) in refs.iter().zip(crate::record_types()) {
+            let def = response.pointer(target.trim_start_matches('#')).expect("the $ref resolves");
+            assert_eq!(def["title"], super::row_def_name(&record_type.record_label));
+            assert_eq!(def["properties"], super::record_type_schema(record_type)["properties"]);
+        }
+        let openapi = super::openapi();
+        fn refs_in(value: &serde_json::Value, out: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Object(object) => {
+                    out.extend(object.get("$ref").and_then(|r| r.as_str()).map(str::to_owned));
+                    object.values().for_each(|v| refs_in(v, out));
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| refs_in(v, out)),
+                _ => {}
+            }
+        }
+        let mut all = Vec::new();
+        refs_in(&openapi, &mut all);
+        assert!(all.iter().any(|r| r.ends_with("Row")), "{all:?}");
+        for target in all {
+            assert!(target.starts_with("#/components/schemas/"), "{target}");
+            assert!(openapi.pointer(target.trim_start_matches('#')).is_some(), "{target} resolves");
         }
     }
 
