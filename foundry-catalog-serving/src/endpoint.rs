@@ -27,6 +27,7 @@
 //! |---|---|
 //! | a product's `canonical_path` (`/datasets/<slug>`, …) | 200, `text/html; charset=utf-8`, the page, its own `ETag`, the product's `Last-Modified` |
 //! | `/robots.txt`, `/sitemap.xml` (and `/sitemap-<n>.xml` past 50,000 pages) | 200, `text/plain` or `application/xml`, its own `ETag` (no `Last-Modified`) |
+//! | a page's path with a trailing slash (`/actors/x/`) or `.html` (`/actors/x.html`) | 301, `Location:` the page's path (`/actors/x`) |
 //! | any other path outside `/api/` | 404 with the not-found page (`text/html`), not cached |
 //!
 //! The conditional headers are evaluated in RFC 9110 §13.2.2's order. A
@@ -103,6 +104,8 @@ pub struct Reply {
     pub cache_control: Option<&'static str>,
     /// `Allow`, on 405.
     pub allow: Option<&'static str>,
+    /// `Location`, on 301: a page's canonical path.
+    pub location: Option<Bytes>,
     /// `Content-Length` of the representation (also for `HEAD`).
     pub content_length: usize,
     /// The bytes to send: empty for `HEAD` and 304.
@@ -125,6 +128,7 @@ impl Reply {
             last_modified: None,
             cache_control: Some("no-store"),
             allow: (status == 405).then_some(ALLOW),
+            location: None,
             content_length,
             body: if head { Bytes::new() } else { Bytes::from(body) },
         }
@@ -181,13 +185,45 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
     let resource = if path.starts_with("/api/") { None } else { catalog.site_resource(path) };
     let (entry, content_type) = match resource {
         None => return Reply::error(ErrorKind::NoResource, head),
-        Some(SiteResource::NotFound(page)) => return not_found_page(catalog, page, request),
+        Some(SiteResource::NotFound(page)) => {
+            return match canonical_form(catalog, path) {
+                Some(canonical) => moved(canonical),
+                None => not_found_page(catalog, page, request),
+            };
+        }
         Some(SiteResource::Page(page)) => (page, HTML),
         Some(SiteResource::Document(document)) => {
             (document, if path.ends_with(".xml") { "application/xml" } else { "text/plain; charset=utf-8" })
         }
     };
     represent(catalog, entry, request, content_type)
+}
+
+/// The page `path` names in another form: with a trailing slash
+/// (`/actors/x/`) or as the static site's file (`/actors/x.html`), when
+/// that page exists. Only a page's own path is ever given, never text of
+/// the request's: no redirect leaves the site.
+fn canonical_form<'p>(catalog: &ResponseCatalog, path: &'p str) -> Option<&'p str> {
+    let trimmed = path.trim_end_matches('/');
+    let bare = if trimmed.len() < path.len() { trimmed } else { path.strip_suffix(".html")? };
+    matches!(catalog.site_resource(bare), Some(SiteResource::Page(_))).then_some(bare)
+}
+
+/// 301 to `canonical`, a page's path: cached as pages are, no body.
+fn moved(canonical: &str) -> Reply {
+    Reply {
+        status: 301,
+        content_type: None,
+        etag: None,
+        content_encoding: None,
+        vary: None,
+        last_modified: None,
+        cache_control: Some(CACHE_CONTROL),
+        allow: None,
+        location: Some(Bytes::copy_from_slice(canonical.as_bytes())),
+        content_length: 0,
+        body: Bytes::new(),
+    }
 }
 
 /// The not-found page, with 404, in the coding `Accept-Encoding` asks
@@ -210,6 +246,7 @@ fn not_found_page(catalog: &ResponseCatalog, page: CatalogEntry<'_>, request: &R
         last_modified: None,
         cache_control: Some("no-store"),
         allow: None,
+        location: None,
         content_length: representation.len(),
         body,
     }
@@ -256,6 +293,7 @@ fn represent(
         last_modified,
         cache_control: Some(CACHE_CONTROL),
         allow: None,
+        location: None,
         content_length: if not_modified { 0 } else { content_length },
         body,
     }

@@ -204,7 +204,7 @@ fn response(reply: Reply) -> http::Response<Full<Bytes>> {
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let headers = response.headers_mut();
     // Room for every header at once: no growth while inserting.
-    headers.reserve(9);
+    headers.reserve(10);
     // Every answer is the type it says it is: never sniffed as another.
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static(NOSNIFF));
     // Constant values are static, the ETag and date shared bytes: no copies per request.
@@ -220,7 +220,9 @@ fn response(reply: Reply) -> http::Response<Full<Bytes>> {
             headers.insert(name, HeaderValue::from_static(value));
         }
     }
-    for (name, value) in [(header::ETAG, reply.etag), (header::LAST_MODIFIED, reply.last_modified)] {
+    let shared =
+        [(header::ETAG, reply.etag), (header::LAST_MODIFIED, reply.last_modified), (header::LOCATION, reply.location)];
+    for (name, value) in shared {
         if let Some(value) = value.and_then(|bytes| HeaderValue::from_maybe_shared(bytes).ok()) {
             headers.insert(name, value);
         }

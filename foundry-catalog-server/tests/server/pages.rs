@@ -127,3 +127,26 @@ fn watch_reloads_when_a_template_changes() {
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A page asked for with a trailing slash or as the static site's file
+/// moves, for good, to its canonical path (one URL a page, as crawlers
+/// want); anything that is not a page's other form stays a 404, and no
+/// redirect leaves the site.
+#[test]
+fn a_page_in_another_form_moves_to_its_canonical_path() {
+    let server = TestServer::start(with_site);
+    let mut stream = TcpStream::connect(server.addr).expect("connect");
+    for path in PAGES {
+        for other in [format!("{path}/"), format!("{path}//"), format!("{path}.html")] {
+            for method in ["GET", "HEAD"] {
+                let reply = send(&mut stream, &format!("{method} {other} HTTP/1.1\r\nHost: t\r\n\r\n"));
+                assert_eq!((reply.status, reply.header("location")), (301, Some(path)), "{method} {other}");
+                assert!(reply.body.is_empty(), "{method} {other}");
+            }
+        }
+    }
+    for other in ["/datasets/no-such-product/", "/datasets/no-such-product.html", "//evil.example/", "/datasets/"] {
+        let reply = exchange(server.addr, &get(other));
+        assert_eq!((reply.status, reply.header("location")), (404, None), "{other}");
+    }
+}

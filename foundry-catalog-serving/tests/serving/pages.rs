@@ -177,13 +177,15 @@ fn the_sitemap_lists_every_indexable_page_once_and_robots_names_it() {
 #[test]
 fn an_unknown_page_gets_the_not_found_page_and_api_paths_keep_their_json_errors() {
     let catalog = built(Builder::new().pages(pages(SITE)));
-    for path in ["/datasets/no-such-product", "/", "/sitemap-1.xml", "/datasets/eu-regulatory-status-signals/", "/404"]
-    {
+    for path in ["/datasets/no-such-product", "/", "/sitemap-1.xml", "/datasets/no-such-product/", "/404"] {
         let reply = answer(&catalog, &get(path));
         assert_eq!((reply.status, reply.content_type), (404, Some("text/html; charset=utf-8")), "{path}");
         assert_eq!(std::str::from_utf8(&reply.body).expect("UTF-8"), pages(SITE).not_found().expect("renders"));
         assert_eq!((reply.etag, reply.cache_control), (None, Some("no-store")), "{path}");
     }
+    // A page's path with a trailing slash moves to the page.
+    let moved = answer(&catalog, &get("/datasets/eu-regulatory-status-signals/"));
+    assert_eq!((moved.status, moved.location.as_deref()), (301, Some(&b"/datasets/eu-regulatory-status-signals"[..])));
     for path in ["/api/other", "/api/public/foundry/products/no-such-product"] {
         let reply = answer(&catalog, &get(path));
         assert_eq!((reply.status, reply.content_type), (404, Some("application/json")), "{path}");
