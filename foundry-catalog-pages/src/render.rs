@@ -37,6 +37,9 @@ impl std::fmt::Debug for Pages {
 struct PageContext<'a> {
     /// The canonical link: the absolute URL when the site is known.
     canonical_url: String,
+    /// Whether the page is kept out of search engines and the sitemap
+    /// ([`crate::sitemap::indexable`]).
+    noindex: bool,
     /// The schema.org JSON-LD, safe to place in a script element.
     json_ld: Value,
     /// `Dataset`, `Actor`, `Automation connector`.
@@ -143,6 +146,7 @@ impl Pages {
             .collect();
         let page = PageContext {
             canonical_url: self.site.url(&record.canonical_path()),
+            noindex: !crate::sitemap::indexable(record),
             json_ld: Value::from_safe_string(json_ld::script(record, &self.site)),
             kind: match record.route {
                 Route::Datasets => "Dataset",

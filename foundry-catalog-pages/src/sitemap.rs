@@ -37,11 +37,20 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// The entry of `record`'s page; none when the page is `noindex`.
+    /// The entry of `record`'s page; none when the page is not
+    /// [`indexable`].
     pub fn of(record: &ProductRecord) -> Option<Entry> {
-        (!record.seo.noindex)
+        indexable(record)
             .then(|| Entry { path: record.canonical_path(), lastmod: record.last_updated_at.as_str().to_owned() })
     }
+}
+
+/// Whether `record`'s page is for search engines: listed publicly
+/// (`is_visible`) and not `seo.noindex`. A page that is not still
+/// answers (the record does, at the API), with `noindex` and out of the
+/// sitemap.
+pub fn indexable(record: &ProductRecord) -> bool {
+    record.is_visible && !record.seo.noindex
 }
 
 /// One file of the sitemap: its path on the site and its XML.

@@ -46,6 +46,23 @@ fn example_sitemap_and_robots() {
 /// What the page says equals what the record says, read back from the
 /// HTML as a reader would: not the template's own output compared with
 /// itself.
+/// A product not listed publicly (`is_visible: false`) keeps its page,
+/// with `noindex`, and is out of the sitemap, as a `seo.noindex` one is.
+#[test]
+fn a_hidden_product_is_noindex_and_out_of_the_sitemap() {
+    let pages = Pages::new(site());
+    let mut records = examples();
+    let hidden = records[0].slug.as_str().to_owned();
+    records[0].is_visible = false;
+    let html = pages.product(&records[0]).unwrap();
+    assert!(html.contains(r#"<meta name="robots" content="noindex">"#), "{html}");
+    let files = sitemap::files(&site(), records.iter().filter_map(sitemap::Entry::of));
+    assert!(!files[0].xml.contains(&format!("/{hidden}<")), "{}", files[0].xml);
+    for record in &records[1..] {
+        assert!(files[0].xml.contains(&record.canonical_path()), "{}", record.slug);
+    }
+}
+
 #[test]
 fn a_page_holds_its_record() {
     let pages = Pages::new(site());

@@ -9,7 +9,8 @@ that share no code with the project:
   parse error fails);
 - each product page says what its record says: <title> is seo.title, the
   meta description seo.description, the canonical link the site URL plus
-  canonical_path, robots noindex exactly where seo.noindex is true; the
+  canonical_path, robots noindex exactly where seo.noindex is true or
+  is_visible false; the
   JSON-LD parses, has the type for its route and that type's required
   properties; the first link of the page's call to action is primary_cta's
   URL; the sample table has the schema preview's field names as columns
@@ -69,8 +70,8 @@ def check_page(path, record, site_url):
     if canonical != [site_url + record["canonical_path"]]:
         fail(f"{slug}: canonical {canonical!r}")
     robots = doc.xpath('//meta[@name="robots"]/@content')
-    if (robots == ["noindex"]) != record["seo"]["noindex"] or len(robots) > 1:
-        fail(f"{slug}: robots {robots!r} with seo.noindex {record['seo']['noindex']}")
+    if (robots == ["noindex"]) != hidden(record) or len(robots) > 1:
+        fail(f"{slug}: robots {robots!r} with seo.noindex {record['seo']['noindex']}, is_visible {record['is_visible']}")
     scripts = doc.xpath('//script[@type="application/ld+json"]/text()')
     if len(scripts) != 1:
         fail(f"{slug}: {len(scripts)} JSON-LD scripts")
@@ -127,7 +128,7 @@ def check_sitemap(site, records, site_url):
             listed[loc] = lastmod
     for record in records:
         loc = site_url + record["canonical_path"]
-        if record["seo"]["noindex"]:
+        if hidden(record):
             if loc in listed:
                 fail(f"noindex page {loc} is in the sitemap")
         elif loc not in listed:
@@ -140,6 +141,11 @@ def check_sitemap(site, records, site_url):
     robots = (site / "robots.txt").read_text()
     if f"Sitemap: {site_url}/sitemap.xml" not in robots.splitlines():
         fail(f"robots.txt does not name the sitemap: {robots!r}")
+
+
+def hidden(record):
+    """Whether a page is kept from search engines: seo.noindex, or not listed publicly."""
+    return record["seo"]["noindex"] or not record["is_visible"]
 
 
 def main():
@@ -155,7 +161,7 @@ def main():
         check_page(args.site / (record["canonical_path"].lstrip("/") + ".html"), record, args.site_url)
     strict_parse(args.site / "404.html")
     check_sitemap(args.site, records, args.site_url)
-    noindex = sum(r["seo"]["noindex"] for r in records)
+    noindex = sum(hidden(r) for r in records)
     print(f"pages: {len(records)} product pages ({noindex} noindex), 404.html, sitemap and robots.txt checked")
     sys.exit(1 if failures else 0)
 
