@@ -29,4 +29,18 @@ pub enum PageError {
         /// The product being rendered, when it failed while rendering.
         slug: Option<String>,
     },
+    /// A product's `seo.title` or `seo.description` cannot make a page's
+    /// head: empty (an empty `<title>` is invalid HTML) or longer than
+    /// search engines show.
+    #[error("the page of {slug}: {field} {message}; hint: {hint}")]
+    Seo {
+        /// The product.
+        slug: String,
+        /// `seo.title` or `seo.description`.
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+        /// What to do about it.
+        hint: &'static str,
+    },
 }

@@ -162,8 +162,16 @@ impl Pages {
             page => Value::from_serialize(&page),
             site => self.site_context(),
         };
+        check_seo(record)?;
         self.render(PRODUCT, context, Some(record.slug.as_str()))
     }
+
+    /// The most characters of a page's `seo.title`: what search engines show
+    /// of a title is about 60 (600 pixels), and a longer one is cut.
+    pub const MAX_SEO_TITLE: usize = 70;
+    /// The most characters of a page's `seo.description`: search engines
+    /// show up to about 160, at most 320.
+    pub const MAX_SEO_DESCRIPTION: usize = 320;
 
     /// The page for a path no product has (served with 404).
     pub fn not_found(&self) -> Result<String, PageError> {
@@ -226,4 +234,33 @@ fn escape_as_markup(out: &mut Output, state: &State, value: &Value) -> Result<()
         }
         _ => minijinja::escape_formatter(out, state, value),
     }
+}
+
+/// Checks that `record`'s `seo.title` and `seo.description` can make a
+/// page's head: text that is not only spaces, within
+/// [`Pages::MAX_SEO_TITLE`] and [`Pages::MAX_SEO_DESCRIPTION`] characters.
+fn check_seo(record: &ProductRecord) -> Result<(), PageError> {
+    let fields = [
+        ("seo.title", &record.seo.title, Pages::MAX_SEO_TITLE, "the page's <title> and its search result's heading"),
+        ("seo.description", &record.seo.description, Pages::MAX_SEO_DESCRIPTION, "the search result's snippet"),
+    ];
+    for (field, text, max, what) in fields {
+        let problem = |message: String, hint: &'static str| PageError::Seo {
+            slug: record.slug.as_str().to_owned(),
+            field,
+            message,
+            hint,
+        };
+        let len = text.chars().count();
+        if text.trim().is_empty() {
+            return Err(problem(format!("is empty: it is {what}"), "write it in the product manifest's `seo`"));
+        }
+        if len > max {
+            return Err(problem(
+                format!("is {len} characters, over {max}: search engines cut it"),
+                "shorten it in the product manifest's `seo`",
+            ));
+        }
+    }
+    Ok(())
 }

@@ -46,6 +46,34 @@ fn example_sitemap_and_robots() {
 /// What the page says equals what the record says, read back from the
 /// HTML as a reader would: not the template's own output compared with
 /// itself.
+/// An empty or over-long `seo.title` or `seo.description` is an error
+/// naming the product and the field, not an empty `<title>` (invalid
+/// HTML) or a cut search result; at the limits, a page.
+#[test]
+fn an_empty_or_over_long_seo_title_or_description_is_an_error() {
+    let pages = Pages::new(site());
+    let record = examples().remove(0);
+    let with = |title: String, description: String| {
+        let mut record = record.clone();
+        record.seo.title = title;
+        record.seo.description = description;
+        pages.product(&record)
+    };
+    let (title, description) = (record.seo.title.clone(), record.seo.description.clone());
+    let at_limits = with("é".repeat(Pages::MAX_SEO_TITLE), "é".repeat(Pages::MAX_SEO_DESCRIPTION));
+    assert!(at_limits.is_ok(), "{at_limits:?}");
+    for (title, description, field) in [
+        (String::new(), description.clone(), "seo.title"),
+        ("   ".to_owned(), description.clone(), "seo.title"),
+        ("x".repeat(Pages::MAX_SEO_TITLE + 1), description.clone(), "seo.title"),
+        (title.clone(), " ".to_owned(), "seo.description"),
+        (title.clone(), "x".repeat(Pages::MAX_SEO_DESCRIPTION + 1), "seo.description"),
+    ] {
+        let error = with(title, description).expect_err(field).to_string();
+        assert!(error.contains(field) && error.contains(record.slug.as_str()) && error.contains("hint:"), "{error}");
+    }
+}
+
 /// A product not listed publicly (`is_visible: false`) keeps its page,
 /// with `noindex`, and is out of the sitemap, as a `seo.noindex` one is.
 #[test]
