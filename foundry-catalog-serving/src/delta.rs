@@ -127,7 +127,7 @@ fn know<'a>(
 
 /// A block of the new head that the old head holds: its entries, the
 /// first of the old block's, and its body run in each data region.
-struct SameBlock {
+pub(crate) struct SameBlock {
     entries: std::ops::Range<usize>,
     old: usize,
     at: u64,
@@ -140,7 +140,7 @@ struct SameBlock {
 /// same stored index entries (body lengths) and table bytes (names and
 /// ETags), so the same bodies, in one run in each file. Both are of
 /// format 4, read from a file or its head.
-fn same_blocks(new: &Artifact, old: &Artifact) -> Vec<SameBlock> {
+pub(crate) fn same_blocks(new: &Artifact, old: &Artifact) -> Vec<SameBlock> {
     let (ours, theirs) = (new.metadata(), old.metadata());
     if ours.codings != theirs.codings || ours.pages.is_some() != theirs.pages.is_some() {
         return Vec::new();
@@ -275,7 +275,7 @@ impl Plan {
 
     /// [`Plan::matched`], taking the blocks both heads hold whole when
     /// `by_block` (else entry by entry: the same plan, coalesced).
-    fn matched_by(new: &Artifact, old: &Artifact, by_block: bool) -> Plan {
+    pub(crate) fn matched_by(new: &Artifact, old: &Artifact, by_block: bool) -> Plan {
         let head_len = new.data_at() + new.table_len().unwrap_or(0);
         let file_len = new.file_len();
         let same_layout = new.table_len().is_some() && old.table_len().is_some();
@@ -370,7 +370,7 @@ impl Plan {
     /// turn, runs fetched in turn, and runs to fetch within `gap` of each
     /// other (with what lies between); then, while more than `max_ranges`
     /// ranges are to be fetched, the two closest.
-    fn coalesce(&mut self, max_ranges: usize, gap: u64) {
+    pub(crate) fn coalesce(&mut self, max_ranges: usize, gap: u64) {
         let fetched: Vec<(u64, u64)> =
             self.runs.iter().filter(|run| run.source == Source::Origin).map(|run| (run.at, run.at + run.len)).collect();
         // The gaps between ranges to fetch, closed from the smallest up:
@@ -442,57 +442,5 @@ impl Plan {
     /// The ranges it fetches from the origin.
     pub fn ranges(&self) -> usize {
         self.runs.iter().filter(|run| run.source == Source::Origin).count()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Plan, same_blocks};
-    use crate::artifact::Artifact;
-    use crate::catalog::{Builder, ContentCoding};
-    use proptest::prelude::*;
-
-    /// The artifact of products `numbers` (each an example with slug
-    /// `product-<n>`), product `n` titled `title(n)`, bodies as is.
-    fn artifact(numbers: &[usize], title: impl Fn(usize) -> String) -> Artifact {
-        let templates: Vec<serde_json::Value> = foundry_catalog::examples::MANIFESTS
-            .iter()
-            .map(|(_, text)| serde_json::from_str(text).expect("an example is JSON"))
-            .collect();
-        let sources = numbers.iter().map(|&n| {
-            let mut manifest = templates[n % templates.len()].clone();
-            manifest["slug"] = serde_json::json!(format!("product-{n:04}"));
-            manifest["title"] = serde_json::json!(title(n));
-            (format!("product-{n:04}.json"), manifest.to_string())
-        });
-        let builder = Builder::new().codings(&[ContentCoding::Identity]).expect("identity");
-        let bytes = builder.build(sources).expect("builds").artifact().to_vec();
-        Artifact::parse(bytes.into()).expect("parses")
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
-
-        /// Over heads of many blocks and any edits, taking the blocks both
-        /// heads hold whole plans what matching entry by entry plans.
-        #[test]
-        fn blocks_held_whole_plan_what_entries_one_by_one_plan(
-            retitled in proptest::collection::vec(0usize..400, 0..8),
-            removed in proptest::collection::vec(0usize..400, 0..4),
-            added in proptest::collection::vec(400usize..420, 0..4),
-        ) {
-            let old_numbers: Vec<usize> = (0..400).collect();
-            let mut new_numbers: Vec<usize> =
-                (0..400).filter(|n| !removed.contains(n)).chain(added.iter().copied()).collect();
-            new_numbers.sort_unstable();
-            new_numbers.dedup();
-            let old = artifact(&old_numbers, |n| format!("Product {n}"));
-            let new = artifact(&new_numbers, |n| if retitled.contains(&n) { format!("New {n}") } else { format!("Product {n}") });
-            prop_assert!(!same_blocks(&new, &old).is_empty(), "blocks held whole");
-            let [mut by_block, mut by_entry] = [true, false].map(|by_block| Plan::matched_by(&new, &old, by_block));
-            by_block.coalesce(usize::MAX, 0);
-            by_entry.coalesce(usize::MAX, 0);
-            prop_assert_eq!(by_block, by_entry);
-        }
     }
 }

@@ -645,3 +645,58 @@ fn loaded(artifact: Artifact) -> Result<ResponseCatalog, CatalogErrors> {
         sources: products,
     })
 }
+
+#[cfg(test)]
+mod delta_tests {
+    //! The delta plan's block path (`crate::delta`) against its entry
+    //! path, on artifacts built here.
+    use super::Builder;
+    use crate::artifact::Artifact;
+    use crate::delta::{Plan, same_blocks};
+    use crate::encoding::ContentCoding;
+    use proptest::prelude::*;
+
+    /// The artifact of products `numbers` (each an example with slug
+    /// `product-<n>`), product `n` titled `title(n)`, bodies as is.
+    fn artifact(numbers: &[usize], title: impl Fn(usize) -> String) -> Artifact {
+        let templates: Vec<serde_json::Value> = foundry_catalog::examples::MANIFESTS
+            .iter()
+            .map(|(_, text)| serde_json::from_str(text).expect("an example is JSON"))
+            .collect();
+        let sources = numbers.iter().map(|&n| {
+            let mut manifest = templates[n % templates.len()].clone();
+            manifest["slug"] = serde_json::json!(format!("product-{n:04}"));
+            manifest["title"] = serde_json::json!(title(n));
+            (format!("product-{n:04}.json"), manifest.to_string())
+        });
+        let builder = Builder::new().codings(&[ContentCoding::Identity]).expect("identity");
+        let bytes = builder.build(sources).expect("builds").artifact().to_vec();
+        Artifact::parse(bytes.into()).expect("parses")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+        /// Over heads of many blocks and any edits, taking the blocks both
+        /// heads hold whole plans what matching entry by entry plans.
+        #[test]
+        fn blocks_held_whole_plan_what_entries_one_by_one_plan(
+            retitled in proptest::collection::vec(0usize..400, 0..8),
+            removed in proptest::collection::vec(0usize..400, 0..4),
+            added in proptest::collection::vec(400usize..420, 0..4),
+        ) {
+            let old_numbers: Vec<usize> = (0..400).collect();
+            let mut new_numbers: Vec<usize> =
+                (0..400).filter(|n| !removed.contains(n)).chain(added.iter().copied()).collect();
+            new_numbers.sort_unstable();
+            new_numbers.dedup();
+            let old = artifact(&old_numbers, |n| format!("Product {n}"));
+            let new = artifact(&new_numbers, |n| if retitled.contains(&n) { format!("New {n}") } else { format!("Product {n}") });
+            prop_assert!(!same_blocks(&new, &old).is_empty(), "blocks held whole");
+            let [mut by_block, mut by_entry] = [true, false].map(|by_block| Plan::matched_by(&new, &old, by_block));
+            by_block.coalesce(usize::MAX, 0);
+            by_entry.coalesce(usize::MAX, 0);
+            prop_assert_eq!(by_block, by_entry);
+        }
+    }
+}
