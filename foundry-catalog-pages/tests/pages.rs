@@ -114,6 +114,14 @@ fn a_page_holds_its_record() {
         for property in expected["required"].as_array().unwrap() {
             assert!(parsed.get(property.as_str().unwrap()).is_some(), "{} lacks {property}", record.slug);
         }
+        // Each listing's link names its marketplace once: "View on Data
+        // Exchange", not "View on Data Exchange on Data Exchange".
+        for listing in &record.marketplaces {
+            let link = format!("{}</a>", listing.cta_label);
+            let named = format!("{link} on {}", listing.label);
+            assert_eq!(html.contains(&named), !listing.cta_label.contains(listing.label.as_str()), "{named}");
+            assert!(html.contains(&link), "{link}");
+        }
         // The primary call to action comes first.
         if let Some(primary) = record.primary_cta() {
             let first_link = html.find("<a class=\"button\" href=\"").unwrap() + 24;
