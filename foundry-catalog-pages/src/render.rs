@@ -40,6 +40,9 @@ struct PageContext<'a> {
     /// Whether the page is kept out of search engines and the sitemap
     /// ([`crate::sitemap::indexable`]).
     noindex: bool,
+    /// `last_updated_at` for a reader: the day, as `1 March 2026` (the
+    /// record's own date, in its own offset; never the build's clock).
+    updated: String,
     /// The schema.org JSON-LD, safe to place in a script element.
     json_ld: Value,
     /// `Dataset`, `Actor`, `Automation connector`.
@@ -147,6 +150,7 @@ impl Pages {
         let page = PageContext {
             canonical_url: self.site.url(&record.canonical_path()),
             noindex: !crate::sitemap::indexable(record),
+            updated: human_date(record.last_updated_at.as_datetime().date()),
             json_ld: Value::from_safe_string(json_ld::script(record, &self.site)),
             kind: match record.route {
                 Route::Datasets => "Dataset",
@@ -263,4 +267,9 @@ fn check_seo(record: &ProductRecord) -> Result<(), PageError> {
         }
     }
     Ok(())
+}
+
+/// A date as a reader writes it: `1 March 2026`.
+fn human_date(date: foundry_catalog_core::time::Date) -> String {
+    format!("{} {} {}", date.day(), date.month(), date.year())
 }

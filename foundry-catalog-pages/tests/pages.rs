@@ -114,6 +114,26 @@ fn a_page_holds_its_record() {
         for property in expected["required"].as_array().unwrap() {
             assert!(parsed.get(property.as_str().unwrap()).is_some(), "{} lacks {property}", record.slug);
         }
+        // The update's day as a reader writes it, the timestamp kept for machines.
+        let stamp = record.last_updated_at.as_str();
+        let months = [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ];
+        let (year, month, day) =
+            (&stamp[..4], stamp[5..7].parse::<usize>().unwrap(), stamp[8..10].parse::<u8>().unwrap());
+        let updated = format!(r#"<time datetime="{stamp}">{day} {} {year}</time>"#, months[month - 1]);
+        assert!(html.contains(&updated), "{updated}");
         // Each listing's link names its marketplace once: "View on Data
         // Exchange", not "View on Data Exchange on Data Exchange".
         for listing in &record.marketplaces {
