@@ -85,7 +85,9 @@ async function checkProduct(record) {
       const canonical = await page.getAttribute('link[rel="canonical"]', "href");
       if (canonical !== args["site-url"] + record.canonical_path) fail(`${slug}: canonical ${canonical}`);
       const robots = await page.locator('meta[name="robots"]').evaluateAll((ms) => ms.map((m) => m.content));
-      if (same(robots, ["noindex"]) !== record.seo.noindex) fail(`${slug}: robots ${robots}`);
+      // Kept from search engines: seo.noindex, or not listed publicly (is_visible false).
+      const hidden = record.seo.noindex || !record.is_visible;
+      if (same(robots, ["noindex"]) !== hidden) fail(`${slug}: robots ${robots}`);
       const scripts = await page.locator('script[type="application/ld+json"]').allTextContents();
       if (scripts.length !== 1) {
         fail(`${slug}: ${scripts.length} JSON-LD scripts`);
