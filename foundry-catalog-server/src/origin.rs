@@ -543,6 +543,7 @@ impl Origin {
     /// The last good artifact's head, layered over its base when a delta
     /// is kept, when it is of format 4 (judged from its header: an older
     /// one is not read).
+    ///
     /// The one this process kept is taken as it is held while its files
     /// are unchanged: nothing is read.
     fn last_good_with_head(&self, max_len: u64) -> Option<LastGood> {
