@@ -220,7 +220,7 @@ pub fn validate_with(body: &Value, record_types: &[RecordSchema]) -> Vec<Violati
             match envelope.get("data") {
                 None => checker.push(&Ptr::Root, Rule::Envelope, "the body has no `data` key"),
                 Some(record) => {
-                    checker.shape(record, &Shape::Object(ProductRecord::KEYS), &Ptr::Root.key("data"));
+                    checker.shape(record, &ProductRecord::SHAPE, &Ptr::Root.key("data"));
                     if let Some(record) = record.as_object() {
                         checker.record(record, &Ptr::Root.key("data"));
                     }
@@ -461,7 +461,7 @@ impl<'t> Checker<'t> {
                 }
             }
             (Shape::OpenObject, Value::Object(_)) => {}
-            (Shape::Object(fields), Value::Object(object)) => self.object(object, fields, at),
+            (Shape::Object(_, fields), Value::Object(object)) => self.object(object, fields, at),
             (shape, value) => {
                 self.push(at, Rule::Type, format!("expected {}, found {}", expected(shape), kind_of(value)))
             }
@@ -1026,11 +1026,11 @@ fn expected(shape: &Shape) -> &'static str {
         Shape::Integer => "an integer",
         Shape::Count => "a non-negative integer",
         Shape::Nullable(inner) => match inner {
-            Shape::Object(_) => "an object or null",
+            Shape::Object(..) => "an object or null",
             _ => "a string or null",
         },
         Shape::Array(_) => "an array",
-        Shape::Object(_) | Shape::OpenObject => "an object",
+        Shape::Object(..) | Shape::OpenObject => "an object",
         Shape::Any => "any value",
     }
 }

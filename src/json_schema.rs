@@ -10,6 +10,8 @@
 //! `foundry-catalog schemas` writes them ([`schema_files`]); a test fails
 //! when a committed file is stale.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::format::pattern_schema;
@@ -20,26 +22,88 @@ use crate::response::ProductResponse;
 use crate::shape::{Field, Format, Role, Shape};
 use crate::{FieldDescriptor, FieldFormat, Kind, RecordSchema, SampleType};
 
-/// JSON Schema (2020-12) of a shape, in the forms code generators read:
-/// a `type` beside every `enum` and `const`, no value listed twice, `items`
-/// on every array, open objects marked open, and nullable values as
-/// `type: [T, "null"]` ([`nullable`]).
-fn json_schema(shape: &Shape) -> Value {
-    match shape {
-        Shape::Str(format) => string_schema(*format),
-        Shape::Bool => json!({"type": "boolean"}),
-        Shape::Integer => json!({"type": "integer"}),
-        Shape::Count => json!({"type": "integer", "minimum": 0}),
-        Shape::Const(c) => json!({"type": "string", "const": c}),
-        Shape::OneOf(values) => json!({"type": "string", "enum": distinct(values)}),
-        Shape::Nullable(inner) => nullable(json_schema(inner)),
-        Shape::Array(item) => json!({"type": "array", "items": json_schema(item)}),
-        Shape::Any => json!({}),
-        Shape::Object(fields) => {
-            with_rules(object_schema(fields.iter(), |_| true, json_schema), cross_field_rules(fields).into_iter())
-        }
-        Shape::OpenObject => json!({"type": "object", "additionalProperties": true}),
+/// Writes the JSON Schema (2020-12) of shapes, in the forms code
+/// generators read: a `type` beside every `enum` and `const`, no value
+/// listed twice, `items` on every array, open objects marked open, and
+/// nullable values as `type: [T, "null"]` ([`nullable`]).
+///
+/// A writer that [`names`](Writer::naming) objects writes each one once,
+/// titled with its Rust type's name, into its definitions, and refers to
+/// it there (`{"$ref": "#/$defs/MarketplaceListing"}`), so a generator
+/// makes one type of each shape; otherwise objects are written in place.
+struct Writer {
+    defs: Option<BTreeMap<String, Value>>,
+}
+
+impl Writer {
+    /// A writer that writes every object in place.
+    fn inline() -> Writer {
+        Writer { defs: None }
     }
+
+    /// A writer that writes each object once, as a named definition.
+    fn naming() -> Writer {
+        Writer { defs: Some(BTreeMap::new()) }
+    }
+
+    /// The schema of `shape`.
+    fn schema(&mut self, shape: &Shape) -> Value {
+        match shape {
+            Shape::Str(format) => string_schema(*format),
+            Shape::Bool => json!({"type": "boolean"}),
+            Shape::Integer => json!({"type": "integer"}),
+            Shape::Count => json!({"type": "integer", "minimum": 0}),
+            Shape::Const(c) => json!({"type": "string", "const": c}),
+            Shape::OneOf(values) => json!({"type": "string", "enum": distinct(values)}),
+            Shape::Nullable(inner) => nullable(self.schema(inner)),
+            Shape::Array(item) => json!({"type": "array", "items": self.schema(item)}),
+            Shape::Any => json!({}),
+            Shape::Object(name, fields) => {
+                if self.defs.as_ref().is_some_and(|defs| defs.contains_key(*name)) {
+                    return def_ref(name);
+                }
+                let schema = self.object(fields);
+                match &mut self.defs {
+                    Some(defs) => {
+                        defs.insert((*name).to_owned(), titled(schema, name, None));
+                        def_ref(name)
+                    }
+                    None => schema,
+                }
+            }
+            Shape::OpenObject => json!({"type": "object", "additionalProperties": true}),
+        }
+    }
+
+    /// A closed object of `fields`, with its cross-field rules.
+    fn object(&mut self, fields: &[Field]) -> Value {
+        with_rules(
+            object_schema(fields.iter(), |_| true, |shape| self.schema(shape)),
+            cross_field_rules(fields).into_iter(),
+        )
+    }
+
+    /// The definitions written so far, by name.
+    fn into_defs(self) -> BTreeMap<String, Value> {
+        self.defs.unwrap_or_default()
+    }
+}
+
+/// `{"$ref": "#/$defs/<name>"}`.
+fn def_ref(name: &str) -> Value {
+    json!({"$ref": format!("#/$defs/{name}")})
+}
+
+/// `schema` with `title` (and `description`, when given) first.
+fn titled(schema: Value, title: &str, description: Option<String>) -> Value {
+    let Value::Object(body) = schema else { return schema };
+    let mut out = Map::new();
+    out.insert("title".to_owned(), json!(title));
+    if let Some(description) = description {
+        out.insert("description".to_owned(), json!(description));
+    }
+    out.extend(body.into_iter().filter(|(key, _)| key != "title"));
+    Value::Object(out)
 }
 
 /// `values` in their order, each once.
@@ -186,7 +250,7 @@ fn cross_field_rules(fields: &[Field]) -> Vec<CrossRule> {
                 ),
             ],
         ));
-        rules.extend(crate::record_types().iter().flat_map(record_type_rules));
+        rules.extend(crate::record_types().iter().map(record_type_rule));
     } else if fields == AvailabilityEntry::KEYS {
         rules.push(if_then(
             &[("clickable", json!({"type": "boolean", "const": true}))],
@@ -226,26 +290,21 @@ fn cross_field_rules(fields: &[Field]) -> Vec<CrossRule> {
     rules
 }
 
-/// The rules a record type adds to a product record: sample rows labelled
-/// with it are its rows, and a preview labelled with it lists exactly its
-/// fields.
-fn record_type_rules(schema: &RecordSchema) -> [CrossRule; 2] {
+/// The rule a record type adds to a product record: a preview labelled
+/// with it lists exactly its fields. (Its sample rows are its rows by the
+/// sample's `oneOf` over `record_label`, [`sample_variants`].)
+fn record_type_rule(schema: &RecordSchema) -> CrossRule {
     let label = &*schema.record_label;
     let labelled = json!({
         "type": "object",
         "properties": {"record_label": {"type": "string", "const": label}},
         "required": ["record_label"],
     });
-    let row = json!({"$ref": format!("#/$defs/{}", row_def_name(label))});
-    let rows = json!({"type": "object", "properties": {"rows": {"type": "array", "items": row}}});
     // A `const`: `prefixItems` is beyond some OpenAPI tools.
     let descriptors: Vec<FieldPreview> = schema.fields.iter().map(FieldPreview::from).collect();
     let preview =
         json!({"type": "object", "properties": {"fields": {"type": "array", "items": {}, "const": descriptors}}});
-    [
-        if_then(&[("sample", labelled.clone())], &[("sample", rows)]),
-        if_then(&[("schema_preview", labelled)], &[("schema_preview", preview)]),
-    ]
+    if_then(&[("schema_preview", labelled)], &[("schema_preview", preview)])
 }
 
 /// A closed object's schema: each field's schema (made by `schema_of`)
@@ -253,7 +312,7 @@ fn record_type_rules(schema: &RecordSchema) -> [CrossRule; 2] {
 fn object_schema<'a>(
     fields: impl Iterator<Item = &'a Field>,
     required: impl Fn(&Field) -> bool,
-    schema_of: fn(&Shape) -> Value,
+    mut schema_of: impl FnMut(&Shape) -> Value,
 ) -> Value {
     let mut properties = Map::new();
     let mut names = Vec::new();
@@ -281,63 +340,76 @@ fn object_schema<'a>(
 /// first listing's availability, the suffix rule, a payload's `product`
 /// equal to the slug, keys unique per row, the recomputed hash) are
 /// checked by [`crate::conformance::validate`].
+///
+/// It is shaped for code generators: the envelope, titled
+/// `ProductResponse`, at the root, and every other object once under
+/// `$defs`, titled with its name (`ProductRecord`, `MarketplaceListing`,
+/// …); `sample` is `Sample`, a `oneOf` over `record_label` of one
+/// `<RecordType>Sample` per record type, whose rows are its
+/// `<RecordType>Row` ([`sample_variants`]).
 pub fn response_schema() -> Value {
-    let schema = with_header(
-        json_schema(&Shape::Object(ProductResponse::KEYS)),
-        "foundry-catalog product response",
-        "GET /api/public/foundry/products/{slug}: {\"data\": <product record>}. Generated from foundry_catalog::response::ProductResponse::KEYS; rules that compare two values are checked by foundry_catalog::conformance::validate.",
-    );
-    with_row_types(schema, crate::record_types().iter())
+    response_schema_with(&[])
 }
 
-/// The `$defs` name of a record type's row schema: its label in
-/// UpperCamelCase, then `Row` (`regulatory_status_signal` →
-/// `RegulatoryStatusSignalRow`).
-fn row_def_name(label: &str) -> String {
-    let mut name: String = label
-        .split('_')
-        .map(|word| {
-            let mut chars = word.chars();
-            chars.next().map(|first| first.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
-        })
-        .collect();
-    name.push_str("Row");
+/// The name of a record type's definitions, `<name><suffix>`: its label's
+/// words capitalised and joined (`regulatory_status_signal`, `Row` →
+/// `RegulatoryStatusSignalRow`). A word that starts with a digit keeps its
+/// underscore (`feed_v_2` → `FeedV_2`), so two labels never share a name;
+/// and no object of the record is named with these suffixes.
+fn def_name(label: &str, suffix: &str) -> String {
+    let mut name = String::new();
+    for word in label.split('_') {
+        let mut chars = word.chars();
+        match chars.next() {
+            Some(first) if first.is_ascii_digit() => {
+                name.push('_');
+                name.push_str(word);
+            }
+            Some(first) => {
+                name.push(first.to_ascii_uppercase());
+                name.push_str(chars.as_str());
+            }
+            None => {}
+        }
+    }
+    name.push_str(suffix);
     name
 }
 
-/// Types the sample rows of a response schema with `record_types`: each
-/// one's row schema under `$defs` (titled with its label), and a row any
-/// of them (`anyOf`), so that a code generator names each row type once
-/// and types `sample.rows` as their union. Each record type's rule still
-/// holds the rows of a sample labelled with it to its own row schema; a
-/// row of no known record type is refused, as `check` refuses it.
-fn with_row_types<'a>(mut schema: Value, record_types: impl Iterator<Item = &'a RecordSchema>) -> Value {
-    let mut rows = Vec::new();
+/// The `Sample` definition as a closed `oneOf` over `record_label`: for
+/// each record type, `<RecordType>Sample` (the sample object with its
+/// `record_label` fixed and its rows `<RecordType>Row`) and that row
+/// schema, titled, into `defs`. A sample of no known record type matches
+/// no variant and is refused, as `check` refuses it.
+fn sample_variants<'a>(defs: &mut BTreeMap<String, Value>, record_types: impl Iterator<Item = &'a RecordSchema>) {
+    let Some(generic) = defs.remove("Sample") else { return };
+    let mut variants = Vec::new();
     for record_type in record_types {
-        let name = row_def_name(&record_type.record_label);
-        let mut row = row_schema(record_type);
-        if let Some(object) = row.as_object_mut() {
-            let mut titled = Map::new();
-            titled.insert("title".to_owned(), json!(name));
-            titled.insert(
-                "description".to_owned(),
-                json!(format!("One `{}` row; schema_hash {}.", record_type.record_label, record_type.schema_hash)),
-            );
-            titled.extend(std::mem::take(object));
-            *object = titled;
+        let label = &*record_type.record_label;
+        let (row_name, sample_name) = (def_name(label, "Row"), def_name(label, "Sample"));
+        let row = titled(
+            row_schema(record_type),
+            &row_name,
+            Some(format!("One `{label}` row; schema_hash {}.", record_type.schema_hash)),
+        );
+        defs.insert(row_name.clone(), row);
+        let mut sample = titled(generic.clone(), &sample_name, Some(format!("A sample of `{label}` rows.")));
+        if let Some(properties) = sample.get_mut("properties") {
+            let description = properties["record_label"]["description"].clone();
+            properties["record_label"] = json!({"type": "string", "const": label, "description": description});
+            properties["rows"]["items"] = def_ref(&row_name);
         }
-        rows.push(json!({"$ref": format!("#/$defs/{name}")}));
-        if let Some(defs) = schema.as_object_mut().map(|o| o.entry("$defs").or_insert_with(|| json!({}))) {
-            defs[name.as_str()] = row;
-        }
+        defs.insert(sample_name.clone(), sample);
+        variants.push(def_ref(&sample_name));
     }
-    if let Some(items) = schema.pointer_mut("/properties/data/properties/sample/properties/rows/items") {
-        match items.get_mut("anyOf").and_then(Value::as_array_mut) {
-            Some(any_of) => any_of.extend(rows),
-            None => *items = json!({"anyOf": rows}),
-        }
-    }
-    schema
+    defs.insert(
+        "Sample".to_owned(),
+        json!({
+            "title": "Sample",
+            "description": "Sample output rows of the product's record type: one variant per record type, chosen by `record_label`.",
+            "oneOf": variants,
+        }),
+    );
 }
 
 /// [`response_schema`], checking besides the rows and previews of
@@ -345,11 +417,21 @@ fn with_row_types<'a>(mut schema: Value, record_types: impl Iterator<Item = &'a 
 /// time; a shipped label is the shipped type's), as
 /// [`crate::conformance::validate_with`] does.
 pub fn response_schema_with(record_types: &[RecordSchema]) -> Value {
-    let mut schema = with_row_types(response_schema(), others(record_types));
-    let rules = others(record_types).flat_map(record_type_rules).map(|rule| rule.to_schema());
-    if let Some(Value::Array(all_of)) = schema.pointer_mut("/properties/data/allOf") {
+    let mut writer = Writer::naming();
+    let Shape::Object(name, fields) = ProductResponse::SHAPE else { unreachable!("the envelope is an object") };
+    let root = writer.object(fields);
+    let mut defs = writer.into_defs();
+    sample_variants(&mut defs, crate::record_types().iter().chain(others(record_types)));
+    let rules = others(record_types).map(record_type_rule).map(|rule| rule.to_schema());
+    if let Some(Value::Array(all_of)) = defs.get_mut("ProductRecord").and_then(|record| record.get_mut("allOf")) {
         all_of.extend(rules);
     }
+    let mut schema = with_header(
+        root,
+        name,
+        "GET /api/public/foundry/products/{slug}: {\"data\": <product record>}. Generated from foundry_catalog::response::ProductResponse::KEYS; rules that compare two values are checked by foundry_catalog::conformance::validate.",
+    );
+    schema["$defs"] = Value::Object(defs.into_iter().collect());
     schema
 }
 
@@ -377,17 +459,17 @@ fn with_header(schema: Value, title: &str, description: &str) -> Value {
 pub fn manifest_schema() -> Value {
     fn manifest_shape(shape: &Shape) -> Value {
         match shape {
-            Shape::Object(fields) if fields.iter().any(|f| !stored(f)) => {
+            Shape::Object(_, fields) if fields.iter().any(|f| !stored(f)) => {
                 with_rules(manifest_object(fields.iter()), manifest_rules(fields))
             }
-            Shape::Array(item) => match json_schema(shape) {
+            Shape::Array(item) => match Writer::inline().schema(shape) {
                 Value::Object(mut array) => {
                     array.insert("items".to_owned(), manifest_shape(item));
                     Value::Object(array)
                 }
                 other => other,
             },
-            other => json_schema(other),
+            other => Writer::inline().schema(other),
         }
     }
     fn stored(field: &Field) -> bool {
@@ -449,9 +531,13 @@ fn non_null_schema(field: &FieldDescriptor) -> Value {
             let values: Vec<&str> = values.iter().map(|v| &*v.value).collect();
             json!({"type": "string", "enum": values})
         }
-        Kind::Text { format } | Kind::OpenObject { format } => match format {
+        Kind::Text { format } => match format {
             Some(format) => format.json_schema(),
             None => json!({"type": field.field_type.as_str()}),
+        },
+        Kind::OpenObject { format } => match format {
+            Some(format) => format.json_schema(),
+            None => json!({"type": "object", "additionalProperties": true}),
         },
         Kind::Number { minimum, maximum, format } => {
             bounded(format.map_or_else(|| json!({"type": "number"}), FieldFormat::json_schema), minimum, maximum)
@@ -548,14 +634,31 @@ fn upper_first(text: &str) -> String {
 /// /api/public/foundry/products/{slug}`: the slug parameter with its
 /// pattern, every status `foundry_catalog_serving::endpoint::answer` answers with (from
 /// [`ErrorKind::ALL`]), the response headers, and the response body as
-/// [`response_schema`].
+/// [`response_schema`], each of its definitions a component, with the
+/// `Sample` variants' discriminator (`record_label`) stated for OpenAPI
+/// tools.
 pub fn openapi() -> Value {
     let mut product = response_schema();
-    // The row types are components of their own, referred to as such.
-    let rows = product.as_object_mut().and_then(|object| {
+    // Each definition is a component of its own, referred to as such.
+    let mut defs = product.as_object_mut().and_then(|object| {
         object.remove("$schema");
         object.remove("$defs")
     });
+    if let Some(defs) = &mut defs {
+        rewrite_refs(defs, "#/$defs/", "#/components/schemas/");
+        if let Some(sample) = defs.get_mut("Sample") {
+            let mapping: Map<String, Value> = crate::record_types()
+                .iter()
+                .map(|t| {
+                    (
+                        t.record_label.to_string(),
+                        json!(format!("#/components/schemas/{}", def_name(&t.record_label, "Sample"))),
+                    )
+                })
+                .collect();
+            sample["discriminator"] = json!({"propertyName": "record_label", "mapping": mapping});
+        }
+    }
     rewrite_refs(&mut product, "#/$defs/", "#/components/schemas/");
     let header = |description: &str, required: bool| json!({"description": description, "required": required, "schema": {"type": "string"}});
     let representation_headers = json!({
@@ -618,8 +721,8 @@ pub fn openapi() -> Value {
     });
     let mut schemas = Map::new();
     schemas.insert("ProductResponse".to_owned(), product);
-    if let Some(Value::Object(rows)) = rows {
-        schemas.extend(rows);
+    if let Some(Value::Object(defs)) = defs {
+        schemas.extend(defs);
     }
     for (status, schema, _) in &errors {
         schemas.insert(format!("Error{status}"), schema.clone());
@@ -726,7 +829,7 @@ mod tests {
                         && options.len() == 2
                         && options.iter().any(|o| o == &serde_json::json!({"type": "null"}))
                         && options.iter().any(|o| {
-                            o.get("type").is_some_and(serde_json::Value::is_string) && o.get("anyOf").is_none()
+                            o.get("type").is_some_and(|t| t.is_string() && t != "null") && o.get("anyOf").is_none()
                         })
                     {
                         problems.push(format!("{file}{at}: a nullable value as anyOf, not a type list"));
@@ -752,14 +855,27 @@ mod tests {
     }
 
     /// The format of the string at a JSON Schema pointer
-    /// (`/properties/data/properties/slug`), found by walking the key tables
-    /// the schema was generated from.
+    /// (`/$defs/ProductRecord/properties/slug`), found by walking the key
+    /// tables the schema was generated from.
     fn format_at(pointer: &str) -> Format {
-        let mut shape = Shape::Object(ProductResponse::KEYS);
+        /// The object shape named `name`, anywhere under `shape`.
+        fn named(shape: Shape, name: &str) -> Option<Shape> {
+            match shape {
+                Shape::Object(own, _) if own == name => Some(shape),
+                Shape::Object(_, fields) => fields.iter().find_map(|f| named(f.shape, name)),
+                Shape::Nullable(inner) | Shape::Array(inner) => named(*inner, name),
+                _ => None,
+            }
+        }
+        let mut shape = ProductResponse::SHAPE;
         let mut parts = pointer.split('/').skip(1);
         while let Some(part) = parts.next() {
             shape = match (part, shape) {
-                ("properties", Shape::Object(fields)) => {
+                ("$defs", root) => {
+                    let name = parts.next().expect("a name after $defs");
+                    named(root, name).unwrap_or_else(|| panic!("no object {name}"))
+                }
+                ("properties", Shape::Object(_, fields)) => {
                     let key = parts.next().expect("a key after properties");
                     fields.iter().find(|f| f.name == key).unwrap_or_else(|| panic!("no key {key}")).shape
                 }
@@ -776,20 +892,29 @@ mod tests {
         }
     }
 
-    /// Sample rows are typed for generators: in the response schema, a row
-    /// is any of the shipped record types' rows, each a titled `$defs`
-    /// entry; in the OpenAPI document, each a component of its own, and
-    /// every `$ref` there resolves in the document.
+    /// Sample rows are typed for generators: in the response schema,
+    /// `Sample` is one titled variant per shipped record type, whose
+    /// `record_label` is that type's and whose rows are its row schema; in
+    /// the OpenAPI document, each definition is a component of its own, the
+    /// variants' discriminator maps each label to its variant, and every
+    /// `$ref` there resolves in the document.
     #[test]
     fn sample_rows_are_named_row_types_in_both_documents() {
         let response = super::response_schema();
-        let rows = &response["properties"]["data"]["properties"]["sample"]["properties"]["rows"]["items"]["anyOf"];
-        let refs: Vec<&str> = rows.as_array().expect("anyOf").iter().filter_map(|r| r["$ref"].as_str()).collect();
-        assert_eq!(refs.len(), crate::record_types().len());
-        for (target, record_type) in refs.iter().zip(crate::record_types()) {
-            let def = response.pointer(target.trim_start_matches('#')).expect("the $ref resolves");
-            assert_eq!(def["title"], super::row_def_name(&record_type.record_label));
-            assert_eq!(def["properties"], super::record_type_schema(record_type)["properties"]);
+        let resolve = |document: &serde_json::Value, target: &serde_json::Value| {
+            document
+                .pointer(target.as_str().expect("a $ref").trim_start_matches('#'))
+                .expect("the $ref resolves")
+                .clone()
+        };
+        let variants = response["$defs"]["Sample"]["oneOf"].as_array().expect("oneOf").clone();
+        assert_eq!(variants.len(), crate::record_types().len());
+        for (variant, record_type) in variants.iter().zip(crate::record_types()) {
+            let sample = resolve(&response, &variant["$ref"]);
+            assert_eq!(sample["properties"]["record_label"]["const"], *record_type.record_label);
+            let row = resolve(&response, &sample["properties"]["rows"]["items"]["$ref"]);
+            assert_eq!(row["title"], super::def_name(&record_type.record_label, "Row"));
+            assert_eq!(row["properties"], super::record_type_schema(record_type)["properties"]);
         }
         let openapi = super::openapi();
         fn refs_in(value: &serde_json::Value, out: &mut Vec<String>) {
@@ -809,6 +934,34 @@ mod tests {
             assert!(target.starts_with("#/components/schemas/"), "{target}");
             assert!(openapi.pointer(target.trim_start_matches('#')).is_some(), "{target} resolves");
         }
+        let sample = &openapi["components"]["schemas"]["Sample"];
+        let mapping = sample["discriminator"]["mapping"].as_object().expect("a mapping");
+        assert_eq!(mapping.len(), crate::record_types().len());
+        for (label, target) in mapping {
+            let variant = resolve(&openapi, target);
+            assert_eq!(variant["properties"]["record_label"]["const"], **label);
+            assert!(sample["oneOf"].as_array().expect("oneOf").contains(&serde_json::json!({"$ref": target})));
+        }
+    }
+
+    /// Two labels never share a definition name, and no label's names are
+    /// an object's: the words of a label are told apart by the case of a
+    /// letter or, for a word that starts with a digit, its underscore.
+    #[test]
+    fn record_type_definition_names_are_distinct() {
+        assert_eq!(super::def_name("regulatory_status_signal", "Row"), "RegulatoryStatusSignalRow");
+        assert_ne!(super::def_name("a_b1", "Row"), super::def_name("a_b_1", "Row"));
+        assert_ne!(super::def_name("ab", "Row"), super::def_name("a_b", "Row"));
+        let schema = super::response_schema();
+        let defs = schema["$defs"].as_object().expect("$defs");
+        let labelled: Vec<String> = crate::record_types()
+            .iter()
+            .flat_map(|t| ["Row", "Sample"].map(|suffix| super::def_name(&t.record_label, suffix)))
+            .collect();
+        for name in defs.keys().filter(|name| !labelled.contains(name)) {
+            assert!(!name.ends_with("Row") && (name == "Sample" || !name.ends_with("Sample")), "{name}");
+        }
+        assert!(labelled.iter().all(|name| defs.contains_key(name)));
     }
 
     /// Each format's good and bad strings in `cases.json` (which the external

@@ -95,7 +95,7 @@ wire_object! {
     #[serde(deny_unknown_fields)]
     pub struct SchemaPreview {
         /// Field descriptors.
-        "fields" => stored fields: Vec<FieldPreview> = Shape::Array(&Shape::Object(FieldPreview::KEYS)),
+        "fields" => stored fields: Vec<FieldPreview> = Shape::Array(&FieldPreview::SHAPE),
         /// Always `product_output_contract`.
         "source" => derived source: &str = Shape::Const(OUTPUT_CONTRACT_SOURCE),
         /// Length of `fields`.

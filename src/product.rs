@@ -297,27 +297,27 @@ wire_object! {
         "output_formats" => stored output_formats: Vec<String> = TEXTS,
         /// Listings; can be empty.
         "marketplaces" => optional marketplaces: Vec<MarketplaceListing> =
-            Shape::Array(&Shape::Object(MarketplaceListing::KEYS)),
+            Shape::Array(&MarketplaceListing::SHAPE),
         /// Availability per marketplace.
         "marketplace_availability" => optional marketplace_availability: Vec<AvailabilityEntry> =
-            Shape::Array(&Shape::Object(AvailabilityEntry::KEYS)),
+            Shape::Array(&AvailabilityEntry::SHAPE),
         /// The listing with `primary` true; null when there are none.
         "primary_cta" => derived primary_cta: Option<&MarketplaceListing> =
-            Shape::Nullable(&Shape::Object(MarketplaceListing::KEYS)),
+            Shape::Nullable(&MarketplaceListing::SHAPE),
         /// Sample rows of the record type.
-        "sample" => built sample: Sample = Shape::Object(Sample::KEYS),
+        "sample" => built sample: Sample = Sample::SHAPE,
         /// Schema of the record type.
-        "schema_preview" => built schema_preview: SchemaPreview = Shape::Object(SchemaPreview::KEYS),
+        "schema_preview" => built schema_preview: SchemaPreview = SchemaPreview::SHAPE,
         /// Free text, such as `Catalog release`.
         "update_cadence" => stored update_cadence: String = TEXT,
         /// UTC timestamp with microseconds.
         "freshness_label" => stored freshness_label: UtcTimestamp = Shape::Str(Format::UtcMicros),
         /// Sources.
-        "provenance" => optional provenance: Vec<Provenance> = Shape::Array(&Shape::Object(Provenance::KEYS)),
+        "provenance" => optional provenance: Vec<Provenance> = Shape::Array(&Provenance::SHAPE),
         /// Quality data.
-        "quality" => stored quality: Quality = Shape::Object(Quality::KEYS),
+        "quality" => stored quality: Quality = Quality::SHAPE,
         /// Pricing hint.
-        "pricing_hint" => stored pricing_hint: PricingHint = Shape::Object(PricingHint::KEYS),
+        "pricing_hint" => stored pricing_hint: PricingHint = PricingHint::SHAPE,
         /// Item shape not shown.
         "pricing_events" => optional pricing_events: Vec<Value> = ANYS,
         /// Item shape not shown.
@@ -357,7 +357,7 @@ wire_object! {
         /// /api/public/foundry/products/<slug>.
         "api_path" => derived api_path: String = Shape::Str(Format::ApiPath),
         /// Search-engine metadata.
-        "seo" => stored seo: Seo = Shape::Object(Seo::KEYS),
+        "seo" => stored seo: Seo = Seo::SHAPE,
         /// ISO 8601 timestamp with a numeric UTC offset.
         "last_updated_at" => stored last_updated_at: OffsetTimestamp = Shape::Str(Format::OffsetTime),
     }
@@ -375,7 +375,7 @@ wire_object! {
         "record_label" => stored record_label: String = KEY,
         /// Set when the manifest lives on an actor platform: manifest_path becomes `<scheme>://actors/<publisher>/<slug>`.
         "actor_manifest" => optional actor_manifest: Option<ActorManifest> =
-            Shape::Nullable(&Shape::Object(ActorManifest::KEYS)),
+            Shape::Nullable(&ActorManifest::SHAPE),
     }
 }
 

@@ -115,12 +115,11 @@ impl ProductResponse {
     }
 
     /// The envelope's one key.
-    pub const KEYS: &'static [Field] = &[Field {
-        name: "data",
-        shape: Shape::Object(ProductRecord::KEYS),
-        role: Role::Stored,
-        doc: "The product record.",
-    }];
+    pub const KEYS: &'static [Field] =
+        &[Field { name: "data", shape: ProductRecord::SHAPE, role: Role::Stored, doc: "The product record." }];
+
+    /// The envelope's shape.
+    pub(crate) const SHAPE: Shape = Shape::Object("ProductResponse", Self::KEYS);
 
     /// Checks a response body against every rule of the spec and, if it
     /// passes, reads it into the typed model (the derived keys, checked by
@@ -137,7 +136,7 @@ impl ProductResponse {
             return Err(Violations(violations));
         }
         let mut stored = body.clone();
-        drop_derived(&mut stored, &Shape::Object(Self::KEYS));
+        drop_derived(&mut stored, &Self::SHAPE);
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Envelope {
@@ -165,7 +164,7 @@ fn drop_derived(value: &mut Value, shape: &Shape) {
     match (shape, value) {
         (Shape::Nullable(inner), value) => drop_derived(value, inner),
         (Shape::Array(item), Value::Array(items)) => items.iter_mut().for_each(|v| drop_derived(v, item)),
-        (Shape::Object(fields), Value::Object(object)) => {
+        (Shape::Object(_, fields), Value::Object(object)) => {
             for field in fields.iter() {
                 if field.role == Role::Derived {
                     object.remove(field.name);

@@ -158,8 +158,9 @@ pub enum Shape {
     Array(&'static Shape),
     /// Anything (item shapes the spec does not show).
     Any,
-    /// An object with exactly these keys, in this order.
-    Object(&'static [Field]),
+    /// An object with exactly these keys, in this order, named by its
+    /// Rust type (the name the JSON Schemas give its definition).
+    Object(&'static str, &'static [Field]),
     /// An object with any keys (sample rows, whose keys depend on the record type).
     OpenObject,
 }
@@ -199,7 +200,8 @@ pub struct Field {
 ///   the caller's attributes (docs, derives, `deny_unknown_fields`) go on it;
 /// - `Serialize`, writing every key in declaration order and computing each
 ///   `derived` key by calling the method of that name;
-/// - `<Type>::KEYS`, the table of [`Field`]s (key, shape, role, doc);
+/// - `<Type>::KEYS`, the table of [`Field`]s (key, shape, role, doc), and
+///   `<Type>::SHAPE`, the object's [`Shape`] named by the type;
 /// - optionally a manifest struct: its own keys (`<Manifest>::KEYS`) and
 ///   every `stored` and `optional` key of the object, with
 ///   `to_record(&self, <built values>)` moving them into the object.
@@ -238,6 +240,9 @@ macro_rules! wire_object {
                     doc: $doc.trim_ascii(),
                 } ),+
             ];
+
+            /// This object's shape: [`Self::KEYS`], named by the type.
+            pub(crate) const SHAPE: $crate::shape::Shape = $crate::shape::Shape::Object(stringify!($name), Self::KEYS);
         }
 
         impl ::serde::Serialize for $name {
