@@ -944,6 +944,51 @@ mod tests {
         }
     }
 
+    /// Every object of the record is one titled definition, named by its
+    /// type, and referred to wherever it appears: no property of a
+    /// definition writes an object in place, and the listing shape serves
+    /// both `marketplaces` and `primary_cta`.
+    #[test]
+    fn each_object_is_one_named_definition() {
+        fn objects(shape: Shape, out: &mut Vec<&'static str>) {
+            match shape {
+                Shape::Object(name, fields) => {
+                    if !out.contains(&name) {
+                        out.push(name);
+                        fields.iter().for_each(|f| objects(f.shape, out));
+                    }
+                }
+                Shape::Nullable(inner) | Shape::Array(inner) => objects(*inner, out),
+                _ => {}
+            }
+        }
+        fn in_place(value: &serde_json::Value) -> bool {
+            value.get("properties").is_some()
+                || value.get("items").is_some_and(in_place)
+                || value.get("anyOf").and_then(|a| a.as_array()).is_some_and(|a| a.iter().any(in_place))
+        }
+        let schema = super::response_schema();
+        let mut names = Vec::new();
+        objects(ProductResponse::SHAPE, &mut names);
+        assert!(names.len() > 8, "{names:?}");
+        for name in names.iter().skip(1) {
+            let def = &schema["$defs"][name];
+            assert_eq!(def["title"], *name, "{name}");
+            let variants = def["oneOf"].as_array().cloned().unwrap_or_else(|| vec![def.clone()]);
+            for variant in variants {
+                let variant = match variant["$ref"].as_str() {
+                    Some(target) => schema.pointer(target.trim_start_matches('#')).expect("resolves").clone(),
+                    None => variant,
+                };
+                for (key, property) in variant["properties"].as_object().expect("properties") {
+                    assert!(!in_place(property), "{name}.{key} writes an object in place");
+                }
+            }
+        }
+        let text = schema.to_string();
+        assert_eq!(text.matches(r##""$ref":"#/$defs/MarketplaceListing""##).count(), 2);
+    }
+
     /// Two labels never share a definition name, and no label's names are
     /// an object's: the words of a label are told apart by the case of a
     /// letter or, for a word that starts with a digit, its underscore.
