@@ -638,7 +638,13 @@ fn upper_first(text: &str) -> String {
 /// `Sample` variants' discriminator (`record_label`) stated for OpenAPI
 /// tools.
 pub fn openapi() -> Value {
-    let mut product = response_schema();
+    openapi_with(&[])
+}
+
+/// [`openapi`], its response knowing `record_types` besides the shipped
+/// ones ([`response_schema_with`]).
+pub fn openapi_with(record_types: &[RecordSchema]) -> Value {
+    let mut product = response_schema_with(record_types);
     // Each definition is a component of its own, referred to as such.
     let mut defs = product.as_object_mut().and_then(|object| {
         object.remove("$schema");
@@ -649,6 +655,7 @@ pub fn openapi() -> Value {
         if let Some(sample) = defs.get_mut("Sample") {
             let mapping: Map<String, Value> = crate::record_types()
                 .iter()
+                .chain(others(record_types))
                 .map(|t| {
                     (
                         t.record_label.to_string(),
@@ -781,14 +788,14 @@ pub fn schema_files() -> Vec<(String, String)> {
 /// [`schema_files`] knowing `record_types` besides the shipped ones (a
 /// serving crate's own, or definitions read at run time): the response
 /// schema checks their rows and previews too ([`response_schema_with`]),
-/// and each has its `record-types/<record_label>.schema.json`. The OpenAPI
-/// document describes the shipped service.
+/// and each has its `record-types/<record_label>.schema.json`; so does
+/// the OpenAPI document ([`openapi_with`]).
 pub fn schema_files_with(record_types: &[RecordSchema]) -> Vec<(String, String)> {
     let pretty = |value: &Value| serde_json::to_string_pretty(value).map(|s| s + "\n").unwrap_or_default();
     let mut files = vec![
         ("product-response.schema.json".to_owned(), pretty(&response_schema_with(record_types))),
         ("product-manifest.schema.json".to_owned(), pretty(&manifest_schema())),
-        ("openapi.json".to_owned(), pretty(&openapi())),
+        ("openapi.json".to_owned(), pretty(&openapi_with(record_types))),
         ("field-formats.schema.json".to_owned(), pretty(&field_formats_schema())),
     ];
     for schema in crate::record_types().iter().chain(others(record_types)) {

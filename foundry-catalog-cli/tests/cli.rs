@@ -1078,6 +1078,28 @@ fn record_types_from_a_folder_go_through_every_command() {
     let written = run(&["schemas", "--dir", &path(&schema_dir), "--record-types", OWN_TYPES]);
     assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
     assert!(schema_dir.join("record-types/listing_snapshot.schema.json").is_file());
+    // The response schema and the OpenAPI document type its samples: a
+    // variant of its own, picked by its label.
+    let read = |file: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(schema_dir.join(file)).expect("written")).expect("JSON")
+    };
+    let response = read("product-response.schema.json");
+    assert!(
+        response["$defs"]["Sample"]["oneOf"]
+            .as_array()
+            .expect("oneOf")
+            .contains(&serde_json::json!({"$ref": "#/$defs/ListingSnapshotSample"}))
+    );
+    assert_eq!(
+        response["$defs"]["ListingSnapshotSample"]["properties"]["rows"]["items"]["$ref"],
+        "#/$defs/ListingSnapshotRow"
+    );
+    let openapi = read("openapi.json");
+    assert_eq!(
+        openapi["components"]["schemas"]["Sample"]["discriminator"]["mapping"]["listing_snapshot"],
+        "#/components/schemas/ListingSnapshotSample"
+    );
+    assert_eq!(openapi["components"]["schemas"]["ListingSnapshotRow"]["title"], "ListingSnapshotRow");
     assert_eq!(
         run(&["schemas", "--check", "--dir", &path(&schema_dir), "--record-types", OWN_TYPES]).status.code(),
         Some(0)
