@@ -122,16 +122,13 @@ fn distinct<T: PartialEq + Clone>(values: &[T]) -> Vec<T> {
 /// both list every value allowed), the same verdicts as `anyOf: [schema,
 /// {"type": "null"}]`, which stays for a schema without a single `type`.
 fn nullable(mut schema: Value) -> Value {
-    // Every other keyword ignores `null` (or, as a `not` of a typed schema
-    // or an `if` on an object, lets it through): only then is the merge exact.
-    let typed = |value: &Value, kind: &str| value.get("type").is_some_and(|t| t == kind);
+    // Every other keyword ignores `null` (as `dependentSchemas` and every
+    // keyword of one type do), or lets it through (a `not` of a typed
+    // schema): only then is the merge exact.
     let exact = schema.as_object().is_some_and(|object| {
         object.iter().all(|(key, value)| match key.as_str() {
             "not" => value.get("type").is_some_and(|t| t != "null"),
-            "allOf" => value.as_array().is_some_and(|rules| {
-                rules.iter().all(|rule| rule.get("if").is_some_and(|condition| typed(condition, "object")))
-            }),
-            "anyOf" | "oneOf" | "$ref" | "if" | "then" | "else" => false,
+            "allOf" | "anyOf" | "oneOf" | "$ref" | "if" | "then" | "else" => false,
             _ => true,
         })
     });
@@ -206,11 +203,26 @@ fn if_then(condition: &[(&'static str, Value)], consequence: &[(&'static str, Va
     CrossRule { condition: condition.to_vec(), consequence: consequence.to_vec() }
 }
 
-/// An object's schema with its cross-field rules as `allOf`.
+/// An object's schema with its cross-field rules under
+/// `dependentSchemas`, each with the first key of its condition:
+/// `{"dependentSchemas": {"route": {"allOf": [{"if": …, "then": …}]}}}`.
+/// The same verdicts as an `allOf` of the rules on the object (a rule's
+/// `if` requires that key, so it holds only when the key is there,
+/// exactly when `dependentSchemas` applies it), in the form code
+/// generators read past: beside `properties`, an object's `allOf` makes
+/// json-schema-to-typescript give up its type, and openapi-generator drops
+/// it with a notice.
 fn with_rules(mut schema: Value, rules: impl Iterator<Item = CrossRule>) -> Value {
-    let rules: Vec<Value> = rules.map(|r| r.to_schema()).collect();
-    if !rules.is_empty() {
-        schema["allOf"] = Value::Array(rules);
+    let mut dependent = Map::new();
+    for rule in rules {
+        let Some((key, _)) = rule.condition.first() else { continue };
+        let entry = dependent.entry((*key).to_owned()).or_insert_with(|| json!({"allOf": []}));
+        if let Some(Value::Array(all_of)) = entry.get_mut("allOf") {
+            all_of.push(rule.to_schema());
+        }
+    }
+    if !dependent.is_empty() {
+        schema["dependentSchemas"] = Value::Object(dependent);
     }
     schema
 }
@@ -423,7 +435,9 @@ pub fn response_schema_with(record_types: &[RecordSchema]) -> Value {
     let mut defs = writer.into_defs();
     sample_variants(&mut defs, crate::record_types().iter().chain(others(record_types)));
     let rules = others(record_types).map(record_type_rule).map(|rule| rule.to_schema());
-    if let Some(Value::Array(all_of)) = defs.get_mut("ProductRecord").and_then(|record| record.get_mut("allOf")) {
+    if let Some(Value::Array(all_of)) =
+        defs.get_mut("ProductRecord").and_then(|record| record.pointer_mut("/dependentSchemas/schema_preview/allOf"))
+    {
         all_of.extend(rules);
     }
     let mut schema = with_header(
@@ -667,6 +681,10 @@ pub fn openapi_with(record_types: &[RecordSchema]) -> Value {
         }
     }
     rewrite_refs(&mut product, "#/$defs/", "#/components/schemas/");
+    if let Some(Value::Object(defs)) = &mut defs {
+        let named = defs.clone();
+        defs.values_mut().for_each(|def| nullable_for_openapi_tools(def, &named));
+    }
     let header = |description: &str, required: bool| json!({"description": description, "required": required, "schema": {"type": "string"}});
     let representation_headers = json!({
         "ETag": header("Strong entity tag of the representation sent (SHA-256 of its bytes).", true),
@@ -757,6 +775,36 @@ pub fn openapi_with(record_types: &[RecordSchema]) -> Value {
         },
         "components": {"schemas": schemas},
     })
+}
+
+/// Nullable references under `value` in the form OpenAPI client
+/// generators read (openapi-generator 7.26, whose 3.1 support is in
+/// beta, stops its Python client on `anyOf: [{"$ref": …}, {"type":
+/// "null"}]`): written in place, as the referred object with `type:
+/// ["object", "null"]`. The same verdicts.
+fn nullable_for_openapi_tools(value: &mut Value, named: &Map<String, Value>) {
+    match value {
+        Value::Object(object) => {
+            let referred = object.get("anyOf").and_then(Value::as_array).and_then(|options| match options.as_slice() {
+                [reference, null] if null == &json!({"type": "null"}) => reference.get("$ref").and_then(Value::as_str),
+                _ => None,
+            });
+            let inline = referred
+                .and_then(|target| target.strip_prefix("#/components/schemas/"))
+                .and_then(|name| named.get(name))
+                .cloned();
+            if let Some(Value::Object(mut inline)) = inline {
+                object.remove("anyOf");
+                inline.remove("title");
+                inline.insert("type".to_owned(), json!(["object", "null"]));
+                inline.extend(std::mem::take(object));
+                *object = inline;
+            }
+            object.values_mut().for_each(|child| nullable_for_openapi_tools(child, named));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| nullable_for_openapi_tools(item, named)),
+        _ => {}
+    }
 }
 
 /// Every `$ref` under `value` that starts with `from` made to start with `to`.
@@ -959,11 +1007,9 @@ mod tests {
     fn each_object_is_one_named_definition() {
         fn objects(shape: Shape, out: &mut Vec<&'static str>) {
             match shape {
-                Shape::Object(name, fields) => {
-                    if !out.contains(&name) {
-                        out.push(name);
-                        fields.iter().for_each(|f| objects(f.shape, out));
-                    }
+                Shape::Object(name, fields) if !out.contains(&name) => {
+                    out.push(name);
+                    fields.iter().for_each(|f| objects(f.shape, out));
                 }
                 Shape::Nullable(inner) | Shape::Array(inner) => objects(*inner, out),
                 _ => {}
@@ -994,6 +1040,21 @@ mod tests {
         }
         let text = schema.to_string();
         assert_eq!(text.matches(r##""$ref":"#/$defs/MarketplaceListing""##).count(), 2);
+    }
+
+    /// In the OpenAPI document, a nullable reference is the referred object
+    /// in place, `null` joined to its type: no `anyOf` with `null` is left.
+    #[test]
+    fn openapi_writes_nullable_references_in_place() {
+        let openapi = super::openapi();
+        let schemas = &openapi["components"]["schemas"];
+        let cta = &schemas["ProductRecord"]["properties"]["primary_cta"];
+        assert_eq!(cta["type"], serde_json::json!(["object", "null"]));
+        assert_eq!(cta["properties"], schemas["MarketplaceListing"]["properties"]);
+        assert_eq!(cta["required"], schemas["MarketplaceListing"]["required"]);
+        assert!(cta.get("title").is_none(), "no second type named MarketplaceListing");
+        let text = openapi.to_string();
+        assert!(!text.contains(r#""anyOf":[{"$ref""#), "an anyOf of a reference is left");
     }
 
     /// Two labels never share a definition name, and no label's names are
