@@ -358,7 +358,7 @@ fn object_schema<'a>(
 /// `$defs`, titled with its name (`ProductRecord`, `MarketplaceListing`,
 /// …); `sample` is `Sample`, a `oneOf` over `record_label` of one
 /// `<RecordType>Sample` per record type, whose rows are its
-/// `<RecordType>Row` ([`sample_variants`]).
+/// `<RecordType>Row`.
 pub fn response_schema() -> Value {
     response_schema_with(&[])
 }

@@ -120,7 +120,12 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         Err(e) => return fail(USAGE, e),
     };
     match args.pages.pages(None) {
-        Ok(Some(pages)) => builder = builder.pages(pages),
+        Ok(Some(pages)) => {
+            for warning in pages.site().warnings() {
+                eprintln!("warning: {warning}");
+            }
+            builder = builder.pages(pages);
+        }
         Ok(None) => {}
         Err(e) => {
             eprintln!("error: {e}");

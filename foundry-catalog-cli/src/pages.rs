@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use foundry_catalog::response::ProductResponse;
 use foundry_catalog_core::RecordSchema;
 use foundry_catalog_pages::{Pages, Site, sitemap};
-use foundry_catalog_serving::catalog::{Builder, ResponseCatalog};
+use foundry_catalog_serving::catalog::{Builder, ContentCoding, ResponseCatalog};
 
 use crate::{BROKEN, USAGE, fail};
 
@@ -17,10 +17,11 @@ use crate::{BROKEN, USAGE, fail};
 /// The catalog is a folder of manifests (built and checked as `build`
 /// does) or an artifact file. Each page is rendered from the product's
 /// JSON body, with the templates compiled in or those of --templates.
-/// Files written: OUT/<route>/<slug>.html, OUT/404.html, OUT/robots.txt
-/// and, with --site-url, OUT/sitemap.xml (and OUT/sitemap-N.xml past
-/// 50,000 pages). A static server maps /<route>/<slug> to the .html file
-/// (nginx: `try_files $uri $uri.html =404;`).
+/// Files written: OUT/<route>/<slug>.html, OUT/404.html, OUT/robots.txt,
+/// OUT/favicon.ico and, with --site-url, OUT/sitemap.xml (and
+/// OUT/sitemap-N.xml past 50,000 pages); with --precompress, each also
+/// as FILE.gz and FILE.br. A static server maps /<route>/<slug> to the
+/// .html file (nginx: `try_files $uri $uri.html =404;`).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// A folder of product manifests, or an artifact file written by
@@ -35,6 +36,11 @@ pub(crate) struct Args {
     /// (it takes absolute URLs only).
     #[arg(long, env = "FOUNDRY_CATALOG_SITE_URL", value_name = "URL", value_parser = |s: &str| Site::new(s))]
     site_url: Option<Site>,
+    /// Write FILE.gz and FILE.br beside every file, compressed as `build`
+    /// stores them, for a server that sends a file's compressed sibling
+    /// when the request accepts it (nginx's gzip_static, brotli_static).
+    #[arg(long)]
+    precompress: bool,
     /// A folder of templates replacing the defaults of the same name
     /// (base.html, product.html, not_found.html, style.css).
     #[arg(long, env = "FOUNDRY_CATALOG_TEMPLATES", value_name = "DIR")]
@@ -52,6 +58,9 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             Err(e) => return fail(BROKEN, e),
         },
     };
+    for warning in pages.site().warnings() {
+        eprintln!("warning: {warning}");
+    }
     let loaded = match args.record_types.load() {
         Ok(loaded) => loaded,
         Err(code) => return code,
@@ -65,7 +74,8 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         Ok(catalog) => catalog,
         Err(errors) => return crate::catalog_failed(&errors),
     };
-    match write_site(&catalog, &pages, &loaded, &args.out_dir) {
+    let out = Out { dir: &args.out_dir, precompress: args.precompress };
+    match write_site(&catalog, &pages, &loaded, &out) {
         Ok(written) => {
             eprintln!("wrote {}: {written} pages, site {}", args.out_dir.display(), pages.site());
             ExitCode::SUCCESS
@@ -84,7 +94,7 @@ fn write_site(
     catalog: &ResponseCatalog,
     pages: &Pages,
     record_types: &[RecordSchema],
-    out: &Path,
+    out: &Out<'_>,
 ) -> Result<usize, Failure> {
     let slugs = catalog.slugs();
     let page = |slug: &str| -> Result<Option<sitemap::Entry>, Failure> {
@@ -96,7 +106,7 @@ fn write_site(
             .map_err(|e| (BROKEN, format!("{slug}: the body does not read as a record: {e}")))?
             .data;
         let html = pages.product(&record).map_err(|e| (BROKEN, e.to_string()))?;
-        write(out, &format!("{}.html", record.canonical_path()), html.as_bytes())?;
+        out.write(&format!("{}.html", record.canonical_path()), html.as_bytes())?;
         Ok(sitemap::Entry::of(&record))
     };
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
@@ -114,10 +124,11 @@ fn write_site(
         entries.extend(result?.into_iter().flatten());
     }
     let not_found = pages.not_found().map_err(|e| (BROKEN, e.to_string()))?;
-    write(out, "/404.html", not_found.as_bytes())?;
-    write(out, sitemap::ROBOTS_PATH, sitemap::robots(pages.site()).as_bytes())?;
+    out.write("/404.html", not_found.as_bytes())?;
+    out.write(sitemap::ROBOTS_PATH, sitemap::robots(pages.site()).as_bytes())?;
+    out.write(foundry_catalog_pages::favicon::PATH, &foundry_catalog_pages::favicon::ico())?;
     for file in sitemap::files(pages.site(), entries) {
-        write(out, &file.path, file.xml.as_bytes())?;
+        out.write(&file.path, file.xml.as_bytes())?;
     }
     Ok(slugs.len())
 }
@@ -126,6 +137,30 @@ fn write_site(
 /// `out` is created if need be, and a route folder under it is created or
 /// must be a folder (a link planted there is refused, not followed); the
 /// file is created exclusively and renamed into place.
+/// Where the site is written, and whether with compressed siblings.
+struct Out<'a> {
+    dir: &'a Path,
+    precompress: bool,
+}
+
+impl Out<'_> {
+    /// Writes `bytes` at the site path `path` ([`write`]) and, with
+    /// `precompress`, `path.gz` and `path.br`.
+    fn write(&self, path: &str, bytes: &[u8]) -> Result<(), Failure> {
+        write(self.dir, path, bytes)?;
+        if self.precompress {
+            for coding in [ContentCoding::Gzip, ContentCoding::Br] {
+                let extension = if coding == ContentCoding::Gzip { "gz" } else { "br" };
+                let compressed = coding
+                    .encode(bytes)
+                    .ok_or_else(|| (BROKEN, format!("{path}: {coding} is not built into this binary")))?;
+                write(self.dir, &format!("{path}.{extension}"), &compressed)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 fn write(out: &Path, path: &str, bytes: &[u8]) -> Result<(), Failure> {
     let file = out.join(path.trim_start_matches('/'));
     let failed = |e: std::io::Error| (USAGE, format!("{}: cannot write: {e}", file.display()));

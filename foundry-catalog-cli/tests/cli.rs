@@ -1836,12 +1836,15 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     let artifact = dir.join("catalog.fcat");
     let out = run(&["build", "examples/catalog", "-o", artifact.to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("warning: no site URL: canonical links"), "{}", text(&out.stderr));
     let mut sites = Vec::new();
     for (name, source) in [("from-dir", "examples/catalog"), ("from-artifact", artifact.to_str().expect("utf-8"))] {
         let site = dir.join(name);
         let out =
             run(&["pages", source, "--out-dir", site.to_str().expect("utf-8"), "--site-url", "https://shop.example/"]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(!text(&out.stderr).contains("warning"), "{}", text(&out.stderr));
+        assert_eq!(std::fs::read(site.join("favicon.ico")).expect("the icon"), foundry_catalog_pages::favicon::ico());
         let page = std::fs::read_to_string(site.join("datasets/eu-regulatory-status-signals.html")).expect("a page");
         assert!(
             page.contains(
@@ -1889,7 +1892,84 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     assert_eq!(std::fs::read_dir(&target).expect("target").count(), 0, "nothing written through the link");
     let out = run(&["pages", "examples/catalog", "--out-dir", "x", "--site-url", "ftp://example.com"]);
     assert_eq!(out.status.code(), Some(2), "a bad site URL is a usage error");
+    // --precompress: every file beside its gzip and Brotli forms, each
+    // decoding to the file's bytes.
+    let packed = dir.join("precompressed");
+    let out = run(&[
+        "pages",
+        "examples/catalog",
+        "--out-dir",
+        packed.to_str().expect("utf-8"),
+        "--site-url",
+        "https://shop.example/",
+        "--precompress",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut checked = 0;
+    for file in ["404.html", "robots.txt", "sitemap.xml", "favicon.ico", "datasets/eu-regulatory-status-signals.html"] {
+        let plain = std::fs::read(packed.join(file)).expect("written");
+        let mut gunzipped = Vec::new();
+        let gz = std::fs::read(packed.join(format!("{file}.gz"))).expect("a .gz sibling");
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz.as_slice()), &mut gunzipped).expect("gzip");
+        let mut unbrotlied = Vec::new();
+        let br = std::fs::read(packed.join(format!("{file}.br"))).expect("a .br sibling");
+        brotli::BrotliDecompress(&mut br.as_slice(), &mut unbrotlied).expect("brotli");
+        assert!(gunzipped == plain && unbrotlied == plain, "{file}");
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
+    let written = std::fs::read_dir(packed.join("datasets")).expect("a route folder").count();
+    assert_eq!(written, 3, "a page and its two siblings");
+
+    // A site under a path: its robots.txt is never read, and that is said.
+    let prefixed = dir.join("prefixed");
+    let out = run(&[
+        "pages",
+        "examples/catalog",
+        "--out-dir",
+        prefixed.to_str().expect("utf-8"),
+        "--site-url",
+        "https://example.com/catalog",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("warning: the site https://example.com/catalog has a path (/catalog): crawlers read robots.txt only at https://example.com/robots.txt"),
+        "{}",
+        text(&out.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `serve` without a catalog and without `--site-url` names its own
+/// address as the pages' canonical host, and says so; with `--site-url`
+/// it says nothing of the kind.
+#[test]
+fn serve_names_its_own_address_as_the_canonical_host_only_with_a_warning() {
+    for (site, warned) in [(None, true), (Some("https://catalog.example.com"), false)] {
+        // A port of our own: on port 0 the address is not known when the pages are built.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+        let addr = format!("127.0.0.1:{port}");
+        let mut command = Command::new(BIN);
+        command.args(["serve", "--addr", &addr]).args(site.map(|s| ["--site-url", s]).into_iter().flatten());
+        let mut child = command.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().expect("serve starts");
+        let mut said = Vec::new();
+        for line in BufReader::new(child.stderr.take().expect("stderr")).lines().map_while(Result::ok) {
+            let serving = line.contains("serving http://");
+            said.push(line);
+            if serving {
+                break;
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        let said = said.join("\n");
+        assert!(said.contains("serving http://"), "{said}");
+        let warning = said.lines().find(|line| line.contains("own address as their canonical host"));
+        assert_eq!(warning.is_some(), warned, "{said}");
+        if let Some(warning) = warning {
+            assert!(warning.contains(&format!("http://{addr}")) && warning.contains("--site-url"), "{warning}");
+        }
+    }
 }
 
 /// A served artifact file truncated and rewritten in place under load

@@ -8,7 +8,8 @@
 //! schema.org type ([`json_ld`]), the summary and buyer outcome, the
 //! marketplace listings (the primary call to action first), availability,
 //! and the sample rows as a table under the schema preview's field names.
-//! Beside the pages: the sitemap ([`sitemap`]) and `robots.txt`.
+//! Beside the pages: the sitemap ([`sitemap`]), `robots.txt` and the
+//! site's icon ([`favicon`]).
 //!
 //! Pages come from [Jinja2 templates](https://docs.rs/minijinja) with
 //! HTML autoescaping. The defaults are compiled in; a catalog team
@@ -34,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod favicon;
 pub mod json_ld;
 mod markup;
 mod render;

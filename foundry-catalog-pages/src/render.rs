@@ -183,7 +183,10 @@ impl Pages {
     }
 
     fn site_context(&self) -> Value {
-        minijinja::context! { url => self.site.is_known().then(|| self.site.url("")) }
+        minijinja::context! {
+            url => self.site.is_known().then(|| self.site.url("")),
+            favicon => self.site.url(crate::favicon::PATH),
+        }
     }
 
     fn render(&self, name: &str, context: Value, slug: Option<&str>) -> Result<String, PageError> {

@@ -137,6 +137,23 @@ impl Server {
                 "serving an unverified catalog: no --verify-key, so whoever can write the catalog decides what is served"
             );
         }
+        if let Some(pages) = metadata.pages.as_ref().filter(|_| catalog.has_pages()) {
+            if matches!(config.source, CatalogSource::Embedded)
+                && config.pages.site_url.is_none()
+                && !pages.site.is_empty()
+            {
+                warn!(
+                    site = %pages.site,
+                    "the pages name this server's own address as their canonical host: no --site-url was given; hint: give the public site's URL with --site-url"
+                );
+            } else {
+                let site = foundry_catalog_pages::Site::new(&pages.site)
+                    .unwrap_or_else(|_| foundry_catalog_pages::Site::unknown());
+                for warning in site.warnings() {
+                    warn!("{warning}");
+                }
+            }
+        }
         info!(
             addr = %local,
             source = %config.source,

@@ -616,6 +616,10 @@ pub(crate) struct DocumentEntry {
 /// request reaches it but as the answer to an unknown page.
 pub(crate) const NOT_FOUND_DOCUMENT: &str = "404";
 
+/// The name of the site's icon among the documents: its path,
+/// `foundry_catalog_pages::favicon::PATH`.
+pub(crate) const ICON_DOCUMENT: &str = "/favicon.ico";
+
 fn representation_spans(representations: &[(Span, Span)]) -> impl Iterator<Item = Span> + '_ {
     representations.iter().flat_map(|&(body, etag)| [body, etag])
 }

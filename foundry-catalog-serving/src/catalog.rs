@@ -1207,7 +1207,14 @@ fn is_document_name(name: &[u8]) -> bool {
         .strip_prefix(b"/sitemap-")
         .and_then(|n| n.strip_suffix(b".xml"))
         .is_some_and(|n| !n.is_empty() && n.len() <= 9 && n[0] != b'0' && n.iter().all(u8::is_ascii_digit));
-    numbered || [&b"/robots.txt"[..], b"/sitemap.xml", artifact::NOT_FOUND_DOCUMENT.as_bytes()].contains(&name)
+    numbered
+        || [
+            &b"/robots.txt"[..],
+            b"/sitemap.xml",
+            artifact::NOT_FOUND_DOCUMENT.as_bytes(),
+            artifact::ICON_DOCUMENT.as_bytes(),
+        ]
+        .contains(&name)
 }
 
 /// A problem opening the artifact file at `path`, as a build's.

@@ -26,7 +26,7 @@
 //! | request | reply |
 //! |---|---|
 //! | a product's `canonical_path` (`/datasets/<slug>`, …) | 200, `text/html; charset=utf-8`, the page, its own `ETag`, the product's `Last-Modified` |
-//! | `/robots.txt`, `/sitemap.xml` (and `/sitemap-<n>.xml` past 50,000 pages) | 200, `text/plain` or `application/xml`, its own `ETag` (no `Last-Modified`) |
+//! | `/robots.txt`, `/sitemap.xml` (and `/sitemap-<n>.xml` past 50,000 pages), `/favicon.ico` | 200, `text/plain`, `application/xml` or `image/x-icon`, its own `ETag` (no `Last-Modified`) |
 //! | a page's path with a trailing slash (`/actors/x/`) or `.html` (`/actors/x.html`) | 301, `Location:` the page's path (`/actors/x`) |
 //! | any other path outside `/api/` | 404 with the not-found page (`text/html`), not cached |
 //!
@@ -39,7 +39,9 @@
 //! Error bodies are `{"error": {"status": …, "code": …, "message": …}}`
 //! with fixed messages: nothing from the request is echoed. Every reply
 //! an HTTP server makes of these (`service::respond`, feature `http`)
-//! carries `X-Content-Type-Options: nosniff`.
+//! carries `X-Content-Type-Options: nosniff`, a `Content-Security-Policy`
+//! under which nothing runs and nothing frames it, and a
+//! `Referrer-Policy`.
 
 use std::borrow::Cow;
 
@@ -192,11 +194,19 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
             };
         }
         Some(SiteResource::Page(page)) => (page, HTML),
-        Some(SiteResource::Document(document)) => {
-            (document, if path.ends_with(".xml") { "application/xml" } else { "text/plain; charset=utf-8" })
-        }
+        Some(SiteResource::Document(document)) => (document, document_type(path)),
     };
     represent(catalog, entry, request, content_type)
+}
+
+/// `Content-Type` of a site document, by its name's extension: the
+/// sitemap's XML, the icon, else text (`robots.txt`).
+fn document_type(path: &str) -> &'static str {
+    match path.rsplit_once('.').map(|(_, extension)| extension) {
+        Some("xml") => "application/xml",
+        Some("ico") => "image/x-icon",
+        _ => "text/plain; charset=utf-8",
+    }
 }
 
 /// The page `path` names in another form: with a trailing slash

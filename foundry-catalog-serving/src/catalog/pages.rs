@@ -68,7 +68,8 @@ impl PageMaker {
     /// The site documents of pages listed as `(path, lastmod)` (those with
     /// an empty `lastmod` are `noindex`, so not in the sitemap), each in
     /// every coding, compressed on all cores: `/robots.txt`, the sitemap
-    /// files (none when the site is unknown) and the not-found page.
+    /// files (none when the site is unknown), the not-found page and the
+    /// site's icon (`/favicon.ico`).
     pub(super) fn documents(
         &self,
         listed: Vec<(String, String)>,
@@ -84,10 +85,11 @@ impl PageMaker {
             .into_iter()
             .filter(|(_, lastmod)| !lastmod.is_empty())
             .map(|(path, lastmod)| sitemap::Entry { path, lastmod });
-        let mut texts = vec![(sitemap::ROBOTS_PATH.to_owned(), sitemap::robots(site))];
-        texts.extend(sitemap::files(site, entries).into_iter().map(|file| (file.path, file.xml)));
-        texts.push((crate::artifact::NOT_FOUND_DOCUMENT.to_owned(), not_found));
-        Ok(crate::parallel::map(&texts, |(name, text)| (name.clone(), encode(codings, text.as_bytes()))))
+        let mut files = vec![(sitemap::ROBOTS_PATH.to_owned(), sitemap::robots(site).into_bytes())];
+        files.extend(sitemap::files(site, entries).into_iter().map(|file| (file.path, file.xml.into_bytes())));
+        files.push((crate::artifact::NOT_FOUND_DOCUMENT.to_owned(), not_found.into_bytes()));
+        files.push((crate::artifact::ICON_DOCUMENT.to_owned(), foundry_catalog_pages::favicon::ico()));
+        Ok(crate::parallel::map(&files, |(name, bytes)| (name.clone(), encode(codings, bytes))))
     }
 }
 
@@ -118,4 +120,13 @@ impl PageMaker {
 /// they were chosen).
 pub(super) fn encode(codings: &[ContentCoding], bytes: &[u8]) -> Vec<Vec<u8>> {
     codings.iter().map(|&coding| coding.encode(bytes).unwrap_or_default()).collect()
+}
+
+#[cfg(all(test, feature = "pages"))]
+mod tests {
+    /// The icon is stored under the path the pages link to.
+    #[test]
+    fn the_icon_is_stored_where_pages_link_to_it() {
+        assert_eq!(crate::artifact::ICON_DOCUMENT, foundry_catalog_pages::favicon::PATH);
+    }
 }

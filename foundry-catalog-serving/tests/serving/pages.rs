@@ -82,9 +82,15 @@ fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
     let catalog = reloaded(&built(Builder::new().pages(pages(SITE))));
     let renderer = pages(SITE);
     let mut paths: Vec<String> = records().iter().map(ProductRecord::canonical_path).collect();
-    paths.extend(["/robots.txt".to_owned(), "/sitemap.xml".to_owned()]);
+    paths.extend(["/robots.txt".to_owned(), "/sitemap.xml".to_owned(), "/favicon.ico".to_owned()]);
     paths.sort();
     assert_eq!(catalog.page_paths(), paths);
+    // The icon every page links to, as an icon.
+    let icon = answer(&catalog, &get(foundry_catalog_pages::favicon::PATH));
+    assert_eq!((icon.status, icon.content_type), (200, Some("image/x-icon")));
+    assert_eq!(icon.body, foundry_catalog_pages::favicon::ico());
+    assert_eq!(answer(&catalog, &get("/robots.txt")).content_type, Some("text/plain; charset=utf-8"));
+    assert_eq!(answer(&catalog, &get("/sitemap.xml")).content_type, Some("application/xml"));
     for record in records() {
         let path = record.canonical_path();
         let reply = answer(&catalog, &get(&path));
