@@ -3,17 +3,25 @@
 //!
 //! | route | `@type` | from the record |
 //! |---|---|---|
-//! | `datasets` | [`Dataset`](https://schema.org/Dataset) | `name`, `description`, `url`, `identifier`, `dateModified`, `keywords`, `audience`, `variableMeasured` (the schema preview's fields), `distribution` (the JSON endpoint), `offers` |
-//! | `actors` | [`SoftwareApplication`](https://schema.org/SoftwareApplication) | `name`, `description`, `url`, `identifier`, `dateModified`, `applicationCategory`, `applicationSubCategory` (`Data extraction actor`), `operatingSystem`, `featureList`, `audience`, `offers` |
+//! | `datasets` | [`Dataset`](https://schema.org/Dataset) | `name`, `description`, `url`, `identifier`, `dateModified`, `keywords`, `audience`, `variableMeasured` (the schema preview's fields), `isBasedOn` (`provenance`), `includedInDataCatalog` (`quality.source`), `sameAs`, `offers` |
+//! | `actors` | [`SoftwareApplication`](https://schema.org/SoftwareApplication) | `name`, `description`, `url`, `identifier`, `dateModified`, `applicationCategory`, `applicationSubCategory` (`Data extraction actor`), `operatingSystem`, `featureList`, `audience`, `sameAs`, `offers` |
 //! | `automation` | [`SoftwareApplication`](https://schema.org/SoftwareApplication) | the same, `applicationSubCategory` `Automation connector` |
 //!
 //! An actor and an automation connector are software a buyer runs, sold
 //! through marketplaces: `SoftwareApplication` with its `offers` is what
 //! search engines read for such a product. Each published listing is one
 //! `Offer` (its `url`, the marketplace as `seller`, the pricing hint's
-//! currency and model); the primary listing comes first. What CI requires
-//! of each type is in `tests/pages/expectations.json`, read by the crate's
-//! tests and by the HTML and browser checks alike.
+//! model when it is shown) and one `sameAs` URL (the same product on that
+//! marketplace); the primary listing comes first.
+//!
+//! Nothing is said that the record does not hold: the record has no price
+//! (its pricing hint is a model in words), so no offer has a `price` or a
+//! `priceCurrency` (which goes with a price); no rating, review, licence,
+//! creator or coverage. The dataset's data is not downloadable from the
+//! site, so there is no `distribution`. Google's required and recommended
+//! properties of each type, and which of them the record cannot fill and
+//! why, are in `tests/pages/expectations.json`, read by the crate's tests
+//! and by the HTML and browser checks alike.
 
 use foundry_catalog::product::{ProductRecord, Route};
 use serde_json::{Value, json};
@@ -33,13 +41,15 @@ pub fn object(record: &ProductRecord, site: &Site) -> Value {
     let offers: Vec<Value> = listings(record)
         .iter()
         .map(|listing| {
-            json!({
+            let mut offer = json!({
                 "@type": "Offer",
                 "url": listing.url,
                 "seller": {"@type": "Organization", "name": listing.label},
-                "priceCurrency": record.pricing_hint.currency.to_string(),
-                "description": record.pricing_hint.model,
-            })
+            });
+            if record.pricing_hint.visible {
+                offer["description"] = json!(record.pricing_hint.model);
+            }
+            offer
         })
         .collect();
     let audience: Vec<Value> =
@@ -66,13 +76,17 @@ pub fn object(record: &ProductRecord, site: &Site) -> Value {
                         .map(|f| json!({"@type": "PropertyValue", "name": f.name, "description": f.description}))
                         .collect(),
                 );
+                if !record.provenance.is_empty() {
+                    let sources: Vec<Value> = record
+                        .provenance
+                        .iter()
+                        .map(|p| json!({"@type": "CreativeWork", "name": p.label, "description": p.source}))
+                        .collect();
+                    map.insert("isBasedOn".into(), Value::Array(sources));
+                }
                 map.insert(
-                    "distribution".into(),
-                    json!([{
-                        "@type": "DataDownload",
-                        "encodingFormat": "application/json",
-                        "contentUrl": site.url(&record.api_path()),
-                    }]),
+                    "includedInDataCatalog".into(),
+                    json!({"@type": "DataCatalog", "name": record.quality.source}),
                 );
             }
             Route::Actors | Route::Automation => {
@@ -87,6 +101,8 @@ pub fn object(record: &ProductRecord, site: &Site) -> Value {
             map.insert("audience".into(), Value::Array(audience.clone()));
         }
         if !offers.is_empty() {
+            let same_as: Vec<&str> = listings(record).iter().map(|l| l.url.as_str()).collect();
+            map.insert("sameAs".into(), json!(same_as));
             map.insert("offers".into(), Value::Array(offers.clone()));
         }
     }

@@ -59,6 +59,41 @@ const parseOrNull = (text) => {
   }
 };
 
+// Whether the JSON-LD has `prop` (`a.b`: b on any of a's items; `a|b`: either).
+const holds = (ld, prop) => {
+  if (prop.includes("|")) return prop.split("|").some((p) => holds(ld, p));
+  if (prop.includes(".")) {
+    const [outer, inner] = prop.split(/\.(.*)/s);
+    const value = ld[outer];
+    const items = Array.isArray(value) ? value : value && typeof value === "object" ? [value] : [];
+    return items.some((item) => item && typeof item === "object" && inner in item);
+  }
+  return prop in ld;
+};
+
+// Google's properties of the type against expectations.json: each there
+// unless the record cannot fill it (and then not there).
+function judgeJsonLd(ld, record) {
+  const kind = expectations.json_ld[record.route].type;
+  const google = expectations.google[kind];
+  const notHeld = expectations.not_held[kind];
+  const problems = [];
+  for (const prop of [...google.required, ...google.recommended]) {
+    const source = expectations.held_when[prop];
+    if (prop in notHeld) {
+      if (holds(ld, prop)) problems.push(`holds ${prop}, which the record does not (${notHeld[prop]})`);
+    } else if (source && !record[source].length) {
+      continue;
+    } else if (!holds(ld, prop)) {
+      problems.push(`lacks ${prop}`);
+    }
+  }
+  const [low, high] = google.description_length || [1, 1e9];
+  const length = (ld.description || "").length;
+  if (length < low || length > high) problems.push(`description of ${length} characters, not ${low} to ${high}`);
+  return problems;
+}
+
 const browser = await chromium.launch({ executablePath: args.chromium, args: ["--no-sandbox"] });
 const widths = [
   ["phone", { width: 390, height: 844 }],
@@ -161,9 +196,7 @@ async function checkProduct(record) {
         const ld = JSON.parse(scripts[0]);
         const expected = expectations.json_ld[record.route];
         if (ld["@type"] !== expected.type) fail(`${slug}: JSON-LD type ${ld["@type"]}`);
-        const missing = expected.required.filter((p) => !(p in ld));
-        if (record.marketplaces.length && !("offers" in ld) && expected.type === "SoftwareApplication") missing.push("offers");
-        if (missing.length) fail(`${slug}: JSON-LD lacks ${missing}`);
+        for (const problem of judgeJsonLd(ld, record)) fail(`${slug}: JSON-LD ${problem}`);
       }
       const columns = await page.locator("table.sample thead th").allInnerTexts();
       const names = record.schema_preview.fields.map((f) => f.name);

@@ -33,7 +33,40 @@ import html5lib
 from lxml import etree, html as lhtml
 
 EXPECTATIONS = json.loads(pathlib.Path(__file__).with_name("expectations.json").read_text())
-REQUIRED = {route: (e["type"], e["required"]) for route, e in EXPECTATIONS["json_ld"].items()}
+KINDS = {route: e["type"] for route, e in EXPECTATIONS["json_ld"].items()}
+
+
+def holds(ld, prop):
+    """Whether the JSON-LD has `prop` (`a.b`: b on any of a's items; `a|b`: either)."""
+    if "|" in prop:
+        return any(holds(ld, p) for p in prop.split("|"))
+    if "." in prop:
+        outer, inner = prop.split(".", 1)
+        value = ld.get(outer)
+        items = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+        return any(isinstance(item, dict) and inner in item for item in items)
+    return prop in ld
+
+
+def judge_json_ld(ld, record):
+    """Google's properties of the type against expectations.json: each there
+    unless the record cannot fill it (and then not there)."""
+    kind = KINDS[record["route"]]
+    google, not_held = EXPECTATIONS["google"][kind], EXPECTATIONS["not_held"][kind]
+    problems = []
+    for prop in google["required"] + google["recommended"]:
+        source = EXPECTATIONS["held_when"].get(prop)
+        if prop in not_held:
+            if holds(ld, prop):
+                problems.append(f"holds {prop}, which the record does not ({not_held[prop]})")
+        elif source and not record[source]:
+            continue
+        elif not holds(ld, prop):
+            problems.append(f"lacks {prop}")
+    low, high = google.get("description_length", [1, 10**9])
+    if not low <= len(ld.get("description", "")) <= high:
+        problems.append(f"description of {len(ld.get('description', ''))} characters, not {low} to {high}")
+    return problems
 NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
 
 failures = []
@@ -77,12 +110,11 @@ def check_page(path, record, site_url):
         fail(f"{slug}: {len(scripts)} JSON-LD scripts")
     else:
         ld = json.loads(scripts[0])
-        kind, required = REQUIRED[record["route"]]
+        kind = KINDS[record["route"]]
         if ld.get("@context") != "https://schema.org" or ld.get("@type") != kind:
             fail(f"{slug}: JSON-LD is {ld.get('@type')!r}, not {kind}")
-        missing = [p for p in required if p not in ld]
-        if missing:
-            fail(f"{slug}: JSON-LD lacks {missing}")
+        for problem in judge_json_ld(ld, record):
+            fail(f"{slug}: JSON-LD {problem}")
         if ld.get("name") != record["title"] or ld.get("url") != site_url + record["canonical_path"]:
             fail(f"{slug}: JSON-LD name or url differ from the record")
         if record["marketplaces"] and [o["url"] for o in ld.get("offers", [])][:1] != [record["primary_cta"]["url"]]:
