@@ -19,6 +19,35 @@ foundry_catalog_core::wire_enum! {
     }
 }
 
+/// The path of the site's home page, which lists every route.
+pub const HOME_PATH: &str = "/";
+
+impl Route {
+    /// The path of this route's list page `page` (from 1), which is also
+    /// its category's: `/datasets`, then `/datasets/page/2`, ….
+    pub fn list_path(self, page: usize) -> String {
+        if page <= 1 { format!("/{}", self.as_str()) } else { format!("/{}/page/{page}", self.as_str()) }
+    }
+}
+
+/// Whether `path` is the path of a list page: [`HOME_PATH`], or a route's
+/// page as [`Route::list_path`] writes it (page 2 and on by number, with
+/// no leading zero).
+pub fn is_list_path(path: &str) -> bool {
+    if path == HOME_PATH {
+        return true;
+    }
+    let Some(rest) = path.strip_prefix('/') else { return false };
+    let (route, page) = match rest.split_once("/page/") {
+        Some((route, n)) => (route, Some(n)),
+        None => (rest, None),
+    };
+    let numbered = |n: &str| {
+        (1..=9).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0') && n != "1"
+    };
+    route.parse::<Route>().is_ok() && page.is_none_or(numbered)
+}
+
 /// Where a product's manifest lives (`schema_preview.manifest_path`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ManifestLocation {

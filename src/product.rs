@@ -18,7 +18,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-pub use crate::locations::{API_PATH_PREFIX, Route};
+pub use crate::locations::{API_PATH_PREFIX, HOME_PATH, Route, is_list_path};
 use crate::preview::{Sample, SchemaPreview};
 use crate::shape::{Format, Shape, wire_object};
 use crate::{Currency, OffsetTimestamp, Slug, UtcTimestamp};

@@ -121,7 +121,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     };
     match args.pages.pages(None) {
         Ok(Some(pages)) => {
-            for warning in pages.site().warnings() {
+            for warning in foundry_catalog_pages::sitemap::warnings(pages.site()) {
                 eprintln!("warning: {warning}");
             }
             builder = builder.pages(pages);

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use foundry_catalog::response::ProductResponse;
 use foundry_catalog_core::RecordSchema;
+use foundry_catalog_pages::list::{Card, HOME_PATH};
 use foundry_catalog_pages::{Pages, Site, sitemap};
 use foundry_catalog_serving::catalog::{Builder, ContentCoding, ResponseCatalog};
 
@@ -17,7 +18,8 @@ use crate::{BROKEN, USAGE, fail};
 /// The catalog is a folder of manifests (built and checked as `build`
 /// does) or an artifact file. Each page is rendered from the product's
 /// JSON body, with the templates compiled in or those of --templates.
-/// Files written: OUT/<route>/<slug>.html, OUT/404.html, OUT/robots.txt,
+/// Files written: OUT/<route>/<slug>.html, the list pages (OUT/index.html,
+/// OUT/<route>.html, OUT/<route>/page/<n>.html), OUT/404.html, OUT/robots.txt,
 /// OUT/favicon.ico and, with --site-url, OUT/sitemap.xml (and
 /// OUT/sitemap-N.xml past 50,000 pages); with --precompress, each also
 /// as FILE.gz and FILE.br. A static server maps /<route>/<slug> to the
@@ -58,7 +60,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             Err(e) => return fail(BROKEN, e),
         },
     };
-    for warning in pages.site().warnings() {
+    for warning in foundry_catalog_pages::sitemap::warnings(pages.site()) {
         eprintln!("warning: {warning}");
     }
     let loaded = match args.record_types.load() {
@@ -97,7 +99,7 @@ fn write_site(
     out: &Out<'_>,
 ) -> Result<usize, Failure> {
     let slugs = catalog.slugs();
-    let page = |slug: &str| -> Result<Option<sitemap::Entry>, Failure> {
+    let page = |slug: &str| -> Result<Option<Card>, Failure> {
         let body = catalog.get(slug).map(|entry| entry.body()).transpose();
         let body = body.map_err(|e| (BROKEN, format!("{slug}: {e}")))?.unwrap_or_default();
         let record = serde_json::from_slice(&body)
@@ -107,11 +109,11 @@ fn write_site(
             .data;
         let html = pages.product(&record).map_err(|e| (BROKEN, e.to_string()))?;
         out.write(&format!("{}.html", record.canonical_path()), html.as_bytes())?;
-        Ok(sitemap::Entry::of(&record))
+        Ok(Card::of(&record))
     };
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let run = slugs.len().div_ceil(threads).max(1);
-    let results: Vec<Result<Vec<Option<sitemap::Entry>>, Failure>> = std::thread::scope(|scope| {
+    let results: Vec<Result<Vec<Option<Card>>, Failure>> = std::thread::scope(|scope| {
         let workers: Vec<_> =
             slugs.chunks(run).map(|chunk| scope.spawn(move || chunk.iter().map(|slug| page(slug)).collect())).collect();
         workers
@@ -119,10 +121,22 @@ fn write_site(
             .map(|worker| worker.join().unwrap_or_else(|_| Err((BROKEN, "a rendering thread panicked".to_owned()))))
             .collect()
     });
-    let mut entries = Vec::new();
+    let mut cards = Vec::new();
     for result in results {
-        entries.extend(result?.into_iter().flatten());
+        cards.extend(result?.into_iter().flatten());
     }
+    // The list pages, as a build stores them: `/` as index.html, the
+    // others as <path>.html.
+    let lists = pages.list_pages(&cards).map_err(|e| (BROKEN, e.to_string()))?;
+    for list in &lists {
+        let file = if list.path == HOME_PATH { "/index.html".to_owned() } else { format!("{}.html", list.path) };
+        out.write(&file, list.html.as_bytes())?;
+    }
+    let entries = cards
+        .iter()
+        .map(|card| sitemap::Entry { path: card.path.clone(), lastmod: card.lastmod.clone() })
+        .chain(lists.iter().map(|list| sitemap::Entry { path: list.path.clone(), lastmod: list.lastmod.clone() }))
+        .filter(|entry| !entry.lastmod.is_empty());
     let not_found = pages.not_found().map_err(|e| (BROKEN, e.to_string()))?;
     out.write("/404.html", not_found.as_bytes())?;
     out.write(sitemap::ROBOTS_PATH, sitemap::robots(pages.site()).as_bytes())?;
@@ -165,7 +179,10 @@ fn write(out: &Path, path: &str, bytes: &[u8]) -> Result<(), Failure> {
     let file = out.join(path.trim_start_matches('/'));
     let failed = |e: std::io::Error| (USAGE, format!("{}: cannot write: {e}", file.display()));
     std::fs::create_dir_all(out).map_err(failed)?;
-    if let Some(folder) = file.parent().filter(|folder| *folder != out) {
+    // Each folder between `out` and the file, outermost first.
+    let mut folders: Vec<&Path> = file.ancestors().skip(1).take_while(|folder| *folder != out).collect();
+    folders.reverse();
+    for folder in folders {
         match std::fs::create_dir(folder) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

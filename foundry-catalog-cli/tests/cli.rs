@@ -1852,9 +1852,16 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
             )
         );
         let sitemap = std::fs::read_to_string(site.join("sitemap.xml")).expect("a sitemap");
-        assert_eq!(sitemap.matches("<loc>").count(), 3, "{sitemap}");
-        let files =
-            ["404.html", "robots.txt", "actors/lead-signal-extractor.html", "automation/crm-webhook-connector.html"];
+        // Three products, the home page and a page per route.
+        assert_eq!(sitemap.matches("<loc>").count(), 7, "{sitemap}");
+        let files = [
+            "404.html",
+            "robots.txt",
+            "actors/lead-signal-extractor.html",
+            "automation/crm-webhook-connector.html",
+            "index.html",
+            "datasets.html",
+        ];
         sites.push((page, sitemap, files.map(|f| std::fs::read(site.join(f)).expect("written"))));
     }
     assert!(sites[0] == sites[1], "an artifact's pages are its manifests' pages");

@@ -126,6 +126,18 @@ pub fn script(record: &ProductRecord, site: &Site) -> String {
     escape_for_script(&object(record, site).to_string())
 }
 
+/// The home page's JSON-LD: the site as a [`WebSite`](https://schema.org/WebSite)
+/// named `name`, safe to place in a script element (as [`script`]).
+pub fn website_script(name: &str, site: &Site) -> String {
+    let object = json!({
+        "@context": "https://schema.org",
+        "@type": "WebSite",
+        "name": name,
+        "url": site.url(foundry_catalog::product::HOME_PATH),
+    });
+    escape_for_script(&object.to_string())
+}
+
 /// JSON text with `<`, `>` and `&` escaped (they can only occur inside
 /// strings, where the escapes mean the same characters).
 fn escape_for_script(json: &str) -> String {

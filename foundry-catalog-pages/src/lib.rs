@@ -37,6 +37,7 @@
 mod error;
 pub mod favicon;
 pub mod json_ld;
+pub mod list;
 mod markup;
 mod render;
 mod site;
@@ -44,5 +45,5 @@ pub mod sitemap;
 mod templates;
 
 pub use error::PageError;
-pub use render::Pages;
+pub use render::{ListPage, Pages};
 pub use site::{InvalidSite, Site};

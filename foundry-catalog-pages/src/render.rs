@@ -9,12 +9,19 @@ use minijinja::{AutoEscape, Environment, ErrorKind, Output, State, UndefinedBeha
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::list::{self, Card};
 use crate::templates::{DEFAULTS, read_dir};
 use crate::{PageError, Site, json_ld};
+
+/// The site's name in the home page's JSON-LD (the default templates
+/// write it in the header and titles).
+const SITE_NAME: &str = "Product catalog";
 
 /// The templates every environment must have (a folder may replace each).
 const PRODUCT: &str = "product.html";
 const NOT_FOUND: &str = "not_found.html";
+const HOME: &str = "home.html";
+const LIST: &str = "list.html";
 
 /// Renders product pages and the not-found page from templates.
 pub struct Pages {
@@ -53,6 +60,64 @@ struct PageContext<'a> {
     columns: &'a [foundry_catalog::preview::FieldPreview],
     /// The sample rows, one cell per column.
     rows: Vec<Vec<Cell>>,
+    /// Home, the route's list page, the product (no URL: the page itself).
+    breadcrumbs: Vec<Crumb>,
+}
+
+/// One step of a page's breadcrumbs.
+#[derive(Serialize)]
+struct Crumb {
+    /// What it is called.
+    name: String,
+    /// Its absolute URL (a path without a site); none for the page itself.
+    url: Option<String>,
+}
+
+/// One list page, rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListPage {
+    /// Its path (`/`, `/datasets`, `/datasets/page/2`, …).
+    pub path: String,
+    /// The HTML.
+    pub html: String,
+    /// Its sitemap `lastmod`: the newest of its products'.
+    pub lastmod: String,
+}
+
+/// What a list template sees of a product.
+#[derive(Serialize)]
+struct CardContext<'a> {
+    url: String,
+    title: &'a str,
+    summary: &'a str,
+}
+
+/// What `list.html` sees as `page`.
+#[derive(Serialize)]
+struct ListContext<'a> {
+    canonical_url: String,
+    /// The route's name (`Datasets`).
+    label: &'static str,
+    /// The route (`datasets`).
+    route: &'static str,
+    /// This page's number, from 1, and how many pages the route has.
+    number: usize,
+    pages: usize,
+    /// How many products the route lists.
+    total: usize,
+    cards: Vec<CardContext<'a>>,
+    previous_url: Option<String>,
+    next_url: Option<String>,
+    breadcrumbs: Vec<Crumb>,
+}
+
+/// One route as the home page shows it.
+#[derive(Serialize)]
+struct RouteSummary<'a> {
+    label: &'static str,
+    url: String,
+    total: usize,
+    cards: Vec<CardContext<'a>>,
 }
 
 /// One cell of the sample table.
@@ -160,6 +225,14 @@ impl Pages {
             listings: json_ld::listings(record),
             columns,
             rows,
+            breadcrumbs: vec![
+                Crumb { name: "Home".to_owned(), url: Some(self.site.url(list::HOME_PATH)) },
+                Crumb {
+                    name: list::route_label(record.route).to_owned(),
+                    url: Some(self.site.url(&list::route_path(record.route, 1))),
+                },
+                Crumb { name: record.title.clone(), url: None },
+            ],
         };
         let context = minijinja::context! {
             product => Value::from_serialize(record),
@@ -182,10 +255,87 @@ impl Pages {
         self.render(NOT_FOUND, minijinja::context! { site => self.site_context() }, None)
     }
 
+    /// The list pages of the products of `cards` ([`list`]): the home
+    /// page, then each route's pages in order. A route without products
+    /// still has its (empty) first page, so the site's links all answer.
+    pub fn list_pages(&self, cards: &[Card]) -> Result<Vec<ListPage>, PageError> {
+        let routes = list::by_route(cards);
+        fn context<'a>(site: &Site, c: &'a Card) -> CardContext<'a> {
+            CardContext { url: site.url(&c.path), title: &c.title, summary: &c.summary }
+        }
+        let summaries: Vec<RouteSummary<'_>> = routes
+            .iter()
+            .map(|(route, cards)| RouteSummary {
+                label: list::route_label(*route),
+                url: self.site.url(&list::route_path(*route, 1)),
+                total: cards.len(),
+                cards: cards.iter().take(list::HOME_SIZE).map(|c| context(&self.site, c)).collect(),
+            })
+            .collect();
+        let home = minijinja::context! {
+            site => self.site_context(),
+            page => minijinja::context! {
+                canonical_url => self.site.url(list::HOME_PATH),
+                routes => Value::from_serialize(&summaries),
+                json_ld => Value::from_safe_string(json_ld::website_script(SITE_NAME, &self.site)),
+            },
+        };
+        let mut out = vec![ListPage {
+            path: list::HOME_PATH.to_owned(),
+            html: self.render(HOME, home, None)?,
+            lastmod: list::newest(cards.iter()),
+        }];
+        for (route, cards) in &routes {
+            let pages = cards.len().div_ceil(list::PAGE_SIZE).max(1);
+            for number in 1..=pages {
+                let chunk = cards.chunks(list::PAGE_SIZE).nth(number - 1).unwrap_or_default();
+                let path = list::route_path(*route, number);
+                let label = list::route_label(*route);
+                let mut breadcrumbs =
+                    vec![Crumb { name: "Home".to_owned(), url: Some(self.site.url(list::HOME_PATH)) }];
+                if number > 1 {
+                    breadcrumbs
+                        .push(Crumb { name: label.to_owned(), url: Some(self.site.url(&list::route_path(*route, 1))) });
+                    breadcrumbs.push(Crumb { name: format!("Page {number}"), url: None });
+                } else {
+                    breadcrumbs.push(Crumb { name: label.to_owned(), url: None });
+                }
+                let page = ListContext {
+                    canonical_url: self.site.url(&path),
+                    label,
+                    route: route.as_str(),
+                    number,
+                    pages,
+                    total: cards.len(),
+                    cards: chunk.iter().map(|c| context(&self.site, c)).collect(),
+                    previous_url: (number > 1).then(|| self.site.url(&list::route_path(*route, number - 1))),
+                    next_url: (number < pages).then(|| self.site.url(&list::route_path(*route, number + 1))),
+                    breadcrumbs,
+                };
+                let context = minijinja::context! { site => self.site_context(), page => Value::from_serialize(&page) };
+                out.push(ListPage {
+                    html: self.render(LIST, context, None)?,
+                    lastmod: list::newest(chunk.iter().copied()),
+                    path,
+                });
+            }
+        }
+        Ok(out)
+    }
+
     fn site_context(&self) -> Value {
+        let routes: Vec<Crumb> = Route::ALL
+            .iter()
+            .map(|&route| Crumb {
+                name: list::route_label(route).to_owned(),
+                url: Some(self.site.url(&list::route_path(route, 1))),
+            })
+            .collect();
         minijinja::context! {
             url => self.site.is_known().then(|| self.site.url("")),
+            home => self.site.url(list::HOME_PATH),
             favicon => self.site.url(crate::favicon::PATH),
+            routes => Value::from_serialize(&routes),
         }
     }
 

@@ -66,30 +66,6 @@ impl Site {
         !self.base.is_empty()
     }
 
-    /// What a build with this site should warn about, each a sentence
-    /// with a hint: an unknown site (links are paths, no sitemap), and a
-    /// site with a path, whose `robots.txt` crawlers never read (they ask
-    /// for it at the origin's root only).
-    pub fn warnings(&self) -> Vec<String> {
-        if !self.is_known() {
-            return vec![
-                "no site URL: canonical links, Open Graph and JSON-LD URLs are paths, not absolute URLs, and no sitemap is written; hint: give the public site's URL with --site-url".to_owned(),
-            ];
-        }
-        let Ok(uri) = iri_string::types::UriStr::new(&self.base) else { return Vec::new() };
-        let path = uri.path_str();
-        if path.is_empty() || path == "/" {
-            return Vec::new();
-        }
-        let origin = &self.base[..self.base.len() - path.len()];
-        vec![format!(
-            "the site {} has a path ({path}): crawlers read robots.txt only at {origin}/robots.txt, not the one written at {}; hint: put its rules and its Sitemap line ({}) in the origin's robots.txt",
-            self.base,
-            self.url(crate::sitemap::ROBOTS_PATH),
-            self.url(crate::sitemap::PATH),
-        )]
-    }
-
     /// The URL of `path` (which starts with `/`) on this site; the path
     /// itself when the site is unknown.
     pub fn url(&self, path: &str) -> String {
@@ -124,20 +100,5 @@ mod tests {
             assert!(Site::new(bad).is_err(), "{bad}");
         }
         assert_eq!(Site::unknown().url("/datasets/x"), "/datasets/x");
-    }
-
-    /// An unknown site and a site with a path are warned about; an
-    /// origin, with or without its trailing slash, is not.
-    #[test]
-    fn an_unknown_site_and_a_site_with_a_path_are_warned_about() {
-        for origin in ["https://catalog.example.com", "https://catalog.example.com/", "http://127.0.0.1:8080"] {
-            assert_eq!(Site::new(origin).unwrap().warnings(), Vec::<String>::new(), "{origin}");
-        }
-        let unknown = Site::unknown().warnings();
-        assert!(unknown.len() == 1 && unknown[0].contains("--site-url"), "{unknown:?}");
-        let prefixed = Site::new("https://example.com/catalog/").unwrap().warnings();
-        assert_eq!(prefixed.len(), 1);
-        assert!(prefixed[0].contains("only at https://example.com/robots.txt"), "{prefixed:?}");
-        assert!(prefixed[0].contains("https://example.com/catalog/sitemap.xml"), "{prefixed:?}");
     }
 }

@@ -53,6 +53,31 @@ pub fn indexable(record: &ProductRecord) -> bool {
     record.is_visible && !record.seo.noindex
 }
 
+/// What a build for `site` should warn about, each a sentence
+/// with a hint: an unknown site (links are paths, no sitemap), and a
+/// site with a path, whose `robots.txt` crawlers never read (they ask
+/// for it at the origin's root only).
+pub fn warnings(site: &Site) -> Vec<String> {
+    if !site.is_known() {
+        return vec![
+            "no site URL: canonical links, Open Graph and JSON-LD URLs are paths, not absolute URLs, and no sitemap is written; hint: give the public site's URL with --site-url".to_owned(),
+        ];
+    }
+    let base = site.url("");
+    let Ok(uri) = iri_string::types::UriStr::new(&base) else { return Vec::new() };
+    let path = uri.path_str();
+    if path.is_empty() || path == "/" {
+        return Vec::new();
+    }
+    let origin = &base[..base.len() - path.len()];
+    vec![format!(
+        "the site {} has a path ({path}): crawlers read robots.txt only at {origin}/robots.txt, not the one written at {}; hint: put its rules and its Sitemap line ({}) in the origin's robots.txt",
+        base,
+        site.url(ROBOTS_PATH),
+        site.url(PATH),
+    )]
+}
+
 /// One file of the sitemap: its path on the site and its XML.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct File {
@@ -131,6 +156,21 @@ pub fn robots(site: &Site) -> String {
 mod tests {
     use super::{Entry, MAX_BYTES, MAX_URLS, files, robots};
     use crate::Site;
+
+    /// An unknown site and a site with a path are warned about; an
+    /// origin, with or without its trailing slash, is not.
+    #[test]
+    fn an_unknown_site_and_a_site_with_a_path_are_warned_about() {
+        for origin in ["https://catalog.example.com", "https://catalog.example.com/", "http://127.0.0.1:8080"] {
+            assert_eq!(super::warnings(&Site::new(origin).unwrap()), Vec::<String>::new(), "{origin}");
+        }
+        let unknown = super::warnings(&Site::unknown());
+        assert!(unknown.len() == 1 && unknown[0].contains("--site-url"), "{unknown:?}");
+        let prefixed = super::warnings(&Site::new("https://example.com/catalog/").unwrap());
+        assert_eq!(prefixed.len(), 1);
+        assert!(prefixed[0].contains("only at https://example.com/robots.txt"), "{prefixed:?}");
+        assert!(prefixed[0].contains("https://example.com/catalog/sitemap.xml"), "{prefixed:?}");
+    }
 
     fn entries(n: usize) -> impl Iterator<Item = Entry> {
         (0..n).map(|i| Entry {

@@ -81,6 +81,13 @@ fn example_pages() {
         assert_eq!(pages.product(&record).unwrap(), html);
     }
     insta::assert_snapshot!("not-found", pages.not_found().unwrap());
+    let cards: Vec<_> = examples().iter().filter_map(foundry_catalog_pages::list::Card::of).collect();
+    let lists = pages.list_pages(&cards).unwrap();
+    let paths: Vec<&str> = lists.iter().map(|list| list.path.as_str()).collect();
+    assert_eq!(paths, ["/", "/datasets", "/actors", "/automation"]);
+    insta::assert_snapshot!("home", lists[0].html);
+    insta::assert_snapshot!("list-datasets", lists[1].html);
+    assert_eq!(pages.list_pages(&cards).unwrap(), lists, "the same cards give the same bytes");
 }
 
 #[test]
@@ -316,4 +323,46 @@ fn without_a_site_links_are_paths() {
     let record = &examples()[0];
     let html = pages.product(record).unwrap();
     assert!(html.contains(&format!(r#"<link rel="canonical" href="{}">"#, record.canonical_path())));
+}
+
+/// A route's products are split into pages of `PAGE_SIZE` in path order:
+/// each product on exactly one page, each page linking the one before and
+/// after, and the pages past the first at `/<route>/page/<n>`; the home
+/// page shows the first few of each route.
+#[test]
+fn list_pages_show_every_product_once_in_pages_of_fifty() {
+    use foundry_catalog_pages::list::{Card, HOME_SIZE, PAGE_SIZE};
+    let pages = Pages::new(site());
+    let total = 2 * PAGE_SIZE + 7;
+    let cards: Vec<Card> = (0..total)
+        .rev()
+        .map(|n| Card {
+            path: format!("/actors/a-{n:04}"),
+            title: format!("Actor {n:04}"),
+            summary: format!("Summary {n}"),
+            lastmod: format!("2026-01-{:02}T00:00:00+00:00", n % 28 + 1),
+        })
+        .collect();
+    let lists = pages.list_pages(&cards).unwrap();
+    let actors: Vec<_> = lists.iter().filter(|l| l.path.starts_with("/actors")).collect();
+    let paths: Vec<&str> = actors.iter().map(|l| l.path.as_str()).collect();
+    assert_eq!(paths, ["/actors", "/actors/page/2", "/actors/page/3"]);
+    let mut seen = Vec::new();
+    for (i, list) in actors.iter().enumerate() {
+        let titles: Vec<usize> =
+            list.html.match_indices("\">Actor ").map(|(at, _)| list.html[at + 8..at + 12].parse().unwrap()).collect();
+        assert_eq!(titles.len(), if i < 2 { PAGE_SIZE } else { total - 2 * PAGE_SIZE }, "{}", list.path);
+        seen.extend(titles);
+        assert_eq!(list.html.contains("rel=\"prev\""), i > 0, "{}", list.path);
+        assert_eq!(list.html.contains("rel=\"next\""), i < 2, "{}", list.path);
+    }
+    assert_eq!(seen, (0..total).collect::<Vec<_>>(), "each product once, in path order");
+    assert!(actors[1].html.contains(r#"<link rel="canonical" href="https://catalog.example.com/actors/page/2">"#));
+    let home = &lists[0];
+    assert_eq!(home.path, "/");
+    assert_eq!(home.html.matches("\">Actor ").count(), HOME_SIZE);
+    assert!(home.html.contains(&format!("All {total} actors")));
+    // A route with no product still has its page, kept from search engines.
+    let datasets = lists.iter().find(|l| l.path == "/datasets").unwrap();
+    assert!(datasets.html.contains(r#"<meta name="robots" content="noindex">"#));
 }

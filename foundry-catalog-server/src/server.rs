@@ -149,7 +149,7 @@ impl Server {
             } else {
                 let site = foundry_catalog_pages::Site::new(&pages.site)
                     .unwrap_or_else(|_| foundry_catalog_pages::Site::unknown());
-                for warning in site.warnings() {
+                for warning in foundry_catalog_pages::sitemap::warnings(&site) {
                     warn!("{warning}");
                 }
             }

@@ -616,6 +616,11 @@ pub(crate) struct DocumentEntry {
 /// request reaches it but as the answer to an unknown page.
 pub(crate) const NOT_FOUND_DOCUMENT: &str = "404";
 
+/// The name the list pages' cards are kept under (`foundry_catalog_pages::list::Card`,
+/// one JSON document): not a path, so never served; a build on this
+/// artifact renders the list pages from them.
+pub(crate) const CARDS_DOCUMENT: &str = "cards";
+
 /// The name of the site's icon among the documents: its path,
 /// `foundry_catalog_pages::favicon::PATH`.
 pub(crate) const ICON_DOCUMENT: &str = "/favicon.ico";

@@ -1018,6 +1018,13 @@ impl ResponseCatalog {
         site.not_found.map(|n| SiteResource::NotFound(self.entry(Response::Document(n))))
     }
 
+    /// The bytes of the site document named `name` (a path, or a name
+    /// that is not one, as the cards'), as is; none without it.
+    pub(crate) fn document(&self, name: &str) -> Option<Result<Bytes, ArtifactError>> {
+        let &n = self.site.as_deref()?.documents.get(name.as_bytes())?;
+        Some(self.entry(Response::Document(n)).body())
+    }
+
     /// Every path of a page or site document served, sorted (empty
     /// without pages; the not-found page has none).
     pub fn page_paths(&self) -> Vec<&str> {
@@ -1025,6 +1032,7 @@ impl ResponseCatalog {
             .site
             .iter()
             .flat_map(|site| site.pages.keys().chain(site.documents.keys()))
+            .filter(|k| k.starts_with(b"/"))
             .filter_map(|k| std::str::from_utf8(k).ok())
             .collect();
         paths.sort_unstable();
@@ -1207,14 +1215,14 @@ fn is_document_name(name: &[u8]) -> bool {
         .strip_prefix(b"/sitemap-")
         .and_then(|n| n.strip_suffix(b".xml"))
         .is_some_and(|n| !n.is_empty() && n.len() <= 9 && n[0] != b'0' && n.iter().all(u8::is_ascii_digit));
-    numbered
-        || [
-            &b"/robots.txt"[..],
-            b"/sitemap.xml",
-            artifact::NOT_FOUND_DOCUMENT.as_bytes(),
-            artifact::ICON_DOCUMENT.as_bytes(),
-        ]
-        .contains(&name)
+    let fixed = [
+        &b"/robots.txt"[..],
+        b"/sitemap.xml",
+        artifact::NOT_FOUND_DOCUMENT.as_bytes(),
+        artifact::ICON_DOCUMENT.as_bytes(),
+        artifact::CARDS_DOCUMENT.as_bytes(),
+    ];
+    numbered || fixed.contains(&name) || std::str::from_utf8(name).is_ok_and(foundry_catalog::product::is_list_path)
 }
 
 /// A problem opening the artifact file at `path`, as a build's.

@@ -26,8 +26,9 @@
 //! | request | reply |
 //! |---|---|
 //! | a product's `canonical_path` (`/datasets/<slug>`, …) | 200, `text/html; charset=utf-8`, the page, its own `ETag`, the product's `Last-Modified` |
+//! | `/`, a route's list page (`/datasets`, `/datasets/page/2`, …) | 200, `text/html; charset=utf-8`, its own `ETag` (no `Last-Modified`) |
 //! | `/robots.txt`, `/sitemap.xml` (and `/sitemap-<n>.xml` past 50,000 pages), `/favicon.ico` | 200, `text/plain`, `application/xml` or `image/x-icon`, its own `ETag` (no `Last-Modified`) |
-//! | a page's path with a trailing slash (`/actors/x/`) or `.html` (`/actors/x.html`) | 301, `Location:` the page's path (`/actors/x`) |
+//! | a page's path with a trailing slash (`/actors/x/`) or `.html` (`/actors/x.html`, `/index.html`) | 301, `Location:` the page's path (`/actors/x`, `/`) |
 //! | any other path outside `/api/` | 404 with the not-found page (`text/html`), not cached |
 //!
 //! The conditional headers are evaluated in RFC 9110 §13.2.2's order. A
@@ -200,23 +201,32 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
 }
 
 /// `Content-Type` of a site document, by its name's extension: the
-/// sitemap's XML, the icon, else text (`robots.txt`).
+/// sitemap's XML, the icon, `robots.txt`'s text, else a list page.
 fn document_type(path: &str) -> &'static str {
     match path.rsplit_once('.').map(|(_, extension)| extension) {
         Some("xml") => "application/xml",
         Some("ico") => "image/x-icon",
-        _ => "text/plain; charset=utf-8",
+        Some("txt") => "text/plain; charset=utf-8",
+        _ => HTML,
     }
 }
 
 /// The page `path` names in another form: with a trailing slash
-/// (`/actors/x/`) or as the static site's file (`/actors/x.html`), when
-/// that page exists. Only a page's own path is ever given, never text of
-/// the request's: no redirect leaves the site.
+/// (`/actors/x/`) or as the static site's file (`/actors/x.html`,
+/// `/index.html` for `/`), when that page (a product's or a list page)
+/// exists. Only a page's own path is ever given, never text of the
+/// request's: no redirect leaves the site.
 fn canonical_form<'p>(catalog: &ResponseCatalog, path: &'p str) -> Option<&'p str> {
+    if path == "/index.html" {
+        return Some(foundry_catalog::product::HOME_PATH);
+    }
     let trimmed = path.trim_end_matches('/');
     let bare = if trimmed.len() < path.len() { trimmed } else { path.strip_suffix(".html")? };
-    matches!(catalog.site_resource(bare), Some(SiteResource::Page(_))).then_some(bare)
+    match catalog.site_resource(bare) {
+        Some(SiteResource::Page(_)) => Some(bare),
+        Some(SiteResource::Document(_)) if foundry_catalog::product::is_list_path(bare) => Some(bare),
+        _ => None,
+    }
 }
 
 /// 301 to `canonical`, a page's path: cached as pages are, no body.

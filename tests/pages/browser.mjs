@@ -238,6 +238,42 @@ for (const record of records) {
   await checkPolicy(record).catch((e) => fail(`${record.slug} (policy): ${e.message.split("\n")[0]}`));
 }
 
+// The list pages: the home page, each route's first page and a second
+// page; at both widths: 200, no sideways scroll, axe; the route pages'
+// breadcrumbs lead home; under the pages' own policy, a silent console.
+async function checkList(path) {
+  for (const [name, viewport] of widths) {
+    const context = await browser.newContext({ viewport, bypassCSP: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(5000);
+    const response = await page.goto(args.base + path);
+    if (response.status() !== 200) fail(`${path}: answered ${response.status()}`);
+    if ((await page.locator("h1").count()) !== 1) fail(`${path}: not one h1`);
+    const products = await page.locator("ul.cards a").count();
+    if (!products) fail(`${path}: lists no product`);
+    if (path !== "/") {
+      const crumbs = await page.locator('nav[aria-label="Breadcrumb"] a').evaluateAll((as) => as.map((a) => new URL(a.href).pathname));
+      if (crumbs[0] !== "/") fail(`${path}: breadcrumbs ${crumbs}`);
+    }
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    if (overflow) fail(`${path}: the page scrolls sideways at ${viewport.width} px`);
+    await axe(page, `${path} (${name})`);
+    await page.screenshot({ path: join(args.shots, `list${path.replaceAll("/", "-")}-${name}.png`), fullPage: true });
+    await context.close();
+  }
+  const context = await policed();
+  const page = await context.newPage();
+  const said = [];
+  page.on("console", (m) => m.type() === "error" && said.push(m.text()));
+  await page.goto(args["site-url"] + path);
+  await page.waitForLoadState("load");
+  if (said.length) fail(`${path}: the console says ${said.join(" | ")}`);
+  await context.close();
+}
+for (const path of ["/", "/datasets", "/datasets/page/2", "/actors", "/automation"]) {
+  await checkList(path).catch((e) => fail(`${path}: ${e.message.split("\n")[0]}`));
+}
+
 await checkIcon().catch((e) => fail(`/favicon.ico: ${e.message.split("\n")[0]}`));
 const context = await browser.newContext({ bypassCSP: true });
 const page = await context.newPage();
@@ -247,5 +283,5 @@ if (!(await page.locator("h1").innerText()).includes("not found")) fail("the 404
 await axe(page, "404 page");
 await browser.close();
 
-console.log(`browser: ${records.length} pages at two widths and the 404 page in Chromium; axe (${expectations.axe_tags.join(", ")}): ${failures.length ? "violations" : "no violation"} (${axeRules} rules passed on a page)`);
+console.log(`browser: ${records.length} product pages, 5 list pages (home, routes, a second page) at two widths and the 404 page in Chromium; axe (${expectations.axe_tags.join(", ")}): ${failures.length ? "violations" : "no violation"} (${axeRules} rules passed on a page)`);
 process.exit(failures.length ? 1 : 0);

@@ -11,14 +11,18 @@ that share no code with the project:
   meta description seo.description, the canonical link the site URL plus
   canonical_path, robots noindex exactly where seo.noindex is true or
   is_visible false; the
-  JSON-LD parses, has the type for its route and that type's required
-  properties; the first link of the page's call to action is primary_cta's
+  JSON-LD parses, has the type for its route and Google's properties of
+  that type as expectations.json states them; the first link of the page's call to action is primary_cta's
   URL; the sample table has the schema preview's field names as columns
   and sample.rows as rows (a string as is, any other value as JSON, a
   field a row lacks as an em dash in a cell of class "missing");
 - every sitemap file validates against tests/pages/sitemap.xsd (lxml);
   every indexable page is listed exactly once, no noindex page is, and
   each lastmod is the record's last_updated_at;
+- a crawl from / over links alone (the static site's files, as nginx maps
+  paths to them) reaches every indexable product, every link to the site
+  leads to a page, every page it finds parses strictly, and the pages it
+  finds that are not noindex are exactly the sitemap's;
 - robots.txt names the sitemap.
 
 Usage: check.py --site DIR --bodies DIR --site-url URL
@@ -167,9 +171,54 @@ def check_sitemap(site, records, site_url):
             fail(f"{loc} is not in the sitemap")
         elif listed[loc] != record["last_updated_at"]:
             fail(f"{loc}: lastmod {listed[loc]} is not last_updated_at {record['last_updated_at']}")
-    extra = set(listed) - {site_url + r["canonical_path"] for r in records}
-    if extra:
-        fail(f"the sitemap lists pages no record has: {sorted(extra)}")
+    return listed
+
+
+def page_file(site, path):
+    """The static site's file of a page path: / is index.html, others <path>.html;
+    none for a path the site has no page at."""
+    file = site / "index.html" if path == "/" else site / (path.lstrip("/") + ".html")
+    return file if file.is_file() else None
+
+
+def crawl(site, site_url, listed):
+    """From / over links alone, as a crawler meets the site: every link to the
+    site resolves to a page (the static site's files, as nginx maps them), each
+    page found is valid HTML (html5lib, strict), and the pages found that are
+    not noindex are exactly the sitemap's. Returns the paths found."""
+    found, queue, links = set(), ["/"], 0
+    while queue:
+        path = queue.pop()
+        if path in found:
+            continue
+        found.add(path)
+        file = page_file(site, path)
+        if file is None:
+            fail(f"a link leads to {path}, which the site has no page at")
+            continue
+        strict_parse(file)
+        doc = lhtml.fromstring(file.read_bytes())
+        for href in doc.xpath("//a/@href | //link[@rel='canonical']/@href"):
+            if not href.startswith(site_url + "/"):
+                continue
+            links += 1
+            target = href[len(site_url):].split("#")[0]
+            if target.endswith(("/robots.txt", "/sitemap.xml", "/favicon.ico")):
+                continue
+            if target not in found:
+                queue.append(target)
+    indexable = set()
+    for path in found:
+        file = page_file(site, path)
+        if file is None:
+            continue
+        robots = lhtml.fromstring(file.read_bytes()).xpath("//meta[@name='robots']/@content")
+        if "noindex" not in robots:
+            indexable.add(site_url + path)
+    if indexable != set(listed):
+        fail(f"the crawl from / found {sorted(indexable - set(listed))} not in the sitemap, "
+             f"and missed {sorted(set(listed) - indexable)} of it")
+    return found, links
     robots = (site / "robots.txt").read_text()
     if f"Sitemap: {site_url}/sitemap.xml" not in robots.splitlines():
         fail(f"robots.txt does not name the sitemap: {robots!r}")
@@ -192,9 +241,14 @@ def main():
     for record in records:
         check_page(args.site / (record["canonical_path"].lstrip("/") + ".html"), record, args.site_url)
     strict_parse(args.site / "404.html")
-    check_sitemap(args.site, records, args.site_url)
+    listed = check_sitemap(args.site, records, args.site_url)
+    found, links = crawl(args.site, args.site_url, listed or {})
+    for record in records:
+        if not hidden(record) and record["canonical_path"] not in found:
+            fail(f"the crawl from / does not reach {record['canonical_path']}")
     noindex = sum(hidden(r) for r in records)
-    print(f"pages: {len(records)} product pages ({noindex} noindex), 404.html, sitemap and robots.txt checked")
+    print(f"pages: {len(records)} product pages ({noindex} noindex), 404.html, sitemap and robots.txt checked; "
+          f"a crawl from / over {links} links found {len(found)} pages, the sitemap's indexable set exactly")
     sys.exit(1 if failures else 0)
 
 

@@ -145,7 +145,14 @@ fn a_page_in_another_form_moves_to_its_canonical_path() {
             }
         }
     }
-    for other in ["/datasets/no-such-product/", "/datasets/no-such-product.html", "//evil.example/", "/datasets/"] {
+    // A list page's other forms too; the home page's file is /index.html.
+    for (other, path) in [("/datasets/", "/datasets"), ("/actors.html", "/actors"), ("/index.html", "/")] {
+        let reply = exchange(server.addr, &get(other));
+        assert_eq!((reply.status, reply.header("location")), (301, Some(path)), "{other}");
+    }
+    for other in
+        ["/datasets/no-such-product/", "/datasets/no-such-product.html", "//evil.example/", "/datasets/page/2/"]
+    {
         let reply = exchange(server.addr, &get(other));
         assert_eq!((reply.status, reply.header("location")), (404, None), "{other}");
     }

@@ -403,8 +403,8 @@ struct Prepared {
 }
 
 /// A product as written: its file, slug and index entry, and its page's
-/// path and sitemap `lastmod` (when pages are built).
-type Written = (String, String, IndexEntry, Option<(String, String)>);
+/// listing (when pages are built).
+type Written = (String, String, IndexEntry, Option<super::pages::Listing>);
 
 /// What one thread built: its table and bodies, and its products' entries
 /// (or problems), with spans relative to the start of each.
@@ -513,13 +513,16 @@ impl Builder {
             bodies.extend(data.bodies.finish());
         }
         let mut documents = match &self.pages {
-            Some(pages) if errors.is_empty() => match pages.documents(listed, &self.codings) {
-                Ok(documents) => Self::write_documents(documents, base, &mut table, &mut bodies, inflated),
-                Err(error) => {
-                    errors.push(error);
-                    (Vec::new(), base.0)
+            Some(pages) if errors.is_empty() => {
+                match pages.documents(listed, self.previous.as_ref().map(|previous| previous.catalog()), &self.codings)
+                {
+                    Ok(documents) => Self::write_documents(documents, base, &mut table, &mut bodies, inflated),
+                    Err(error) => {
+                        errors.push(error);
+                        (Vec::new(), base.0)
+                    }
                 }
-            },
+            }
             _ => (Vec::new(), base.0),
         };
         if !errors.is_empty() {
@@ -618,11 +621,19 @@ impl Builder {
                     representations,
                     page,
                 };
-                let listed = product.page.map(|page| (page.path, page.lastmod));
+                let listed = product.page.map(|page| super::pages::Listing {
+                    path: page.path,
+                    lastmod: page.lastmod,
+                    card: page.card,
+                });
                 (product.file, product.slug, entry, listed)
             }
             Product::Reused { file, slug, entry, from, .. } => {
-                let listed = from.page_listing(&entry);
+                let listed = from.page_listing(&entry).map(|(path, lastmod)| super::pages::Listing {
+                    path,
+                    lastmod,
+                    card: None,
+                });
                 (file, slug, from.write(entry, data), listed)
             }
         }

@@ -1,6 +1,7 @@
 //! Pages built with the bodies (feature `pages`): each product's page at
 //! its `canonical_path`, compressed once per coding, and the site
-//! documents (`robots.txt`, the sitemap, the not-found page), rendered by
+//! documents (the list pages, `robots.txt`, the sitemap, the not-found
+//! page, the icon, and the list pages' cards), rendered by
 //! `foundry-catalog-pages` from the same record as the body.
 
 use super::CatalogError;
@@ -13,8 +14,20 @@ pub(super) struct PreparedPage {
     pub(super) path: String,
     /// The sitemap's `lastmod`; empty when the page is `noindex`.
     pub(super) lastmod: String,
+    /// What a list page shows of it (title, summary), when it is indexable.
+    pub(super) card: Option<(String, String)>,
     /// The page in each coding of the build.
     pub(super) bodies: Vec<Vec<u8>>,
+}
+
+/// A product's page as the site documents need it: its path, its sitemap
+/// `lastmod` (empty when `noindex`), and its title and summary for the
+/// list pages (none for a product taken from the previous artifact: its
+/// card is there, [`crate::artifact::CARDS_DOCUMENT`]).
+pub(super) struct Listing {
+    pub(super) path: String,
+    pub(super) lastmod: String,
+    pub(super) card: Option<(String, String)>,
 }
 
 /// A site document: its name ([`crate::artifact::DocumentEntry::path`])
@@ -62,31 +75,65 @@ impl PageMaker {
             .product(record)
             .map_err(|error| CatalogError::Page { file: file.to_owned(), error: error.to_string() })?;
         let lastmod = foundry_catalog_pages::sitemap::Entry::of(record).map(|entry| entry.lastmod).unwrap_or_default();
-        Ok(PreparedPage { path: record.canonical_path(), lastmod, bodies: encode(codings, html.as_bytes()) })
+        let card = foundry_catalog_pages::list::Card::of(record).map(|card| (card.title, card.summary));
+        Ok(PreparedPage { path: record.canonical_path(), lastmod, card, bodies: encode(codings, html.as_bytes()) })
     }
 
-    /// The site documents of pages listed as `(path, lastmod)` (those with
-    /// an empty `lastmod` are `noindex`, so not in the sitemap), each in
-    /// every coding, compressed on all cores: `/robots.txt`, the sitemap
-    /// files (none when the site is unknown), the not-found page and the
-    /// site's icon (`/favicon.ico`).
+    /// The site documents of the pages `listed` (those with an empty
+    /// `lastmod` are `noindex`, so in no sitemap and on no list page), each
+    /// in every coding, compressed on all cores: the list pages, the
+    /// cards they were made from, `/robots.txt`, the sitemap files (none
+    /// when the site is unknown), the not-found page and the site's icon
+    /// (`/favicon.ico`). A listing without its card takes the card kept
+    /// in `previous` (the artifact the build is on).
     pub(super) fn documents(
         &self,
-        listed: Vec<(String, String)>,
+        listed: Vec<Listing>,
+        previous: Option<&super::ResponseCatalog>,
         codings: &[ContentCoding],
     ) -> Result<Vec<Document>, CatalogError> {
+        use foundry_catalog_pages::list::Card;
         use foundry_catalog_pages::sitemap;
+        let failed = |error: String| CatalogError::Page { file: "<templates>".to_owned(), error };
         let site = self.pages.site();
-        let not_found = self
-            .pages
-            .not_found()
-            .map_err(|error| CatalogError::Page { file: "<templates>".to_owned(), error: error.to_string() })?;
-        let entries = listed
-            .into_iter()
-            .filter(|(_, lastmod)| !lastmod.is_empty())
-            .map(|(path, lastmod)| sitemap::Entry { path, lastmod });
+        let not_found = self.pages.not_found().map_err(|error| failed(error.to_string()))?;
+        let kept = match previous.and_then(|catalog| catalog.document(crate::artifact::CARDS_DOCUMENT)) {
+            Some(bytes) => {
+                let bytes = bytes.map_err(|e| failed(format!("the previous artifact's cards: {e}")))?;
+                Card::decode_all(&bytes).map_err(|e| failed(format!("the previous artifact's cards: {e}")))?
+            }
+            None => Vec::new(),
+        };
+        let kept: std::collections::HashMap<&str, &Card> = kept.iter().map(|card| (card.path.as_str(), card)).collect();
+        let mut cards = Vec::new();
+        for listing in listed.iter().filter(|listing| !listing.lastmod.is_empty()) {
+            let card = match &listing.card {
+                Some((title, summary)) => Card {
+                    path: listing.path.clone(),
+                    title: title.clone(),
+                    summary: summary.clone(),
+                    lastmod: listing.lastmod.clone(),
+                },
+                None => (*kept.get(listing.path.as_str()).ok_or_else(|| {
+                    failed(format!(
+                        "{}: the previous artifact keeps no card of this page; build without it",
+                        listing.path
+                    ))
+                })?)
+                .clone(),
+            };
+            cards.push(card);
+        }
+        let lists = self.pages.list_pages(&cards).map_err(|error| failed(error.to_string()))?;
+        let entries = cards
+            .iter()
+            .map(|card| sitemap::Entry { path: card.path.clone(), lastmod: card.lastmod.clone() })
+            .chain(lists.iter().map(|list| sitemap::Entry { path: list.path.clone(), lastmod: list.lastmod.clone() }))
+            .filter(|entry| !entry.lastmod.is_empty());
         let mut files = vec![(sitemap::ROBOTS_PATH.to_owned(), sitemap::robots(site).into_bytes())];
         files.extend(sitemap::files(site, entries).into_iter().map(|file| (file.path, file.xml.into_bytes())));
+        files.push((crate::artifact::CARDS_DOCUMENT.to_owned(), Card::encode_all(&cards)));
+        files.extend(lists.into_iter().map(|list| (list.path, list.html.into_bytes())));
         files.push((crate::artifact::NOT_FOUND_DOCUMENT.to_owned(), not_found.into_bytes()));
         files.push((crate::artifact::ICON_DOCUMENT.to_owned(), foundry_catalog_pages::favicon::ico()));
         Ok(crate::parallel::map(&files, |(name, bytes)| (name.clone(), encode(codings, bytes))))
@@ -109,7 +156,8 @@ impl PageMaker {
 
     pub(super) fn documents(
         &self,
-        _: Vec<(String, String)>,
+        _: Vec<Listing>,
+        _: Option<&super::ResponseCatalog>,
         _: &[ContentCoding],
     ) -> Result<Vec<Document>, CatalogError> {
         match *self {}

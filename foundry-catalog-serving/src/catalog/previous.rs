@@ -236,6 +236,11 @@ impl Previous {
         self.artifact.bodies_checked() || self.artifact.check_entry_bodies(entry).is_ok()
     }
 
+    /// The catalog of the artifact (its site documents: the cards).
+    pub(super) fn catalog(&self) -> &ResponseCatalog {
+        &self.catalog
+    }
+
     /// The page path and sitemap `lastmod` of the product `entry` of this
     /// artifact, when it has pages.
     pub(super) fn page_listing(&self, entry: &IndexEntry) -> Option<(String, String)> {

@@ -82,7 +82,9 @@ fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
     let catalog = reloaded(&built(Builder::new().pages(pages(SITE))));
     let renderer = pages(SITE);
     let mut paths: Vec<String> = records().iter().map(ProductRecord::canonical_path).collect();
-    paths.extend(["/robots.txt".to_owned(), "/sitemap.xml".to_owned(), "/favicon.ico".to_owned()]);
+    paths.extend(
+        ["/robots.txt", "/sitemap.xml", "/favicon.ico", "/", "/datasets", "/actors", "/automation"].map(str::to_owned),
+    );
     paths.sort();
     assert_eq!(catalog.page_paths(), paths);
     // The icon every page links to, as an icon.
@@ -183,7 +185,14 @@ fn the_sitemap_lists_every_indexable_page_once_and_robots_names_it() {
 #[test]
 fn an_unknown_page_gets_the_not_found_page_and_api_paths_keep_their_json_errors() {
     let catalog = built(Builder::new().pages(pages(SITE)));
-    for path in ["/datasets/no-such-product", "/", "/sitemap-1.xml", "/datasets/no-such-product/", "/404"] {
+    for path in [
+        "/datasets/no-such-product",
+        "/cards",
+        "/sitemap-1.xml",
+        "/datasets/no-such-product/",
+        "/404",
+        "/datasets/page/2",
+    ] {
         let reply = answer(&catalog, &get(path));
         assert_eq!((reply.status, reply.content_type), (404, Some("text/html; charset=utf-8")), "{path}");
         assert_eq!(std::str::from_utf8(&reply.body).expect("UTF-8"), pages(SITE).not_found().expect("renders"));
