@@ -44,7 +44,8 @@ pub(crate) struct Args {
     #[arg(long)]
     precompress: bool,
     /// A folder of templates replacing the defaults of the same name
-    /// (base.html, product.html, not_found.html, style.css).
+    /// (base.html, product.html, home.html, list.html, breadcrumbs.html,
+    /// not_found.html, style.css).
     #[arg(long, env = "FOUNDRY_CATALOG_TEMPLATES", value_name = "DIR")]
     templates: Option<PathBuf>,
     #[command(flatten)]
@@ -147,10 +148,6 @@ fn write_site(
     Ok(slugs.len())
 }
 
-/// Writes `bytes` at the site path `path` (`/actors/x.html`) under `out`:
-/// `out` is created if need be, and a route folder under it is created or
-/// must be a folder (a link planted there is refused, not followed); the
-/// file is created exclusively and renamed into place.
 /// Where the site is written, and whether with compressed siblings.
 struct Out<'a> {
     dir: &'a Path,
@@ -159,9 +156,21 @@ struct Out<'a> {
 
 impl Out<'_> {
     /// Writes `bytes` at the site path `path` ([`write`]) and, with
-    /// `precompress`, `path.gz` and `path.br`.
+    /// `precompress`, `path.gz` and `path.br`; without, removes those an
+    /// earlier run wrote, so that no server sends stale bytes for it.
     fn write(&self, path: &str, bytes: &[u8]) -> Result<(), Failure> {
         write(self.dir, path, bytes)?;
+        if !self.precompress {
+            for extension in ["gz", "br"] {
+                let sibling = self.dir.join(format!("{}.{extension}", path.trim_start_matches('/')));
+                match std::fs::remove_file(&sibling) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err((USAGE, format!("{}: cannot remove: {e}", sibling.display())));
+                    }
+                    _ => {}
+                }
+            }
+        }
         if self.precompress {
             for coding in [ContentCoding::Gzip, ContentCoding::Br] {
                 let extension = if coding == ContentCoding::Gzip { "gz" } else { "br" };
@@ -175,6 +184,10 @@ impl Out<'_> {
     }
 }
 
+/// Writes `bytes` at the site path `path` (`/actors/x.html`) under `out`:
+/// `out` is created if need be, and each folder under it on the way is
+/// created or must be a folder (a link planted there is refused, not
+/// followed); the file is created exclusively and renamed into place.
 fn write(out: &Path, path: &str, bytes: &[u8]) -> Result<(), Failure> {
     let file = out.join(path.trim_start_matches('/'));
     let failed = |e: std::io::Error| (USAGE, format!("{}: cannot write: {e}", file.display()));

@@ -1927,6 +1927,18 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     assert_eq!(checked, 5);
     let written = std::fs::read_dir(packed.join("datasets")).expect("a route folder").count();
     assert_eq!(written, 3, "a page and its two siblings");
+    // Written again without --precompress: no stale sibling is left to be sent.
+    let out = run(&[
+        "pages",
+        "examples/catalog",
+        "--out-dir",
+        packed.to_str().expect("utf-8"),
+        "--site-url",
+        "https://shop.example/",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(packed.join("datasets")).expect("a route folder").count(), 1, "the page alone");
+    assert!(!packed.join("index.html.gz").exists() && !packed.join("index.html.br").exists());
 
     // A site under a path: its robots.txt is never read, and that is said.
     let prefixed = dir.join("prefixed");

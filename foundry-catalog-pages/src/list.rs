@@ -96,9 +96,19 @@ pub(crate) fn by_route(cards: &[Card]) -> Vec<(Route, Vec<&Card>)> {
     routes
 }
 
-/// The newest `lastmod` of `cards` (as the sitemap index compares them).
+/// The newest `lastmod` of `cards`, compared as instants (the offsets
+/// differ from record to record), written as that record wrote it; the
+/// latest in path order of those at the same instant.
 pub(crate) fn newest<'a>(cards: impl IntoIterator<Item = &'a Card>) -> String {
-    cards.into_iter().map(|card| card.lastmod.as_str()).max().unwrap_or_default().to_owned()
+    cards
+        .into_iter()
+        .filter_map(|card| {
+            let instant = foundry_catalog_core::OffsetTimestamp::new(card.lastmod.as_str()).ok()?.as_datetime();
+            Some((instant, card.lastmod.as_str()))
+        })
+        .max_by_key(|(instant, _)| *instant)
+        .map(|(_, text)| text.to_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -126,6 +136,20 @@ mod tests {
         assert_eq!(route_path(Route::Actors, 1), "/actors");
         assert_eq!(route_path(Route::Actors, 3), "/actors/page/3");
         assert!(is_list_path(&route_path(Route::Automation, 40)));
+    }
+
+    /// The newest of two dates is the later instant, not the later text.
+    #[test]
+    fn the_newest_lastmod_is_the_latest_instant() {
+        let card = |lastmod: &str| Card {
+            path: "/datasets/x".to_owned(),
+            title: String::new(),
+            summary: String::new(),
+            lastmod: lastmod.to_owned(),
+        };
+        // 12:45 UTC is after 10:00 UTC, though its text sorts before.
+        let cards = [card("2026-11-04T10:00:00+00:00"), card("2026-11-04T07:45:10-05:00")];
+        assert_eq!(super::newest(cards.iter()), "2026-11-04T07:45:10-05:00");
     }
 
     #[test]

@@ -44,7 +44,8 @@ fn judge_json_ld(ld: &serde_json::Value, record: &serde_json::Value) -> Vec<Stri
     let mut problems = Vec::new();
     let listed =
         |key: &str| google[key].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_owned()).collect::<Vec<_>>();
-    for prop in listed("required").into_iter().chain(listed("recommended")) {
+    let ours = expectations["ours"][&kind].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_owned());
+    for prop in listed("required").into_iter().chain(listed("recommended")).chain(ours) {
         let source = expectations["held_when"][&prop].as_str();
         if let Some(reason) = not_held.get(&prop) {
             if holds(ld, &prop) {

@@ -168,7 +168,8 @@ pub struct PageOptions {
         value_parser = cli::site, conflicts_with = "no_pages"))]
     pub site_url: Option<foundry_catalog_pages::Site>,
     /// A folder of templates replacing the compiled-in ones
-    /// (`product.html`, `base.html`, `not_found.html`, `style.css`; see
+    /// (`product.html`, `base.html`, `home.html`, `list.html`,
+    /// `breadcrumbs.html`, `not_found.html`, `style.css`; see
     /// docs/pages.md), read at every build: a broken one fails the build
     /// naming its file and line.
     #[cfg_attr(

@@ -149,7 +149,11 @@ impl Server {
             } else {
                 let site = foundry_catalog_pages::Site::new(&pages.site)
                     .unwrap_or_else(|_| foundry_catalog_pages::Site::unknown());
+                // An artifact's pages were built as they are: the site is `build`'s to give.
+                let built = matches!(config.source, CatalogSource::Artifact(_) | CatalogSource::Url(_));
                 for warning in foundry_catalog_pages::sitemap::warnings(&site) {
+                    let warning =
+                        if built { warning.replace("with --site-url", "with `build --site-url`") } else { warning };
                     warn!("{warning}");
                 }
             }

@@ -78,7 +78,7 @@ function judgeJsonLd(ld, record) {
   const google = expectations.google[kind];
   const notHeld = expectations.not_held[kind];
   const problems = [];
-  for (const prop of [...google.required, ...google.recommended]) {
+  for (const prop of [...google.required, ...google.recommended, ...expectations.ours[kind]]) {
     const source = expectations.held_when[prop];
     if (prop in notHeld) {
       if (holds(ld, prop)) problems.push(`holds ${prop}, which the record does not (${notHeld[prop]})`);

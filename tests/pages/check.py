@@ -58,7 +58,7 @@ def judge_json_ld(ld, record):
     kind = KINDS[record["route"]]
     google, not_held = EXPECTATIONS["google"][kind], EXPECTATIONS["not_held"][kind]
     problems = []
-    for prop in google["required"] + google["recommended"]:
+    for prop in google["required"] + google["recommended"] + EXPECTATIONS["ours"][kind]:
         source = EXPECTATIONS["held_when"].get(prop)
         if prop in not_held:
             if holds(ld, prop):
@@ -171,6 +171,9 @@ def check_sitemap(site, records, site_url):
             fail(f"{loc} is not in the sitemap")
         elif listed[loc] != record["last_updated_at"]:
             fail(f"{loc}: lastmod {listed[loc]} is not last_updated_at {record['last_updated_at']}")
+    robots = (site / "robots.txt").read_text()
+    if f"Sitemap: {site_url}/sitemap.xml" not in robots.splitlines():
+        fail(f"robots.txt does not name the sitemap: {robots!r}")
     return listed
 
 
@@ -219,9 +222,6 @@ def crawl(site, site_url, listed):
         fail(f"the crawl from / found {sorted(indexable - set(listed))} not in the sitemap, "
              f"and missed {sorted(set(listed) - indexable)} of it")
     return found, links
-    robots = (site / "robots.txt").read_text()
-    if f"Sitemap: {site_url}/sitemap.xml" not in robots.splitlines():
-        fail(f"robots.txt does not name the sitemap: {robots!r}")
 
 
 def hidden(record):

@@ -97,10 +97,11 @@ impl PageMaker {
         let failed = |error: String| CatalogError::Page { file: "<templates>".to_owned(), error };
         let site = self.pages.site();
         let not_found = self.pages.not_found().map_err(|error| failed(error.to_string()))?;
+        let previous_failed = |error: String| CatalogError::Page { file: "<the previous artifact>".to_owned(), error };
         let kept = match previous.and_then(|catalog| catalog.document(crate::artifact::CARDS_DOCUMENT)) {
             Some(bytes) => {
-                let bytes = bytes.map_err(|e| failed(format!("the previous artifact's cards: {e}")))?;
-                Card::decode_all(&bytes).map_err(|e| failed(format!("the previous artifact's cards: {e}")))?
+                let bytes = bytes.map_err(|e| previous_failed(format!("its cards: {e}")))?;
+                Card::decode_all(&bytes).map_err(|e| previous_failed(format!("its cards: {e}")))?
             }
             None => Vec::new(),
         };
@@ -115,10 +116,7 @@ impl PageMaker {
                     lastmod: listing.lastmod.clone(),
                 },
                 None => (*kept.get(listing.path.as_str()).ok_or_else(|| {
-                    failed(format!(
-                        "{}: the previous artifact keeps no card of this page; build without it",
-                        listing.path
-                    ))
+                    previous_failed(format!("{}: it keeps no card of this page; build without it", listing.path))
                 })?)
                 .clone(),
             };
