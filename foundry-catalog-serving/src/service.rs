@@ -198,13 +198,14 @@ pub fn respond<B>(catalog: &ResponseCatalog, request: &http::Request<B>) -> http
 pub const NOSNIFF: &str = "nosniff";
 
 /// `Content-Security-Policy` of every answer: nothing loads but the
-/// page's own inline stylesheet and the site's images (the icon); no
-/// script runs (the JSON-LD is data, not run), no form posts, no `<base>`
+/// page's own inline stylesheet and the site's images (the icon), and
+/// only the site's own files may be fetched from inside a page (as
+/// Lighthouse reads `robots.txt`); no script runs (the JSON-LD is data, not run), no form posts, no `<base>`
 /// moves links, and no other site frames a page. Styles are allowed
 /// inline, as the default layout inlines its stylesheet for the first
 /// paint and a team's templates may change it; autoescaping keeps a
 /// record's text out of it.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// `Referrer-Policy` of every answer: a link to a marketplace tells it
 /// the site's origin, never the page's path.
