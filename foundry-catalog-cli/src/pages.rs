@@ -45,7 +45,7 @@ pub(crate) struct Args {
     precompress: bool,
     /// A folder of templates replacing the defaults of the same name
     /// (base.html, product.html, home.html, list.html, breadcrumbs.html,
-    /// not_found.html, style.css).
+    /// cards.html, not_found.html, style.css).
     #[arg(long, env = "FOUNDRY_CATALOG_TEMPLATES", value_name = "DIR")]
     templates: Option<PathBuf>,
     #[command(flatten)]

@@ -360,7 +360,7 @@ impl Pages {
                 "a page template sees `product` (the record, as its JSON body's data), `page` and `site`; see docs/pages.md"
             }
             ErrorKind::TemplateNotFound => {
-                "a template can extend or include base.html, product.html, not_found.html, style.css or another file of the templates folder"
+                "a template can extend or include any default template (base.html, product.html, home.html, list.html, breadcrumbs.html, cards.html, not_found.html, style.css) or another file of the templates folder"
             }
             ErrorKind::OutOfFuel => {
                 "a page may take at most 10,000,000 template instructions (the default page takes a few thousand): look for a loop over a range, or loops nested in loops"

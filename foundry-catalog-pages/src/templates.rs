@@ -6,13 +6,16 @@ use std::path::{Path, PathBuf};
 use crate::PageError;
 
 /// The default templates, by name: the page layout, a product's page, the
-/// page for an unknown path, and the stylesheet the layout inlines.
-pub(crate) const DEFAULTS: [(&str, &str); 7] = [
+/// home and list pages with the breadcrumbs and product lists they
+/// include, the page for an unknown path, and the stylesheet the layout
+/// inlines.
+pub(crate) const DEFAULTS: [(&str, &str); 8] = [
     ("base.html", include_str!("../templates/base.html")),
     ("product.html", include_str!("../templates/product.html")),
     ("home.html", include_str!("../templates/home.html")),
     ("list.html", include_str!("../templates/list.html")),
     ("breadcrumbs.html", include_str!("../templates/breadcrumbs.html")),
+    ("cards.html", include_str!("../templates/cards.html")),
     ("not_found.html", include_str!("../templates/not_found.html")),
     ("style.css", include_str!("../templates/style.css")),
 ];

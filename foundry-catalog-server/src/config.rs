@@ -169,7 +169,7 @@ pub struct PageOptions {
     pub site_url: Option<foundry_catalog_pages::Site>,
     /// A folder of templates replacing the compiled-in ones
     /// (`product.html`, `base.html`, `home.html`, `list.html`,
-    /// `breadcrumbs.html`, `not_found.html`, `style.css`; see
+    /// `breadcrumbs.html`, `cards.html`, `not_found.html`, `style.css`; see
     /// docs/pages.md), read at every build: a broken one fails the build
     /// naming its file and line.
     #[cfg_attr(
