@@ -209,7 +209,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let artifact = catalog.artifact();
     let metadata = artifact.metadata();
     let summary = format!(
-        "{} products{} ({} rendered, {} compressed, {} reused), {} of {} manifests read, {} bytes, codings {}, content sha256 {}{}",
+        "{} products{} ({} rendered, {} compressed, {} reused), {} of {} manifests read{}, {} bytes, codings {}, content sha256 {}{}",
         artifact.len(),
         match &metadata.pages {
             Some(pages) if pages.site.is_empty() => " with pages".to_owned(),
@@ -221,6 +221,14 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         progress.reused(),
         progress.read,
         progress.total,
+        match &metadata.pages {
+            // What an edit rendered beside its own products' pages.
+            Some(_) => format!(
+                ", {} of {} list pages rendered, {} product pages rendered again for their related products",
+                progress.lists_rendered, progress.list_pages, progress.repaged
+            ),
+            None => String::new(),
+        },
         artifact.file_len(),
         metadata.codings.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "),
         metadata.content_sha256,

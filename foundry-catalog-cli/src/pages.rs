@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use foundry_catalog::product::ProductRecord;
 use foundry_catalog::response::ProductResponse;
 use foundry_catalog_core::RecordSchema;
-use foundry_catalog_pages::list::{Card, HOME_PATH};
+use foundry_catalog_pages::list::{Card, Cards, HOME_PATH};
 use foundry_catalog_pages::{Pages, Site, sitemap};
 use foundry_catalog_serving::catalog::{Builder, ContentCoding, ResponseCatalog};
 
@@ -90,9 +91,11 @@ pub(crate) fn run(args: &Args) -> ExitCode {
 /// An exit code and what to say.
 type Failure = (u8, String);
 
-/// Writes every file; returns how many product pages. Products are
-/// rendered and written on every core, each thread taking a run of them;
-/// the first failure in slug order is the one reported.
+/// Writes every file; returns how many product pages. Every record is
+/// read twice on every core, each thread taking a run of them: once for
+/// the cards (what the list pages and each page's related products show),
+/// then to render and write its page; the first failure in slug order is
+/// the one reported.
 fn write_site(
     catalog: &ResponseCatalog,
     pages: &Pages,
@@ -100,38 +103,27 @@ fn write_site(
     out: &Out<'_>,
 ) -> Result<usize, Failure> {
     let slugs = catalog.slugs();
-    let page = |slug: &str| -> Result<Option<Card>, Failure> {
+    let record = |slug: &str| -> Result<ProductRecord, Failure> {
         let body = catalog.get(slug).map(|entry| entry.body()).transpose();
         let body = body.map_err(|e| (BROKEN, format!("{slug}: {e}")))?.unwrap_or_default();
-        let record = serde_json::from_slice(&body)
+        Ok(serde_json::from_slice(&body)
             .map_err(|e| e.to_string())
             .and_then(|body| ProductResponse::from_value_with(&body, record_types).map_err(|e| e.to_string()))
             .map_err(|e| (BROKEN, format!("{slug}: the body does not read as a record: {e}")))?
-            .data;
-        let html = pages.product(&record).map_err(|e| (BROKEN, e.to_string()))?;
-        out.write(&format!("{}.html", record.canonical_path()), html.as_bytes())?;
-        Ok(Card::of(&record))
+            .data)
     };
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let run = slugs.len().div_ceil(threads).max(1);
-    let results: Vec<Result<Vec<Option<Card>>, Failure>> = std::thread::scope(|scope| {
-        let workers: Vec<_> =
-            slugs.chunks(run).map(|chunk| scope.spawn(move || chunk.iter().map(|slug| page(slug)).collect())).collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().unwrap_or_else(|_| Err((BROKEN, "a rendering thread panicked".to_owned()))))
-            .collect()
-    });
-    let mut cards = Vec::new();
-    for result in results {
-        cards.extend(result?.into_iter().flatten());
-    }
+    let cards = Cards::new(on_all_cores(&slugs, |slug| Ok(Card::of(&record(slug)?)))?.into_iter().flatten());
+    on_all_cores(&slugs, |slug| {
+        let record = record(slug)?;
+        let html = pages.product(&record, &cards).map_err(|e| (BROKEN, e.to_string()))?;
+        out.write(&format!("{}.html", record.canonical_path()), html.as_bytes())
+    })?;
     // The list pages, as a build stores them: `/` as index.html, the
     // others as <path>.html.
     let lists = pages.list_pages(&cards).map_err(|e| (BROKEN, e.to_string()))?;
     for list in &lists {
         let file = if list.path == HOME_PATH { "/index.html".to_owned() } else { format!("{}.html", list.path) };
-        out.write(&file, list.html.as_bytes())?;
+        out.write(&file, list.html.as_deref().unwrap_or_default().as_bytes())?;
     }
     let entries = cards
         .iter()
@@ -146,6 +138,29 @@ fn write_site(
         out.write(&file.path, file.xml.as_bytes())?;
     }
     Ok(slugs.len())
+}
+
+/// `f` of every slug on every core, each thread taking a run of them;
+/// the results in slug order, or the first failure in slug order.
+fn on_all_cores<R: Send>(slugs: &[&str], f: impl Fn(&str) -> Result<R, Failure> + Sync) -> Result<Vec<R>, Failure> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let run = slugs.len().div_ceil(threads).max(1);
+    let f = &f;
+    let results: Vec<Result<Vec<R>, Failure>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = slugs
+            .chunks(run)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(|slug| f(slug)).collect::<Result<Vec<R>, Failure>>()))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap_or_else(|_| Err((BROKEN, "a rendering thread panicked".to_owned()))))
+            .collect()
+    });
+    let mut all = Vec::with_capacity(slugs.len());
+    for result in results {
+        all.extend(result?);
+    }
+    Ok(all)
 }
 
 /// Where the site is written, and whether with compressed siblings.

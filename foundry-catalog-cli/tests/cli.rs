@@ -863,6 +863,13 @@ fn build_on_a_previous_artifact_renders_only_the_edit_and_writes_a_full_builds_b
     assert!(
         text(&out.stderr).contains("unverified: a product whose manifest is unchanged is taken as that file holds it")
     );
+    // The retitled product's route page and the home page, which shows it.
+    assert!(
+        text(&out.stderr)
+            .contains(", 2 of 4 list pages rendered, 0 product pages rendered again for their related products, "),
+        "{}",
+        text(&out.stderr)
+    );
     build_artifact(&dir, &full);
     assert!(std::fs::read(&incremental).expect("written") == std::fs::read(&full).expect("written"));
 

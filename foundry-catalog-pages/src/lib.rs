@@ -7,9 +7,10 @@
 //! `noindex` where `seo.noindex` says so, JSON-LD of the fitting
 //! schema.org type ([`json_ld`]), the summary and buyer outcome, the
 //! marketplace listings (the primary call to action first), availability,
-//! and the sample rows as a table under the schema preview's field names.
-//! Beside the pages: the sitemap ([`sitemap`]), `robots.txt` and the
-//! site's icon ([`favicon`]).
+//! the sample rows as a table under the schema preview's field names,
+//! and links to its related products. Beside them: the list pages (the
+//! home page and each route's, [`list`]), the sitemap ([`sitemap`]),
+//! `robots.txt` and the site's icon ([`favicon`]).
 //!
 //! Pages come from [Jinja2 templates](https://docs.rs/minijinja) with
 //! HTML autoescaping. The defaults are compiled in; a catalog team
@@ -19,14 +20,22 @@
 //! line, with a hint. The same record and templates give the same bytes.
 //!
 //! ```
+//! use foundry_catalog::product::ProductManifest;
+//! use foundry_catalog_pages::list::{Card, Cards};
 //! use foundry_catalog_pages::{Pages, Site};
 //!
 //! let site = Site::new("https://catalog.example.com").unwrap();
 //! let pages = Pages::new(site);
-//! let (_, manifest) = foundry_catalog::examples::MANIFESTS[0];
-//! let record = foundry_catalog::product::ProductManifest::from_json(manifest).unwrap().build().unwrap();
-//! let html = pages.product(&record).unwrap();
+//! let records: Vec<_> = foundry_catalog::examples::MANIFESTS
+//!     .iter()
+//!     .map(|(_, manifest)| ProductManifest::from_json(manifest).unwrap().build().unwrap())
+//!     .collect();
+//! // What the list pages and each page's related products are made from.
+//! let cards = Cards::new(records.iter().filter_map(Card::of));
+//! let html = pages.product(&records[0], &cards).unwrap();
 //! assert!(html.contains(r#"<link rel="canonical" href="https://catalog.example.com/"#));
+//! let home = &pages.list_pages(&cards).unwrap()[0];
+//! assert_eq!(home.path, "/");
 //! ```
 //!
 //! What a template sees, and how to write your own: docs/pages.md.

@@ -5,10 +5,13 @@
 //!
 //! A list page is made from [`Card`]s alone: the path, title, summary and
 //! `lastmod` of each product a search engine may index
-//! ([`crate::sitemap::indexable`]), in path order. A build keeps every
-//! card in its artifact ([`Card::encode_all`]), so that a build on the
-//! previous artifact renders the list pages from the previous cards and
-//! the changed products' own, without reading any other product.
+//! ([`crate::sitemap::indexable`]), in path order ([`Cards`]); so is the
+//! list of related products on each product page ([`Cards::related`]).
+//! A build keeps each route page's cards in its artifact
+//! ([`Card::encode_all`]), so that a build on the previous artifact knows
+//! the cards its pages were made with without reading any other product,
+//! and renders again only the pages that show something new
+//! ([`crate::Pages::list_pages_since`], [`crate::Pages::same_related`]).
 
 use foundry_catalog::product::Route;
 use serde::{Deserialize, Serialize};
@@ -47,9 +50,9 @@ impl Card {
         })
     }
 
-    /// The route of the card's page (its path's first segment).
+    /// The route of the card's page ([`route_of`] its path).
     pub fn route(&self) -> Option<Route> {
-        self.path.strip_prefix('/')?.split_once('/')?.0.parse().ok()
+        route_of(&self.path)
     }
 
     /// `cards` as one JSON document, in path order, for an artifact to keep.
@@ -67,6 +70,16 @@ impl Card {
 
 pub use foundry_catalog::product::{HOME_PATH, is_list_path};
 
+/// The route of a product page's path (`/datasets/<slug>`: its first
+/// segment); none for a path that is not a product page's.
+pub fn route_of(path: &str) -> Option<Route> {
+    let (route, slug) = path.strip_prefix('/')?.split_once('/')?;
+    if slug.is_empty() || slug.contains('/') {
+        return None;
+    }
+    route.parse().ok()
+}
+
 /// The path of a route's list page `page` (from 1): [`Route::list_path`].
 pub fn route_path(route: Route, page: usize) -> String {
     route.list_path(page)
@@ -81,19 +94,86 @@ pub fn route_label(route: Route) -> &'static str {
     }
 }
 
-/// The cards of each route, in path order.
-pub(crate) fn by_route(cards: &[Card]) -> Vec<(Route, Vec<&Card>)> {
-    let mut routes: Vec<(Route, Vec<&Card>)> = Route::ALL.iter().map(|&route| (route, Vec::new())).collect();
-    for card in cards {
-        if let Some((_, list)) = card.route().and_then(|route| routes.iter_mut().find(|(r, _)| *r == route)) {
-            list.push(card);
+/// How many related products a product page links to ([`Cards::related`]).
+pub const RELATED: usize = 4;
+
+/// The cards of a catalog, by route, each route's in path order, one a
+/// path: what the list pages and each product page's related products
+/// are made from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cards {
+    routes: Vec<(Route, Vec<Card>)>,
+}
+
+impl Cards {
+    /// `cards` by route, in path order; of two cards with one path the
+    /// first is kept, and a card whose path names no route is left out.
+    pub fn new(cards: impl IntoIterator<Item = Card>) -> Cards {
+        let mut routes: Vec<(Route, Vec<Card>)> = Route::ALL.iter().map(|&route| (route, Vec::new())).collect();
+        for card in cards {
+            if let Some((_, list)) = card.route().and_then(|route| routes.iter_mut().find(|(r, _)| *r == route)) {
+                list.push(card);
+            }
         }
+        for (_, list) in &mut routes {
+            // Stable: of equal paths, the first given comes first.
+            list.sort_by(|a, b| a.path.cmp(&b.path));
+            list.dedup_by(|later, first| later.path == first.path);
+        }
+        Cards { routes }
     }
-    for (_, list) in &mut routes {
-        list.sort_by(|a, b| a.path.cmp(&b.path));
-        list.dedup_by(|a, b| a.path == b.path);
+
+    /// Each route with its cards, in [`Route::ALL`] order.
+    pub fn routes(&self) -> impl Iterator<Item = (Route, &[Card])> {
+        self.routes.iter().map(|(route, cards)| (*route, cards.as_slice()))
     }
-    routes
+
+    /// The cards of `route`, in path order.
+    pub fn route(&self, route: Route) -> &[Card] {
+        self.routes.iter().find(|(r, _)| *r == route).map_or(&[], |(_, cards)| cards.as_slice())
+    }
+
+    /// The card of the page at `path`, if it has one.
+    pub fn get(&self, path: &str) -> Option<&Card> {
+        let cards = self.route(route_of(path)?);
+        cards.binary_search_by(|card| card.path.as_str().cmp(path)).ok().map(|at| &cards[at])
+    }
+
+    /// Every card, route by route.
+    pub fn iter(&self) -> impl Iterator<Item = &Card> {
+        self.routes.iter().flat_map(|(_, cards)| cards)
+    }
+
+    /// How many cards there are.
+    pub fn len(&self) -> usize {
+        self.routes.iter().map(|(_, cards)| cards.len()).sum()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The products a page at `path` in `route` links to as related: of
+    /// the route's other indexable products (its category's: the spec
+    /// pairs each route with one), the [`RELATED`] nearest in path order,
+    /// two before it and two after, wrapping around at the ends (all of
+    /// them, in path order, when there are no more). Nearness in path
+    /// order is the only relation the record holds besides the category;
+    /// it gives every product as many links in as out, and keeps an edit's
+    /// reach small: a product's card shows on its four neighbours' pages
+    /// only, which is what an incremental build renders again.
+    pub fn related(&self, route: Route, path: &str) -> Vec<&Card> {
+        let others: Vec<&Card> = self.route(route).iter().filter(|card| card.path != path).collect();
+        let n = others.len();
+        if n <= RELATED {
+            return others;
+        }
+        // Where the page's path is, or would be, among the others.
+        let at = others.partition_point(|card| card.path.as_str() < path);
+        let half = RELATED / 2;
+        (0..RELATED).map(|k| others[(at + n + k - half) % n]).collect()
+    }
 }
 
 /// The newest `lastmod` of `cards`, compared as instants (the offsets

@@ -9,7 +9,7 @@ use minijinja::{AutoEscape, Environment, ErrorKind, Output, State, UndefinedBeha
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::list::{self, Card};
+use crate::list::{self, Card, Cards};
 use crate::templates::{DEFAULTS, read_dir};
 use crate::{PageError, Site, json_ld};
 
@@ -31,6 +31,8 @@ pub struct Pages {
     files: BTreeMap<String, PathBuf>,
     /// [`Pages::digest`].
     digest: String,
+    /// [`Pages::page_size`].
+    page_size: usize,
 }
 
 impl std::fmt::Debug for Pages {
@@ -62,10 +64,14 @@ struct PageContext<'a> {
     rows: Vec<Vec<Cell>>,
     /// Home, the route's list page, the product (no URL: the page itself).
     breadcrumbs: Vec<Crumb>,
+    /// The related products ([`Cards::related`]).
+    related: Vec<CardContext<'a>>,
+    /// The route's name (`Datasets`), for the related products' heading.
+    route_label: &'static str,
 }
 
 /// One step of a page's breadcrumbs.
-#[derive(Serialize)]
+#[derive(Serialize, PartialEq)]
 struct Crumb {
     /// What it is called.
     name: String,
@@ -73,19 +79,27 @@ struct Crumb {
     url: Option<String>,
 }
 
-/// One list page, rendered.
+/// One list page: rendered, or found to be the page the previous cards
+/// made ([`Pages::list_pages_since`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListPage {
+pub struct ListPage<'a> {
     /// Its path (`/`, `/datasets`, `/datasets/page/2`, …).
     pub path: String,
-    /// The HTML.
-    pub html: String,
+    /// The HTML; `None` when the page is the one the previous cards made
+    /// (everything it shows is the same).
+    pub html: Option<String>,
     /// Its sitemap `lastmod`: the newest of its products'.
     pub lastmod: String,
+    /// The products a route's page lists, in order (none for the home
+    /// page, which shows the first of each route's).
+    pub cards: &'a [Card],
+    /// Whether `cards` are, `lastmod` and all, those the page listed with
+    /// the previous cards (false without them).
+    pub same_cards: bool,
 }
 
-/// What a list template sees of a product.
-#[derive(Serialize)]
+/// What a page template sees of a product it links to.
+#[derive(Serialize, PartialEq)]
 struct CardContext<'a> {
     url: String,
     title: &'a str,
@@ -93,26 +107,46 @@ struct CardContext<'a> {
 }
 
 /// What `list.html` sees as `page`.
-#[derive(Serialize)]
+#[derive(Serialize, PartialEq)]
 struct ListContext<'a> {
     canonical_url: String,
     /// The route's name (`Datasets`).
     label: &'static str,
     /// The route (`datasets`).
     route: &'static str,
-    /// This page's number, from 1, and how many pages the route has.
+    /// This page's number, from 1.
     number: usize,
-    pages: usize,
-    /// How many products the route lists.
-    total: usize,
+    /// How many pages the route has, and how many products it lists: on
+    /// its first page only (none on the others), so that adding a
+    /// product changes the pages it moves, not every page of its route.
+    pages: Option<usize>,
+    total: Option<usize>,
     cards: Vec<CardContext<'a>>,
     previous_url: Option<String>,
     next_url: Option<String>,
     breadcrumbs: Vec<Crumb>,
 }
 
+/// A list page before it is rendered: its path, `lastmod`, products,
+/// and everything its template sees but the site's constants.
+struct Planned<'a> {
+    path: String,
+    lastmod: String,
+    cards: &'a [Card],
+    context: ListSpec<'a>,
+}
+
+/// What a list page's template sees as `page`, but the site's constants.
+#[derive(PartialEq)]
+enum ListSpec<'a> {
+    /// `home.html`'s.
+    Home { canonical_url: String, routes: Vec<RouteSummary<'a>> },
+    /// `list.html`'s.
+    Route(ListContext<'a>),
+}
+
 /// One route as the home page shows it.
-#[derive(Serialize)]
+#[derive(Serialize, PartialEq)]
 struct RouteSummary<'a> {
     label: &'static str,
     url: String,
@@ -173,12 +207,30 @@ impl Pages {
             part(text.as_bytes());
         }
         let digest = hex::encode(hasher.finalize().as_slice());
-        let mut pages = Pages { env: Environment::new(), site, files, digest };
+        let mut pages = Pages { env: Environment::new(), site, files, digest, page_size: list::PAGE_SIZE };
         for (name, text) in sources {
             env.add_template_owned(name, text).map_err(|e| pages.error(&e, None))?;
         }
         pages.env = env;
         Ok(pages)
+    }
+
+    /// These pages with `size` products a list page (at least one;
+    /// [`list::PAGE_SIZE`] unless set), which the [`Pages::digest`] covers.
+    #[must_use]
+    pub fn with_page_size(mut self, size: usize) -> Pages {
+        self.page_size = size.max(1);
+        let mut hasher = Sha256::new();
+        hasher.update(self.digest.as_bytes());
+        hasher.update(b" page size ");
+        hasher.update((self.page_size as u64).to_le_bytes());
+        self.digest = hex::encode(hasher.finalize().as_slice());
+        self
+    }
+
+    /// How many products a list page shows at most.
+    pub fn page_size(&self) -> usize {
+        self.page_size
     }
 
     /// The site the pages link to.
@@ -194,8 +246,9 @@ impl Pages {
         &self.digest
     }
 
-    /// The page of `record`, at its `canonical_path`.
-    pub fn product(&self, record: &ProductRecord) -> Result<String, PageError> {
+    /// The page of `record`, at its `canonical_path`, linking to its
+    /// related products among `cards` ([`Cards::related`]).
+    pub fn product(&self, record: &ProductRecord, cards: &Cards) -> Result<String, PageError> {
         let columns = record.schema_preview.fields.as_slice();
         let rows = record
             .sample
@@ -233,6 +286,8 @@ impl Pages {
                 },
                 Crumb { name: record.title.clone(), url: None },
             ],
+            related: self.related(cards, record.route, &record.canonical_path()),
+            route_label: list::route_label(record.route),
         };
         let context = minijinja::context! {
             product => Value::from_serialize(record),
@@ -255,47 +310,85 @@ impl Pages {
         self.render(NOT_FOUND, minijinja::context! { site => self.site_context() }, None)
     }
 
-    /// The list pages of the products of `cards` ([`list`]): the home
-    /// page, then each route's pages in order. A route without products
-    /// still has its (empty) first page, so the site's links all answer.
-    pub fn list_pages(&self, cards: &[Card]) -> Result<Vec<ListPage>, PageError> {
-        let routes = list::by_route(cards);
-        fn context<'a>(site: &Site, c: &'a Card) -> CardContext<'a> {
-            CardContext { url: site.url(&c.path), title: &c.title, summary: &c.summary }
-        }
-        let summaries: Vec<RouteSummary<'_>> = routes
-            .iter()
+    /// Whether the page of the product at `path` in `route` shows the
+    /// same related products with `cards` as with `before` (so needs no
+    /// rendering again when nothing else of it changed).
+    pub fn same_related(&self, route: Route, path: &str, cards: &Cards, before: &Cards) -> bool {
+        self.related(cards, route, path) == self.related(before, route, path)
+    }
+
+    fn related<'a>(&self, cards: &'a Cards, route: Route, path: &str) -> Vec<CardContext<'a>> {
+        cards.related(route, path).into_iter().map(|card| self.card(card)).collect()
+    }
+
+    fn card<'a>(&self, card: &'a Card) -> CardContext<'a> {
+        CardContext { url: self.site.url(&card.path), title: &card.title, summary: &card.summary }
+    }
+
+    /// The list pages of the products of `cards` ([`list`]), each
+    /// rendered: the home page, then each route's pages in order. A route
+    /// without products still has its (empty) first page, so the site's
+    /// links all answer.
+    pub fn list_pages<'a>(&self, cards: &'a Cards) -> Result<Vec<ListPage<'a>>, PageError> {
+        self.list_pages_since(cards, None)
+    }
+
+    /// [`Pages::list_pages`], rendering only the pages that show something
+    /// other than they did with the cards `previous` (all of them without):
+    /// a page whose products, links and counts are the same is given
+    /// without its HTML, to be taken from where the previous cards' pages
+    /// are kept. The pages are the same templates' (the caller checks the
+    /// [`Pages::digest`]).
+    pub fn list_pages_since<'a>(
+        &self,
+        cards: &'a Cards,
+        previous: Option<&Cards>,
+    ) -> Result<Vec<ListPage<'a>>, PageError> {
+        let before: BTreeMap<String, Planned<'_>> = previous
+            .map(|previous| self.list_specs(previous).into_iter().map(|spec| (spec.path.clone(), spec)).collect())
+            .unwrap_or_default();
+        self.list_specs(cards)
+            .into_iter()
+            .map(|spec| {
+                let was = before.get(&spec.path);
+                let html = match was {
+                    Some(was) if was.context == spec.context => None,
+                    _ => Some(self.render_list(&spec.context)?),
+                };
+                let same_cards = was.is_some_and(|was| was.cards == spec.cards);
+                Ok(ListPage { path: spec.path, html, lastmod: spec.lastmod, cards: spec.cards, same_cards })
+            })
+            .collect()
+    }
+
+    /// What each list page of `cards` shows.
+    fn list_specs<'a>(&self, cards: &'a Cards) -> Vec<Planned<'a>> {
+        let summaries: Vec<RouteSummary<'_>> = cards
+            .routes()
             .map(|(route, cards)| RouteSummary {
-                label: list::route_label(*route),
-                url: self.site.url(&list::route_path(*route, 1)),
+                label: list::route_label(route),
+                url: self.site.url(&list::route_path(route, 1)),
                 total: cards.len(),
-                cards: cards.iter().take(list::HOME_SIZE).map(|c| context(&self.site, c)).collect(),
+                cards: cards.iter().take(list::HOME_SIZE).map(|c| self.card(c)).collect(),
             })
             .collect();
-        let home = minijinja::context! {
-            site => self.site_context(),
-            page => minijinja::context! {
-                canonical_url => self.site.url(list::HOME_PATH),
-                routes => Value::from_serialize(&summaries),
-                json_ld => Value::from_safe_string(json_ld::website_script(SITE_NAME, &self.site)),
-            },
-        };
-        let mut out = vec![ListPage {
+        let mut out = vec![Planned {
             path: list::HOME_PATH.to_owned(),
-            html: self.render(HOME, home, None)?,
             lastmod: list::newest(cards.iter()),
+            cards: &[],
+            context: ListSpec::Home { canonical_url: self.site.url(list::HOME_PATH), routes: summaries },
         }];
-        for (route, cards) in &routes {
-            let pages = cards.len().div_ceil(list::PAGE_SIZE).max(1);
+        for (route, cards) in cards.routes() {
+            let pages = cards.len().div_ceil(self.page_size).max(1);
             for number in 1..=pages {
-                let chunk = cards.chunks(list::PAGE_SIZE).nth(number - 1).unwrap_or_default();
-                let path = list::route_path(*route, number);
-                let label = list::route_label(*route);
+                let chunk = cards.chunks(self.page_size).nth(number - 1).unwrap_or_default();
+                let path = list::route_path(route, number);
+                let label = list::route_label(route);
                 let mut breadcrumbs =
                     vec![Crumb { name: "Home".to_owned(), url: Some(self.site.url(list::HOME_PATH)) }];
                 if number > 1 {
                     breadcrumbs
-                        .push(Crumb { name: label.to_owned(), url: Some(self.site.url(&list::route_path(*route, 1))) });
+                        .push(Crumb { name: label.to_owned(), url: Some(self.site.url(&list::route_path(route, 1))) });
                     breadcrumbs.push(Crumb { name: format!("Page {number}"), url: None });
                 } else {
                     breadcrumbs.push(Crumb { name: label.to_owned(), url: None });
@@ -305,22 +398,37 @@ impl Pages {
                     label,
                     route: route.as_str(),
                     number,
-                    pages,
-                    total: cards.len(),
-                    cards: chunk.iter().map(|c| context(&self.site, c)).collect(),
-                    previous_url: (number > 1).then(|| self.site.url(&list::route_path(*route, number - 1))),
-                    next_url: (number < pages).then(|| self.site.url(&list::route_path(*route, number + 1))),
+                    pages: (number == 1).then_some(pages),
+                    total: (number == 1).then_some(cards.len()),
+                    cards: chunk.iter().map(|c| self.card(c)).collect(),
+                    previous_url: (number > 1).then(|| self.site.url(&list::route_path(route, number - 1))),
+                    next_url: (number < pages).then(|| self.site.url(&list::route_path(route, number + 1))),
                     breadcrumbs,
                 };
-                let context = minijinja::context! { site => self.site_context(), page => Value::from_serialize(&page) };
-                out.push(ListPage {
-                    html: self.render(LIST, context, None)?,
-                    lastmod: list::newest(chunk.iter().copied()),
-                    path,
-                });
+                out.push(Planned { lastmod: list::newest(chunk), cards: chunk, path, context: ListSpec::Route(page) });
             }
         }
-        Ok(out)
+        out
+    }
+
+    fn render_list(&self, spec: &ListSpec<'_>) -> Result<String, PageError> {
+        match spec {
+            ListSpec::Home { canonical_url, routes } => {
+                let home = minijinja::context! {
+                    site => self.site_context(),
+                    page => minijinja::context! {
+                        canonical_url => canonical_url,
+                        routes => Value::from_serialize(routes),
+                        json_ld => Value::from_safe_string(json_ld::website_script(SITE_NAME, &self.site)),
+                    },
+                };
+                self.render(HOME, home, None)
+            }
+            ListSpec::Route(page) => {
+                let context = minijinja::context! { site => self.site_context(), page => Value::from_serialize(page) };
+                self.render(LIST, context, None)
+            }
+        }
     }
 
     fn site_context(&self) -> Value {

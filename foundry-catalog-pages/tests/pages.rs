@@ -5,6 +5,7 @@ use std::path::Path;
 
 use foundry_catalog::examples::MANIFESTS;
 use foundry_catalog::product::{ProductManifest, ProductRecord};
+use foundry_catalog_pages::list::{Card, Cards};
 use foundry_catalog_pages::{PageError, Pages, Site, json_ld, sitemap};
 
 fn examples() -> Vec<ProductRecord> {
@@ -75,19 +76,19 @@ fn site() -> Site {
 #[test]
 fn example_pages() {
     let pages = Pages::new(site());
+    let cards = Cards::new(examples().iter().filter_map(Card::of));
     for record in examples() {
-        let html = pages.product(&record).unwrap();
+        let html = pages.product(&record, &cards).unwrap();
         insta::assert_snapshot!(format!("page-{}", record.slug), html);
         // The same record and templates give the same bytes.
-        assert_eq!(pages.product(&record).unwrap(), html);
+        assert_eq!(pages.product(&record, &cards).unwrap(), html);
     }
     insta::assert_snapshot!("not-found", pages.not_found().unwrap());
-    let cards: Vec<_> = examples().iter().filter_map(foundry_catalog_pages::list::Card::of).collect();
     let lists = pages.list_pages(&cards).unwrap();
     let paths: Vec<&str> = lists.iter().map(|list| list.path.as_str()).collect();
     assert_eq!(paths, ["/", "/datasets", "/actors", "/automation"]);
-    insta::assert_snapshot!("home", lists[0].html);
-    insta::assert_snapshot!("list-datasets", lists[1].html);
+    insta::assert_snapshot!("home", lists[0].html.as_deref().unwrap());
+    insta::assert_snapshot!("list-datasets", lists[1].html.as_deref().unwrap());
     assert_eq!(pages.list_pages(&cards).unwrap(), lists, "the same cards give the same bytes");
 }
 
@@ -114,7 +115,7 @@ fn an_empty_or_over_long_seo_title_or_description_is_an_error() {
         let mut record = record.clone();
         record.seo.title = title;
         record.seo.description = description;
-        pages.product(&record)
+        pages.product(&record, &Cards::default())
     };
     let (title, description) = (record.seo.title.clone(), record.seo.description.clone());
     let at_limits = with("é".repeat(Pages::MAX_SEO_TITLE), "é".repeat(Pages::MAX_SEO_DESCRIPTION));
@@ -139,7 +140,7 @@ fn a_hidden_product_is_noindex_and_out_of_the_sitemap() {
     let mut records = examples();
     let hidden = records[0].slug.as_str().to_owned();
     records[0].is_visible = false;
-    let html = pages.product(&records[0]).unwrap();
+    let html = pages.product(&records[0], &Cards::default()).unwrap();
     assert!(html.contains(r#"<meta name="robots" content="noindex">"#), "{html}");
     let files = sitemap::files(&site(), records.iter().filter_map(sitemap::Entry::of));
     assert!(!files[0].xml.contains(&format!("/{hidden}<")), "{}", files[0].xml);
@@ -154,7 +155,7 @@ fn a_page_holds_its_record() {
     for mut record in examples() {
         record.seo.noindex = record.slug.as_str() == "crm-webhook-connector";
         record.seo.title = "Fish & <Chips> \"quoted\"".to_owned();
-        let html = pages.product(&record).unwrap();
+        let html = pages.product(&record, &Cards::default()).unwrap();
         assert!(html.contains("<title>Fish &amp; &lt;Chips&gt; &quot;quoted&quot;</title>"), "{html}");
         assert_eq!(html.contains(r#"<meta name="robots" content="noindex">"#), record.seo.noindex);
         let canonical =
@@ -212,7 +213,7 @@ fn a_value_cannot_break_out_of_the_page() {
     let mut record = examples().remove(0);
     record.title = "</script><script>alert(1)</script>".to_owned();
     record.summary = "<img src=x onerror=alert(1)>".to_owned();
-    let html = pages.product(&record).unwrap();
+    let html = pages.product(&record, &Cards::default()).unwrap();
     assert!(!html.contains("<script>alert(1)"));
     assert!(!html.contains("<img src=x"));
     assert_eq!(html.matches("</script>").count(), 1);
@@ -230,7 +231,7 @@ fn template_error(dir: &Path) -> (String, usize, String) {
     let pages = Pages::from_dir(site(), dir);
     let error = match pages {
         Err(e) => e,
-        Ok(pages) => pages.product(&examples()[0]).unwrap_err(),
+        Ok(pages) => pages.product(&examples()[0], &Cards::default()).unwrap_err(),
     };
     let text = error.to_string();
     match error {
@@ -278,7 +279,7 @@ fn a_template_that_loops_for_ever_runs_out_of_fuel() {
     assert!(text.contains("ran out of fuel") && text.contains("loops nested in loops"), "{text}");
     let pages = Pages::new(site());
     for record in examples() {
-        pages.product(&record).expect("a default page is far within its fuel");
+        pages.product(&record, &Cards::default()).expect("a default page is far within its fuel");
     }
 }
 
@@ -286,7 +287,7 @@ fn a_template_that_loops_for_ever_runs_out_of_fuel() {
 fn a_folder_replaces_the_defaults_it_names() {
     let dir = folder(&[("style.css", "body { color: #123456; }"), (".swap", "ignored")]);
     let pages = Pages::from_dir(site(), dir.path()).unwrap();
-    let html = pages.product(&examples()[0]).unwrap();
+    let html = pages.product(&examples()[0], &Cards::default()).unwrap();
     assert!(html.contains("body { color: #123456; }") && html.contains("<h1>"));
     assert_ne!(pages.digest(), Pages::new(site()).digest());
     assert_ne!(Pages::new(Site::unknown()).digest(), Pages::new(site()).digest());
@@ -322,8 +323,26 @@ fn a_templates_folder_is_read_as_an_attacker_would_write_it() {
 fn without_a_site_links_are_paths() {
     let pages = Pages::new(Site::unknown());
     let record = &examples()[0];
-    let html = pages.product(record).unwrap();
+    let html = pages.product(record, &Cards::default()).unwrap();
     assert!(html.contains(&format!(r#"<link rel="canonical" href="{}">"#, record.canonical_path())));
+}
+
+/// `n` actor cards, titled `Actor 0000` on, given in reverse path order.
+fn actors(n: usize) -> Vec<Card> {
+    (0..n)
+        .rev()
+        .map(|n| Card {
+            path: format!("/actors/a-{n:04}"),
+            title: format!("Actor {n:04}"),
+            summary: format!("Summary {n}"),
+            lastmod: format!("2026-01-{:02}T00:00:00+00:00", n % 28 + 1),
+        })
+        .collect()
+}
+
+/// The numbers of the actors `html` links to (`">Actor 0042`), in order.
+fn actors_linked(html: &str) -> Vec<usize> {
+    html.match_indices("\">Actor ").map(|(at, _)| html[at + 8..at + 12].parse().unwrap()).collect()
 }
 
 /// A route's products are split into pages of `PAGE_SIZE` in path order:
@@ -332,38 +351,113 @@ fn without_a_site_links_are_paths() {
 /// page shows the first few of each route.
 #[test]
 fn list_pages_show_every_product_once_in_pages_of_fifty() {
-    use foundry_catalog_pages::list::{Card, HOME_SIZE, PAGE_SIZE};
+    use foundry_catalog_pages::list::{HOME_SIZE, PAGE_SIZE};
     let pages = Pages::new(site());
     let total = 2 * PAGE_SIZE + 7;
-    let cards: Vec<Card> = (0..total)
-        .rev()
-        .map(|n| Card {
-            path: format!("/actors/a-{n:04}"),
-            title: format!("Actor {n:04}"),
-            summary: format!("Summary {n}"),
-            lastmod: format!("2026-01-{:02}T00:00:00+00:00", n % 28 + 1),
-        })
-        .collect();
+    let cards = Cards::new(actors(total));
     let lists = pages.list_pages(&cards).unwrap();
-    let actors: Vec<_> = lists.iter().filter(|l| l.path.starts_with("/actors")).collect();
-    let paths: Vec<&str> = actors.iter().map(|l| l.path.as_str()).collect();
+    let html = |path: &str| lists.iter().find(|l| l.path == path).and_then(|l| l.html.as_deref()).unwrap();
+    let paths: Vec<&str> = lists.iter().map(|l| l.path.as_str()).filter(|p| p.starts_with("/actors")).collect();
     assert_eq!(paths, ["/actors", "/actors/page/2", "/actors/page/3"]);
     let mut seen = Vec::new();
-    for (i, list) in actors.iter().enumerate() {
-        let titles: Vec<usize> =
-            list.html.match_indices("\">Actor ").map(|(at, _)| list.html[at + 8..at + 12].parse().unwrap()).collect();
-        assert_eq!(titles.len(), if i < 2 { PAGE_SIZE } else { total - 2 * PAGE_SIZE }, "{}", list.path);
+    for (i, path) in paths.iter().enumerate() {
+        let page = html(path);
+        let titles = actors_linked(page);
+        assert_eq!(titles.len(), if i < 2 { PAGE_SIZE } else { total - 2 * PAGE_SIZE }, "{path}");
         seen.extend(titles);
-        assert_eq!(list.html.contains("rel=\"prev\""), i > 0, "{}", list.path);
-        assert_eq!(list.html.contains("rel=\"next\""), i < 2, "{}", list.path);
+        assert_eq!(page.contains("rel=\"prev\""), i > 0, "{path}");
+        assert_eq!(page.contains("rel=\"next\""), i < 2, "{path}");
     }
     assert_eq!(seen, (0..total).collect::<Vec<_>>(), "each product once, in path order");
-    assert!(actors[1].html.contains(r#"<link rel="canonical" href="https://catalog.example.com/actors/page/2">"#));
-    let home = &lists[0];
-    assert_eq!(home.path, "/");
-    assert_eq!(home.html.matches("\">Actor ").count(), HOME_SIZE);
-    assert!(home.html.contains(&format!("All {total} actors")));
+    assert!(
+        html("/actors/page/2").contains(r#"<link rel="canonical" href="https://catalog.example.com/actors/page/2">"#)
+    );
+    // The count is on the route's first page, and on no other.
+    assert!(html("/actors").contains(&format!("{total} products on 3 pages")));
+    assert!(!html("/actors/page/2").contains(&total.to_string()));
+    let home = html("/");
+    assert_eq!(actors_linked(home).len(), HOME_SIZE);
+    assert!(home.contains(&format!("All {total} actors")));
     // A route with no product still has its page, kept from search engines.
-    let datasets = lists.iter().find(|l| l.path == "/datasets").unwrap();
-    assert!(datasets.html.contains(r#"<meta name="robots" content="noindex">"#));
+    assert!(html("/datasets").contains(r#"<meta name="robots" content="noindex">"#));
+}
+
+/// A product page links to its four nearest neighbours of its route in
+/// path order, two before and two after, wrapping at the ends; never to
+/// itself, nor to another route's products; all of them when there are
+/// no more.
+#[test]
+fn a_product_page_links_to_its_nearest_neighbours_in_its_route() {
+    let pages = Pages::new(site());
+    let record = examples().into_iter().find(|r| r.route == foundry_catalog::product::Route::Actors).unwrap();
+    let place = |slug: &str| {
+        let mut record = record.clone();
+        record.slug = slug.parse().unwrap();
+        record
+    };
+    let mut cards = actors(10);
+    cards.push(Card {
+        path: "/datasets/d".to_owned(),
+        title: "Actor 9999".to_owned(),
+        summary: String::new(),
+        lastmod: String::new(),
+    });
+    let cards = Cards::new(cards);
+    let related = |slug: &str| {
+        let html = pages.product(&place(slug), &cards).unwrap();
+        let (_, section) = html.split_once(r#"<h2 id="related">"#).expect("a related section");
+        actors_linked(section)
+    };
+    assert_eq!(related("a-0005"), [3, 4, 6, 7]);
+    assert_eq!(related("a-0000"), [8, 9, 1, 2], "wrapping at the start");
+    assert_eq!(related("a-0009"), [7, 8, 0, 1], "wrapping at the end");
+    // A page that is on no list (noindex) still has its place among them.
+    assert_eq!(related("a-0004a"), [3, 4, 5, 6]);
+    let few = Cards::new(actors(3));
+    let html = pages.product(&place("a-0001"), &few).unwrap();
+    assert_eq!(actors_linked(html.split_once(r#"<h2 id="related">"#).unwrap().1), [0, 2]);
+    let alone = pages.product(&place("a-0000"), &Cards::new(actors(1))).unwrap();
+    assert!(!alone.contains(r#"id="related""#), "no section without a related product");
+    assert!(pages.same_related(record.route, "/actors/a-0005", &cards, &cards.clone()));
+}
+
+/// Given the cards the pages were last made with, exactly the list pages
+/// that show something new are rendered: an edited title renders its own
+/// page (and the home page when it is shown there), a product added
+/// renders the pages from its place on and the route's first page (its
+/// count), and a `lastmod` alone renders none, though its page's cards
+/// are new.
+#[test]
+fn list_pages_since_render_exactly_the_pages_that_changed() {
+    let pages = Pages::new(site()).with_page_size(3);
+    let before = Cards::new(actors(10));
+    let rendered = |cards: &Cards| -> Vec<String> {
+        let lists = pages.list_pages_since(cards, Some(&before)).unwrap();
+        let all = pages.list_pages(cards).unwrap();
+        for (list, full) in lists.iter().zip(&all) {
+            assert_eq!(list.path, full.path);
+            assert_eq!(list.lastmod, full.lastmod);
+            if list.html.is_some() {
+                assert_eq!(list.html, full.html, "a page rendered is the full rendering's");
+            }
+        }
+        lists.iter().filter(|list| list.html.is_some()).map(|list| list.path.clone()).collect()
+    };
+    assert!(rendered(&before).is_empty(), "nothing changed");
+    let edited = |n: usize, edit: fn(&mut Card)| {
+        let mut cards = actors(10);
+        edit(&mut cards[9 - n]);
+        Cards::new(cards)
+    };
+    assert_eq!(rendered(&edited(7, |c| c.title.push_str(" again"))), ["/actors/page/3"]);
+    assert_eq!(rendered(&edited(1, |c| c.summary.push('!'))), ["/", "/actors"]);
+    let lastmod = edited(4, |c| c.lastmod = "2026-02-01T00:00:00+00:00".to_owned());
+    assert!(rendered(&lastmod).is_empty());
+    let lists = pages.list_pages_since(&lastmod, Some(&before)).unwrap();
+    let same: Vec<bool> = lists.iter().map(|list| list.same_cards).collect();
+    // /, /datasets, /actors, its pages 2 (actor 4's), 3 and 4, /automation.
+    assert_eq!(same, [true, true, true, false, true, true, true]);
+    let mut added = actors(10);
+    added.push(Card { path: "/actors/a-0007a".to_owned(), ..added[0].clone() });
+    assert_eq!(rendered(&Cards::new(added)), ["/", "/actors", "/actors/page/3", "/actors/page/4"]);
 }

@@ -616,9 +616,11 @@ pub(crate) struct DocumentEntry {
 /// request reaches it but as the answer to an unknown page.
 pub(crate) const NOT_FOUND_DOCUMENT: &str = "404";
 
-/// The name the list pages' cards are kept under (`foundry_catalog_pages::list::Card`,
-/// one JSON document): not a path, so never served; a build on this
-/// artifact renders the list pages from them.
+/// What the names of the list pages' cards start with: each route
+/// page's cards (`foundry_catalog_pages::list::Card`, one JSON document)
+/// are kept under this and the page's path (`cards/datasets/page/2`): not
+/// a path, so never served; a build on this artifact knows from them
+/// what its pages were made with.
 pub(crate) const CARDS_DOCUMENT: &str = "cards";
 
 /// The name of the site's icon among the documents: its path,

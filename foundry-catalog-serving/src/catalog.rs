@@ -530,6 +530,14 @@ pub enum CatalogError {
         /// The template's error: its file, line and a hint.
         error: String,
     },
+    /// A manifest's bytes changed while the build was reading them (its
+    /// two passes over the manifests saw other bytes): the catalog would
+    /// link to what it does not serve.
+    #[error("{file}: changed while the build read it; hint: build again once it is written")]
+    Changed {
+        /// The file.
+        file: String,
+    },
     /// An artifact file cannot be loaded.
     #[error("{file}: {error}")]
     Artifact {
@@ -550,6 +558,7 @@ impl CatalogError {
             | CatalogError::Invalid { file, .. }
             | CatalogError::DuplicateSlug { file, .. }
             | CatalogError::Page { file, .. }
+            | CatalogError::Changed { file }
             | CatalogError::Artifact { file, .. } => file,
         }
     }
@@ -1020,9 +1029,17 @@ impl ResponseCatalog {
 
     /// The bytes of the site document named `name` (a path, or a name
     /// that is not one, as the cards'), as is; none without it.
+    #[cfg_attr(not(feature = "pages"), allow(dead_code))]
     pub(crate) fn document(&self, name: &str) -> Option<Result<Bytes, ArtifactError>> {
         let &n = self.site.as_deref()?.documents.get(name.as_bytes())?;
         Some(self.entry(Response::Document(n)).body())
+    }
+
+    /// The index entry of the site document named `name`.
+    #[cfg_attr(not(feature = "pages"), allow(dead_code))]
+    pub(crate) fn document_entry(&self, name: &str) -> Option<artifact::DocumentEntry> {
+        let &n = self.site.as_deref()?.documents.get(name.as_bytes())?;
+        self.artifact.document(n)
     }
 
     /// Every path of a page or site document served, sorted (empty
@@ -1220,9 +1237,22 @@ fn is_document_name(name: &[u8]) -> bool {
         b"/sitemap.xml",
         artifact::NOT_FOUND_DOCUMENT.as_bytes(),
         artifact::ICON_DOCUMENT.as_bytes(),
+        // Every card in one document, as earlier builds kept them (an
+        // artifact of theirs still loads).
         artifact::CARDS_DOCUMENT.as_bytes(),
     ];
-    numbered || fixed.contains(&name) || std::str::from_utf8(name).is_ok_and(foundry_catalog::product::is_list_path)
+    // A route page's cards (`cards/datasets/page/2`, the
+    // `catalog::pages::cards_document` of its path).
+    let cards = name
+        .strip_prefix(artifact::CARDS_DOCUMENT.as_bytes())
+        .and_then(|path| std::str::from_utf8(path).ok())
+        .is_some_and(|path| {
+            path != foundry_catalog::product::HOME_PATH && foundry_catalog::product::is_list_path(path)
+        });
+    numbered
+        || cards
+        || fixed.contains(&name)
+        || std::str::from_utf8(name).is_ok_and(foundry_catalog::product::is_list_path)
 }
 
 /// A problem opening the artifact file at `path`, as a build's.

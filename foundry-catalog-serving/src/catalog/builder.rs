@@ -1,6 +1,7 @@
 //! [`Builder`]: manifests or records into an [`Artifact`], on all cores,
 //! reusing what a previous artifact already holds.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt;
@@ -13,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::blocks::Data;
 use super::origin::Origin;
-use super::pages::{PageMaker, PreparedPage, encode};
+use super::pages::{Card, Cards, Document, Linking, PageMaker, PreparedPage, encode};
 use super::previous::{Previous, RecordTypeChanges, Unusable};
 use super::render::{Renderer, generator, stem};
 use super::stamps::{Recorder, Stamp};
@@ -124,6 +125,16 @@ pub struct Progress {
     /// Of those, products compressed anew (the rest reused the previous
     /// artifact's representations).
     pub compressed: usize,
+    /// Of the products taken from the previous artifact, those whose page
+    /// was rendered again, because a product it links to as related
+    /// changed (their bodies are the previous artifact's).
+    pub repaged: usize,
+    /// The site's list pages (home and each route's pages), counted once
+    /// the products are done (zero before, and without pages).
+    pub list_pages: usize,
+    /// Of those, the pages rendered (the others showed what they did in
+    /// the previous artifact and were taken as it holds them).
+    pub lists_rendered: usize,
 }
 
 impl Progress {
@@ -282,21 +293,24 @@ impl Builder {
             if let (Some(stamp), Some(previous)) = (known, &self.previous) {
                 let slug = stem(Path::new(name)).to_owned();
                 if let Some(entry) = previous.unchanged(&slug, stamp.source) {
-                    recorder.record(name.clone(), *stamp);
-                    let from = Arc::clone(previous);
-                    return Ok(Product::Reused { file, slug, entry, from, rendered: false });
+                    if counter.is_some() {
+                        recorder.record(name.clone(), *stamp);
+                    }
+                    return Source::Unchanged { file, slug, entry, from: Arc::clone(previous), rendered: false };
                 }
             }
-            counter.read.fetch_add(1, Ordering::Relaxed);
+            if let Some(counter) = counter {
+                counter.read.fetch_add(1, Ordering::Relaxed);
+            }
             match crate::files::read_regular(path, self.max_manifest_len) {
                 Ok((bytes, opened)) => {
                     let source: [u8; SOURCE_LEN] = Sha256::digest(&bytes).into();
-                    if let Some(stamp) = Stamp::new(&opened, source) {
+                    if let (Some(stamp), Some(_)) = (Stamp::new(&opened, source), counter) {
                         recorder.record(name.clone(), stamp);
                     }
-                    self.product_of_source(file, &bytes, source)
+                    self.manifest(file, Cow::Owned(bytes), source)
                 }
-                Err(reason) => Err(CatalogError::Read { file, reason }),
+                Err(reason) => Source::Failed(CatalogError::Read { file, reason }),
             }
         })?;
         Ok(loaded(artifact)?.remembering(origins, Some(recorder.finish())))
@@ -309,8 +323,10 @@ impl Builder {
     pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<ResponseCatalog, CatalogErrors> {
         let sources: Vec<(String, String)> = sources.into_iter().collect();
         let (artifact, origins) = self.assemble(&sources, |(file, text), counter| {
-            counter.read.fetch_add(1, Ordering::Relaxed);
-            self.product_of_source(file.clone(), text.as_bytes(), Sha256::digest(text.as_bytes()).into())
+            if let Some(counter) = counter {
+                counter.read.fetch_add(1, Ordering::Relaxed);
+            }
+            self.manifest(file.clone(), Cow::Borrowed(text.as_bytes()), Sha256::digest(text.as_bytes()).into())
         })?;
         Ok(loaded(artifact)?.remembering(origins, None))
     }
@@ -323,26 +339,75 @@ impl Builder {
     ) -> Result<ResponseCatalog, CatalogErrors> {
         let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
         let (artifact, origins) =
-            self.assemble(&records, |(file, record), _| self.prepare(file, record, [0; SOURCE_LEN]))?;
+            self.assemble(&records, |(file, record), _| Source::Record { file: file.as_str(), record })?;
         Ok(loaded(artifact)?.remembering(origins, None))
     }
 
     /// One manifest's bytes: the previous artifact's product when they are
-    /// the bytes it was built from, else built.
-    fn product_of_source(&self, file: String, bytes: &[u8], source: [u8; SOURCE_LEN]) -> Result<Product, CatalogError> {
+    /// the bytes it was built from, else bytes to build.
+    fn manifest<'a>(&self, file: String, bytes: Cow<'a, [u8]>, source: [u8; SOURCE_LEN]) -> Source<'a> {
         if let Some(previous) = &self.previous {
             let slug = stem(Path::new(&file)).to_owned();
             if let Some(entry) = previous.unchanged(&slug, source) {
-                let from = Arc::clone(previous);
-                return Ok(Product::Reused { file, slug, entry, from, rendered: false });
+                return Source::Unchanged { file, slug, entry, from: Arc::clone(previous), rendered: false };
             }
         }
-        self.prepare(&file, &self.renderer.build_manifest(&file, bytes)?, source)
+        Source::Manifest { file, bytes, source }
+    }
+
+    /// What the first pass over the sources of a build with pages learns
+    /// of one: its card, from the previous artifact's cards when it is
+    /// unchanged, else from its record (none when it does not build: the
+    /// second pass reports why), and the digest of the bytes it was read
+    /// from.
+    fn seen(&self, pages: &PageMaker, before: Option<&Cards>, source: Source<'_>) -> Result<Seen, CatalogError> {
+        match source {
+            Source::Unchanged { entry, from, .. } => {
+                let card = match from.page_listing(&entry) {
+                    Some((path, lastmod)) if !lastmod.is_empty() => {
+                        Some(pages.kept_card(before, &path).ok_or_else(|| CatalogError::Page {
+                            file: "<the previous artifact>".to_owned(),
+                            error: format!("{path}: it keeps no card of this page; build without it"),
+                        })?)
+                    }
+                    _ => None,
+                };
+                Ok(Seen { card, source: entry.source })
+            }
+            Source::Manifest { file, bytes, source } => {
+                let record = self.renderer.build_manifest(&file, &bytes).ok();
+                Ok(Seen { card: record.and_then(|record| pages.card(&record)), source })
+            }
+            Source::Record { record, .. } => Ok(Seen { card: pages.card(record), source: [0; SOURCE_LEN] }),
+            Source::Failed(_) => Ok(Seen { card: None, source: [0; SOURCE_LEN] }),
+        }
+    }
+
+    /// One source made into a product: built, or taken from the previous
+    /// artifact (its page rendered again when its related products changed).
+    fn product(&self, source: Source<'_>, linking: Option<&Linking>) -> Result<Product, CatalogError> {
+        match source {
+            Source::Unchanged { file, slug, entry, from, rendered } => {
+                self.relink(Product::Reused { file, slug, entry, from, rendered }, None, linking)
+            }
+            Source::Manifest { file, bytes, source } => {
+                let record = self.renderer.build_manifest(&file, &bytes)?;
+                self.prepare(&file, &record, source, linking)
+            }
+            Source::Record { file, record } => self.prepare(file, record, [0; SOURCE_LEN], linking),
+            Source::Failed(error) => Err(error),
+        }
     }
 
     /// Serializes one record and validates it (once); reuses the previous
     /// artifact's representations when the body is theirs, else compresses.
-    fn prepare(&self, file: &str, record: &ProductRecord, source: [u8; SOURCE_LEN]) -> Result<Product, CatalogError> {
+    fn prepare(
+        &self,
+        file: &str,
+        record: &ProductRecord,
+        source: [u8; SOURCE_LEN],
+        linking: Option<&Linking>,
+    ) -> Result<Product, CatalogError> {
         let body = self
             .renderer
             .body(record)
@@ -352,7 +417,8 @@ impl Builder {
             && let Some(entry) = previous.same_body(&slug, &body, source)
         {
             let from = Arc::clone(previous);
-            return Ok(Product::Reused { file: file.to_owned(), slug, entry, from, rendered: true });
+            let reused = Product::Reused { file: file.to_owned(), slug, entry, from, rendered: true };
+            return self.relink(reused, Some(record), linking);
         }
         let seconds =
             u64::try_from(record.last_updated_at.as_datetime().unix_timestamp()).unwrap_or(0).min(LAST_HTTP_DATE);
@@ -360,7 +426,10 @@ impl Builder {
         // Each coding's bytes, identity included (`encode` copies it);
         // the codings were checked to be available when they were chosen.
         let bodies = encode(&self.codings, &body);
-        let page = self.pages.as_deref().map(|pages| pages.page(file, record, &self.codings)).transpose()?;
+        let page = match (self.pages.as_deref(), linking) {
+            (Some(pages), Some(linking)) => Some(pages.page(file, record, &linking.now, &self.codings)?),
+            _ => None,
+        };
         Ok(Product::Built(Prepared {
             file: file.to_owned(),
             slug,
@@ -371,6 +440,74 @@ impl Builder {
             page,
         }))
     }
+
+    /// A product taken from the previous artifact, with its page rendered
+    /// again (from `record`, or the record its body holds) when the page
+    /// would link to other related products now.
+    fn relink(
+        &self,
+        product: Product,
+        record: Option<&ProductRecord>,
+        linking: Option<&Linking>,
+    ) -> Result<Product, CatalogError> {
+        let (Some(pages), Some(linking), Product::Reused { file, slug, entry, from, .. }) =
+            (self.pages.as_deref(), linking, &product)
+        else {
+            return Ok(product);
+        };
+        let Some((path, _)) = from.page_listing(entry) else { return Ok(product) };
+        if pages.same_related(&path, linking) {
+            return Ok(product);
+        }
+        let decoded;
+        let record = match record {
+            Some(record) => record,
+            None => {
+                decoded = from.record(entry, &self.renderer).map_err(|error| CatalogError::Page {
+                    file: file.clone(),
+                    error: format!("its body in the previous artifact does not read as a record: {error}"),
+                })?;
+                &decoded
+            }
+        };
+        let page = pages.page(file, record, &linking.now, &self.codings)?;
+        Ok(Product::Repaged {
+            file: file.clone(),
+            slug: slug.clone(),
+            entry: entry.clone(),
+            from: Arc::clone(from),
+            page,
+        })
+    }
+}
+
+/// One source of a product as a build finds it; both passes of a build
+/// with pages find each alike.
+enum Source<'a> {
+    /// A product of the previous artifact whose source is unchanged (by
+    /// its stamp, not read, or by its bytes' digest).
+    Unchanged {
+        file: String,
+        slug: String,
+        entry: IndexEntry,
+        from: Arc<Previous>,
+        /// Whether the manifest was rendered to find that out.
+        rendered: bool,
+    },
+    /// A manifest's bytes to build, with their SHA-256.
+    Manifest { file: String, bytes: Cow<'a, [u8]>, source: [u8; SOURCE_LEN] },
+    /// A record to prepare.
+    Record { file: &'a str, record: &'a ProductRecord },
+    /// A file that could not be read.
+    Failed(CatalogError),
+}
+
+/// What the first pass of a build with pages learns of one source.
+struct Seen {
+    card: Option<Card>,
+    /// The SHA-256 of the bytes it was read from (zeros for a record, or
+    /// a file that could not be read).
+    source: [u8; SOURCE_LEN],
 }
 
 /// One product, ready to be written.
@@ -387,6 +524,26 @@ enum Product {
         /// Whether the manifest was rendered to find that out.
         rendered: bool,
     },
+    /// A product of the previous artifact with its page rendered again:
+    /// a product it links to as related changed.
+    Repaged { file: String, slug: String, entry: IndexEntry, from: Arc<Previous>, page: PreparedPage },
+}
+
+impl Product {
+    /// The digest of the source it was made from.
+    fn source(&self) -> [u8; SOURCE_LEN] {
+        match self {
+            Product::Built(prepared) => prepared.source,
+            Product::Reused { entry, .. } | Product::Repaged { entry, .. } => entry.source,
+        }
+    }
+
+    fn file(&self) -> &str {
+        match self {
+            Product::Built(prepared) => &prepared.file,
+            Product::Reused { file, .. } | Product::Repaged { file, .. } => file,
+        }
+    }
 }
 
 /// A product made now: its slug, dates and representations.
@@ -402,9 +559,8 @@ struct Prepared {
     page: Option<PreparedPage>,
 }
 
-/// A product as written: its file, slug and index entry, and its page's
-/// listing (when pages are built).
-type Written = (String, String, IndexEntry, Option<super::pages::Listing>);
+/// A product as written: its file, slug and index entry.
+type Written = (String, String, IndexEntry);
 
 /// What one thread built: its table and bodies, and its products' entries
 /// (or problems), with spans relative to the start of each.
@@ -417,6 +573,9 @@ struct Counter<'a> {
     read: AtomicUsize,
     rendered: AtomicUsize,
     compressed: AtomicUsize,
+    repaged: AtomicUsize,
+    list_pages: AtomicUsize,
+    lists_rendered: AtomicUsize,
     report: Option<&'a Report>,
 }
 
@@ -428,6 +587,9 @@ impl Counter<'_> {
             read: self.read.load(Ordering::Relaxed),
             rendered: self.rendered.load(Ordering::Relaxed),
             compressed: self.compressed.load(Ordering::Relaxed),
+            repaged: self.repaged.load(Ordering::Relaxed),
+            list_pages: self.list_pages.load(Ordering::Relaxed),
+            lists_rendered: self.lists_rendered.load(Ordering::Relaxed),
         }
     }
 
@@ -440,6 +602,9 @@ impl Counter<'_> {
             Some(Product::Reused { rendered: true, .. }) => {
                 self.rendered.fetch_add(1, Ordering::Relaxed);
             }
+            Some(Product::Repaged { .. }) => {
+                self.repaged.fetch_add(1, Ordering::Relaxed);
+            }
             Some(Product::Reused { rendered: false, .. }) | None => {}
         }
         self.done.fetch_add(1, Ordering::AcqRel);
@@ -450,13 +615,18 @@ impl Counter<'_> {
 }
 
 impl Builder {
-    /// Prepares every item on all cores, each thread writing its products'
-    /// bytes into buffers of its own (so no product is an allocation of
-    /// its own), then checks slugs for duplicates and assembles the artifact.
+    /// Makes every source a product on all cores, each thread writing its
+    /// products' bytes into buffers of its own (so no product is an
+    /// allocation of its own), then checks slugs for duplicates and
+    /// assembles the artifact. `source` finds each item's source; it is
+    /// given the counter on the pass that makes the products. With pages,
+    /// a first pass gathers every product's card, so that each page can
+    /// link to its related products; a source whose bytes the two passes
+    /// see differ is a [`CatalogError::Changed`].
     fn assemble<T: Sync>(
         &self,
         items: &[T],
-        prepare: impl Fn(&T, &Counter<'_>) -> Result<Product, CatalogError> + Sync,
+        source: impl for<'t> Fn(&'t T, Option<&Counter<'_>>) -> Source<'t> + Sync,
     ) -> Result<(Artifact, Vec<Arc<Origin>>), CatalogErrors> {
         let counter = Counter {
             total: items.len(),
@@ -464,28 +634,43 @@ impl Builder {
             read: AtomicUsize::new(0),
             rendered: AtomicUsize::new(0),
             compressed: AtomicUsize::new(0),
+            repaged: AtomicUsize::new(0),
+            list_pages: AtomicUsize::new(0),
+            lists_rendered: AtomicUsize::new(0),
             report: self.progress.as_deref(),
         };
+        let failed = |errors: Vec<CatalogError>| CatalogErrors { errors, sources: items.len() };
+        let (linking, seen) = match self.pages.as_deref() {
+            Some(pages) => {
+                let (linking, seen) = self.link(pages, items, &source).map_err(failed)?;
+                (Some(linking), seen)
+            }
+            None => (None, Vec::new()),
+        };
+        let jobs: Vec<(&T, Option<&[u8; SOURCE_LEN]>)> =
+            items.iter().enumerate().map(|(n, item)| (item, seen.get(n))).collect();
         let inflated = artifact::inflated_identity(&self.codings);
-        let parts: Vec<Part> = crate::parallel::chunks(items, |chunk| {
+        let parts: Vec<Part> = crate::parallel::chunks(&jobs, |chunk| {
             let mut data = Data::default();
             let entries = chunk
                 .iter()
-                .map(|item| {
-                    let product = prepare(item, &counter);
+                .map(|&(item, seen)| {
+                    let product =
+                        self.product(source(item, Some(&counter)), linking.as_ref()).and_then(|product| match seen {
+                            Some(seen) if *seen != product.source() => {
+                                Err(CatalogError::Changed { file: product.file().to_owned() })
+                            }
+                            _ => Ok(product),
+                        });
                     counter.count(product.as_ref().ok());
                     product.map(|product| Self::write_product(&mut data, product, inflated))
                 })
                 .collect();
             (data, entries)
         });
-        if let Some(report) = counter.report {
-            report(&counter.now());
-        }
         let mut errors = Vec::new();
         let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
         let mut index = Vec::with_capacity(items.len());
-        let mut listed = Vec::with_capacity(if self.pages.is_some() { items.len() } else { 0 });
         // The table's buffers, then the bodies': spans are moved to their
         // place in each part now, and the bodies' past the table at the end.
         let (mut table, mut bodies) = (Vec::with_capacity(parts.len() + 1), Vec::with_capacity(parts.len() + 1));
@@ -493,7 +678,7 @@ impl Builder {
         for (data, entries) in parts {
             for entry in entries {
                 match entry {
-                    Ok((file, slug, mut entry, page)) => {
+                    Ok((file, slug, mut entry)) => {
                         if let Some(other) = seen.get(&slug) {
                             errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
                             continue;
@@ -503,7 +688,6 @@ impl Builder {
                         shift(body_spans, base.1);
                         seen.insert(slug, file);
                         index.push(entry);
-                        listed.extend(page);
                     }
                     Err(error) => errors.push(error),
                 }
@@ -512,11 +696,14 @@ impl Builder {
             table.extend(data.table.finish());
             bodies.extend(data.bodies.finish());
         }
-        let mut documents = match &self.pages {
-            Some(pages) if errors.is_empty() => {
-                match pages.documents(listed, self.previous.as_ref().map(|previous| previous.catalog()), &self.codings)
-                {
-                    Ok(documents) => Self::write_documents(documents, base, &mut table, &mut bodies, inflated),
+        let mut documents = match (self.pages.as_deref(), &linking) {
+            (Some(pages), Some(linking)) if errors.is_empty() => {
+                match pages.documents(linking, self.previous.as_deref(), &self.codings) {
+                    Ok((documents, tally)) => {
+                        counter.list_pages.store(tally.rendered + tally.kept, Ordering::Relaxed);
+                        counter.lists_rendered.store(tally.rendered, Ordering::Relaxed);
+                        Self::write_documents(documents, base, &mut table, &mut bodies, inflated)
+                    }
                     Err(error) => {
                         errors.push(error);
                         (Vec::new(), base.0)
@@ -525,8 +712,11 @@ impl Builder {
             }
             _ => (Vec::new(), base.0),
         };
+        if let Some(report) = counter.report {
+            report(&counter.now());
+        }
         if !errors.is_empty() {
-            return Err(CatalogErrors { errors, sources: items.len() });
+            return Err(failed(errors));
         }
         let table_len = documents.1;
         for entry in &mut index {
@@ -550,13 +740,45 @@ impl Builder {
         Ok((Artifact::new(contents, &index, &documents, buffers, table_len), origins))
     }
 
+    /// The first pass of a build with pages, on all cores: every source's
+    /// card (this build's cards, with those the previous artifact's pages
+    /// were made with), and the digest of the bytes each was read from.
+    #[cfg_attr(not(feature = "pages"), allow(unreachable_code))]
+    fn link<T: Sync>(
+        &self,
+        pages: &PageMaker,
+        items: &[T],
+        source: &(impl for<'t> Fn(&'t T, Option<&Counter<'_>>) -> Source<'t> + Sync),
+    ) -> Result<(Linking, Vec<[u8; SOURCE_LEN]>), Vec<CatalogError>> {
+        let before = match self.previous.as_deref() {
+            Some(previous) => Some(pages.previous_cards(previous).map_err(|error| vec![error])?),
+            None => None,
+        };
+        let seen = crate::parallel::map(items, |item| self.seen(pages, before.as_ref(), source(item, None)));
+        let (mut cards, mut sources, mut errors) = (Vec::new(), Vec::with_capacity(items.len()), Vec::new());
+        for seen in seen {
+            match seen {
+                Ok(Seen { card, source }) => {
+                    cards.extend(card);
+                    sources.push(source);
+                }
+                Err(error) => errors.push(error),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok((pages.linking(cards, before), sources))
+    }
+
     /// Appends the site documents' names and ETags after the products'
     /// in the table, and their bodies after the products' bodies (the
-    /// parts end at `base`), as buffers of their own; returns their index
-    /// entries (body spans still relative to the bodies' start) and where
-    /// the table ends.
+    /// parts end at `base`), as buffers of their own (a kept document's
+    /// shared with the previous artifact); returns their index entries
+    /// (body spans still relative to the bodies' start) and where the
+    /// table ends.
     fn write_documents(
-        documents: Vec<super::pages::Document>,
+        documents: Vec<Document<'_>>,
         base: (u64, u64),
         table: &mut Vec<crate::artifact::Piece>,
         bodies: &mut Vec<crate::artifact::Piece>,
@@ -565,10 +787,15 @@ impl Builder {
         let mut data = Data::default();
         let entries = documents
             .into_iter()
-            .map(|(name, bodies)| {
-                let path = data.table.put(name.as_bytes());
-                let representations = Self::put_representations(&mut data, &bodies, inflated);
-                let mut entry = DocumentEntry { path, representations };
+            .map(|document| {
+                let mut entry = match document {
+                    Document::New(name, bodies) => {
+                        let path = data.table.put(name.as_bytes());
+                        let representations = Self::put_representations(&mut data, &bodies, inflated);
+                        DocumentEntry { path, representations }
+                    }
+                    Document::Kept(entry, from) => from.write_document(entry, &mut data),
+                };
                 shift(entry.table_spans_mut(), base.0);
                 shift(entry.body_spans_mut(), base.1);
                 entry
@@ -599,6 +826,15 @@ impl Builder {
             .collect()
     }
 
+    /// Appends a page's path, `lastmod` and representations to `data`.
+    fn put_page(data: &mut Data, page: &PreparedPage, inflated: Option<usize>) -> PageSpans {
+        PageSpans {
+            path: data.table.put(page.path.as_bytes()),
+            lastmod: data.table.put(page.lastmod.as_bytes()),
+            representations: Self::put_representations(data, &page.bodies, inflated),
+        }
+    }
+
     /// Appends a product's bytes to `data` (a reused product's shared,
     /// when they lie in one buffer of the previous artifact); returns its
     /// file, slug and index entry (spans relative to the start of each part).
@@ -608,11 +844,7 @@ impl Builder {
                 let slug = data.table.put(product.slug.as_bytes());
                 let last_modified = data.table.put(product.last_modified.as_bytes());
                 let representations = Self::put_representations(data, &product.bodies, inflated);
-                let page = product.page.as_ref().map(|page| PageSpans {
-                    path: data.table.put(page.path.as_bytes()),
-                    lastmod: data.table.put(page.lastmod.as_bytes()),
-                    representations: Self::put_representations(data, &page.bodies, inflated),
-                });
+                let page = product.page.as_ref().map(|page| Self::put_page(data, page, inflated));
                 let entry = IndexEntry {
                     modified: product.modified,
                     source: product.source,
@@ -621,20 +853,19 @@ impl Builder {
                     representations,
                     page,
                 };
-                let listed = product.page.map(|page| super::pages::Listing {
-                    path: page.path,
-                    lastmod: page.lastmod,
-                    card: page.card,
-                });
-                (product.file, product.slug, entry, listed)
+                (product.file, product.slug, entry)
             }
             Product::Reused { file, slug, entry, from, .. } => {
-                let listed = from.page_listing(&entry).map(|(path, lastmod)| super::pages::Listing {
-                    path,
-                    lastmod,
-                    card: None,
-                });
-                (file, slug, from.write(entry, data), listed)
+                let entry = from.write(entry, data);
+                (file, slug, entry)
+            }
+            Product::Repaged { file, slug, mut entry, from, page } => {
+                // Its body and the rest of its table run as they are (its
+                // page's bytes end both runs), then the page made now.
+                entry.page = None;
+                let mut entry = from.write(entry, data);
+                entry.page = Some(Self::put_page(data, &page, inflated));
+                (file, slug, entry)
             }
         }
     }
@@ -655,6 +886,52 @@ fn loaded(artifact: Artifact) -> Result<ResponseCatalog, CatalogErrors> {
         errors: vec![CatalogError::Artifact { file: "<built in memory>".to_owned(), error }],
         sources: products,
     })
+}
+
+#[cfg(all(test, feature = "pages"))]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::{Builder, CatalogError, Source};
+    use sha2::{Digest, Sha256};
+
+    /// A manifest whose bytes the two passes of a build with pages see
+    /// differ (written between them) is an error naming it, not pages
+    /// linking to what the catalog does not serve.
+    #[test]
+    fn a_manifest_changed_between_the_passes_is_an_error() {
+        let site = foundry_catalog_pages::Site::new("https://catalog.example.com").expect("a site");
+        let builder = Builder::new().pages(foundry_catalog_pages::Pages::new(site));
+        let sources: Vec<(String, String)> = foundry_catalog::examples::MANIFESTS
+            .iter()
+            .map(|(file, text)| ((*file).to_owned(), (*text).to_owned()))
+            .collect();
+        let edited = sources[1].1.replacen("\"title\": \"", "\"title\": \"Edited ", 1);
+        assert_ne!(edited, sources[1].1);
+        let result = builder.assemble(&sources, |(file, text), counter| {
+            // The first pass is given no counter; the second sees the edit.
+            let bytes = if counter.is_some() && *file == sources[1].0 {
+                Cow::Owned(edited.clone().into_bytes())
+            } else {
+                Cow::Borrowed(text.as_bytes())
+            };
+            let source = Sha256::digest(&bytes).into();
+            Source::Manifest { file: file.clone(), bytes, source }
+        });
+        let Err(super::CatalogErrors { errors, .. }) = result else { panic!("built") };
+        assert!(matches!(&errors[..], [CatalogError::Changed { file }] if *file == sources[1].0), "{errors:?}");
+        assert!(errors[0].to_string().contains("changed while the build read it; hint:"));
+        // Read alike both times, the same sources build.
+        assert!(
+            builder
+                .assemble(&sources, |(file, text), _| builder.manifest(
+                    file.clone(),
+                    Cow::Borrowed(text.as_bytes()),
+                    Sha256::digest(text.as_bytes()).into()
+                ))
+                .is_ok()
+        );
+    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,19 @@
 //! Pages built with the bodies (feature `pages`): each product's page at
 //! its `canonical_path`, compressed once per coding, and the site
-//! documents (the list pages, `robots.txt`, the sitemap, the not-found
-//! page, the icon, and the list pages' cards), rendered by
-//! `foundry-catalog-pages` from the same record as the body.
+//! documents (the list pages and the cards each route's pages list,
+//! `robots.txt`, the sitemap, the not-found page and the icon), rendered
+//! by `foundry-catalog-pages` from the same record as the body.
+//!
+//! A product page links to its related products, so it is made from the
+//! catalog's cards ([`Linking`]), which a build gathers before it renders
+//! any page. On a previous artifact, a build renders again only what
+//! shows something new: a kept product whose related products changed,
+//! and the list pages whose products, links or counts changed; the rest
+//! is taken as the previous artifact holds it.
 
 use super::CatalogError;
+use super::previous::Previous;
+use crate::artifact::DocumentEntry;
 use crate::encoding::ContentCoding;
 use foundry_catalog::product::ProductRecord;
 
@@ -14,25 +23,50 @@ pub(super) struct PreparedPage {
     pub(super) path: String,
     /// The sitemap's `lastmod`; empty when the page is `noindex`.
     pub(super) lastmod: String,
-    /// What a list page shows of it (title, summary), when it is indexable.
-    pub(super) card: Option<(String, String)>,
     /// The page in each coding of the build.
     pub(super) bodies: Vec<Vec<u8>>,
 }
 
-/// A product's page as the site documents need it: its path, its sitemap
-/// `lastmod` (empty when `noindex`), and its title and summary for the
-/// list pages (none for a product taken from the previous artifact: its
-/// card is there, [`crate::artifact::CARDS_DOCUMENT`]).
-pub(super) struct Listing {
-    pub(super) path: String,
-    pub(super) lastmod: String,
-    pub(super) card: Option<(String, String)>,
+/// A site document to write.
+#[cfg_attr(not(feature = "pages"), allow(dead_code))]
+pub(super) enum Document<'a> {
+    /// Made now: its name ([`crate::artifact::DocumentEntry::path`]) and
+    /// its bytes in each coding of the build.
+    New(String, Vec<Vec<u8>>),
+    /// The previous artifact's, as it holds it (the same bytes).
+    Kept(DocumentEntry, &'a Previous),
 }
 
-/// A site document: its name ([`crate::artifact::DocumentEntry::path`])
-/// and its bytes in each coding of the build.
-pub(super) type Document = (String, Vec<Vec<u8>>);
+/// A site document kept as the previous artifact holds it.
+#[cfg(feature = "pages")]
+type Kept<'a> = (DocumentEntry, &'a Previous);
+
+/// How many list pages a build rendered, and how many it took as the
+/// previous artifact holds them.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ListTally {
+    pub(super) rendered: usize,
+    pub(super) kept: usize,
+}
+
+#[cfg(feature = "pages")]
+pub(super) use foundry_catalog_pages::list::{Card, Cards};
+
+/// A product's card: none without the `pages` feature.
+#[cfg(not(feature = "pages"))]
+pub(super) enum Card {}
+
+/// A catalog's cards: none without the `pages` feature.
+#[cfg(not(feature = "pages"))]
+pub(super) enum Cards {}
+
+/// The cards a build's pages are made with: this build's, and the
+/// previous artifact's (which its pages were made with).
+#[cfg_attr(not(feature = "pages"), allow(dead_code))]
+pub(super) struct Linking {
+    pub(super) now: Cards,
+    pub(super) before: Option<Cards>,
+}
 
 /// What renders a build's pages.
 #[cfg(feature = "pages")]
@@ -45,6 +79,13 @@ pub(super) struct PageMaker {
 #[cfg(not(feature = "pages"))]
 #[derive(Debug)]
 pub(super) enum PageMaker {}
+
+/// The name the cards of the list page at `path` are kept under: not a
+/// path, so never served.
+#[cfg_attr(not(feature = "pages"), allow(dead_code))]
+pub(crate) fn cards_document(path: &str) -> String {
+    format!("{}{path}", crate::artifact::CARDS_DOCUMENT)
+}
 
 #[cfg(feature = "pages")]
 impl PageMaker {
@@ -63,78 +104,137 @@ impl PageMaker {
         if site.is_known() { site.url("") } else { String::new() }
     }
 
-    /// The page of `record` (from the manifest `file`) in every coding.
+    /// The card of `record`, when its page is indexable.
+    pub(super) fn card(&self, record: &ProductRecord) -> Option<Card> {
+        Card::of(record)
+    }
+
+    /// The linking of a build whose products have `cards`, on a previous
+    /// artifact whose pages were made with `before`.
+    pub(super) fn linking(&self, cards: Vec<Card>, before: Option<Cards>) -> Linking {
+        Linking { now: Cards::new(cards), before }
+    }
+
+    /// The card the previous artifact's pages were made with for the page
+    /// at `path`.
+    pub(super) fn kept_card(&self, before: Option<&Cards>, path: &str) -> Option<Card> {
+        before?.get(path).cloned()
+    }
+
+    /// The cards the pages of `previous` were made with, read from the
+    /// documents it keeps them in (a route's, page by page).
+    pub(super) fn previous_cards(&self, previous: &Previous) -> Result<Cards, CatalogError> {
+        let failed = |error: String| CatalogError::Page { file: "<the previous artifact>".to_owned(), error };
+        let mut names = Vec::new();
+        for route in foundry_catalog::product::Route::ALL {
+            for number in 1.. {
+                let name = cards_document(&route.list_path(number));
+                if previous.document(&name).is_none() {
+                    break;
+                }
+                names.push(name);
+            }
+        }
+        let read = crate::parallel::map(&names, |name| {
+            let bytes = previous.catalog().document(name).transpose().map_err(|e| failed(format!("{name}: {e}")))?;
+            Card::decode_all(&bytes.unwrap_or_default()).map_err(|e| failed(format!("{name}: {e}")))
+        });
+        let mut cards = Vec::new();
+        for chunk in read {
+            cards.extend(chunk?);
+        }
+        Ok(Cards::new(cards))
+    }
+
+    /// The page of `record` (from the manifest `file`) in every coding,
+    /// linking to its related products among `cards`.
     pub(super) fn page(
         &self,
         file: &str,
         record: &ProductRecord,
+        cards: &Cards,
         codings: &[ContentCoding],
     ) -> Result<PreparedPage, CatalogError> {
         let html = self
             .pages
-            .product(record)
+            .product(record, cards)
             .map_err(|error| CatalogError::Page { file: file.to_owned(), error: error.to_string() })?;
         let lastmod = foundry_catalog_pages::sitemap::Entry::of(record).map(|entry| entry.lastmod).unwrap_or_default();
-        let card = foundry_catalog_pages::list::Card::of(record).map(|card| (card.title, card.summary));
-        Ok(PreparedPage { path: record.canonical_path(), lastmod, card, bodies: encode(codings, html.as_bytes()) })
+        Ok(PreparedPage { path: record.canonical_path(), lastmod, bodies: encode(codings, html.as_bytes()) })
     }
 
-    /// The site documents of the pages `listed` (those with an empty
-    /// `lastmod` are `noindex`, so in no sitemap and on no list page), each
-    /// in every coding, compressed on all cores: the list pages, the
-    /// cards they were made from, `/robots.txt`, the sitemap files (none
-    /// when the site is unknown), the not-found page and the site's icon
-    /// (`/favicon.ico`). A listing without its card takes the card kept
-    /// in `previous` (the artifact the build is on).
-    pub(super) fn documents(
+    /// Whether the page at `path`, made with the previous cards, shows
+    /// the same related products with this build's.
+    pub(super) fn same_related(&self, path: &str, linking: &Linking) -> bool {
+        let Some(before) = &linking.before else { return false };
+        foundry_catalog_pages::list::route_of(path)
+            .is_none_or(|route| self.pages.same_related(route, path, &linking.now, before))
+    }
+
+    /// The site documents of the cards `linking.now`, each in every
+    /// coding, compressed on all cores: `/robots.txt`, the sitemap files
+    /// (none when the site is unknown), the list pages, each route page's
+    /// cards, the not-found page and the site's icon (`/favicon.ico`). A
+    /// list page that shows what it did with the previous cards, and cards
+    /// that are the previous ones, are kept as `previous` holds them.
+    pub(super) fn documents<'a>(
         &self,
-        listed: Vec<Listing>,
-        previous: Option<&super::ResponseCatalog>,
+        linking: &Linking,
+        previous: Option<&'a Previous>,
         codings: &[ContentCoding],
-    ) -> Result<Vec<Document>, CatalogError> {
-        use foundry_catalog_pages::list::Card;
+    ) -> Result<(Vec<Document<'a>>, ListTally), CatalogError> {
         use foundry_catalog_pages::sitemap;
         let failed = |error: String| CatalogError::Page { file: "<templates>".to_owned(), error };
         let site = self.pages.site();
         let not_found = self.pages.not_found().map_err(|error| failed(error.to_string()))?;
-        let previous_failed = |error: String| CatalogError::Page { file: "<the previous artifact>".to_owned(), error };
-        let kept = match previous.and_then(|catalog| catalog.document(crate::artifact::CARDS_DOCUMENT)) {
-            Some(bytes) => {
-                let bytes = bytes.map_err(|e| previous_failed(format!("its cards: {e}")))?;
-                Card::decode_all(&bytes).map_err(|e| previous_failed(format!("its cards: {e}")))?
-            }
-            None => Vec::new(),
-        };
-        let kept: std::collections::HashMap<&str, &Card> = kept.iter().map(|card| (card.path.as_str(), card)).collect();
-        let mut cards = Vec::new();
-        for listing in listed.iter().filter(|listing| !listing.lastmod.is_empty()) {
-            let card = match &listing.card {
-                Some((title, summary)) => Card {
-                    path: listing.path.clone(),
-                    title: title.clone(),
-                    summary: summary.clone(),
-                    lastmod: listing.lastmod.clone(),
-                },
-                None => (*kept.get(listing.path.as_str()).ok_or_else(|| {
-                    previous_failed(format!("{}: it keeps no card of this page; build without it", listing.path))
-                })?)
-                .clone(),
-            };
-            cards.push(card);
-        }
-        let lists = self.pages.list_pages(&cards).map_err(|error| failed(error.to_string()))?;
-        let entries = cards
+        let lists = self
+            .pages
+            .list_pages_since(&linking.now, linking.before.as_ref())
+            .map_err(|error| failed(error.to_string()))?;
+        let kept = |name: &str| previous.and_then(|previous| Some((previous.document(name)?, previous)));
+        let entries = linking
+            .now
             .iter()
             .map(|card| sitemap::Entry { path: card.path.clone(), lastmod: card.lastmod.clone() })
             .chain(lists.iter().map(|list| sitemap::Entry { path: list.path.clone(), lastmod: list.lastmod.clone() }))
             .filter(|entry| !entry.lastmod.is_empty());
-        let mut files = vec![(sitemap::ROBOTS_PATH.to_owned(), sitemap::robots(site).into_bytes())];
-        files.extend(sitemap::files(site, entries).into_iter().map(|file| (file.path, file.xml.into_bytes())));
-        files.push((crate::artifact::CARDS_DOCUMENT.to_owned(), Card::encode_all(&cards)));
-        files.extend(lists.into_iter().map(|list| (list.path, list.html.into_bytes())));
-        files.push((crate::artifact::NOT_FOUND_DOCUMENT.to_owned(), not_found.into_bytes()));
-        files.push((crate::artifact::ICON_DOCUMENT.to_owned(), foundry_catalog_pages::favicon::ico()));
-        Ok(crate::parallel::map(&files, |(name, bytes)| (name.clone(), encode(codings, bytes))))
+        // Each document's identity bytes (`Ok`), or the previous entry kept.
+        let mut made: Vec<Result<(String, Vec<u8>), Kept<'a>>> =
+            vec![Ok((sitemap::ROBOTS_PATH.to_owned(), sitemap::robots(site).into_bytes()))];
+        made.extend(sitemap::files(site, entries).into_iter().map(|file| Ok((file.path, file.xml.into_bytes()))));
+        let mut tally = ListTally::default();
+        for list in lists {
+            if !list.cards.is_empty() {
+                let name = cards_document(&list.path);
+                made.push(match kept(&name).filter(|_| list.same_cards) {
+                    Some(entry) => Err(entry),
+                    None => Ok((name, Card::encode_all(list.cards))),
+                });
+            }
+            made.push(match (list.html, kept(&list.path)) {
+                (Some(html), _) => {
+                    tally.rendered += 1;
+                    Ok((list.path, html.into_bytes()))
+                }
+                (None, Some(entry)) => {
+                    tally.kept += 1;
+                    Err(entry)
+                }
+                (None, None) => {
+                    return Err(CatalogError::Page {
+                        file: "<the previous artifact>".to_owned(),
+                        error: format!("{}: it does not hold this list page; build without it", list.path),
+                    });
+                }
+            });
+        }
+        made.push(Ok((crate::artifact::NOT_FOUND_DOCUMENT.to_owned(), not_found.into_bytes())));
+        made.push(Ok((crate::artifact::ICON_DOCUMENT.to_owned(), foundry_catalog_pages::favicon::ico())));
+        let documents = crate::parallel::map(&made, |document| match document {
+            Ok((name, bytes)) => Document::New(name.clone(), encode(codings, bytes)),
+            Err((entry, from)) => Document::Kept(entry.clone(), from),
+        });
+        Ok((documents, tally))
     }
 }
 
@@ -148,16 +248,42 @@ impl PageMaker {
         match *self {}
     }
 
-    pub(super) fn page(&self, _: &str, _: &ProductRecord, _: &[ContentCoding]) -> Result<PreparedPage, CatalogError> {
+    pub(super) fn card(&self, _: &ProductRecord) -> Option<Card> {
         match *self {}
     }
 
-    pub(super) fn documents(
+    pub(super) fn linking(&self, _: Vec<Card>, _: Option<Cards>) -> Linking {
+        match *self {}
+    }
+
+    pub(super) fn kept_card(&self, _: Option<&Cards>, _: &str) -> Option<Card> {
+        match *self {}
+    }
+
+    pub(super) fn previous_cards(&self, _: &Previous) -> Result<Cards, CatalogError> {
+        match *self {}
+    }
+
+    pub(super) fn page(
         &self,
-        _: Vec<Listing>,
-        _: Option<&super::ResponseCatalog>,
+        _: &str,
+        _: &ProductRecord,
+        _: &Cards,
         _: &[ContentCoding],
-    ) -> Result<Vec<Document>, CatalogError> {
+    ) -> Result<PreparedPage, CatalogError> {
+        match *self {}
+    }
+
+    pub(super) fn same_related(&self, _: &str, _: &Linking) -> bool {
+        match *self {}
+    }
+
+    pub(super) fn documents<'a>(
+        &self,
+        _: &Linking,
+        _: Option<&'a Previous>,
+        _: &[ContentCoding],
+    ) -> Result<(Vec<Document<'a>>, ListTally), CatalogError> {
         match *self {}
     }
 }

@@ -6,8 +6,9 @@ use std::fmt;
 use super::ResponseCatalog;
 use super::blocks::{Blocks, Data};
 use super::render::{Renderer, generator};
-use crate::artifact::{Artifact, IndexEntry, RecordTypeId, SOURCE_LEN, Span, contiguous};
+use crate::artifact::{Artifact, DocumentEntry, IndexEntry, RecordTypeId, SOURCE_LEN, Span, contiguous};
 use crate::encoding::ContentCoding;
+use foundry_catalog::product::ProductRecord;
 
 /// Why a previous catalog cannot be built on; the build is then a full one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -237,8 +238,31 @@ impl Previous {
     }
 
     /// The catalog of the artifact (its site documents: the cards).
+    #[cfg_attr(not(feature = "pages"), allow(dead_code))]
     pub(super) fn catalog(&self) -> &ResponseCatalog {
         &self.catalog
+    }
+
+    /// Its site document `name`'s index entry.
+    #[cfg_attr(not(feature = "pages"), allow(dead_code))]
+    pub(super) fn document(&self, name: &str) -> Option<DocumentEntry> {
+        self.catalog.document_entry(name)
+    }
+
+    /// Appends the site document `entry` of this artifact to `data`, as
+    /// [`Previous::write`] a product; returns its entry there.
+    pub(super) fn write_document(&self, mut entry: DocumentEntry, data: &mut Data) -> DocumentEntry {
+        self.move_run(entry.table_spans_mut().collect(), &mut data.table);
+        self.move_run(entry.body_spans_mut().collect(), &mut data.bodies);
+        entry
+    }
+
+    /// The record the product `entry`'s body holds, to render its page
+    /// again.
+    pub(super) fn record(&self, entry: &IndexEntry, renderer: &Renderer) -> Result<ProductRecord, String> {
+        let identity = self.identity().ok_or("the previous artifact stores no identity body")?;
+        let body = self.artifact.body(&entry.representations, identity).map_err(|e| e.to_string())?;
+        renderer.record(&body)
     }
 
     /// The page path and sitemap `lastmod` of the product `entry` of this

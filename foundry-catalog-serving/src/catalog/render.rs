@@ -79,6 +79,14 @@ impl Renderer {
     pub(super) fn body(&self, record: &ProductRecord) -> Result<Vec<u8>, foundry_catalog::conformance::Violations> {
         ProductResponse::body(record, &self.extra)
     }
+
+    /// The record a body this renderer made holds (checked against the
+    /// spec as it is read), to render its page again.
+    #[cfg_attr(not(feature = "pages"), allow(dead_code))]
+    pub(super) fn record(&self, body: &[u8]) -> Result<ProductRecord, String> {
+        let value: serde_json::Value = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+        ProductResponse::from_value_with(&value, &self.extra).map(|response| response.data).map_err(|e| e.to_string())
+    }
 }
 
 /// [`RecordTypeId::definition_sha256`]: the SHA-256 of the record schema

@@ -5,6 +5,7 @@
 
 use bytes::Bytes;
 use foundry_catalog::product::{ProductManifest, ProductRecord};
+use foundry_catalog_pages::list::{Card, Cards};
 use foundry_catalog_pages::{Pages, Site};
 use foundry_catalog_serving::artifact::{Artifact, ArtifactError};
 use foundry_catalog_serving::catalog::{Builder, CatalogError, ResponseCatalog, Unusable};
@@ -93,12 +94,14 @@ fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
     assert_eq!(icon.body, foundry_catalog_pages::favicon::ico());
     assert_eq!(answer(&catalog, &get("/robots.txt")).content_type, Some("text/plain; charset=utf-8"));
     assert_eq!(answer(&catalog, &get("/sitemap.xml")).content_type, Some("application/xml"));
+    let cards = Cards::new(records().iter().filter_map(Card::of));
     for record in records() {
         let path = record.canonical_path();
         let reply = answer(&catalog, &get(&path));
         assert_eq!(reply.status, 200, "{path}");
         assert_eq!(reply.content_type, Some("text/html; charset=utf-8"));
-        assert_eq!(std::str::from_utf8(&reply.body).expect("UTF-8"), renderer.product(&record).expect("renders"));
+        let html = renderer.product(&record, &cards).expect("renders");
+        assert_eq!(std::str::from_utf8(&reply.body).expect("UTF-8"), html);
         // Its own strong ETag: the SHA-256 of the bytes sent.
         let etag = format!("\"{}\"", hex::encode(sha2::Sha256::digest(&reply.body)));
         assert_eq!(reply.etag.as_deref(), Some(etag.as_bytes()), "{path}");
@@ -309,41 +312,101 @@ fn a_previous_artifact_with_other_pages_is_not_built_on() {
     assert!(same.previous(&reloaded(&with_pages)).is_ok());
 }
 
+/// `sources()` and `n` more products: the examples over and over under
+/// numbered slugs, so that each route has several, over several list
+/// pages of two.
+fn many(n: usize) -> Vec<(String, String)> {
+    let mut sources = sources();
+    for k in 0..n {
+        sources.push(numbered(k % 3, k));
+    }
+    sources
+}
+
+/// Example `example` as product `<slug>-<k>`, titled `<title> <k>`.
+fn numbered(example: usize, k: usize) -> (String, String) {
+    let (_, text) = foundry_catalog::examples::MANIFESTS[example];
+    let mut manifest: serde_json::Value = serde_json::from_str(text).expect("JSON");
+    let slug = format!("{}-{k}", manifest["slug"].as_str().unwrap_or_default());
+    manifest["slug"] = serde_json::json!(slug);
+    manifest["title"] = serde_json::json!(format!("{} {k}", manifest["title"].as_str().unwrap_or_default()));
+    (format!("{slug}.json"), serde_json::to_string_pretty(&manifest).expect("serializes"))
+}
+
+/// A site of list pages of two products: the proptest's edits move
+/// products across pages.
+fn paged() -> Pages {
+    pages(SITE).with_page_size(2)
+}
+
+/// The bytes (identity) `catalog` answers at `path`; none for a 404.
+fn page_at(catalog: &ResponseCatalog, path: &str) -> Option<Vec<u8>> {
+    let reply = answer(catalog, &get(path));
+    (reply.status == 200).then(|| reply.body.to_vec())
+}
+
+/// `edit` applied to manifest `n` of `sources`.
+fn edit(sources: &mut [(String, String)], n: usize, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut manifest: serde_json::Value = serde_json::from_str(&sources[n].1).expect("JSON");
+    edit(&mut manifest);
+    sources[n].1 = serde_json::to_string_pretty(&manifest).expect("serializes");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
     /// Built on a previous artifact with pages after any edits (a title,
-    /// `noindex` turned on or off, a product removed), the artifact is the
-    /// full build's, pages, sitemap and all.
+    /// a summary, a date alone, `noindex` turned on or off, a product
+    /// removed or added), the artifact is the full build's, pages,
+    /// sitemap and all; and exactly what shows something new is rendered:
+    /// the list pages whose bytes differ from the previous artifact's,
+    /// and, of the unchanged manifests, the product pages whose bytes
+    /// differ (their related products changed).
     #[test]
     fn an_incremental_build_with_pages_is_byte_identical_to_a_full_one(
-        edits in proptest::collection::vec((0..4usize, 0..3u8), 1..5),
+        edits in proptest::collection::vec((0..16usize, 0..6u8), 1..5),
     ) {
-        let builder = || Builder::new().pages(pages(SITE));
-        let mut sources = sources();
+        let builder = || Builder::new().pages(paged());
+        let mut sources = many(9);
+        let mut added = 100;
         let mut previous = reloaded(&builder().build(sources.clone()).expect("builds"));
-        for (n, edit) in edits {
+        for (n, change) in edits {
+            let before = sources.clone();
             let n = n % sources.len().max(1);
-            match edit {
-                0 => {
-                    let mut manifest: serde_json::Value = serde_json::from_str(&sources[n].1).expect("JSON");
-                    manifest["title"] = serde_json::json!(format!("{} again", manifest["title"].as_str().unwrap_or("")));
-                    sources[n].1 = serde_json::to_string_pretty(&manifest).expect("serializes");
+            match change {
+                0 => edit(&mut sources, n, |m| m["title"] = format!("{} again", m["title"].as_str().unwrap_or("")).into()),
+                1 => edit(&mut sources, n, |m| {
+                    let noindex = m["seo"]["noindex"].as_bool().unwrap_or(false);
+                    m["seo"]["noindex"] = (!noindex).into();
+                }),
+                2 if sources.len() > 1 => { sources.remove(n); }
+                3 => {
+                    sources.push(numbered(n % 3, added));
+                    added += 1;
                 }
-                1 => {
-                    let mut manifest: serde_json::Value = serde_json::from_str(&sources[n].1).expect("JSON");
-                    let noindex = manifest["seo"]["noindex"].as_bool().unwrap_or(false);
-                    manifest["seo"]["noindex"] = serde_json::json!(!noindex);
-                    sources[n].1 = serde_json::to_string_pretty(&manifest).expect("serializes");
-                }
-                _ if sources.len() > 1 => { sources.remove(n); }
+                4 => edit(&mut sources, n, |m| m["summary"] = format!("{} Again.", m["summary"].as_str().unwrap_or("")).into()),
+                5 => edit(&mut sources, n, |m| m["last_updated_at"] = "2026-06-30T08:00:00+02:00".into()),
                 _ => {}
             }
-            let full = builder().build(sources.clone()).expect("builds").artifact().to_vec();
-            let mut on_previous = builder();
+            let full = builder().build(sources.clone()).expect("builds");
+            let tally = std::sync::Arc::new(std::sync::Mutex::new(None));
+            let last = std::sync::Arc::clone(&tally);
+            let mut on_previous = builder().on_progress(move |progress| *last.lock().unwrap() = Some(*progress));
             on_previous.previous(&previous).expect("usable");
             let incremental = on_previous.build(sources.clone()).expect("builds");
-            prop_assert_eq!(incremental.artifact().to_vec(), full);
+            prop_assert_eq!(incremental.artifact().to_vec(), full.artifact().to_vec());
+            let tally = tally.lock().unwrap().expect("a tally");
+            let lists: Vec<&str> =
+                full.page_paths().into_iter().filter(|p| foundry_catalog::product::is_list_path(p)).collect();
+            let changed = lists.iter().filter(|path| page_at(&previous, path) != page_at(&full, path)).count();
+            prop_assert_eq!((tally.list_pages, tally.lists_rendered), (lists.len(), changed));
+            let repaged = sources
+                .iter()
+                .filter(|source| before.contains(source))
+                .filter_map(|(_, text)| ProductManifest::from_json(text).ok()?.build().ok())
+                .filter(|record| page_at(&previous, &record.canonical_path()) != page_at(&full, &record.canonical_path()))
+                .count();
+            prop_assert_eq!(tally.repaged, repaged);
             previous = reloaded(&incremental);
         }
     }
