@@ -164,15 +164,18 @@ impl Cards {
     /// reach small: a product's card shows on its four neighbours' pages
     /// only, which is what an incremental build renders again.
     pub fn related(&self, route: Route, path: &str) -> Vec<&Card> {
-        let others: Vec<&Card> = self.route(route).iter().filter(|card| card.path != path).collect();
-        let n = others.len();
+        let cards = self.route(route);
+        // Where the page's path is, or would be: the others are the
+        // route's cards without its own, indexed alike before it.
+        let at = cards.partition_point(|card| card.path.as_str() < path);
+        let own = usize::from(cards.get(at).is_some_and(|card| card.path == path));
+        let n = cards.len() - own;
+        let other = |i: usize| if i < at { &cards[i] } else { &cards[i + own] };
         if n <= RELATED {
-            return others;
+            return (0..n).map(other).collect();
         }
-        // Where the page's path is, or would be, among the others.
-        let at = others.partition_point(|card| card.path.as_str() < path);
         let half = RELATED / 2;
-        (0..RELATED).map(|k| others[(at + n + k - half) % n]).collect()
+        (0..RELATED).map(|k| other((at + n + k - half) % n)).collect()
     }
 }
 
