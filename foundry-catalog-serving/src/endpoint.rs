@@ -222,6 +222,10 @@ fn canonical_form<'p>(catalog: &ResponseCatalog, path: &'p str) -> Option<&'p st
     }
     let trimmed = path.trim_end_matches('/');
     let bare = if trimmed.len() < path.len() { trimmed } else { path.strip_suffix(".html")? };
+    // The home page's one other form is `/index.html` (`/.html` is none).
+    if bare == foundry_catalog::product::HOME_PATH {
+        return None;
+    }
     match catalog.site_resource(bare) {
         Some(SiteResource::Page(_)) => Some(bare),
         Some(SiteResource::Document(_)) if foundry_catalog::product::is_list_path(bare) => Some(bare),

@@ -150,9 +150,13 @@ fn a_page_in_another_form_moves_to_its_canonical_path() {
         let reply = exchange(server.addr, &get(other));
         assert_eq!((reply.status, reply.header("location")), (301, Some(path)), "{other}");
     }
-    for other in
-        ["/datasets/no-such-product/", "/datasets/no-such-product.html", "//evil.example/", "/datasets/page/2/"]
-    {
+    for other in [
+        "/datasets/no-such-product/",
+        "/datasets/no-such-product.html",
+        "//evil.example/",
+        "/datasets/page/2/",
+        "/.html",
+    ] {
         let reply = exchange(server.addr, &get(other));
         assert_eq!((reply.status, reply.header("location")), (404, None), "{other}");
     }

@@ -296,7 +296,7 @@ impl Builder {
                     if counter.is_some() {
                         recorder.record(name.clone(), *stamp);
                     }
-                    return Source::Unchanged { file, slug, entry, from: Arc::clone(previous), rendered: false };
+                    return Source::Unchanged { file, slug, entry, from: Arc::clone(previous) };
                 }
             }
             if let Some(counter) = counter {
@@ -349,7 +349,7 @@ impl Builder {
         if let Some(previous) = &self.previous {
             let slug = stem(Path::new(&file)).to_owned();
             if let Some(entry) = previous.unchanged(&slug, source) {
-                return Source::Unchanged { file, slug, entry, from: Arc::clone(previous), rendered: false };
+                return Source::Unchanged { file, slug, entry, from: Arc::clone(previous) };
             }
         }
         Source::Manifest { file, bytes, source }
@@ -387,8 +387,8 @@ impl Builder {
     /// artifact (its page rendered again when its related products changed).
     fn product(&self, source: Source<'_>, linking: Option<&Linking>) -> Result<Product, CatalogError> {
         match source {
-            Source::Unchanged { file, slug, entry, from, rendered } => {
-                self.relink(Product::Reused { file, slug, entry, from, rendered }, None, linking)
+            Source::Unchanged { file, slug, entry, from } => {
+                self.relink(Product::Reused { file, slug, entry, from, rendered: false }, None, linking)
             }
             Source::Manifest { file, bytes, source } => {
                 let record = self.renderer.build_manifest(&file, &bytes)?;
@@ -486,14 +486,7 @@ impl Builder {
 enum Source<'a> {
     /// A product of the previous artifact whose source is unchanged (by
     /// its stamp, not read, or by its bytes' digest).
-    Unchanged {
-        file: String,
-        slug: String,
-        entry: IndexEntry,
-        from: Arc<Previous>,
-        /// Whether the manifest was rendered to find that out.
-        rendered: bool,
-    },
+    Unchanged { file: String, slug: String, entry: IndexEntry, from: Arc<Previous> },
     /// A manifest's bytes to build, with their SHA-256.
     Manifest { file: String, bytes: Cow<'a, [u8]>, source: [u8; SOURCE_LEN] },
     /// A record to prepare.
