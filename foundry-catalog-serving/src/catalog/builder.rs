@@ -209,12 +209,20 @@ impl Builder {
 
     /// Builds every product's page with its body, from the same record
     /// ([`foundry_catalog_pages::Pages`]: its templates and site), with
-    /// the site documents: `/robots.txt`, the sitemap and the not-found
-    /// page. Each is stored in every coding with its own strong ETag, and
-    /// a catalog serves them ([`ResponseCatalog::site_resource`]). A
-    /// template that fails is a problem of the build naming the manifest
-    /// and the template's file and line. Forgets a [`Builder::previous`]
-    /// catalog: give the pages first.
+    /// the site documents: the list pages, `/robots.txt`, the sitemap,
+    /// the icon and the not-found page. Each is stored in every coding
+    /// with its own strong ETag, and a catalog serves them
+    /// ([`ResponseCatalog::site_resource`]). A page links to its related
+    /// products, so the build first gathers every product's card (a pass
+    /// over the sources that builds each record, or takes an unchanged
+    /// one's card from the previous artifact); a manifest whose bytes
+    /// change between the passes is a [`CatalogError::Changed`]. On a
+    /// previous artifact, only the kept products whose related products
+    /// changed have their pages rendered again, and only the list pages
+    /// that show something new are rendered ([`Progress`] counts both).
+    /// A template that fails is a problem of the build naming the
+    /// manifest and the template's file and line. Forgets a
+    /// [`Builder::previous`] catalog: give the pages first.
     #[cfg(feature = "pages")]
     #[cfg_attr(docsrs, doc(cfg(feature = "pages")))]
     #[must_use]
