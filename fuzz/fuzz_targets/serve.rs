@@ -2,7 +2,8 @@
 //! conditional-request handling, on the example catalog with its pages:
 //! never a panic, never a 5xx, never a body on HEAD or 304, never request
 //! input echoed in an error (a JSON error body holds no `<` or `>`; the
-//! not-found page is the same bytes whatever the path).
+//! not-found page is the same bytes whatever the path), and a move (301,
+//! a page's other form) only to a page of the site that answers 200.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -36,7 +37,14 @@ fuzz_target!(|data: &[u8]| {
         catalog(),
         &Request { if_none_match: header, if_match: header, accept_encoding: header, ..Request::new(method, &path) },
     );
-    assert!(matches!(reply.status, 200 | 304 | 400 | 404 | 405 | 406 | 412), "{}", reply.status);
+    assert!(matches!(reply.status, 200 | 301 | 304 | 400 | 404 | 405 | 406 | 412), "{}", reply.status);
+    if reply.status == 301 {
+        let location = reply.location.as_deref().expect("a move says where");
+        let location = std::str::from_utf8(location).expect("a page's path is UTF-8");
+        assert!(location.starts_with('/') && !location.starts_with("//"), "{location}: a path of the site");
+        assert!(reply.body.is_empty());
+        assert_eq!(answer(catalog(), &Request::new("GET", location)).status, 200, "{location}");
+    }
     if method == "HEAD" || reply.status == 304 {
         assert!(reply.body.is_empty());
     }
