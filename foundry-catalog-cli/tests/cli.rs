@@ -1872,6 +1872,10 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
         sites.push((page, sitemap, files.map(|f| std::fs::read(site.join(f)).expect("written"))));
     }
     assert!(sites[0] == sites[1], "an artifact's pages are its manifests' pages");
+    // `pages` of the example catalog into `out`, with `extra` arguments.
+    let pages_into = |out: &Path, extra: &[&str]| {
+        run(&[&["pages", "examples/catalog", "--out-dir", out.to_str().expect("utf-8")], extra].concat())
+    };
 
     // A broken template: exit 1, its file and line, nothing else said.
     let templates = dir.join("templates");
@@ -1882,14 +1886,7 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     )
     .expect("write");
     let site = dir.join("broken");
-    let out = run(&[
-        "pages",
-        "examples/catalog",
-        "--out-dir",
-        site.to_str().expect("utf-8"),
-        "--templates",
-        templates.to_str().expect("utf-8"),
-    ]);
+    let out = pages_into(&site, &["--templates", templates.to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(stderr.contains(&format!("{}:3: undefined value", templates.join("product.html").display())), "{stderr}");
@@ -1900,24 +1897,16 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     std::fs::create_dir_all(&planted).expect("mkdir");
     std::fs::create_dir(&target).expect("mkdir");
     std::os::unix::fs::symlink(&target, planted.join("datasets")).expect("symlink");
-    let out = run(&["pages", "examples/catalog", "--out-dir", planted.to_str().expect("utf-8")]);
+    let out = pages_into(&planted, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("datasets: not a folder (links are not followed)"), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_dir(&target).expect("target").count(), 0, "nothing written through the link");
-    let out = run(&["pages", "examples/catalog", "--out-dir", "x", "--site-url", "ftp://example.com"]);
+    let out = pages_into(Path::new("x"), &["--site-url", "ftp://example.com"]);
     assert_eq!(out.status.code(), Some(2), "a bad site URL is a usage error");
     // --precompress: every file beside its gzip and Brotli forms, each
     // decoding to the file's bytes.
     let packed = dir.join("precompressed");
-    let out = run(&[
-        "pages",
-        "examples/catalog",
-        "--out-dir",
-        packed.to_str().expect("utf-8"),
-        "--site-url",
-        "https://shop.example/",
-        "--precompress",
-    ]);
+    let out = pages_into(&packed, &["--site-url", "https://shop.example/", "--precompress"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let mut checked = 0;
     for file in ["404.html", "robots.txt", "sitemap.xml", "favicon.ico", "datasets/eu-regulatory-status-signals.html"] {
@@ -1935,28 +1924,14 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     let written = std::fs::read_dir(packed.join("datasets")).expect("a route folder").count();
     assert_eq!(written, 3, "a page and its two siblings");
     // Written again without --precompress: no stale sibling is left to be sent.
-    let out = run(&[
-        "pages",
-        "examples/catalog",
-        "--out-dir",
-        packed.to_str().expect("utf-8"),
-        "--site-url",
-        "https://shop.example/",
-    ]);
+    let out = pages_into(&packed, &["--site-url", "https://shop.example/"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_dir(packed.join("datasets")).expect("a route folder").count(), 1, "the page alone");
     assert!(!packed.join("index.html.gz").exists() && !packed.join("index.html.br").exists());
 
     // A site under a path: its robots.txt is never read, and that is said.
     let prefixed = dir.join("prefixed");
-    let out = run(&[
-        "pages",
-        "examples/catalog",
-        "--out-dir",
-        prefixed.to_str().expect("utf-8"),
-        "--site-url",
-        "https://example.com/catalog",
-    ]);
+    let out = pages_into(&prefixed, &["--site-url", "https://example.com/catalog"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("warning: the site https://example.com/catalog has a path (/catalog): crawlers read robots.txt only at https://example.com/robots.txt"),
