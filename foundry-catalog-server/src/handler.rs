@@ -101,6 +101,10 @@ fn ops(method: &Method, status: StatusCode, content_type: &'static str, body: By
 /// the response and the body bytes it sends.
 fn product<B>(state: &State, request: &Request<B>) -> (Response<Full<Bytes>>, usize) {
     let response = foundry_catalog_serving::service::respond(&state.catalog.load(), request);
+    // 503: a stored body failed its check.
+    if response.status() == StatusCode::SERVICE_UNAVAILABLE {
+        state.body_failed(request.uri().path());
+    }
     let sent =
         usize::try_from(hyper::body::Body::size_hint(response.body()).exact().unwrap_or(0)).unwrap_or(usize::MAX);
     (response, sent)

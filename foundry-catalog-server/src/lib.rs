@@ -64,6 +64,7 @@ mod release;
 mod reload;
 mod server;
 mod state;
+mod state_dir;
 mod tracker;
 mod workers;
 

@@ -204,7 +204,7 @@ impl Metrics {
             family(
                 "foundry_catalog_origin_fetched_bytes_total",
                 "counter",
-                "Bytes fetched from the origin for the new artifacts pulled (their heads and the ranges of what changed, or whole).",
+                "Bytes fetched from the origin's answers, whatever became of them (new artifacts' heads, ranges and whole files, failed pulls included).",
                 &[("", get(&pulls.fetched))],
             );
             family(
@@ -218,6 +218,12 @@ impl Metrics {
                 "counter",
                 "New artifacts pulled from the origin, by how: as a delta of the last good one, or whole.",
                 &[("{how=\"delta\"}", get(&pulls.deltas)), ("{how=\"whole\"}", get(&pulls.wholes))],
+            );
+            family(
+                "foundry_catalog_origin_delta_failures_total",
+                "counter",
+                "Deltas that failed (a range cut, corrupted or of another version, a head that does not add up), each then asked for whole.",
+                &[("", get(&pulls.deltas_failed))],
             );
         }
         let cache = catalog.body_cache();

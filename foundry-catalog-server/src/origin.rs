@@ -33,6 +33,9 @@ type Response = ureq::http::Response<ureq::Body>;
 const LAST_GOOD: &str = "last-good.fcat";
 /// Its ETag at the origin.
 const LAST_GOOD_ETAG: &str = "last-good.etag";
+/// A last good artifact that could not be served any more (below the
+/// highest sequence served), kept for whoever wants to look at it.
+const SET_ASIDE: &str = "set-aside.fcat";
 /// A delta over [`LAST_GOOD`] holds at most this share of its artifact's
 /// bytes (its head, and the bodies its base does not have): past it, a
 /// pull writes the whole file, which becomes the base. An eighth bounds
@@ -125,6 +128,24 @@ impl Failure {
     }
 }
 
+/// Whether `error` is what an artifact's own signed head says of it (its
+/// signature, its key, its sequence, its expiry): the only refusals a
+/// replica remembers under the artifact's ETag. Anything else (bytes that
+/// do not add up, a body that does not match its ETag) may have happened
+/// on the way, and is judged again at the next pull.
+pub(crate) fn is_verdict(error: &ArtifactError) -> bool {
+    matches!(
+        error,
+        ArtifactError::Unsigned { .. }
+            | ArtifactError::WrongKey { .. }
+            | ArtifactError::BadSignature
+            | ArtifactError::Rollback { .. }
+            | ArtifactError::NoSequence { .. }
+            | ArtifactError::SequenceReused { .. }
+            | ArtifactError::Expired { .. }
+    )
+}
+
 /// Why a pull from the origin gave no artifact.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PullError {
@@ -185,6 +206,8 @@ pub(crate) struct Origin {
     /// Whether the next pull is a whole download (the last good file was
     /// found damaged).
     whole_next: std::sync::atomic::AtomicBool,
+    /// The number of the next download's file.
+    downloads: AtomicU64,
 }
 
 /// What identifies a file's contents without reading them: its length,
@@ -222,11 +245,14 @@ pub(crate) struct PullCounters {
     pub(crate) artifacts: AtomicU64,
     pub(crate) deltas: AtomicU64,
     pub(crate) wholes: AtomicU64,
+    /// Deltas that failed (then asked for whole).
+    pub(crate) deltas_failed: AtomicU64,
 }
 
 impl PullCounters {
-    fn count(&self, fetched: u64, artifact: u64, delta: bool) {
-        self.fetched.fetch_add(fetched, Ordering::Relaxed);
+    /// A new artifact of `artifact` bytes pulled (its bytes fetched are
+    /// counted as they arrive, [`Counted`], failed pulls' too).
+    fn count(&self, artifact: u64, delta: bool) {
         self.artifacts.fetch_add(artifact, Ordering::Relaxed);
         if delta { &self.deltas } else { &self.wholes }.fetch_add(1, Ordering::Relaxed);
     }
@@ -350,6 +376,7 @@ impl Origin {
             timeout,
             checked: std::sync::Mutex::new(None),
             whole_next: std::sync::atomic::AtomicBool::new(false),
+            downloads: AtomicU64::new(0),
         }
     }
 
@@ -393,16 +420,40 @@ impl Origin {
         Some((base, delta))
     }
 
-    /// The last good file held bodies that do not match their ETags (a
-    /// delta copied from it failed its check): it is not copied from
-    /// again, and the next pull downloads the artifact whole.
+    /// The last good file may hold bodies that do not match their ETags
+    /// (one failed its check while served, or a delta copied from it
+    /// failed its check): it is not copied from, and the next pull
+    /// downloads the artifact whole, even when the origin's is unchanged.
     pub(crate) fn distrust_last_good(&self) {
         *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         self.whole_next.store(true, Ordering::Relaxed);
-        tracing::warn!(
-            origin = %self,
-            "a delta copied from the last good artifact does not match its ETags (the file is damaged?): the next pull downloads the artifact whole"
-        );
+    }
+
+    /// Moves the last good artifact aside, as [`SET_ASIDE`] (replacing
+    /// one set aside before), with the deltas over it and its ETag, so the
+    /// next pull downloads the origin's artifact whole; returns where.
+    pub(crate) fn set_aside_last_good(&self) -> io::Result<PathBuf> {
+        let aside = self.state_dir.join(SET_ASIDE);
+        std::fs::rename(self.state_dir.join(LAST_GOOD), &aside)?;
+        for entry in std::fs::read_dir(&self.state_dir)? {
+            let entry = entry?;
+            if entry.file_name().to_str().is_some_and(|name| is_delta_name(name) || name == LAST_GOOD_ETAG) {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+        *self.checked.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        Ok(aside)
+    }
+
+    /// [`Origin::distrust_last_good`] for a body of it that failed its
+    /// check while served; `true` when a repair was not already asked for
+    /// (the next pull asks for it).
+    pub(crate) fn repair_once(&self) -> bool {
+        if self.whole_next.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.distrust_last_good();
+        true
     }
 
     /// Sends `request` and reads its answer's head; a redirect is
@@ -449,12 +500,21 @@ impl Origin {
     fn read_at_most(&self, response: &mut Response, len: u64) -> Result<Vec<u8>, PullError> {
         let mut bytes = Vec::new();
         let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
-        let read = reader.take(len.saturating_add(1)).read_to_end(&mut bytes);
+        let read = Counted::new(reader, &self.counters.fetched).take(len.saturating_add(1)).read_to_end(&mut bytes);
         read.map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
         if bytes.len() as u64 > len {
             return Err(format!("the origin sent more than the {len} bytes asked for").into());
         }
         Ok(bytes)
+    }
+
+    /// [`copy_at_most`], its failures told apart: the origin's answer
+    /// (unreachable) from this replica's disk (local).
+    fn copy(&self, reader: impl Read, out: &mut impl Write, limit: u64) -> Result<u64, PullError> {
+        copy_at_most(reader, out, limit).map_err(|error| match error {
+            CopyError::Read(e) => PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))),
+            CopyError::Write(e) => PullError::local(format!("cannot write the download: {e}")),
+        })
     }
 
     /// [`Origin::described`], for an error met while reading an answer's body.
@@ -497,9 +557,13 @@ impl Origin {
         if let Some(within) = answer_within {
             request = request.config().timeout_recv_response(Some(within)).build();
         }
+        // A last good file not to be trusted (found damaged, or a delta of
+        // it failed): the artifact whole, even an unchanged one (a repair).
+        let whole = self.whole_next.swap(false, Ordering::Relaxed);
         // Written by this server: never read through a link, never waited
         // on, at most an entity tag's length (any other is not used).
-        let good = have.then(|| files::read_bounded(&self.state_dir.join(LAST_GOOD_ETAG), MAX_ETAG_FILE_LEN, false));
+        let good = (have && !whole)
+            .then(|| files::read_bounded(&self.state_dir.join(LAST_GOOD_ETAG), MAX_ETAG_FILE_LEN, false));
         let good = good.and_then(Result::ok).and_then(|(bytes, _)| String::from_utf8(bytes).ok());
         let good = good.as_deref().map(str::trim).filter(|e| !e.is_empty());
         let refused = self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
@@ -507,10 +571,9 @@ impl Origin {
         if !known.is_empty() {
             request = request.header("If-None-Match", known.join(", "));
         }
-        // A last good file found damaged is not copied from: whole, once.
         // Its head is read only once the origin has a new artifact (a
         // 206): a poll answered 304 reads nothing of it.
-        let delta = have && !self.whole_next.swap(false, Ordering::Relaxed);
+        let delta = have && !whole;
         if delta {
             request = request.header("Range", format!("bytes=0-{}", PROBE - 1));
         }
@@ -526,15 +589,59 @@ impl Origin {
                 _ if good.is_some() => Ok(Fetched::Unchanged),
                 _ => Err("the origin answered 304 to nothing asked".to_owned().into()),
             },
-            200 => self.whole(response, etag, max_len),
+            200 => {
+                // Without a strong ETag, the last good artifact's digest
+                // tells an unchanged origin from its first bytes.
+                let same_as = match etag.as_deref() {
+                    Some(etag) if !etag.starts_with("W/") => None,
+                    _ if have => self.last_good_digest(max_len),
+                    _ => None,
+                };
+                self.whole(response, etag, max_len, same_as.as_deref())
+            }
             206 => match (delta, etag.filter(|e| !e.starts_with("W/"))) {
                 // A last good artifact of format 4 to pull a delta of.
                 (true, Some(etag)) => match self.last_good_with_head(max_len) {
-                    Some(old) => self.pull_delta(response, etag, old, max_len, check),
+                    // A delta that fails, for anything but this replica's
+                    // own disk or memory, is never held against the
+                    // artifact: a range can be corrupted, cut or of another
+                    // version on the way. The whole artifact is asked for
+                    // at once, and judged by itself.
+                    Some(old) => match self.pull_delta(response, etag, old, max_len, check) {
+                        Err(error) if error.failure != Failure::Local => self.whole_after_delta(&error, max_len),
+                        Ok(Fetched::Refused { error, .. }) => self.whole_after_delta(&error, max_len),
+                        pulled => pulled,
+                    },
                     None => self.whole_again(max_len),
                 },
-                // No strong ETag to ask If-Range with: the whole artifact, once more.
-                _ => self.whole_again(max_len),
+                // No strong ETag to ask If-Range with, nor to tell
+                // versions by: the summary's content digest tells an
+                // unchanged origin (these first bytes are all a poll
+                // costs); a changed one is downloaded whole.
+                (true, None) => {
+                    let (mut response, digest) = (response, self.last_good_digest(max_len));
+                    let total = content_range(&response).filter(|&(first, ..)| first == 0).map(|(.., total)| total);
+                    let mut head = Vec::new();
+                    let probed = match total {
+                        Some(total) => self.summary_from(
+                            Counted::new(
+                                response.body_mut().with_config().limit(PROBE + 1).reader(),
+                                &self.counters.fetched,
+                            ),
+                            &mut head,
+                            total,
+                        )?,
+                        None => None,
+                    };
+                    match (probed, digest) {
+                        (Some(summary), Some(digest)) if summary.metadata().content_sha256 == digest => {
+                            Ok(Fetched::Unchanged)
+                        }
+                        _ => self.whole_again(max_len),
+                    }
+                }
+                // No Range asked: the whole artifact, once more.
+                (false, _) => self.whole_again(max_len),
             },
             _ => Err(format!("the origin answered {}", response.status()).into()),
         }
@@ -564,13 +671,55 @@ impl Origin {
         Some(LastGood { artifact, base_digest: base.metadata().content_sha256.clone() })
     }
 
+    /// [`Origin::whole_again`], after a delta that failed for `why` (said
+    /// at WARN, and counted).
+    fn whole_after_delta(&self, why: &dyn std::fmt::Display, max_len: u64) -> Result<Fetched, PullError> {
+        self.counters.deltas_failed.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(origin = %self, "the delta failed ({why}); downloading the artifact whole");
+        self.whole_again(max_len)
+    }
+
+    /// The content digest of the last good artifact, if there is one.
+    fn last_good_digest(&self, max_len: u64) -> Option<String> {
+        self.last_good_with_head(max_len).map(|last_good| last_good.artifact.metadata().content_sha256.clone())
+    }
+
+    /// The summary of an artifact of `total` bytes whose first bytes are
+    /// `prefix` and then `reader`'s, read into `prefix` up to
+    /// [`PROBE`] bytes; `None` when it does not parse within them (a
+    /// version without one, or a long block list).
+    fn summary_from(
+        &self,
+        mut reader: impl Read,
+        prefix: &mut Vec<u8>,
+        total: u64,
+    ) -> Result<Option<artifact::Summary>, PullError> {
+        loop {
+            let needed = match artifact::Summary::len_needed(prefix, total) {
+                Ok(Some(needed)) if needed <= PROBE => needed,
+                _ => return Ok(None),
+            };
+            if needed <= prefix.len() as u64 {
+                return Ok(artifact::Summary::parse(prefix, total).ok());
+            }
+            let want = needed - prefix.len() as u64;
+            let read = (&mut reader)
+                .take(want)
+                .read_to_end(prefix)
+                .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
+            if (read as u64) < want {
+                return Ok(None);
+            }
+        }
+    }
+
     /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
     fn whole_again(&self, max_len: u64) -> Result<Fetched, PullError> {
         let response = self.exchange(self.agent.get(&self.url))?;
         match response.status().as_u16() {
             200 => {
                 let etag = etag_of(&response);
-                self.whole(response, etag, max_len)
+                self.whole(response, etag, max_len, None)
             }
             _ => Err(format!("the origin answered {}", response.status()).into()),
         }
@@ -579,15 +728,22 @@ impl Origin {
     /// A 200's body, the whole artifact, into a new file of the state
     /// folder: abandoned at its first bytes when they are not an
     /// artifact's header, or claim more than `max_len` bytes.
-    fn whole(&self, mut response: Response, etag: Option<String>, max_len: u64) -> Result<Fetched, PullError> {
+    fn whole(
+        &self,
+        mut response: Response,
+        etag: Option<String>,
+        max_len: u64,
+        same_as: Option<&str>,
+    ) -> Result<Fetched, PullError> {
         let announced = response.body().content_length();
         if let Some(len) = announced.filter(|&len| len > max_len) {
             return Err(over_the_limit(len, max_len).into());
         }
-        let (path, mut file) = create_download(&self.state_dir)
+        let (path, mut file) = create_download(&self.state_dir, &self.downloads)
             .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         let download = Download::whole(path, etag);
-        let mut reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
+        let reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
+        let mut reader = Counted::new(reader, &self.counters.fetched);
         // The header first: what is not an artifact is not downloaded.
         let mut prefix = Vec::with_capacity(artifact::HEADER_LEN);
         (&mut reader)
@@ -604,10 +760,21 @@ impl Origin {
         if let Some(announced) = announced.filter(|&announced| announced != len) {
             return Err(format!("the origin's artifact is {announced} bytes, and its header says {len}").into());
         }
+        // No strong ETag to tell versions by: the summary's content digest
+        // does, within the first PROBE bytes; the same as the last good
+        // one's is an unchanged origin (the rest is not read).
+        if let Some(digest) = same_as
+            && let Some(summary) = self.summary_from(&mut reader, &mut prefix, len)?
+            && summary.metadata().content_sha256 == digest
+        {
+            return Ok(Fetched::Unchanged);
+        }
         file.write_all(&prefix).map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         let rest = len - prefix.len() as u64;
-        let copied = copy_at_most(reader, &mut file, rest)
-            .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
+        let copied = self.copy(reader, &mut file, rest.saturating_add(1))?;
+        if copied > rest {
+            return Err(format!("the origin sent more than the {len} bytes its artifact's header says").into());
+        }
         if copied != rest {
             return Err(PullError::unreachable(format!(
                 "the download was cut: {} of {len} bytes",
@@ -615,7 +782,7 @@ impl Origin {
             )));
         }
         file.sync_all().map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
-        self.counters.count(len, len, false);
+        self.counters.count(len, false);
         Ok(Fetched::New(download))
     }
 
@@ -725,7 +892,7 @@ impl Origin {
         let written = head.len() as u64 + plan.fetched() + copied;
         let (share, of) = LAYERED_MAX_SHARE;
         let layered = delta_name(base_digest).is_some() && written.saturating_mul(of) <= total.saturating_mul(share);
-        let (path, mut file) = create_download(&self.state_dir)
+        let (path, mut file) = create_download(&self.state_dir, &self.downloads)
             .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         // Bytes copied from a last good file this process checked, unchanged
         // since, need no second check: only what is fetched does.
@@ -759,7 +926,7 @@ impl Origin {
                     if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);
                         let etag = etag_of(&response);
-                        return self.whole(*response, etag, max_len);
+                        return self.whole(*response, etag, max_len, None);
                     }
                     fetched += run.len;
                 }
@@ -782,7 +949,7 @@ impl Origin {
             ranges = head_plan.ranges() + plan.ranges(),
             "pulled the origin's artifact as a delta of the last good one"
         );
-        self.counters.count(fetched, total, true);
+        self.counters.count(total, true);
         Ok(Fetched::New(download))
     }
 
@@ -800,20 +967,20 @@ impl Origin {
             Ranged::Bytes(bytes) => Ok(Ok(bytes)),
             Ranged::Whole(response) => {
                 let etag = etag_of(&response);
-                self.whole(*response, etag, max_len).map(Err)
+                self.whole(*response, etag, max_len, None).map(Err)
             }
         }
     }
 
     /// A whole artifact's bytes, in hand, into a new file of the state folder.
     fn write_whole(&self, bytes: &[u8], etag: String) -> Result<Fetched, PullError> {
-        let (path, mut file) = create_download(&self.state_dir)
+        let (path, mut file) = create_download(&self.state_dir, &self.downloads)
             .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         let download = Download::whole(path, Some(etag));
         file.write_all(bytes)
             .and_then(|()| file.sync_all())
             .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
-        self.counters.count(bytes.len() as u64, bytes.len() as u64, false);
+        self.counters.count(bytes.len() as u64, false);
         Ok(Fetched::New(download))
     }
 
@@ -844,8 +1011,8 @@ impl Origin {
             206 if content_range(&response) == Some((from, to - 1, total)) => {
                 let len = to - from;
                 let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
-                let copied = io::copy(&mut reader.take(len), out)
-                    .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
+                let reader = Counted::new(reader, &self.counters.fetched);
+                let copied = self.copy(reader, out, len)?;
                 if copied != len {
                     return Err(PullError::unreachable(format!(
                         "the download was cut: {copied} of {len} bytes of a range"
@@ -923,16 +1090,42 @@ impl std::fmt::Display for Origin {
     }
 }
 
-/// A new file for a download in `dir`, created exclusively.
-fn create_download(dir: &Path) -> io::Result<(PathBuf, File)> {
-    let mut attempt = 0u32;
-    loop {
-        let path = dir.join(format!(".download-{}-{attempt}.fcat", std::process::id()));
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((path, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-            Err(e) => return Err(e),
+/// A new file for a download in `dir`, created exclusively, named by
+/// `counter`'s next value. The state folder is this process's alone
+/// (`crate::state_dir`): a file already at that name was left by a process
+/// that ended mid-pull with the same counter (PID 1 in a container starts
+/// at the same place every time), and is removed, never a reason to fail.
+fn create_download(dir: &Path, counter: &AtomicU64) -> io::Result<(PathBuf, File)> {
+    let path =
+        dir.join(format!("{}{}.fcat", crate::state_dir::DOWNLOAD_PREFIX, counter.fetch_add(1, Ordering::Relaxed)));
+    let create = || std::fs::OpenOptions::new().write(true).create_new(true).open(&path);
+    match create() {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(&path)?;
+            create().map(|file| (path.clone(), file))
         }
+        other => other.map(|file| (path.clone(), file)),
+    }
+}
+
+/// A reader of an origin's answer that counts every byte it reads, so that
+/// `/metrics` says what was fetched whatever became of it.
+struct Counted<'a, R> {
+    inner: R,
+    counter: &'a AtomicU64,
+}
+
+impl<'a, R: Read> Counted<'a, R> {
+    fn new(inner: R, counter: &'a AtomicU64) -> Self {
+        Counted { inner, counter }
+    }
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.counter.fetch_add(read as u64, Ordering::Relaxed);
+        Ok(read)
     }
 }
 
@@ -960,11 +1153,30 @@ fn over_the_limit(len: u64, max_len: u64) -> String {
     format!("the origin's artifact is {len} bytes, over the limit of {max_len}; not downloaded (--max-artifact-bytes)")
 }
 
-/// Copies `reader` to `out`; more than `max_len` bytes is an error.
-fn copy_at_most(reader: impl Read, out: &mut File, max_len: u64) -> io::Result<u64> {
-    let copied = io::copy(&mut reader.take(max_len.saturating_add(1)), out)?;
-    if copied > max_len {
-        return Err(io::Error::other(format!("more than {max_len} bytes (--max-artifact-bytes)")));
+/// Why a copy from the origin's answer to a file stopped.
+#[derive(Debug)]
+enum CopyError {
+    /// Reading the answer failed: the origin's side.
+    Read(io::Error),
+    /// Writing the file failed: this replica's side (a full disk, a
+    /// read-only file system).
+    Write(io::Error),
+}
+
+/// Copies at most `limit` bytes of `reader` to `out`; returns how many.
+fn copy_at_most(mut reader: impl Read, out: &mut impl Write, limit: u64) -> Result<u64, CopyError> {
+    let mut buffer = vec![0; 64 << 10];
+    let mut copied = 0;
+    while copied < limit {
+        let want = usize::try_from(limit - copied).map_or(buffer.len(), |left| left.min(buffer.len()));
+        let read = match reader.read(&mut buffer[..want]) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CopyError::Read(e)),
+        };
+        out.write_all(&buffer[..read]).map_err(CopyError::Write)?;
+        copied += read as u64;
     }
     Ok(copied)
 }

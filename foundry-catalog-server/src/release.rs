@@ -59,6 +59,11 @@ impl Releases {
         Ok(Releases { highest: Mutex::new(highest), file: Some(file) })
     }
 
+    /// Where the highest sequence is kept, for messages.
+    pub(crate) fn file_name(&self) -> String {
+        self.file.as_ref().map_or_else(|| SEQUENCE_FILE.to_owned(), |file| file.display().to_string())
+    }
+
     /// The highest sequence served.
     pub(crate) fn highest(&self) -> Option<u64> {
         self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|highest| highest.sequence)

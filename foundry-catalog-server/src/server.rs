@@ -61,8 +61,17 @@ impl Server {
     /// Builds and validates the catalog, then binds the address. Must be
     /// called inside a tokio runtime with I/O and time enabled.
     pub async fn bind(config: Config) -> Result<Server, ServeError> {
-        let replica = Replica::open(&config).map_err(ServeError::State)?;
-        let catalog = match crate::load::load(&config, &replica, None) {
+        // On the blocking pool: a pull can wait minutes for an origin, and
+        // the runtime goes on meanwhile (signals, for one).
+        let (config, replica, loaded) = tokio::task::spawn_blocking(move || {
+            let replica = Replica::open(&config)?;
+            let loaded = crate::load::load(&config, &replica, None);
+            Ok::<_, String>((config, replica, loaded))
+        })
+        .await
+        .map_err(|panic| ServeError::State(format!("the start-up load failed (a bug): {panic}")))?
+        .map_err(ServeError::State)?;
+        let catalog = match loaded {
             Ok(Loaded::New(catalog)) => *catalog,
             // At start nothing is served, so the loader never says so.
             Ok(Loaded::Unchanged) => return Err(ServeError::State("no catalog to start with".to_owned())),
@@ -74,8 +83,10 @@ impl Server {
             TcpListener::bind(config.addr).await.map_err(|source| ServeError::Bind { addr: config.addr, source })?;
         let (reload, reloads) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown) = watch::channel(false);
+        let state = State::new(catalog, replica);
+        state.reloads_to(reload.clone());
         Ok(Server {
-            state: State::new(catalog, replica),
+            state,
             listener,
             handle: Handle { reload, shutdown: Arc::new(shutdown_tx) },
             reloads,

@@ -29,7 +29,18 @@ pub(crate) struct State {
     pub(crate) replica: Replica,
     /// When the catalog being served was swapped in, in seconds since 1970.
     activated: AtomicU64,
+    /// Asks for a reload (a repair from the origin).
+    reload: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<()>>,
+    /// When a body failure was last logged, in seconds since 1970, and
+    /// how many were not logged since.
+    body_warned: AtomicU64,
+    bodies_unsaid: AtomicU64,
+    /// When a repair was last asked for, in seconds since 1970.
+    repair_asked: AtomicU64,
 }
+
+/// The fewest seconds between two repairs of the last good artifact.
+const REPAIR_EVERY: u64 = 10;
 
 impl State {
     pub(crate) fn new(catalog: ResponseCatalog, replica: Replica) -> Arc<State> {
@@ -41,6 +52,10 @@ impl State {
             openapi: openapi.into(),
             replica,
             activated: AtomicU64::new(0),
+            reload: std::sync::OnceLock::new(),
+            body_warned: AtomicU64::new(0),
+            bodies_unsaid: AtomicU64::new(0),
+            repair_asked: AtomicU64::new(0),
         };
         state.metrics.started();
         state.counted(&state.catalog.load());
@@ -73,6 +88,53 @@ impl State {
     /// When the catalog being served was swapped in, in seconds since 1970.
     pub(crate) fn activated(&self) -> u64 {
         self.activated.load(Ordering::Relaxed)
+    }
+
+    /// Where reloads are asked for (set once, when the server is bound).
+    pub(crate) fn reloads_to(&self, reload: tokio::sync::mpsc::UnboundedSender<()>) {
+        let _ = self.reload.set(reload);
+    }
+
+    /// A body of the catalog being served failed its check (it does not
+    /// match its ETag, or cannot be read) and was answered 503: said at
+    /// WARN with its path (at most once a second, with how many more were
+    /// not said), and, for a catalog pulled from an origin, the last good
+    /// file is repaired: downloaded whole at once, even if unchanged, then
+    /// checked and swapped in (`crate::origin::Origin::distrust_last_good`).
+    pub(crate) fn body_failed(&self, path: &str) {
+        let now = now_seconds();
+        let last = self.body_warned.load(Ordering::Relaxed);
+        let say =
+            now != last && self.body_warned.compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed).is_ok();
+        if !say {
+            self.bodies_unsaid.fetch_add(1, Ordering::Relaxed);
+        }
+        // At most one repair every REPAIR_EVERY seconds: a hot body
+        // failing while the origin cannot be reached is not a pull per request.
+        let asked = self.repair_asked.load(Ordering::Relaxed);
+        let repair = self.replica.origin.as_ref().is_some_and(|origin| {
+            now >= asked.saturating_add(REPAIR_EVERY)
+                && self.repair_asked.compare_exchange(asked, now, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+                && origin.repair_once()
+        });
+        if repair && let Some(reload) = self.reload.get() {
+            let _ = reload.send(());
+        }
+        if say {
+            let slug = path.strip_prefix(foundry_catalog::product::API_PATH_PREFIX).unwrap_or_default();
+            let more = self.bodies_unsaid.swap(0, Ordering::Relaxed);
+            let what = if self.replica.origin.is_some() {
+                "repairing the last good artifact: downloading it whole from the origin"
+            } else {
+                "hint: the artifact file was changed or damaged after it was opened; publish it again by renaming a new file over it"
+            };
+            tracing::warn!(
+                path,
+                slug,
+                failures_not_logged = more,
+                "a body failed its check (it does not match its ETag, or cannot be read) and was answered 503; {what}"
+            );
+        }
     }
 
     pub(crate) fn drain(&self) {

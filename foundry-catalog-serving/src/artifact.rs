@@ -2426,6 +2426,7 @@ impl Header {
 #[derive(Debug, Clone)]
 pub struct Summary {
     header: Header,
+    metadata: Metadata,
     blocks: Vec<Block>,
 }
 
@@ -2473,7 +2474,15 @@ impl Summary {
             .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
         let blocks =
             head::blocks(prefix.get(blocks_at..index_at).ok_or_else(short)?, &metadata, header.lengths[TABLE])?;
-        Ok(Summary { header, blocks })
+        Ok(Summary { header, metadata, blocks })
+    }
+
+    /// Its metadata, as the file says it (checked against the signature
+    /// only with the whole head, [`Artifact::from_head`]): what names the
+    /// artifact's contents ([`Metadata::content_sha256`]) before anything
+    /// else of it is read.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
     }
 
     /// Its length: where the index starts in the file.
