@@ -50,7 +50,7 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
                     &state.catalog.load(),
                     state.activated(),
                     state.replica.verified,
-                    state.replica.origin.as_ref().map(crate::origin::Origin::counters),
+                    state.replica.origin.as_ref().map(foundry_catalog_serving::replica::Replica::counters),
                 )
                 .into(),
         ),

@@ -58,13 +58,10 @@ mod io;
 mod load;
 mod log;
 mod metrics;
-mod origin;
 mod process;
-mod release;
 mod reload;
 mod server;
 mod state;
-mod state_dir;
 mod tracker;
 mod workers;
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use foundry_catalog_serving::catalog::ResponseCatalog;
 
-use crate::origin::Failure;
+use foundry_catalog_serving::replica::Failure;
 
 /// Seconds since 1970, now.
 pub(crate) fn now_seconds() -> u64 {
@@ -133,7 +133,7 @@ impl Metrics {
         catalog: &ResponseCatalog,
         activated: u64,
         verified: bool,
-        pulls: Option<&crate::origin::PullCounters>,
+        pulls: Option<&foundry_catalog_serving::replica::PullCounters>,
     ) -> String {
         let metadata = catalog.metadata();
         let record_types = &metadata.record_types;
@@ -205,25 +205,25 @@ impl Metrics {
                 "foundry_catalog_origin_fetched_bytes_total",
                 "counter",
                 "Bytes fetched from the origin's answers, whatever became of them (new artifacts' heads, ranges and whole files, failed pulls included).",
-                &[("", get(&pulls.fetched))],
+                &[("", pulls.fetched_bytes())],
             );
             family(
                 "foundry_catalog_origin_artifact_bytes_total",
                 "counter",
                 "Bytes of the new artifacts pulled from the origin (what fetching each whole would have cost).",
-                &[("", get(&pulls.artifacts))],
+                &[("", pulls.artifact_bytes())],
             );
             family(
                 "foundry_catalog_origin_pulls_total",
                 "counter",
                 "New artifacts pulled from the origin, by how: as a delta of the last good one, or whole.",
-                &[("{how=\"delta\"}", get(&pulls.deltas)), ("{how=\"whole\"}", get(&pulls.wholes))],
+                &[("{how=\"delta\"}", pulls.deltas()), ("{how=\"whole\"}", pulls.wholes())],
             );
             family(
                 "foundry_catalog_origin_delta_failures_total",
                 "counter",
                 "Deltas that failed (a range cut, corrupted or of another version, a head that does not add up), each then asked for whole.",
-                &[("", get(&pulls.deltas_failed))],
+                &[("", pulls.deltas_failed())],
             );
         }
         let cache = catalog.body_cache();

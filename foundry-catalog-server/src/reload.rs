@@ -15,8 +15,8 @@ use tracing::{debug, error, info};
 use crate::config::Config;
 use crate::load::{LoadError, Loaded};
 use crate::metrics::Poll;
-use crate::origin::Failure;
 use crate::state::State;
+use foundry_catalog_serving::replica::Failure;
 
 /// Rebuilds the catalog for each reload request, off the request path: a
 /// folder with its record types read again, an artifact with the verify

@@ -115,7 +115,7 @@ impl State {
         let repair = self.replica.origin.as_ref().is_some_and(|origin| {
             now >= asked.saturating_add(REPAIR_EVERY)
                 && self.repair_asked.compare_exchange(asked, now, Ordering::Relaxed, Ordering::Relaxed).is_ok()
-                && origin.repair_once()
+                && origin.repair()
         });
         if repair && let Some(reload) = self.reload.get() {
             let _ = reload.send(());

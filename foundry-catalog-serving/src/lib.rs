@@ -25,6 +25,7 @@
 //! | `compression` | gzip and brotli representations of every body, made when a catalog is built |
 //! | `http` | `service`: `CatalogService` (a `tower::Service` over the `http` crate's types), `SharedCatalog`, `respond` |
 //! | `signing` | `signing`: Ed25519 keys that sign artifacts and verify them before they are served |
+//! | `replica` | `replica`: a catalog kept current from an origin as a fleet of replicas keeps it (signed artifacts pulled as deltas into a state folder, checked whole, never rolled back, every fault healed by the next pull), and a `Poller` that keeps a `SharedCatalog` current |
 //! | `pages` | `catalog::Builder::pages`: every product's HTML page built with its body, with `robots.txt`, the sitemap and a not-found page (`foundry-catalog-pages`); a catalog serves an artifact's pages without it |
 //!
 //! ## Platforms
@@ -50,6 +51,9 @@ mod encoding;
 pub mod endpoint;
 pub mod files;
 mod parallel;
+#[cfg(feature = "replica")]
+#[cfg_attr(docsrs, doc(cfg(feature = "replica")))]
+pub mod replica;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod service;

@@ -10,23 +10,23 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The lock file of a state folder.
-const LOCK: &str = "lock";
+pub(crate) const LOCK: &str = "lock";
 /// What a partial download's name starts with.
 pub(crate) const DOWNLOAD_PREFIX: &str = ".download-";
 
 /// A state folder this process holds.
 #[derive(Debug)]
-pub(crate) struct StateDir {
-    path: PathBuf,
+pub struct StateDir {
+    pub(crate) path: PathBuf,
     /// Held open: the lock lasts as long as this process holds it.
-    _lock: File,
+    pub(crate) _lock: File,
 }
 
 impl StateDir {
     /// Makes `path` if missing, locks it (another process holding it is an
     /// error naming the folder) and removes what an earlier process left
     /// half written. Returns it and the names removed.
-    pub(crate) fn open(path: &Path) -> Result<(StateDir, Vec<String>), String> {
+    pub fn open(path: &Path) -> Result<(StateDir, Vec<String>), String> {
         let hint = "hint: each replica needs a state folder of its own";
         std::fs::create_dir_all(path).map_err(|e| format!("{}: cannot make the state folder: {e}", path.display()))?;
         let lock_path = path.join(LOCK);
@@ -43,13 +43,13 @@ impl StateDir {
     }
 
     /// Its path.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.path
     }
 }
 
 /// The lock file, made if missing, never through a link.
-fn open_lock(path: &Path) -> io::Result<File> {
+pub(crate) fn open_lock(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .read(true)
@@ -63,14 +63,14 @@ fn open_lock(path: &Path) -> io::Result<File> {
 
 /// Whether `name` is a file a process writes before renaming it, or
 /// removes: a partial download, or a temporary file of
-/// `foundry_catalog_serving::files::replace`.
+/// `crate::files::replace`.
 pub(crate) fn is_leftover(name: &str) -> bool {
     name.starts_with(DOWNLOAD_PREFIX) || (name.starts_with('.') && name.contains(".tmp-"))
 }
 
 /// Removes every leftover ([`is_leftover`]) of `dir` (a link is removed,
 /// never followed); returns their names, sorted.
-fn remove_leftovers(dir: &Path) -> io::Result<Vec<String>> {
+pub(crate) fn remove_leftovers(dir: &Path) -> io::Result<Vec<String>> {
     let mut removed = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;

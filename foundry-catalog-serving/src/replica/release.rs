@@ -6,30 +6,31 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use foundry_catalog_serving::artifact::{ArtifactError, HighestServed, Metadata};
-use foundry_catalog_serving::files::ReadError;
+use crate::artifact::{ArtifactError, HighestServed, Metadata};
+use crate::catalog::{CatalogError, CatalogErrors, ResponseCatalog};
+use crate::files::ReadError;
 
 /// The file of the state folder that holds the highest sequence served,
 /// and the content digest of the artifact served under it: `8 3f…\n` (a
 /// file written before the digest was kept holds the number alone).
-const SEQUENCE_FILE: &str = "highest-sequence";
+pub(crate) const SEQUENCE_FILE: &str = "highest-sequence";
 /// The most [`SEQUENCE_FILE`] may hold: a u64, a space, a SHA-256 in hex
 /// and a newline are 86 bytes.
-const MAX_SEQUENCE_FILE_LEN: u64 = 128;
+pub(crate) const MAX_SEQUENCE_FILE_LEN: u64 = 128;
 
 /// The highest sequence this replica has served, the content digest of
 /// the artifact it served under it (when known), and where they are kept.
 #[derive(Debug)]
-pub(crate) struct Releases {
-    highest: Mutex<Option<HighestServed>>,
-    file: Option<PathBuf>,
+pub struct Releases {
+    pub(crate) highest: Mutex<Option<HighestServed>>,
+    pub(crate) file: Option<PathBuf>,
 }
 
 impl Releases {
     /// The highest sequence served, read from `state_dir` (made if
     /// missing); a file that does not hold a number is an error, never a
     /// reset.
-    pub(crate) fn open(state_dir: Option<&Path>) -> Result<Releases, String> {
+    pub fn open(state_dir: Option<&Path>) -> Result<Releases, String> {
         let Some(dir) = state_dir else {
             return Ok(Releases { highest: Mutex::new(None), file: None });
         };
@@ -37,7 +38,7 @@ impl Releases {
         let file = dir.join(SEQUENCE_FILE);
         // Written by this server: a regular file of a number, never read
         // through a link, never waited on.
-        let highest = match foundry_catalog_serving::files::read_bounded(&file, MAX_SEQUENCE_FILE_LEN, false) {
+        let highest = match crate::files::read_bounded(&file, MAX_SEQUENCE_FILE_LEN, false) {
             Ok((bytes, _)) => {
                 let text = String::from_utf8_lossy(&bytes);
                 Some(HighestServed::parse(&text).ok_or_else(|| {
@@ -60,19 +61,19 @@ impl Releases {
     }
 
     /// Where the highest sequence is kept, for messages.
-    pub(crate) fn file_name(&self) -> String {
+    pub fn file_name(&self) -> String {
         self.file.as_ref().map_or_else(|| SEQUENCE_FILE.to_owned(), |file| file.display().to_string())
     }
 
     /// The highest sequence served.
-    pub(crate) fn highest(&self) -> Option<u64> {
+    pub fn highest(&self) -> Option<u64> {
         self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|highest| highest.sequence)
     }
 
     /// Whether `next` may be served after `current` (see
     /// [`Metadata::admissible`]), and is not another artifact under the
     /// highest sequence served (known across restarts by its digest).
-    pub(crate) fn admit(&self, next: &Metadata, current: Option<&Metadata>) -> Result<(), ArtifactError> {
+    pub fn admit(&self, next: &Metadata, current: Option<&Metadata>) -> Result<(), ArtifactError> {
         next.admissible(self.highest(), current, SystemTime::now())?;
         let highest = self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match (&*highest, next.sequence) {
@@ -83,10 +84,23 @@ impl Releases {
         }
     }
 
+    /// `catalog`, read from `file`, if it may be served after `current`
+    /// ([`Releases::admit`]); else its problem, naming `file`.
+    pub fn admitted(
+        &self,
+        catalog: ResponseCatalog,
+        file: &str,
+        current: Option<&ResponseCatalog>,
+    ) -> Result<ResponseCatalog, CatalogErrors> {
+        self.admit(catalog.metadata(), current.map(ResponseCatalog::metadata))
+            .map_err(|error| CatalogErrors::from(CatalogError::Artifact { file: file.to_owned(), error }))?;
+        Ok(catalog)
+    }
+
     /// Records that `metadata` is being served: its sequence, if higher,
     /// becomes the highest (written to the state folder before it is
     /// served, so a restart keeps refusing what came before).
-    pub(crate) fn activate(&self, metadata: &Metadata) -> Result<(), String> {
+    pub fn activate(&self, metadata: &Metadata) -> Result<(), String> {
         let mut highest = self.highest.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // A higher sequence, or the highest one's digest where it was not kept.
         let new = |sequence: u64| match &*highest {
@@ -99,7 +113,7 @@ impl Releases {
         let served = HighestServed { sequence, content_sha256: Some(metadata.content_sha256.clone()) };
         if let Some(file) = &self.file {
             let text = served.to_text();
-            foundry_catalog_serving::files::replace(file, |out| std::io::Write::write_all(out, text.as_bytes()))
+            crate::files::replace(file, |out| std::io::Write::write_all(out, text.as_bytes()))
                 .map_err(|e| format!("{}: cannot record sequence {sequence}: {e}", file.display()))?;
         }
         *highest = Some(served);
@@ -109,7 +123,7 @@ impl Releases {
 
 #[cfg(test)]
 mod tests {
-    use foundry_catalog_serving::artifact::HighestServed;
+    use crate::artifact::HighestServed;
 
     #[test]
     fn the_highest_sequence_file_holds_a_number_and_a_digest_or_is_refused() {

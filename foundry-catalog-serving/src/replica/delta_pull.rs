@@ -1,0 +1,265 @@
+//! A new artifact pulled as a delta of the last good one: its head
+//! fetched in ranges (the blocks the last good one holds copied from it)
+//! and checked, then its bodies copied or fetched as
+//! [`crate::delta::Plan`] says, every range asked `If-Range` the new
+//! artifact's ETag.
+
+use std::io::{self, Write};
+
+use crate::artifact::{self, Artifact};
+use crate::delta;
+
+use super::download::{Counted, Download, create_download};
+use super::failure::PullError;
+use super::last_good::{LAYERED_MAX_SHARE, LastGood, delta_name};
+use super::origin::{CheckHead, Fetched, Origin, PROBE, Response, content_range, etag_of, over_the_limit};
+
+/// A ranged request's answer.
+pub(crate) enum Ranged {
+    /// The bytes asked for.
+    Bytes(Vec<u8>),
+    /// The whole artifact (a 200).
+    Whole(Box<Response>),
+}
+
+impl Origin {
+    /// A new artifact pulled as a delta, from a 206 to its first bytes:
+    /// its head fetched (a range or two more) and checked, then written as
+    /// [`delta::Plan`] says: each product's and document's bytes copied
+    /// from the last good file when their ETags are the same, the rest
+    /// fetched in at most [`delta::Plan::MAX_RANGES`] ranges, each asked
+    /// `If-Range` the new artifact's ETag. An origin that answers a range
+    /// with the whole artifact (it changed since, or ignores `Range`)
+    /// gives a whole download.
+    pub(crate) fn pull_delta(
+        &self,
+        mut first: Response,
+        etag: String,
+        last_good: LastGood,
+        max_len: u64,
+        check: &CheckHead<'_>,
+    ) -> Result<Fetched, PullError> {
+        let old = &last_good.artifact;
+        let Some((0, _, total)) = content_range(&first) else {
+            return Err("the origin answered 206 without a range of the artifact".to_owned().into());
+        };
+        if total > max_len {
+            return Err(over_the_limit(total, max_len).into());
+        }
+        let mut head = self.read_at_most(&mut first, PROBE)?;
+        if head.len() as u64 == total {
+            // The first range was the whole artifact.
+            return self.write_whole(&head, etag);
+        }
+        let mut fetched = head.len() as u64;
+        let refused = |error| Ok(Fetched::Refused { etag: Some(etag.clone()), error });
+        let summary_len = loop {
+            let needed = match artifact::Summary::len_needed(&head, total) {
+                Ok(needed) => needed,
+                Err(error) => return refused(error),
+            };
+            match needed {
+                Some(needed) if needed > head.len() as u64 => {
+                    let more = match self.range_or_whole(&etag, head.len() as u64, needed, total, max_len)? {
+                        Ok(more) => more,
+                        Err(whole) => return Ok(whole),
+                    };
+                    fetched += more.len() as u64;
+                    head.extend_from_slice(&more);
+                }
+                Some(needed) => break needed,
+                // An artifact of an older format: whole.
+                None => return self.whole_again(max_len),
+            }
+        };
+        // What the first ranges brought past the summary, used before anything is fetched again.
+        let probed = head.split_off(summary_len as usize);
+        let summary = match artifact::Summary::parse(&head, total) {
+            Ok(summary) => summary,
+            Err(error) => return refused(error),
+        };
+        // The rest of the head: the blocks the last good artifact holds
+        // copied from it, the others fetched; then checked whole.
+        let head_plan = delta::Plan::head(&summary, old, delta::Plan::MAX_RANGES);
+        head.try_reserve_exact((summary.head_len() - summary.len()) as usize)
+            .map_err(|_| PullError::local(format!("cannot take memory for a head of {} bytes", summary.head_len())))?;
+        for run in head_plan.runs() {
+            match run.source {
+                delta::Source::Old { at } => {
+                    if !old.head_bytes_into(at, run.len, &mut head) {
+                        return Err(PullError::local(
+                            "the last good artifact's head is not what its index says".to_owned(),
+                        ));
+                    }
+                }
+                delta::Source::Origin if run.at + run.len <= summary_len + probed.len() as u64 => {
+                    let from = (run.at - summary_len) as usize;
+                    head.extend_from_slice(&probed[from..from + run.len as usize]);
+                }
+                delta::Source::Origin => {
+                    let more = match self.range_or_whole(&etag, run.at, run.at + run.len, total, max_len)? {
+                        Ok(more) => more,
+                        Err(whole) => return Ok(whole),
+                    };
+                    fetched += more.len() as u64;
+                    head.extend_from_slice(&more);
+                }
+            }
+        }
+        let head = bytes::Bytes::from(head);
+        let new = match Artifact::from_head(head.clone(), total).and_then(|new| check(&new).map(|()| new)) {
+            Ok(new) => new,
+            Err(error) => return refused(error),
+        };
+        let plan = delta::Plan::new(&new, old, delta::Plan::MAX_RANGES);
+        // Layered over the base when that writes at most a share of the
+        // artifact (the head, what is fetched, and what is copied from a
+        // delta kept over the base); the whole file otherwise.
+        let base_digest = &last_good.base_digest;
+        let kept_delta = self.delta_over(base_digest);
+        let copied: u64 = plan
+            .runs()
+            .iter()
+            .filter_map(|run| match run.source {
+                delta::Source::Old { at } => Some(old.bytes_to_copy(at, run.len, Some(old))),
+                delta::Source::Origin => None,
+            })
+            .sum::<io::Result<u64>>()
+            .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?;
+        let written = head.len() as u64 + plan.fetched() + copied;
+        let (share, of) = LAYERED_MAX_SHARE;
+        let layered = delta_name(base_digest).is_some() && written.saturating_mul(of) <= total.saturating_mul(share);
+        let (path, mut file) = create_download(&self.state_dir, &self.downloads)
+            .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
+        // Bytes copied from a last good file this process checked, unchanged
+        // since, need no second check: only what is fetched does.
+        let trusted = self.last_good_checked(kept_delta.as_deref());
+        let fetched_ranges = trusted.then(|| {
+            plan.runs()
+                .iter()
+                .filter(|run| run.source == delta::Source::Origin)
+                .map(|run| (run.at, run.at + run.len))
+                .collect()
+        });
+        let holes_for = layered.then_some(old);
+        let base_digest = layered.then(|| base_digest.clone());
+        let mut download = Download {
+            path,
+            etag: Some(etag.clone()),
+            fetched: fetched_ranges,
+            delta: true,
+            base_digest,
+            written: None,
+        };
+        let write_error = |e: io::Error| PullError::local(format!("cannot write the download: {e}"));
+        file.write_all(&head).map_err(write_error)?;
+        for run in plan.runs() {
+            match run.source {
+                delta::Source::Old { at } => {
+                    old.copy_range(at, run.len, &mut file, holes_for)
+                        .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?;
+                }
+                delta::Source::Origin => {
+                    if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
+                        drop(download);
+                        let etag = etag_of(&response);
+                        return self.whole(*response, etag, max_len, None);
+                    }
+                    fetched += run.len;
+                }
+            }
+        }
+        // A hole at the end is the file's length.
+        file.set_len(total).and_then(|()| file.sync_all()).map_err(write_error)?;
+        drop(file);
+        // Its head as pulled and checked, its bodies where they were written.
+        match delta::written(new, &download.path, old, &plan, layered) {
+            Ok(written) => download.written = Some(Box::new(written)),
+            Err(error) => return Err(PullError::local(format!("cannot open the download: {error}"))),
+        }
+        tracing::info!(
+            origin = %self,
+            fetched,
+            artifact = total,
+            written = if layered { written } else { total },
+            layered,
+            ranges = head_plan.ranges() + plan.ranges(),
+            "pulled the origin's artifact as a delta of the last good one"
+        );
+        self.counters.count(total, true);
+        Ok(Fetched::New(download))
+    }
+
+    /// [`Origin::range`]'s bytes, or the whole artifact it answered with
+    /// instead, downloaded ([`Origin::whole`]).
+    pub(crate) fn range_or_whole(
+        &self,
+        etag: &str,
+        from: u64,
+        to: u64,
+        total: u64,
+        max_len: u64,
+    ) -> Result<Result<Vec<u8>, Fetched>, PullError> {
+        match self.range(etag, from, to, total)? {
+            Ranged::Bytes(bytes) => Ok(Ok(bytes)),
+            Ranged::Whole(response) => {
+                let etag = etag_of(&response);
+                self.whole(*response, etag, max_len, None).map(Err)
+            }
+        }
+    }
+
+    /// A whole artifact's bytes, in hand, into a new file of the state folder.
+    pub(crate) fn write_whole(&self, bytes: &[u8], etag: String) -> Result<Fetched, PullError> {
+        let (path, mut file) = create_download(&self.state_dir, &self.downloads)
+            .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
+        let download = Download::whole(path, Some(etag));
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
+        self.counters.count(bytes.len() as u64, false);
+        Ok(Fetched::New(download))
+    }
+
+    /// Bytes `from..to` of the artifact whose ETag is `etag`, asked with
+    /// `If-Range`: a 206 of exactly that range, or the whole artifact (a
+    /// 200: it changed since, or the origin ignores `Range`).
+    pub(crate) fn range(&self, etag: &str, from: u64, to: u64, total: u64) -> Result<Ranged, PullError> {
+        let mut bytes = Vec::new();
+        let ranged = self.range_to(etag, from, to, total, &mut bytes)?;
+        Ok(ranged.map_or(Ranged::Bytes(bytes), Ranged::Whole))
+    }
+
+    /// [`Origin::range`], its bytes written to `out` as they arrive (a
+    /// range of bodies can be most of the artifact: it is never held in
+    /// memory); `Some` with the whole artifact's response instead.
+    pub(crate) fn range_to(
+        &self,
+        etag: &str,
+        from: u64,
+        to: u64,
+        total: u64,
+        out: &mut impl Write,
+    ) -> Result<Option<Box<Response>>, PullError> {
+        let request =
+            self.agent.get(&self.url).header("Range", format!("bytes={from}-{}", to - 1)).header("If-Range", etag);
+        let mut response = self.exchange(request)?;
+        match response.status().as_u16() {
+            206 if content_range(&response) == Some((from, to - 1, total)) => {
+                let len = to - from;
+                let reader = response.body_mut().with_config().limit(len.saturating_add(1)).reader();
+                let reader = Counted::new(reader, &self.counters.fetched);
+                let copied = self.copy(reader, out, len)?;
+                if copied != len {
+                    return Err(PullError::unreachable(format!(
+                        "the download was cut: {copied} of {len} bytes of a range"
+                    )));
+                }
+                Ok(None)
+            }
+            206 => Err(format!("the origin answered bytes {from}-{} with another range", to - 1).into()),
+            200 => Ok(Some(Box::new(response))),
+            _ => Err(format!("the origin answered {}", response.status()).into()),
+        }
+    }
+}
