@@ -113,3 +113,92 @@ fn how_each_mount_answers_the_empty_slug() {
     let nested_at_root = std::panic::catch_unwind(|| axum::Router::<()>::new().nest_service("/", service));
     assert!(nested_at_root.is_err(), "axum 0.8 refuses nest_service at the root");
 }
+
+/// An origin on loopback serving one artifact with a strong ETag (304 to
+/// a match; `Range` ignored, as an origin may), replaced by `publish`.
+fn origin() -> (String, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/catalog.fcat", listener.local_addr().expect("address"));
+    let published = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let served = std::sync::Arc::clone(&published);
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let mut head = Vec::new();
+            let mut byte = [0; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let body = served.lock().expect("published").clone();
+            let etag = format!("\"{}-{}\"", body.len(), body.iter().map(|&b| u64::from(b)).sum::<u64>());
+            let head = String::from_utf8_lossy(&head).to_lowercase();
+            let response = if head.contains(&format!("if-none-match: {etag}")) {
+                format!("HTTP/1.1 304 Not Modified\r\netag: {etag}\r\nconnection: close\r\n\r\n").into_bytes()
+            } else {
+                let mut response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\netag: {etag}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                )
+                .into_bytes();
+                response.extend_from_slice(&body);
+                response
+            };
+            let _ = stream.write_all(&response);
+        }
+    });
+    (url, published)
+}
+
+/// The example catalog as a signed artifact of release `sequence`, the
+/// product `crm-webhook-connector` titled by it.
+fn release(key: &foundry_catalog_serving::signing::SigningKey, sequence: u64) -> Vec<u8> {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalog");
+    let sources = std::fs::read_dir(&examples).expect("the example catalog").map(|entry| {
+        let path = entry.expect("an entry").path();
+        let text = std::fs::read_to_string(&path).expect("a manifest");
+        let text = text.replacen("\"title\": \"", &format!("\"title\": \"Release {sequence}: "), 1);
+        (path.display().to_string(), text)
+    });
+    let mut catalog =
+        foundry_catalog_serving::catalog::Builder::new().sequence(sequence).build(sources).expect("built");
+    catalog.sign(key);
+    let mut bytes = Vec::new();
+    catalog.artifact().write_to(&mut bytes).expect("written");
+    bytes
+}
+
+/// The application as a replica of an origin: the origin's artifact at
+/// start, each new release served within a poll, an older one refused,
+/// and a restart on the last good artifact with the origin down.
+#[test]
+fn the_application_is_kept_current_from_an_origin() {
+    use foundry_catalog_serving::catalog::OpenOptions;
+    let key = foundry_catalog_serving::signing::SigningKey::from_seed([7; 32]);
+    let open = || OpenOptions::default().verify_keys(vec![key.verify_key()]);
+    let (url, published) = origin();
+    *published.lock().expect("published") = release(&key, 1);
+    let state = std::env::temp_dir().join(format!("foundry-catalog-axum-replica-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    let interval = std::time::Duration::from_millis(100);
+    let (catalog, poller) = foundry_catalog_axum_app::replicated(&url, &state, open(), interval).expect("pulled");
+    let addr = start(catalog);
+    let product = "/api/public/foundry/products/crm-webhook-connector";
+    let title = || get(addr, product).text().to_string();
+    assert!(title().contains("Release 1: "));
+    *published.lock().expect("published") = release(&key, 2);
+    let started = std::time::Instant::now();
+    while !title().contains("Release 2: ") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "release 2 never served");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // An older release is refused: release 2 stays.
+    *published.lock().expect("published") = release(&key, 1);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(title().contains("Release 2: "));
+    poller.stop();
+    // A restart with the origin gone: the last good artifact.
+    let gone = "http://127.0.0.1:9/catalog.fcat";
+    let (catalog, _poller) = foundry_catalog_axum_app::replicated(gone, &state, open(), interval).expect("last good");
+    assert!(catalog.load().get("crm-webhook-connector").is_some());
+    let _ = std::fs::remove_dir_all(&state);
+}

@@ -20,7 +20,7 @@ const LOOK: Duration = Duration::from_millis(250);
 /// in the `SharedCatalog`; a body that fails its check while served (the
 /// body cache counts it) asks for a repair at once ([`Replica::repair`]).
 /// Every failure is logged at WARN (`tracing`). Stopped by
-/// [`Poller::stop`] or when dropped: no pull starts after that, and one
+/// [`Poller::stop`], or when dropped: no pull starts after that, and one
 /// in flight ends by itself (within the origin timeout).
 #[derive(Debug)]
 pub struct Poller {
@@ -42,10 +42,14 @@ impl Poller {
         Poller { stop, thread }
     }
 
-    /// Stops polling (a pull in flight ends by itself).
+    /// Stops polling, and returns once the poller's thread has ended (a
+    /// pull in flight ends within the origin timeout): its state folder
+    /// is free for another [`Replica`] from then on.
     pub fn stop(mut self) {
         self.signal();
-        self.thread.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 
     fn signal(&self) {
