@@ -1034,7 +1034,18 @@ impl Artifact {
     /// whose bodies and names are interleaved, is read whole
     /// ([`Artifact::read_at_most`]).
     pub fn open(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
-        match Self::open_head(path, max_len)? {
+        Self::open_checked(path, max_len, &|_| Ok(()))
+    }
+
+    /// [`Artifact::open`], `check` judging a format-4 file's summary
+    /// ([`Summary::verify_any`]: its signature) before anything past it
+    /// is read: a refusal costs the summary, whatever the file claims.
+    pub fn open_checked(
+        path: &std::path::Path,
+        max_len: u64,
+        check: &CheckSummary<'_>,
+    ) -> Result<Artifact, ArtifactError> {
+        match Self::open_head_checked(path, max_len, check)? {
             Some(artifact) => Ok(artifact),
             None => Self::read_at_most(path, max_len),
         }
@@ -1045,6 +1056,18 @@ impl Artifact {
     /// without waiting and must be a regular one (a FIFO is refused, never
     /// waited on).
     pub fn open_head(path: &std::path::Path, max_len: u64) -> Result<Option<Artifact>, ArtifactError> {
+        Self::open_head_checked(path, max_len, &|_| Ok(()))
+    }
+
+    /// [`Artifact::open_head`], `check` judging the summary (header,
+    /// metadata, signature, block list: the lengths the header claims
+    /// checked against the metadata, the block list against both) before
+    /// the index and the table are read or allocated.
+    pub fn open_head_checked(
+        path: &std::path::Path,
+        max_len: u64,
+        check: &CheckSummary<'_>,
+    ) -> Result<Option<Artifact>, ArtifactError> {
         use std::os::unix::fs::FileExt;
         let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
         let file = crate::files::open_nonblocking(path).map_err(read_error)?;
@@ -1062,24 +1085,29 @@ impl Artifact {
         // not shared yet, so its offset is this function's. What is read is
         // small (checked before each read), and lies in the file (the
         // header's lengths add up).
-        let read = |at: u64, len: u64| -> Result<Vec<u8>, ArtifactError> {
+        let read_into = |at: u64, len: u64, bytes: &mut Vec<u8>| -> Result<(), ArtifactError> {
             use std::io::{Read, Seek};
             let size = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
-            let mut bytes = Vec::new();
             bytes
                 .try_reserve_exact(size)
                 .map_err(|_| ArtifactError::Read(format!("cannot take {len} bytes of memory")))?;
             (&file).seek(std::io::SeekFrom::Start(at)).map_err(read_error)?;
-            (&file).take(len).read_to_end(&mut bytes).map_err(read_error)?;
-            if bytes.len() != size {
+            let read = (&file).take(len).read_to_end(bytes).map_err(read_error)?;
+            if read != size {
                 return Err(read_error(std::io::ErrorKind::UnexpectedEof.into()));
             }
-            Ok(bytes)
+            Ok(())
         };
-        let meta_and_signature = read(header.len as u64, meta_len + signature_len)?;
+        let mut meta_and_signature = Vec::new();
+        read_into(header.len as u64, meta_len + signature_len, &mut meta_and_signature)?;
         // Nothing more is read for a file whose lengths only add up.
         header.check_index_lengths(&meta_and_signature)?;
-        let rest = read(header.at(BLOCKS), header.head_end() - header.at(BLOCKS))?;
+        // The block list, bounded by the metadata; then the summary judged
+        // before the index and the table are read.
+        let mut rest = Vec::new();
+        read_into(header.at(BLOCKS), header.index_at() - header.at(BLOCKS), &mut rest)?;
+        check(&Summary::from_parts(header.clone(), &meta_and_signature, &rest)?)?;
+        read_into(header.index_at(), header.head_end() - header.index_at(), &mut rest)?;
         let file = Arc::new(BodyFile { file, data_at: header.data_at() });
         Self::from_head_parts(&header, &prefix, meta_and_signature.into(), rest.into(), Some(file)).map(Some)
     }
@@ -1728,14 +1756,7 @@ impl Artifact {
             Some(_) => (&FORMAT_VERSION.to_le_bytes()[..], &self.blocks[..]),
             None => (&[][..], self.spans_index_bytes()),
         };
-        let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 20 + self.metadata_json.len() + last.len());
-        message.extend_from_slice(SIGNING_CONTEXT);
-        message.extend_from_slice(version);
-        message.extend_from_slice(&(self.metadata_json.len() as u64).to_le_bytes());
-        message.extend_from_slice(&self.metadata_json);
-        message.extend_from_slice(&(last.len() as u64).to_le_bytes());
-        message.extend_from_slice(last);
-        message
+        signed_message(version, &self.metadata_json, last)
     }
 
     /// The blocks of its head (format 4; none in older ones).
@@ -2194,6 +2215,21 @@ fn signature_of(region: &[u8]) -> Result<Option<Signature>, ArtifactError> {
     }
 }
 
+/// What a signature covers: the context, the format version (format 4),
+/// then the metadata and the block list (the index in older formats),
+/// each after its length.
+#[cfg(feature = "signing")]
+pub(crate) fn signed_message(version: &[u8], metadata_json: &[u8], last: &[u8]) -> Vec<u8> {
+    let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 20 + metadata_json.len() + last.len());
+    message.extend_from_slice(SIGNING_CONTEXT);
+    message.extend_from_slice(version);
+    message.extend_from_slice(&(metadata_json.len() as u64).to_le_bytes());
+    message.extend_from_slice(metadata_json);
+    message.extend_from_slice(&(last.len() as u64).to_le_bytes());
+    message.extend_from_slice(last);
+    message
+}
+
 /// The length of `file`, checked to be a regular file (not a FIFO or a
 /// device) of at most `max_len` bytes.
 fn regular_len(file: &std::fs::File, max_len: u64) -> Result<u64, ArtifactError> {
@@ -2418,6 +2454,10 @@ impl Header {
     }
 }
 
+/// A check of an artifact's summary before the rest of its head is read
+/// or fetched ([`Summary::verify_any`]).
+pub type CheckSummary<'a> = dyn Fn(&Summary) -> Result<(), ArtifactError> + 'a;
+
 /// What the first bytes of a version-4 artifact say before its index:
 /// its header, metadata, signature and block list, which name the blocks
 /// of its index and table. What a replica fetches first of a new
@@ -2428,6 +2468,10 @@ pub struct Summary {
     header: Header,
     metadata: Metadata,
     blocks: Vec<Block>,
+    /// What its signature covers, as stored: the metadata and the block
+    /// list, and the signature.
+    #[cfg(feature = "signing")]
+    pub(crate) signed: (Bytes, Bytes, Option<Signature>),
 }
 
 impl Summary {
@@ -2468,13 +2512,30 @@ impl Summary {
         header.check_head_lengths()?;
         let (blocks_at, index_at) = (header.at(BLOCKS) as usize, header.index_at() as usize);
         let short = || ArtifactError::Length { expected: index_at as u64, found: prefix.len() as u64 };
-        header.check_index_lengths(prefix.get(header.len..blocks_at).ok_or_else(short)?)?;
-        let meta_end = header.len + header.lengths[0] as usize;
-        let metadata: Metadata = serde_json::from_slice(&prefix[header.len..meta_end])
-            .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
-        let blocks =
-            head::blocks(prefix.get(blocks_at..index_at).ok_or_else(short)?, &metadata, header.lengths[TABLE])?;
-        Ok(Summary { header, metadata, blocks })
+        let meta_and_signature = prefix.get(header.len..blocks_at).ok_or_else(short)?;
+        header.check_index_lengths(meta_and_signature)?;
+        let block_list = prefix.get(blocks_at..index_at).ok_or_else(short)?;
+        Summary::from_parts(header, meta_and_signature, block_list)
+    }
+
+    /// The summary of an artifact whose header is `header` (its lengths
+    /// checked), from its metadata and signature, and its block list.
+    fn from_parts(header: Header, meta_and_signature: &[u8], block_list: &[u8]) -> Result<Summary, ArtifactError> {
+        let meta_len = header.lengths[0] as usize;
+        let (metadata_json, signature) = meta_and_signature.split_at(meta_len.min(meta_and_signature.len()));
+        let metadata: Metadata =
+            serde_json::from_slice(metadata_json).map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        let blocks = head::blocks(block_list, &metadata, header.lengths[TABLE])?;
+        let signature = signature_of(signature)?;
+        #[cfg(not(feature = "signing"))]
+        let _ = signature;
+        Ok(Summary {
+            header,
+            metadata,
+            blocks,
+            #[cfg(feature = "signing")]
+            signed: (Bytes::copy_from_slice(metadata_json), Bytes::copy_from_slice(block_list), signature),
+        })
     }
 
     /// Its metadata, as the file says it (checked against the signature

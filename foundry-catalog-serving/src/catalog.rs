@@ -709,7 +709,8 @@ impl ResponseCatalog {
     /// into in place (`cp new.fcat catalog.fcat`, a truncation) is never
     /// served: each body read from it then fails its check, an error.
     pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Self, CatalogErrors> {
-        let artifact = Artifact::open(path, options.max_len).map_err(|error| opening(path, error))?;
+        let artifact = Artifact::open_checked(path, options.max_len, &|summary| options.check_summary(summary))
+            .map_err(|error| opening(path, error))?;
         Self::verified(artifact, options).map_err(|error| opening(path, error))
     }
 
@@ -1161,6 +1162,19 @@ impl Default for OpenOptions {
 }
 
 impl OpenOptions {
+    /// Judges an artifact's summary before the rest of its head is read
+    /// or fetched: with verify keys, its signature
+    /// ([`crate::artifact::Summary::verify_any`]); without, nothing more
+    /// than its lengths, which parsing it checked.
+    pub fn check_summary(&self, summary: &crate::artifact::Summary) -> Result<(), crate::artifact::ArtifactError> {
+        #[cfg(feature = "signing")]
+        if !self.verify_keys.is_empty() {
+            return summary.verify_any(&self.verify_keys);
+        }
+        let _ = summary;
+        Ok(())
+    }
+
     /// Sets [`OpenOptions::max_len`].
     #[must_use]
     pub fn max_len(mut self, max_len: u64) -> Self {

@@ -26,7 +26,7 @@ use std::path::Path;
 use ed25519_compact::{KeyPair, PublicKey, Seed};
 use sha2::{Digest, Sha256};
 
-use crate::artifact::{Artifact, ArtifactError, Signature};
+use crate::artifact::{Artifact, ArtifactError, Signature, Summary};
 
 /// A secret key that signs artifacts (`foundry-catalog build --sign-key`).
 #[derive(Clone)]
@@ -147,6 +147,35 @@ impl Signature {
     }
 }
 
+/// `signature` and the key of `keys` that it names, before anything is
+/// hashed: none, or another key's, is refused at once.
+fn trusted(signature: Option<Signature>, keys: &[VerifyKey]) -> Result<(Signature, &VerifyKey), ArtifactError> {
+    let expected = || keys.iter().map(VerifyKey::fingerprint).collect::<Vec<_>>().join(", ");
+    let Some(signature) = signature else {
+        return Err(ArtifactError::Unsigned { expected: expected() });
+    };
+    let Some(key) = keys.iter().find(|key| signature.public_key == *key.0) else {
+        return Err(ArtifactError::WrongKey { found: fingerprint(&signature.public_key), expected: expected() });
+    };
+    Ok((signature, key))
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
+impl Summary {
+    /// Checks that one of `keys` signed the artifact this summary begins
+    /// (the signature over its metadata and block list), before anything
+    /// else of it is read or fetched: the block list then names a digest
+    /// for every block of the head, each checked as it is used.
+    pub fn verify_any(&self, keys: &[VerifyKey]) -> Result<(), ArtifactError> {
+        let (metadata_json, block_list, signature) = &self.signed;
+        let (signature, key) = trusted(*signature, keys)?;
+        let version = crate::artifact::FORMAT_VERSION.to_le_bytes();
+        let message = crate::artifact::signed_message(&version, metadata_json, block_list);
+        let signed = ed25519_compact::Signature::new(signature.signature);
+        key.0.verify(message, &signed).map_err(|_| ArtifactError::BadSignature)
+    }
+}
+
 #[cfg_attr(docsrs, doc(cfg(feature = "signing")))]
 impl Artifact {
     /// Its signature and the key of `keys` that it names, before anything
@@ -156,14 +185,7 @@ impl Artifact {
         &self,
         keys: &'k [VerifyKey],
     ) -> Result<(Signature, &'k VerifyKey), ArtifactError> {
-        let expected = || keys.iter().map(VerifyKey::fingerprint).collect::<Vec<_>>().join(", ");
-        let Some(signature) = self.signature else {
-            return Err(ArtifactError::Unsigned { expected: expected() });
-        };
-        let Some(key) = keys.iter().find(|key| signature.public_key == *key.0) else {
-            return Err(ArtifactError::WrongKey { found: fingerprint(&signature.public_key), expected: expected() });
-        };
-        Ok((signature, key))
+        trusted(self.signature, keys)
     }
 
     /// Signs the artifact with `key` (replacing any signature it had).

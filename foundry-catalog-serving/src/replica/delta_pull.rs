@@ -60,7 +60,7 @@ impl Origin {
             };
             match needed {
                 Some(needed) if needed > head.len() as u64 => {
-                    let more = match self.range_or_whole(&etag, head.len() as u64, needed, total, max_len)? {
+                    let more = match self.range_or_whole(&etag, head.len() as u64, needed, total, max_len, check)? {
                         Ok(more) => more,
                         Err(whole) => return Ok(whole),
                     };
@@ -69,12 +69,15 @@ impl Origin {
                 }
                 Some(needed) => break needed,
                 // An artifact of an older format: whole.
-                None => return self.whole_again(max_len),
+                None => return self.whole_again(max_len, check),
             }
         };
         // What the first ranges brought past the summary, used before anything is fetched again.
         let probed = head.split_off(summary_len as usize);
-        let summary = match artifact::Summary::parse(&head, total) {
+        // The summary judged (its signature, with verify keys) before the
+        // rest of the head is fetched or memory taken for it.
+        let summary = match artifact::Summary::parse(&head, total).and_then(|summary| check(&summary).map(|()| summary))
+        {
             Ok(summary) => summary,
             Err(error) => return refused(error),
         };
@@ -97,7 +100,7 @@ impl Origin {
                     head.extend_from_slice(&probed[from..from + run.len as usize]);
                 }
                 delta::Source::Origin => {
-                    let more = match self.range_or_whole(&etag, run.at, run.at + run.len, total, max_len)? {
+                    let more = match self.range_or_whole(&etag, run.at, run.at + run.len, total, max_len, check)? {
                         Ok(more) => more,
                         Err(whole) => return Ok(whole),
                     };
@@ -107,7 +110,7 @@ impl Origin {
             }
         }
         let head = bytes::Bytes::from(head);
-        let new = match Artifact::from_head(head.clone(), total).and_then(|new| check(&new).map(|()| new)) {
+        let new = match Artifact::from_head(head.clone(), total).and_then(|new| new.check_blocks().map(|()| new)) {
             Ok(new) => new,
             Err(error) => return refused(error),
         };
@@ -163,7 +166,7 @@ impl Origin {
                     if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);
                         let etag = etag_of(&response);
-                        return self.whole(*response, etag, max_len, None);
+                        return self.whole(*response, etag, max_len, None, check);
                     }
                     fetched += run.len;
                 }
@@ -199,12 +202,13 @@ impl Origin {
         to: u64,
         total: u64,
         max_len: u64,
+        check: &CheckHead<'_>,
     ) -> Result<Result<Vec<u8>, Fetched>, PullError> {
         match self.range(etag, from, to, total)? {
             Ranged::Bytes(bytes) => Ok(Ok(bytes)),
             Ranged::Whole(response) => {
                 let etag = etag_of(&response);
-                self.whole(*response, etag, max_len, None).map(Err)
+                self.whole(*response, etag, max_len, None, check).map(Err)
             }
         }
     }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::artifact::{self, Artifact, ArtifactError};
+use crate::artifact::{self, ArtifactError};
 use crate::files;
 
 use super::download::{CopyError, Counted, Download, PullCounters, copy_at_most, create_download};
@@ -55,7 +55,12 @@ pub(crate) struct Origin {
 }
 
 /// A check of a new artifact's head before its bodies are fetched.
-pub(crate) type CheckHead<'a> = dyn Fn(&Artifact) -> Result<(), ArtifactError> + 'a;
+pub(crate) use crate::artifact::CheckSummary as CheckHead;
+
+/// The most of a whole download read to judge its summary before the
+/// rest: the summary of a catalog of about 60 million products (its
+/// block list, about 1 KiB per 1,000 products, is bounded by the metadata).
+pub(crate) const MAX_SUMMARY: u64 = 64 << 20;
 
 /// What the first ranged request asks for: the header, the metadata and,
 /// for most catalogs, the signature.
@@ -244,7 +249,7 @@ impl Origin {
                     _ if have => self.last_good_digest(max_len),
                     _ => None,
                 };
-                self.whole(response, etag, max_len, same_as.as_deref())
+                self.whole(response, etag, max_len, same_as.as_deref(), check)
             }
             206 => match (delta, etag.filter(|e| !e.starts_with("W/"))) {
                 // A last good artifact of format 4 to pull a delta of.
@@ -255,11 +260,11 @@ impl Origin {
                     // version on the way. The whole artifact is asked for
                     // at once, and judged by itself.
                     Some(old) => match self.pull_delta(response, etag, old, max_len, check) {
-                        Err(error) if error.failure != Failure::Local => self.whole_after_delta(&error, max_len),
-                        Ok(Fetched::Refused { error, .. }) => self.whole_after_delta(&error, max_len),
+                        Err(error) if error.failure != Failure::Local => self.whole_after_delta(&error, max_len, check),
+                        Ok(Fetched::Refused { error, .. }) => self.whole_after_delta(&error, max_len, check),
                         pulled => pulled,
                     },
-                    None => self.whole_again(max_len),
+                    None => self.whole_again(max_len, check),
                 },
                 // No strong ETag to ask If-Range with, nor to tell
                 // versions by: the summary's content digest tells an
@@ -277,18 +282,19 @@ impl Origin {
                             ),
                             &mut head,
                             total,
+                            PROBE,
                         )?,
-                        None => None,
+                        None => Ok(None),
                     };
                     match (probed, digest) {
-                        (Some(summary), Some(digest)) if summary.metadata().content_sha256 == digest => {
+                        (Ok(Some(summary)), Some(digest)) if summary.metadata().content_sha256 == digest => {
                             Ok(Fetched::Unchanged)
                         }
-                        _ => self.whole_again(max_len),
+                        _ => self.whole_again(max_len, check),
                     }
                 }
                 // No Range asked: the whole artifact, once more.
-                (false, _) => self.whole_again(max_len),
+                (false, _) => self.whole_again(max_len, check),
             },
             _ => Err(format!("the origin answered {}", response.status()).into()),
         }
@@ -296,29 +302,42 @@ impl Origin {
 
     /// [`Origin::whole_again`], after a delta that failed for `why` (said
     /// at WARN, and counted).
-    pub(crate) fn whole_after_delta(&self, why: &dyn std::fmt::Display, max_len: u64) -> Result<Fetched, PullError> {
+    pub(crate) fn whole_after_delta(
+        &self,
+        why: &dyn std::fmt::Display,
+        max_len: u64,
+        check: &CheckHead<'_>,
+    ) -> Result<Fetched, PullError> {
         self.counters.deltas_failed.fetch_add(1, Ordering::Relaxed);
         tracing::warn!(origin = %self, "the delta failed ({why}); downloading the artifact whole");
-        self.whole_again(max_len)
+        self.whole_again(max_len, check)
     }
 
     /// The summary of an artifact of `total` bytes whose first bytes are
-    /// `prefix` and then `reader`'s, read into `prefix` up to
-    /// [`PROBE`] bytes; `None` when it does not parse within them (a
-    /// version without one, or a long block list).
+    /// `prefix` and then `reader`'s, read into `prefix` (at most
+    /// `at_most` bytes of it): `Ok(None)` for a version without one;
+    /// an artifact error for first bytes that are not a summary, or one
+    /// longer than `at_most`; a pull error when the answer is cut.
     pub(crate) fn summary_from(
         &self,
         mut reader: impl Read,
         prefix: &mut Vec<u8>,
         total: u64,
-    ) -> Result<Option<artifact::Summary>, PullError> {
+        at_most: u64,
+    ) -> Result<Result<Option<artifact::Summary>, ArtifactError>, PullError> {
         loop {
             let needed = match artifact::Summary::len_needed(prefix, total) {
-                Ok(Some(needed)) if needed <= PROBE => needed,
-                _ => return Ok(None),
+                Ok(Some(needed)) if needed <= at_most => needed,
+                Ok(Some(needed)) => {
+                    return Ok(Err(ArtifactError::Malformed(format!(
+                        "a summary of {needed} bytes, over the {at_most} a replica reads before judging it"
+                    ))));
+                }
+                Ok(None) => return Ok(Ok(None)),
+                Err(error) => return Ok(Err(error)),
             };
             if needed <= prefix.len() as u64 {
-                return Ok(artifact::Summary::parse(prefix, total).ok());
+                return Ok(artifact::Summary::parse(prefix, total).map(Some));
             }
             let want = needed - prefix.len() as u64;
             let read = (&mut reader)
@@ -326,18 +345,21 @@ impl Origin {
                 .read_to_end(prefix)
                 .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
             if (read as u64) < want {
-                return Ok(None);
+                return Err(PullError::unreachable(format!(
+                    "the download was cut: {} of the {needed} bytes of its summary",
+                    prefix.len()
+                )));
             }
         }
     }
 
     /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
-    pub(crate) fn whole_again(&self, max_len: u64) -> Result<Fetched, PullError> {
+    pub(crate) fn whole_again(&self, max_len: u64, check: &CheckHead<'_>) -> Result<Fetched, PullError> {
         let response = self.exchange(self.agent.get(&self.url))?;
         match response.status().as_u16() {
             200 => {
                 let etag = etag_of(&response);
-                self.whole(response, etag, max_len, None)
+                self.whole(response, etag, max_len, None, check)
             }
             _ => Err(format!("the origin answered {}", response.status()).into()),
         }
@@ -352,6 +374,7 @@ impl Origin {
         etag: Option<String>,
         max_len: u64,
         same_as: Option<&str>,
+        check: &CheckHead<'_>,
     ) -> Result<Fetched, PullError> {
         let announced = response.body().content_length();
         if let Some(len) = announced.filter(|&len| len > max_len) {
@@ -378,14 +401,22 @@ impl Origin {
         if let Some(announced) = announced.filter(|&announced| announced != len) {
             return Err(format!("the origin's artifact is {announced} bytes, and its header says {len}").into());
         }
-        // No strong ETag to tell versions by: the summary's content digest
-        // does, within the first PROBE bytes; the same as the last good
-        // one's is an unchanged origin (the rest is not read).
-        if let Some(digest) = same_as
-            && let Some(summary) = self.summary_from(&mut reader, &mut prefix, len)?
-            && summary.metadata().content_sha256 == digest
-        {
-            return Ok(Fetched::Unchanged);
+        // The summary first, judged before the rest is fetched (its
+        // signature, with verify keys). No strong ETag to tell versions
+        // by: its content digest does; the same as the last good one's is
+        // an unchanged origin (the rest is not read).
+        match self.summary_from(&mut reader, &mut prefix, len, MAX_SUMMARY)? {
+            Ok(Some(summary)) if same_as.is_some_and(|digest| summary.metadata().content_sha256 == digest) => {
+                return Ok(Fetched::Unchanged);
+            }
+            Ok(Some(summary)) => {
+                if let Err(error) = check(&summary) {
+                    return Ok(Fetched::Refused { etag: download.etag.clone(), error });
+                }
+            }
+            // An older format, without a summary: judged whole once downloaded.
+            Ok(None) => {}
+            Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
         }
         file.write_all(&prefix).map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         let rest = len - prefix.len() as u64;

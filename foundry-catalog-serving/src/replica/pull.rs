@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::artifact::{Artifact, ArtifactError};
+use crate::artifact::{ArtifactError, Summary};
 use crate::catalog::{CatalogError, CatalogErrors, OpenOptions, ResponseCatalog};
 
 use super::Error;
@@ -34,8 +34,13 @@ pub(super) fn pull(
     current: Option<&ResponseCatalog>,
 ) -> Result<Option<ResponseCatalog>, Error> {
     let last_good = origin.last_good();
-    // A new artifact's signature is checked before its bodies are fetched.
-    let check = |head: &Artifact| if open.verify_keys.is_empty() { Ok(()) } else { head.verify_any(&open.verify_keys) };
+    // A new artifact's summary (its signature, its release) is judged
+    // before the rest of its head is fetched.
+    let check = |summary: &Summary| {
+        open.check_summary(summary)?;
+        // Its release too: an older or expired artifact costs its summary.
+        releases.admit(summary.metadata(), current.map(ResponseCatalog::metadata))
+    };
     // A start with a last good artifact waits little for the origin: that
     // artifact is served meanwhile, and polling goes on.
     let answer_within = (current.is_none() && last_good.is_some()).then_some(super::origin::START_ANSWER);

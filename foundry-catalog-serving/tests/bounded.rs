@@ -1,0 +1,218 @@
+//! Bounded before trusted: an artifact whose summary claims 40 million
+//! products (a head of gigabytes) and fails its signature is refused
+//! having taken at most 64 MiB of memory, read from a file or pulled
+//! from an origin, with or without a last good artifact to pull a delta
+//! of. Memory is what this test binary's allocator was asked for (its
+//! own binary, so no other test's allocations count).
+
+#![cfg(feature = "replica")]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use foundry_catalog_serving::catalog::{Builder, OpenOptions, ResponseCatalog};
+use foundry_catalog_serving::replica::{Replica, Settings};
+use foundry_catalog_serving::signing::SigningKey;
+
+/// The system allocator, counting what is held and the most held since
+/// the last [`reset_peak`].
+struct Counting;
+
+static HELD: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let held = HELD.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(held, Ordering::Relaxed);
+        // SAFETY: the caller's layout, as given.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: allocated by `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let held = HELD.fetch_add(new_size, Ordering::Relaxed) + new_size;
+        PEAK.fetch_max(held, Ordering::Relaxed);
+        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: allocated by `alloc` with this layout.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// What is held now, made the peak.
+fn reset_peak() -> usize {
+    let held = HELD.load(Ordering::Relaxed);
+    PEAK.store(held, Ordering::Relaxed);
+    held
+}
+
+/// The most held above `base` since [`reset_peak`].
+fn peak_above(base: usize) -> usize {
+    PEAK.load(Ordering::Relaxed).saturating_sub(base)
+}
+
+const BOUND: usize = 64 << 20;
+const CLAIMED: u64 = 40_000_000;
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog")
+}
+
+/// The example catalog, signed by `key`, as an artifact file's bytes.
+fn signed(key: &SigningKey, sequence: u64) -> Vec<u8> {
+    let mut catalog = Builder::new().sequence(sequence).build_dir(&examples()).expect("the example catalog");
+    catalog.sign(key);
+    let mut bytes = Vec::new();
+    catalog.artifact().write_to(&mut bytes).expect("written");
+    bytes
+}
+
+fn le_u64(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// A sparse file whose summary is `real`'s with its metadata claiming
+/// [`CLAIMED`] products (its signature, `real`'s, no longer matches): an
+/// index and a table of gigabytes, one block covering them, no bodies.
+fn claiming(real: &[u8], path: &Path) -> u64 {
+    let [meta_len, signature_len, _, index_len, _, _] = [16, 24, 32, 40, 48, 56].map(|at| le_u64(real, at));
+    let metadata: serde_json::Value = serde_json::from_slice(&real[64..64 + meta_len as usize]).expect("metadata");
+    let products = metadata["products"].as_u64().expect("a count");
+    assert!(metadata.get("pages").is_none_or(serde_json::Value::is_null), "no site documents in the index");
+    let entry_len = index_len / products;
+    let mut claimed = metadata.clone();
+    claimed["products"] = serde_json::json!(CLAIMED);
+    let claimed = serde_json::to_vec(&claimed).expect("JSON");
+    let (index_len, table_len) = (CLAIMED * entry_len, CLAIMED * 50);
+    let mut head = Vec::new();
+    head.extend_from_slice(&real[..16]);
+    let lengths = [claimed.len() as u64, signature_len, 40, index_len, table_len, 0];
+    for len in lengths {
+        head.extend_from_slice(&len.to_le_bytes());
+    }
+    head.extend_from_slice(&claimed);
+    let signature_at = 64 + meta_len as usize;
+    head.extend_from_slice(&real[signature_at..signature_at + signature_len as usize]);
+    head.extend_from_slice(&u32::try_from(CLAIMED).expect("u32").to_le_bytes());
+    head.extend_from_slice(&u32::try_from(table_len).expect("u32").to_le_bytes());
+    head.extend_from_slice(&[0; 32]);
+    let total = 64 + lengths.iter().sum::<u64>();
+    let file = std::fs::File::create(path).expect("created");
+    file.write_all_at(&head, 0).expect("written");
+    file.set_len(total).expect("sparse");
+    total
+}
+
+/// An origin on loopback serving a file (a strong ETag per publication,
+/// `If-None-Match`, `Range` with `If-Range`), read from disk as asked.
+fn origin() -> (String, Arc<Mutex<(PathBuf, u32)>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/catalog.fcat", listener.local_addr().expect("address"));
+    let published = Arc::new(Mutex::new((PathBuf::new(), 0)));
+    let shared = Arc::clone(&published);
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let mut head = Vec::new();
+            let mut byte = [0; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head).to_lowercase();
+            let (path, version) = shared.lock().expect("published").clone();
+            let etag = format!("\"v{version}\"");
+            let file = std::fs::File::open(&path).expect("published file");
+            let total = file.metadata().expect("metadata").len();
+            let header = |name: &str| head.lines().find_map(|line| line.strip_prefix(name)).map(str::trim);
+            if header("if-none-match:").is_some_and(|tags| tags.split(',').any(|tag| tag.trim() == etag)) {
+                let _ = write!(stream, "HTTP/1.1 304 Not Modified\r\netag: {etag}\r\nconnection: close\r\n\r\n");
+                continue;
+            }
+            let range = header("range:")
+                .filter(|_| header("if-range:").is_none_or(|tag| tag == etag))
+                .and_then(|value| value.strip_prefix("bytes="))
+                .and_then(|value| value.split_once('-'))
+                .and_then(|(first, last)| Some((first.parse::<u64>().ok()?, last.parse::<u64>().ok()?)))
+                .map(|(first, last)| (first, last.min(total - 1)));
+            let (first, last) = range.unwrap_or((0, total - 1));
+            let status = if range.is_some() {
+                format!("206 Partial Content\r\ncontent-range: bytes {first}-{last}/{total}")
+            } else {
+                "200 OK".to_owned()
+            };
+            let len = last + 1 - first;
+            let sent = write!(
+                stream,
+                "HTTP/1.1 {status}\r\ncontent-length: {len}\r\netag: {etag}\r\nconnection: close\r\n\r\n"
+            );
+            let mut at = first;
+            let mut chunk = vec![0; 64 << 10];
+            while sent.is_ok() && at <= last {
+                let n = chunk.len().min((last + 1 - at) as usize);
+                if file.read_exact_at(&mut chunk[..n], at).is_err() || stream.write_all(&chunk[..n]).is_err() {
+                    break;
+                }
+                at += n as u64;
+            }
+        }
+    });
+    (url, published)
+}
+
+#[test]
+fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_origin() {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-bounded-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("made");
+    let key = SigningKey::from_seed([3; 32]);
+    let open = OpenOptions::default().verify_keys(vec![key.verify_key()]);
+    let real = signed(&key, 1);
+    let hostile = dir.join("claims-40m.fcat");
+    let claimed = claiming(&real, &hostile);
+    assert!(claimed > 3 << 30, "a head of {claimed} bytes claimed");
+
+    // A file.
+    let base = reset_peak();
+    let error = ResponseCatalog::open_with(&hostile, &open).expect_err("refused");
+    let peak = peak_above(base);
+    assert!(error.to_string().contains("signature does not match"), "{error}");
+    assert!(peak <= BOUND, "{peak} bytes taken before refusing a file");
+
+    // An origin, with no last good artifact: a whole download, judged by its summary.
+    let (url, published) = origin();
+    *published.lock().expect("published") = (hostile.clone(), 1);
+    let replica = Replica::open(&url, &dir.join("state"), Settings::default()).expect("state folder");
+    let base = reset_peak();
+    let error = replica.start(&open).expect_err("refused");
+    let peak = peak_above(base);
+    assert!(error.to_string().contains("signature does not match"), "{error}");
+    assert!(peak <= BOUND, "{peak} bytes taken before refusing an origin's artifact");
+    assert!(replica.counters().fetched_bytes() < BOUND as u64, "{} bytes fetched", replica.counters().fetched_bytes());
+
+    // An origin, with a last good artifact: a delta, judged by its summary.
+    let good = dir.join("good.fcat");
+    std::fs::write(&good, &real).expect("written");
+    *published.lock().expect("published") = (good, 2);
+    let catalog = replica.start(&open).expect("the good artifact");
+    *published.lock().expect("published") = (hostile, 3);
+    let fetched = replica.counters().fetched_bytes();
+    let base = reset_peak();
+    let error = replica.pull(&open, Some(&catalog)).expect_err("refused");
+    let peak = peak_above(base);
+    assert!(error.to_string().contains("signature does not match"), "{error}");
+    assert!(peak <= BOUND, "{peak} bytes taken before refusing a delta");
+    assert!(replica.counters().fetched_bytes() - fetched < BOUND as u64);
+    let _ = std::fs::remove_dir_all(&dir);
+}
