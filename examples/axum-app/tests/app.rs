@@ -159,8 +159,10 @@ fn release(key: &foundry_catalog_serving::signing::SigningKey, sequence: u64) ->
         let text = text.replacen("\"title\": \"", &format!("\"title\": \"Release {sequence}: "), 1);
         (path.display().to_string(), text)
     });
-    let mut catalog =
-        foundry_catalog_serving::catalog::Builder::new().sequence(sequence).build(sources).expect("built");
+    // Bodies stored as they are, so a test can find one in the file.
+    let identity = [foundry_catalog_serving::catalog::ContentCoding::Identity];
+    let builder = foundry_catalog_serving::catalog::Builder::new().codings(&identity).expect("identity");
+    let mut catalog = builder.sequence(sequence).build(sources).expect("built");
     catalog.sign(key);
     let mut bytes = Vec::new();
     catalog.artifact().write_to(&mut bytes).expect("written");
@@ -191,6 +193,27 @@ fn the_application_is_kept_current_from_an_origin() {
         assert!(started.elapsed() < std::time::Duration::from_secs(10), "release 2 never served");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+    // A body of the last good file damaged on disk (the catalog served
+    // reads it from there): answered 503, then repaired from the origin,
+    // though the origin is unchanged.
+    let last_good = state.join("last-good.fcat");
+    let mut bytes = std::fs::read(&last_good).expect("kept");
+    let needle = b"\"title\":\"Release 2: EU";
+    let at = bytes.windows(needle.len()).position(|w| w == needle).expect("a body as is");
+    bytes[at + 12] ^= 0x20;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&last_good)
+        .and_then(|file| std::os::unix::fs::FileExt::write_all_at(&file, &bytes[at..at + needle.len()], at as u64))
+        .expect("damaged in place");
+    let damaged = "/api/public/foundry/products/eu-regulatory-status-signals";
+    assert_eq!(get(addr, damaged).status, 503, "never the damaged bytes");
+    let started = std::time::Instant::now();
+    while get(addr, damaged).status != 200 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "never repaired");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(get(addr, damaged).text().contains("Release 2: EU"));
     // An older release is refused: release 2 stays.
     *published.lock().expect("published") = release(&key, 1);
     std::thread::sleep(std::time::Duration::from_millis(500));

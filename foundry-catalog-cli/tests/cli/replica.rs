@@ -57,6 +57,9 @@ struct Published {
     fault: Fault,
     /// Whether `Range` is answered (206); else every GET gets the whole body.
     ranges: bool,
+    /// Whether `If-None-Match` is matched only when it names one ETag (as
+    /// Varnish does): a list gets the body.
+    single_tag_304: bool,
     requests: usize,
     not_modified: usize,
     /// Whole bodies sent (200s without a fault).
@@ -94,6 +97,7 @@ impl Origin {
             body: Vec::new(),
             fault: Fault::None,
             ranges: false,
+            single_tag_304: false,
             requests: 0,
             not_modified: 0,
             downloads: 0,
@@ -142,6 +146,11 @@ impl Origin {
         self.published.lock().expect("origin state").ranges = true;
     }
 
+    /// Matches `If-None-Match` only when it names one ETag, from now on.
+    fn single_tag_304(&self) {
+        self.published.lock().expect("origin state").single_tag_304 = true;
+    }
+
     /// What it was asked and did: (faults injected, ranges past the first
     /// asked without `If-Range`, ranges past the first answered, body bytes sent).
     fn tally(&self) -> (usize, usize, usize, usize) {
@@ -176,6 +185,7 @@ fn answer(state: &mut Published, head: &str) -> Vec<u8> {
     let matches = head
         .lines()
         .filter_map(|line| line.strip_prefix("if-none-match:"))
+        .filter(|list| !state.single_tag_304 || !list.contains(','))
         .flat_map(|list| list.split(','))
         .any(|tag| tag.trim() == etag);
     let total = state.body.len();
@@ -763,4 +773,26 @@ fn an_origin_without_etags_is_polled_by_its_summary() {
     assert!(!server.log_has("catalog reloaded"), "nothing swapped");
     origin.publish(releases.build(2), Fault::NoEtag);
     server.wait_for_product("Release 2");
+}
+
+/// Behind a CDN that answers 304 only to a single ETag (Varnish), an
+/// artifact refused for what its signed head says is known by its ETag
+/// from an answer's head: no poll reads its body again.
+#[test]
+fn a_refused_artifact_costs_no_body_behind_a_cdn_that_matches_one_etag_only() {
+    let releases = Releases::new("one-etag-cdn");
+    let origin = Origin::start();
+    origin.ranges();
+    origin.single_tag_304();
+    origin.publish(releases.build(2), Fault::None);
+    let server = releases.start(&origin);
+    assert!(server.product().contains("Release 2"));
+    origin.publish(releases.build(1), Fault::None);
+    server.wait_for_log("refused as a rollback");
+    server.wait_for_log("the origin still holds the artifact refused before");
+    let fetched = || metric(&server.fetch("/metrics").1, "foundry_catalog_origin_fetched_bytes_total");
+    let (before, requests) = (fetched(), origin.counts().0);
+    wait_until("five more polls", || origin.counts().0 >= requests + 5);
+    assert_eq!(fetched(), before, "no body read while the origin holds the refused artifact");
+    assert!(server.product().contains("Release 2"));
 }

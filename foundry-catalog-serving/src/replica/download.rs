@@ -229,6 +229,25 @@ mod tests {
     }
 
     #[test]
+    fn a_name_left_by_an_earlier_process_never_blocks_a_download() {
+        let dir = std::env::temp_dir().join(format!("foundry-create-download-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("made");
+        // What a process with the same counter left (PID 1 in a container starts at 0 every time).
+        for n in 0..200 {
+            std::fs::write(dir.join(format!(".download-{n}.fcat")), b"partial").expect("written");
+        }
+        let counter = AtomicU64::new(0);
+        for n in 0..200 {
+            let (path, mut file) = create_download(&dir, &counter).expect("a download's file");
+            assert_eq!(path, dir.join(format!(".download-{n}.fcat")));
+            file.write_all(b"new").expect("written");
+            assert_eq!(std::fs::read(&path).expect("read"), b"new", "created afresh");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn bytes_are_counted_as_they_arrive_whatever_becomes_of_them() {
         let counter = AtomicU64::new(0);
         let failed = copy_at_most(Counted::new(Cut(100_000), &counter), &mut Vec::new(), 1 << 20);

@@ -232,15 +232,28 @@ impl Origin {
         let response = self.exchange(request)?;
         let status = response.status().as_u16();
         let etag = etag_of(&response);
+        let still_refused = |reason: &str| PullError {
+            failure: Failure::Refused,
+            message: format!("the origin still holds the artifact refused before ({reason})"),
+        };
         match status {
             304 => match refused {
-                Some((refused, reason)) if etag.as_deref() == Some(&refused) || good.is_none() => Err(PullError {
-                    failure: Failure::Refused,
-                    message: format!("the origin still holds the artifact refused before ({reason})"),
-                }),
+                Some((refused, reason)) if etag.as_deref() == Some(&refused) || good.is_none() => {
+                    Err(still_refused(&reason))
+                }
                 _ if good.is_some() => Ok(Fetched::Unchanged),
                 _ => Err("the origin answered 304 to nothing asked".to_owned().into()),
             },
+            // The artifact refused before, by its strong ETag, sent whole or
+            // in part (a CDN answers 304 only to a single ETag, Varnish
+            // for one): its body is not read.
+            200 | 206
+                if let Some((_, reason)) = refused
+                    .as_ref()
+                    .filter(|(refused, _)| !refused.starts_with("W/") && etag.as_deref() == Some(refused)) =>
+            {
+                Err(still_refused(reason))
+            }
             200 => {
                 // Without a strong ETag, the last good artifact's digest
                 // tells an unchanged origin from its first bytes.
