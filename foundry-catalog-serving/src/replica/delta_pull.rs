@@ -119,7 +119,7 @@ impl Origin {
         // artifact (the head, what is fetched, and what is copied from a
         // delta kept over the base); the whole file otherwise.
         let base_digest = &last_good.base_digest;
-        let kept_delta = self.delta_over(base_digest);
+        let kept_delta = self.files.delta_over(base_digest);
         let copied: u64 = plan
             .runs()
             .iter()
@@ -136,7 +136,7 @@ impl Origin {
             .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         // Bytes copied from a last good file this process checked, unchanged
         // since, need no second check: only what is fetched does.
-        let trusted = self.last_good_checked(kept_delta.as_deref());
+        let trusted = self.files.last_good_checked(kept_delta.as_deref());
         let fetched_ranges = trusted.then(|| {
             plan.runs()
                 .iter()

@@ -19,7 +19,6 @@ use crate::artifact::Artifact;
 use crate::catalog::{CatalogErrors, OpenOptions, ResponseCatalog};
 
 use super::download::Download;
-use super::origin::Origin;
 
 /// The last good artifact, in the state folder.
 pub(crate) const LAST_GOOD: &str = "last-good.fcat";
@@ -109,7 +108,31 @@ impl FileStamp {
     }
 }
 
-impl Origin {
+/// The last good files of a state folder, and what this process knows
+/// of them.
+#[derive(Debug)]
+pub(crate) struct LastGoodFiles {
+    pub(crate) state_dir: PathBuf,
+    /// The last good artifact as this process kept it, every body
+    /// checked: while its files keep their stamps, a delta's bytes copied
+    /// or read from them are not checked again, and its head is not read
+    /// again (the artifact kept is the one served: it costs no memory).
+    pub(crate) checked: std::sync::Mutex<Option<Kept>>,
+    /// Whether the next pull is a whole download, even of an unchanged
+    /// artifact (the last good file is not to be trusted).
+    pub(crate) whole_next: std::sync::atomic::AtomicBool,
+}
+
+impl LastGoodFiles {
+    /// The last good files of `state_dir`.
+    pub(crate) fn new(state_dir: &Path) -> LastGoodFiles {
+        LastGoodFiles {
+            state_dir: state_dir.to_owned(),
+            checked: std::sync::Mutex::new(None),
+            whole_next: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
     /// Whether the last good files are as this process kept them, every
     /// body checked (files it did not keep, or changed since, are not).
     pub(crate) fn last_good_checked(&self, delta: Option<&Path>) -> bool {
@@ -221,20 +244,10 @@ impl Origin {
         self.last_good_with_head(max_len).map(|last_good| last_good.artifact.metadata().content_sha256.clone())
     }
 
-    /// Remembers that the artifact with this ETag was refused, and why:
-    /// while the origin holds it, polls are answered 304 and fail with
-    /// `reason`.
-    pub(crate) fn refuse(&self, etag: Option<&str>, reason: String) {
-        if let Some(etag) = etag {
-            *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((etag.to_owned(), reason));
-        }
-    }
-
     /// Keeps a checked download as the last good artifact, with its ETag:
     /// a layered one as the delta over its base, a whole one as the base,
     /// every delta over the base it replaces then removed.
     pub(crate) fn keep(&self, download: Download, artifact: &Artifact) -> io::Result<()> {
-        *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let etag_file = self.state_dir.join(LAST_GOOD_ETAG);
         // The old ETag goes first: an ETag never names another file.
         match std::fs::remove_file(&etag_file) {

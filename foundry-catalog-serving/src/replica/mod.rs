@@ -191,7 +191,7 @@ impl Replica {
     /// unchanged, and replaces the last good file with it. `false` when a
     /// repair was already asked for and not yet made.
     pub fn repair(&self) -> bool {
-        self.origin.repair_once()
+        self.origin.files.repair_once()
     }
 
     /// The highest sequence served, and the release rules.

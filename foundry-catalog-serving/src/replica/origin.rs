@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::artifact::{self, ArtifactError};
+use crate::artifact::{self, Artifact, ArtifactError};
 use crate::files;
 
 use super::download::{CopyError, Counted, Download, PullCounters, copy_at_most, create_download};
 use super::failure::{Failure, PullError};
-use super::last_good::{Kept, LAST_GOOD_ETAG, MAX_ETAG_FILE_LEN};
+use super::last_good::{LAST_GOOD_ETAG, LastGoodFiles, MAX_ETAG_FILE_LEN};
 
 /// A response of the origin.
 pub(crate) type Response = ureq::http::Response<ureq::Body>;
@@ -42,14 +42,8 @@ pub(crate) struct Origin {
     /// when one is reached.
     pub(crate) connect_timeout: Duration,
     pub(crate) timeout: Duration,
-    /// The last good artifact as this process kept it, every body
-    /// checked: while its files keep their stamps, a delta's bytes copied
-    /// or read from them are not checked again, and its head is not read
-    /// again (the artifact kept is the one served: it costs no memory).
-    pub(crate) checked: std::sync::Mutex<Option<Kept>>,
-    /// Whether the next pull is a whole download (the last good file was
-    /// found damaged).
-    pub(crate) whole_next: std::sync::atomic::AtomicBool,
+    /// The last good files of its state folder.
+    pub(crate) files: LastGoodFiles,
     /// The number of the next download's file.
     pub(crate) downloads: AtomicU64,
 }
@@ -105,8 +99,7 @@ impl Origin {
             counters: PullCounters::default(),
             connect_timeout,
             timeout,
-            checked: std::sync::Mutex::new(None),
-            whole_next: std::sync::atomic::AtomicBool::new(false),
+            files: LastGoodFiles::new(state_dir),
             downloads: AtomicU64::new(0),
         }
     }
@@ -211,7 +204,7 @@ impl Origin {
         }
         // A last good file not to be trusted (found damaged, or a delta of
         // it failed): the artifact whole, even an unchanged one (a repair).
-        let whole = self.whole_next.swap(false, Ordering::Relaxed);
+        let whole = self.files.whole_next.swap(false, Ordering::Relaxed);
         // Written by this server: never read through a link, never waited
         // on, at most an entity tag's length (any other is not used).
         let good = (have && !whole)
@@ -259,14 +252,14 @@ impl Origin {
                 // tells an unchanged origin from its first bytes.
                 let same_as = match etag.as_deref() {
                     Some(etag) if !etag.starts_with("W/") => None,
-                    _ if have => self.last_good_digest(max_len),
+                    _ if have => self.files.last_good_digest(max_len),
                     _ => None,
                 };
                 self.whole(response, etag, max_len, same_as.as_deref(), check)
             }
             206 => match (delta, etag.filter(|e| !e.starts_with("W/"))) {
                 // A last good artifact of format 4 to pull a delta of.
-                (true, Some(etag)) => match self.last_good_with_head(max_len) {
+                (true, Some(etag)) => match self.files.last_good_with_head(max_len) {
                     // A delta that fails, for anything but this replica's
                     // own disk or memory, is never held against the
                     // artifact: a range can be corrupted, cut or of another
@@ -284,7 +277,7 @@ impl Origin {
                 // unchanged origin (these first bytes are all a poll
                 // costs); a changed one is downloaded whole.
                 (true, None) => {
-                    let (mut response, digest) = (response, self.last_good_digest(max_len));
+                    let (mut response, digest) = (response, self.files.last_good_digest(max_len));
                     let total = content_range(&response).filter(|&(first, ..)| first == 0).map(|(.., total)| total);
                     let mut head = Vec::new();
                     let probed = match total {
@@ -446,6 +439,23 @@ impl Origin {
         file.sync_all().map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         self.counters.count(len, false);
         Ok(Fetched::New(download))
+    }
+
+    /// Remembers that the artifact with this ETag was refused, and why:
+    /// while the origin holds it, polls are answered 304 and fail with
+    /// `reason`.
+    pub(crate) fn refuse(&self, etag: Option<&str>, reason: String) {
+        if let Some(etag) = etag {
+            *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((etag.to_owned(), reason));
+        }
+    }
+
+    /// Keeps a checked download as the last good artifact
+    /// ([`LastGoodFiles::keep`]); no artifact is remembered as refused
+    /// from then on.
+    pub(crate) fn keep(&self, download: Download, artifact: &Artifact) -> io::Result<()> {
+        *self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        self.files.keep(download, artifact)
     }
 
     /// What this origin's pulls have fetched.

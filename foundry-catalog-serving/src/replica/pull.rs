@@ -33,7 +33,7 @@ pub(super) fn pull(
     releases: &Releases,
     current: Option<&ResponseCatalog>,
 ) -> Result<Option<ResponseCatalog>, Error> {
-    let last_good = origin.last_good();
+    let last_good = origin.files.last_good();
     // A new artifact's summary (its signature, its release) is judged
     // before the rest of its head is fetched.
     let check = |summary: &Summary| {
@@ -48,7 +48,7 @@ pub(super) fn pull(
     let mut fetched = origin.fetch(open.max_len, have, answer_within, &check);
     let from_last_good = |last_good: &Path| {
         let file = last_good.display().to_string();
-        let catalog = origin.open_last_good(open)?;
+        let catalog = origin.files.open_last_good(open)?;
         // Kept only once its sequence was recorded (see below): one above
         // the record means the record was lowered by hand.
         if let (Some(sequence), Some(highest)) = (catalog.metadata().sequence, releases.highest())
@@ -116,7 +116,7 @@ pub(super) fn pull(
                         if download.is_delta() && !transient && !failed(is_verdict) {
                             let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
                             drop(download);
-                            origin.distrust_last_good();
+                            origin.files.distrust_last_good();
                             origin.counters().deltas_failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             tracing::warn!(
                                 origin = %origin,
@@ -164,7 +164,7 @@ pub(super) fn pull(
             })
         {
             let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
-            let aside = origin.set_aside_last_good().map_err(|e| Error::Origin {
+            let aside = origin.files.set_aside_last_good().map_err(|e| Error::Origin {
                 origin: origin.to_string(),
                 error: PullError { failure: Failure::Local, message: format!("cannot set the last good artifact aside: {e}") },
             })?;
