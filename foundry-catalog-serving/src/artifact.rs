@@ -1107,7 +1107,29 @@ impl Artifact {
         let mut rest = Vec::new();
         read_into(header.at(BLOCKS), header.index_at() - header.at(BLOCKS), &mut rest)?;
         check(&Summary::from_parts(header.clone(), &meta_and_signature, &rest)?)?;
-        read_into(header.index_at(), header.head_end() - header.index_at(), &mut rest)?;
+        // An index and a table larger than STREAMED are checked against the
+        // CRC as they are read, before memory is taken for them: a file
+        // whose claims nothing signed costs its reading, not its claims.
+        let (index_at, head_end) = (header.index_at(), header.head_end());
+        if head_end - index_at > STREAMED {
+            let mut crc = crc32fast::Hasher::new();
+            for part in [&prefix[16..HEADER_LEN], &meta_and_signature, &rest] {
+                crc.update(part);
+            }
+            let mut buffer = vec![0; 8 << 20];
+            let mut at = index_at;
+            while at < head_end {
+                let len = buffer.len().min(usize::try_from(head_end - at).unwrap_or(usize::MAX));
+                file.read_exact_at(&mut buffer[..len], at).map_err(read_error)?;
+                crc.update(&buffer[..len]);
+                at += len as u64;
+            }
+            let found = crc.finalize();
+            if found != header.crc {
+                return Err(ArtifactError::Checksum { expected: header.crc, found });
+            }
+        }
+        read_into(index_at, head_end - index_at, &mut rest)?;
         let file = Arc::new(BodyFile { file, data_at: header.data_at() });
         Self::from_head_parts(&header, &prefix, meta_and_signature.into(), rest.into(), Some(file)).map(Some)
     }
@@ -2453,6 +2475,10 @@ impl Header {
         Ok(())
     }
 }
+
+/// An index and table larger than this are checked against the CRC as
+/// they are read, before they are read into memory.
+const STREAMED: u64 = 64 << 20;
 
 /// A check of an artifact's summary before the rest of its head is read
 /// or fetched ([`Summary::verify_any`]).

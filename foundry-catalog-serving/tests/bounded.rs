@@ -2,7 +2,8 @@
 //! products (a head of gigabytes) and fails its signature is refused
 //! having taken at most 64 MiB of memory, read from a file or pulled
 //! from an origin, with or without a last good artifact to pull a delta
-//! of. Memory is what this test binary's allocator was asked for (its
+//! of; read from a file without a verify key, it is refused by its CRC,
+//! checked as its head is read, within the same bound. Memory is what this test binary's allocator was asked for (its
 //! own binary, so no other test's allocations count).
 
 #![cfg(feature = "replica")]
@@ -85,18 +86,18 @@ fn le_u64(bytes: &[u8], at: usize) -> u64 {
 }
 
 /// A sparse file whose summary is `real`'s with its metadata claiming
-/// [`CLAIMED`] products (its signature, `real`'s, no longer matches): an
+/// `claimed_products` products (its signature, `real`'s, no longer matches): an
 /// index and a table of gigabytes, one block covering them, no bodies.
-fn claiming(real: &[u8], path: &Path) -> u64 {
+fn claiming(real: &[u8], path: &Path, claimed_products: u64) -> u64 {
     let [meta_len, signature_len, _, index_len, _, _] = [16, 24, 32, 40, 48, 56].map(|at| le_u64(real, at));
     let metadata: serde_json::Value = serde_json::from_slice(&real[64..64 + meta_len as usize]).expect("metadata");
     let products = metadata["products"].as_u64().expect("a count");
     assert!(metadata.get("pages").is_none_or(serde_json::Value::is_null), "no site documents in the index");
     let entry_len = index_len / products;
     let mut claimed = metadata.clone();
-    claimed["products"] = serde_json::json!(CLAIMED);
+    claimed["products"] = serde_json::json!(claimed_products);
     let claimed = serde_json::to_vec(&claimed).expect("JSON");
-    let (index_len, table_len) = (CLAIMED * entry_len, CLAIMED * 50);
+    let (index_len, table_len) = (claimed_products * entry_len, claimed_products * 50);
     let mut head = Vec::new();
     head.extend_from_slice(&real[..16]);
     let lengths = [claimed.len() as u64, signature_len, 40, index_len, table_len, 0];
@@ -106,7 +107,7 @@ fn claiming(real: &[u8], path: &Path) -> u64 {
     head.extend_from_slice(&claimed);
     let signature_at = 64 + meta_len as usize;
     head.extend_from_slice(&real[signature_at..signature_at + signature_len as usize]);
-    head.extend_from_slice(&u32::try_from(CLAIMED).expect("u32").to_le_bytes());
+    head.extend_from_slice(&u32::try_from(claimed_products).expect("u32").to_le_bytes());
     head.extend_from_slice(&u32::try_from(table_len).expect("u32").to_le_bytes());
     head.extend_from_slice(&[0; 32]);
     let total = 64 + lengths.iter().sum::<u64>();
@@ -180,7 +181,7 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
     let open = OpenOptions::default().verify_keys(vec![key.verify_key()]);
     let real = signed(&key, 1);
     let hostile = dir.join("claims-40m.fcat");
-    let claimed = claiming(&real, &hostile);
+    let claimed = claiming(&real, &hostile, CLAIMED);
     assert!(claimed > 3 << 30, "a head of {claimed} bytes claimed");
 
     // A file.
@@ -189,6 +190,17 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
     let peak = peak_above(base);
     assert!(error.to_string().contains("signature does not match"), "{error}");
     assert!(peak <= BOUND, "{peak} bytes taken before refusing a file");
+
+    // A file, without a verify key: its claims are checked against its
+    // CRC as its head is read, before memory is taken for them.
+    // (A tenth of the claim: what is read is its length, zeros here.)
+    let smaller = dir.join("claims-4m.fcat");
+    claiming(&real, &smaller, CLAIMED / 10);
+    let base = reset_peak();
+    let error = ResponseCatalog::open_with(&smaller, &OpenOptions::default()).expect_err("refused");
+    let peak = peak_above(base);
+    assert!(error.to_string().contains("checksum mismatch"), "{error}");
+    assert!(peak <= BOUND, "{peak} bytes taken before refusing a file without a verify key");
 
     // An origin, with no last good artifact: a whole download, judged by its summary.
     let (url, published) = origin();

@@ -84,9 +84,12 @@ impl Origin {
         // The rest of the head: the blocks the last good artifact holds
         // copied from it, the others fetched; then checked whole.
         let head_plan = delta::Plan::head(&summary, old, delta::Plan::MAX_RANGES);
-        head.try_reserve_exact((summary.head_len() - summary.len()) as usize)
-            .map_err(|_| PullError::local(format!("cannot take memory for a head of {} bytes", summary.head_len())))?;
+        // Memory is taken as each run comes (what was copied or received),
+        // never for what the summary claims.
         for run in head_plan.runs() {
+            head.try_reserve(usize::try_from(run.len).unwrap_or(usize::MAX)).map_err(|_| {
+                PullError::local(format!("cannot take memory for a head of {} bytes", summary.head_len()))
+            })?;
             match run.source {
                 delta::Source::Old { at } => {
                     if !old.head_bytes_into(at, run.len, &mut head) {
