@@ -188,6 +188,7 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
     let base = reset_peak();
     let error = ResponseCatalog::open_with(&hostile, &open).expect_err("refused");
     let peak = peak_above(base);
+    eprintln!("a file, verify key: {peak} bytes taken before the refusal");
     assert!(error.to_string().contains("signature does not match"), "{error}");
     assert!(peak <= BOUND, "{peak} bytes taken before refusing a file");
 
@@ -199,6 +200,7 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
     let base = reset_peak();
     let error = ResponseCatalog::open_with(&smaller, &OpenOptions::default()).expect_err("refused");
     let peak = peak_above(base);
+    eprintln!("a file, no verify key: {peak} bytes taken before the refusal");
     assert!(error.to_string().contains("checksum mismatch"), "{error}");
     assert!(peak <= BOUND, "{peak} bytes taken before refusing a file without a verify key");
 
@@ -209,6 +211,7 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
     let base = reset_peak();
     let error = replica.start(&open).expect_err("refused");
     let peak = peak_above(base);
+    eprintln!("an origin, whole: {peak} bytes taken before the refusal");
     assert!(error.to_string().contains("signature does not match"), "{error}");
     assert!(peak <= BOUND, "{peak} bytes taken before refusing an origin's artifact");
     assert!(replica.counters().fetched_bytes() < BOUND as u64, "{} bytes fetched", replica.counters().fetched_bytes());
@@ -223,6 +226,7 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
     let base = reset_peak();
     let error = replica.pull(&open, Some(&catalog)).expect_err("refused");
     let peak = peak_above(base);
+    eprintln!("an origin, delta: {peak} bytes taken before the refusal");
     assert!(error.to_string().contains("signature does not match"), "{error}");
     assert!(peak <= BOUND, "{peak} bytes taken before refusing a delta");
     assert!(replica.counters().fetched_bytes() - fetched < BOUND as u64);
