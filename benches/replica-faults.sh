@@ -281,11 +281,17 @@ host, port = addr.rsplit(":", 1)
 Server((host, int(port)), Handler).serve_forever()
 PY
 
-# waitexit.py <pid> <start> <cap>: the seconds from <start> (date +%s.%N)
-# until <pid> has exited (gone or a zombie), or "cap" past <cap> seconds.
+# waitexit.py <pid> <start> <cap>: the seconds from <start> (date +%s.%N;
+# "term": SIGTERM sent to <pid> now) until <pid> has exited (gone or a
+# zombie), or "cap" past <cap> seconds.
 cat > "$work/waitexit.py" <<'PY'
-import sys, time
-pid, start, cap = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+import os, signal, sys, time
+pid, start, cap = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+if start == "term":
+    start = time.time()
+    os.kill(pid, signal.SIGTERM)
+else:
+    start = float(start)
 def alive():
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -298,7 +304,7 @@ while alive():
         print("cap")
         sys.exit()
     time.sleep(0.002)
-print(f"{time.time() - start:.2f}")
+print(f"{time.time() - start:.3f}")
 PY
 
 # polls.py <origin log> <replica log> <since> <name> <polls>: the polls
@@ -394,10 +400,8 @@ publish() { cp "$1" "$work/www/.$2.tmp" && mv "$work/www/.$2.tmp" "$work/www/$2"
 # sigterm_exit: SIGTERM to the replica; result: the seconds to its exit
 # and its status, or "> CAP_TERM s" (then SIGKILL).
 sigterm_exit() {
-  local pid=$server_pid start elapsed status=0
-  start=$(now)
-  kill -TERM "$pid"
-  elapsed=$(python3 "$work/waitexit.py" "$pid" "$start" "$CAP_TERM")
+  local pid=$server_pid elapsed status=0
+  elapsed=$(python3 "$work/waitexit.py" "$pid" term "$CAP_TERM")
   if [ "$elapsed" = cap ]; then
     halt
     result="> $CAP_TERM s"
@@ -493,10 +497,10 @@ refusing() {
   kib=$(tail -n 1 "$work/time.out")
   result="$((kib / 1024)) MiB (exit $status after $elapsed s"
   case $catalog in
-    http*) result="$result, $(( ($(ctl get=bytes) - sent) / 1000000 )) MB sent)" ;;
+    http*) result="$result, $(( ($(ctl get=bytes) - sent) / 1000 )) kB sent)" ;;
     *) result="$result)" ;;
   esac
-  notes+=("$(basename "$binary"), ${catalog##*/}: $(grep -m 1 -E 'ERROR|error' "$work/refuse.log" | cut -c 1-300)")
+  notes+=("$(basename "$binary"), $(case $catalog in http*) echo from the origin ;; *) echo the file ;; esac): $(grep -m 1 -E 'ERROR|error' "$work/refuse.log" | cut -c 1-300)")
 }
 
 # 4. No ETag, the artifact unchanged.
@@ -571,7 +575,7 @@ row term_serving "SIGTERM → exit: a replica serving, its poll hanging (--drain
 row stale "one corrupted range of a new release: publication → new title served (--poll-interval 1s)" "≤ 2 polls"
 row rss_file "peak RSS refusing a summary that claims 40,000,000 products: the file" "≤ 64 MiB"
 row rss_origin "the same, pulled from the origin by a fresh replica" "≤ 64 MiB"
-row bytes "origin without ETag, artifact unchanged ($((big_len / 1000)) kB): bytes the origin sends a poll, mean (range) (--poll-interval 500ms)" "≤ 64 KiB"
+row bytes "origin without ETag, artifact unchanged ($(printf '%.1f' "$(echo "$big_len / 1000000" | bc -l)") MB): bytes the origin sends a poll, mean (range) (--poll-interval 500ms)" "≤ 64 KiB"
 row reloads "the same: polls at which the catalog was swapped" "none"
 echo
 printf '%s\n' "${notes[@]}"
