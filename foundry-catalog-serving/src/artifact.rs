@@ -1038,7 +1038,7 @@ impl Artifact {
     }
 
     /// [`Artifact::open`], `check` judging a format-4 file's summary
-    /// ([`Summary::verify_any`]: its signature) before anything past it
+    /// (`Summary::verify_any`, feature `signing`: its signature) before anything past it
     /// is read: a refusal costs the summary, whatever the file claims.
     pub fn open_checked(
         path: &std::path::Path,
@@ -2481,7 +2481,7 @@ impl Header {
 const STREAMED: u64 = 64 << 20;
 
 /// A check of an artifact's summary before the rest of its head is read
-/// or fetched ([`Summary::verify_any`]).
+/// or fetched (its signature: `Summary::verify_any`, feature `signing`).
 pub type CheckSummary<'a> = dyn Fn(&Summary) -> Result<(), ArtifactError> + 'a;
 
 /// What the first bytes of a version-4 artifact say before its index:

@@ -1164,7 +1164,7 @@ impl Default for OpenOptions {
 impl OpenOptions {
     /// Judges an artifact's summary before the rest of its head is read
     /// or fetched: with verify keys, its signature
-    /// ([`crate::artifact::Summary::verify_any`]); without, nothing more
+    /// (`Summary::verify_any`); without, nothing more
     /// than its lengths, which parsing it checked.
     pub fn check_summary(&self, summary: &crate::artifact::Summary) -> Result<(), crate::artifact::ArtifactError> {
         #[cfg(feature = "signing")]
