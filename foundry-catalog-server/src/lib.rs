@@ -14,7 +14,8 @@
 //!   connection is closed at once and counted), request heads capped in
 //!   bytes and headers (431), no request body ever read, accept errors
 //!   logged and survived;
-//! - **graceful lifecycle**: SIGTERM or SIGINT stop accepting, turn
+//! - **graceful lifecycle**: SIGTERM or SIGINT (in any state, a pull in
+//!   flight or the start-up load included) stop accepting, turn
 //!   `/readyz` to 503, let in-flight requests finish and close idle
 //!   connections within a drain timeout, then exit 0; SIGHUP (or a change
 //!   in the catalog's file or folder, or in a record-type definition
@@ -25,7 +26,9 @@
 //!   downloaded into [`Config::state_dir`], checked whole, polled with
 //!   `If-None-Match`), artifacts admitted in sequence order only and not
 //!   past their expiry (the highest sequence kept across restarts), and
-//!   several verify keys at once;
+//!   several verify keys at once; every fault healed by the next pull
+//!   (`foundry_catalog_serving::replica`, which this crate uses as any
+//!   application can);
 //! - **observability**: `tracing` logs (text or JSON), one access-log line
 //!   per request (target `access`), `/healthz`, `/readyz` and `/metrics`
 //!   (Prometheus text format).

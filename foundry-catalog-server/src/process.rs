@@ -5,7 +5,7 @@
 //! on the blocking pool, and the signal ends the process without it),
 //! while serving (a drain of at most the drain timeout), and while a pull
 //! or a check runs (it is not waited for: its partial download is removed
-//! at the next start, see `crate::origin`).
+//! at the next start, see `foundry_catalog_serving::replica::StateDir`).
 
 use std::future::Future;
 use std::pin::Pin;

@@ -100,7 +100,7 @@ impl State {
     /// WARN with its path (at most once a second, with how many more were
     /// not said), and, for a catalog pulled from an origin, the last good
     /// file is repaired: downloaded whole at once, even if unchanged, then
-    /// checked and swapped in (`crate::origin::Origin::distrust_last_good`).
+    /// checked and swapped in (`foundry_catalog_serving::replica::Replica::repair`).
     pub(crate) fn body_failed(&self, path: &str) {
         let now = now_seconds();
         let last = self.body_warned.load(Ordering::Relaxed);
