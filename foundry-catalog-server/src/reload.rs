@@ -155,20 +155,14 @@ fn fingerprint(path: &Path) -> Vec<Look> {
     files
 }
 
-/// Asks for a reload every `interval` (plus up to a tenth of it at
-/// random, so replicas do not poll the origin at once), waiting twice as
-/// long after each failed poll in a row (up to 16 times the interval).
+/// Asks for a reload as `foundry_catalog_serving::replica::Backoff`
+/// says: every `interval` plus up to a tenth at random, twice as long
+/// after each failed poll in a row (up to 16 times the interval).
 pub(crate) async fn poller(state: Arc<State>, interval: Duration, reload: mpsc::UnboundedSender<()>) {
-    let mut seed = u64::from(std::process::id()) ^ crate::metrics::now_seconds().rotate_left(17) | 1;
+    let seed = u64::from(std::process::id()) ^ crate::metrics::now_seconds().rotate_left(17);
+    let mut backoff = foundry_catalog_serving::replica::Backoff::new(interval, seed);
     loop {
-        // xorshift64: jitter needs spread, not secrecy.
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let failures = state.metrics.poll_failures_in_a_row().min(4);
-        let wait = interval * (1u32 << failures);
-        let jitter = Duration::from_nanos(seed % (u64::try_from(wait.as_nanos() / 10).unwrap_or(u64::MAX).max(1)));
-        tokio::time::sleep(wait + jitter).await;
+        tokio::time::sleep(backoff.next(state.metrics.poll_failures_in_a_row())).await;
         if reload.send(()).is_err() {
             return;
         }

@@ -48,6 +48,7 @@
 //!   ([`StateDir`]); an origin without a strong ETag is told unchanged by
 //!   the summary's content digest, in its first 64 KiB.
 
+mod backoff;
 mod delta_pull;
 mod download;
 mod failure;
@@ -63,6 +64,7 @@ use std::time::Duration;
 
 use crate::catalog::{CatalogErrors, OpenOptions, ResponseCatalog};
 
+pub use backoff::Backoff;
 pub use download::PullCounters;
 pub use failure::{Failure, PullError, is_verdict};
 pub use poller::Poller;

@@ -8,15 +8,15 @@ use std::time::{Duration, Instant};
 use crate::catalog::OpenOptions;
 use crate::service::SharedCatalog;
 
-use super::Replica;
+use super::{Backoff, Replica};
 
 /// How long the poller waits at most between two looks at the body
 /// cache's failures (a body that failed its check asks for a repair).
 const LOOK: Duration = Duration::from_millis(250);
 
-/// Pulls from the origin every interval (plus up to a tenth of it at
-/// random, so replicas do not ask at once; after failed pulls, twice as
-/// long per failure in a row, up to 16 times), storing each new catalog
+/// Pulls from the origin as [`Backoff`] says (every interval, plus up to
+/// a tenth of it at random; after failed pulls, twice as long per failure
+/// in a row, up to 16 times), storing each new catalog
 /// in the `SharedCatalog`; a body that fails its check while served (the
 /// body cache counts it) asks for a repair at once ([`Replica::repair`]).
 /// Every failure is logged at WARN (`tracing`). Stopped by
@@ -73,17 +73,14 @@ fn run(
     interval: Duration,
     stop: &(Mutex<bool>, Condvar),
 ) {
-    let mut seed = u64::from(std::process::id()).rotate_left(17) ^ 0x9e37_79b9_7f4a_7c15;
+    let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let mut backoff = Backoff::new(interval, u64::from(std::process::id()) ^ started.rotate_left(17));
     let mut failures = 0u32;
     let mut body_failures = open.body_cache.failures();
     loop {
-        // xorshift64: jitter needs spread, not secrecy.
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let wait = interval * (1u32 << failures.min(4));
-        let jitter = Duration::from_nanos(seed % u64::try_from(wait.as_nanos() / 10).unwrap_or(u64::MAX).max(1));
-        let until = Instant::now() + wait + jitter;
+        let wait = backoff.next(failures);
+        // A wait past what the clock can say is a wait until stopped.
+        let until = Instant::now().checked_add(wait);
         // Waits until the time comes, a body fails its check, or it is stopped.
         let (stopped, wake) = stop;
         let mut guard = stopped.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -100,11 +97,11 @@ fn run(
                 }
             }
             let now = Instant::now();
-            if now >= until {
+            if until.is_some_and(|until| now >= until) {
                 break;
             }
-            guard =
-                wake.wait_timeout(guard, (until - now).min(LOOK)).unwrap_or_else(std::sync::PoisonError::into_inner).0;
+            let left = until.map_or(LOOK, |until| (until - now).min(LOOK));
+            guard = wake.wait_timeout(guard, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
         }
         drop(guard);
         let current = catalog.load();

@@ -16,7 +16,7 @@ use super::Error;
 use super::download::Download;
 use super::failure::{Failure, PullError, is_verdict};
 use super::origin::{Fetched, Origin};
-use super::release::Releases;
+use super::release::{Releases, SEQUENCE_FILE_HINT};
 
 /// A new catalog from the origin, or `None` when the one being served is
 /// current. At start, an unchanged origin or one that cannot be reached
@@ -57,7 +57,7 @@ pub(super) fn pull(
             return Err(problem(
                 &releases.file_name(),
                 format!(
-                    "holds sequence {highest}, below that of the last good artifact ({sequence}), which was served: it was lowered by hand; hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact"
+                    "holds sequence {highest}, below that of the last good artifact ({sequence}), which was served: it was lowered by hand; {SEQUENCE_FILE_HINT}"
                 ),
             ));
         }

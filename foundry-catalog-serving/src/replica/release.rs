@@ -17,6 +17,8 @@ pub(crate) const SEQUENCE_FILE: &str = "highest-sequence";
 /// The most [`SEQUENCE_FILE`] may hold: a u64, a space, a SHA-256 in hex
 /// and a newline are 86 bytes.
 pub(crate) const MAX_SEQUENCE_FILE_LEN: u64 = 128;
+/// What every refusal of [`SEQUENCE_FILE`] ends with.
+pub(crate) const SEQUENCE_FILE_HINT: &str = "hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact";
 
 /// The highest sequence this replica has served, the content digest of
 /// the artifact it served under it (when known), and where they are kept.
@@ -43,7 +45,7 @@ impl Releases {
                 let text = String::from_utf8_lossy(&bytes);
                 Some(HighestServed::parse(&text).ok_or_else(|| {
                     format!(
-                        "{}: not a sequence number and a content digest ({:?}); hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact",
+                        "{}: not a sequence number and a content digest ({:?}); {SEQUENCE_FILE_HINT}",
                         file.display(),
                         text.chars().take(40).collect::<String>()
                     )
@@ -51,10 +53,7 @@ impl Releases {
             }
             Err(ReadError::NotFound) => None,
             Err(e) => {
-                return Err(format!(
-                    "{}: cannot read: {e}; hint: it holds the highest sequence served, so rollbacks stay refused across restarts: restore it, or remove it to trust the next artifact",
-                    file.display()
-                ));
+                return Err(format!("{}: cannot read: {e}; {SEQUENCE_FILE_HINT}", file.display()));
             }
         };
         Ok(Releases { highest: Mutex::new(highest), file: Some(file) })
