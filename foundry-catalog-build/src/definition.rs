@@ -171,6 +171,9 @@ pub(crate) fn parse<'a>(file: &str, bytes: &'a [u8]) -> Result<(RecordTypeDefini
             }
         }
     }
+    // In the file's order, whatever order the keys were read in (serde_json
+    // keeps a file's order only where `preserve_order` is on).
+    errors.sort_by_key(DefinitionError::place);
     Err(Unread { errors, rest: rest.map(|definition| Box::new((definition, positions, set_aside_at))) })
 }
 
@@ -358,7 +361,14 @@ fn format_error(file: String, message: String, line: usize, column: usize) -> De
     for unsigned in ["u8", "u16", "u32", "u64", "usize"] {
         message = message.replace(&format!(", expected {unsigned}"), ", expected a whole number, 0 or more");
     }
-    let hint = if message.starts_with("unknown field") {
+    let suggestion = (message.starts_with("unknown field") || message.starts_with("unknown variant"))
+        .then(|| {
+            crate::suggest::written(&message).and_then(|w| crate::suggest::hint(w, &crate::suggest::listed(&message)))
+        })
+        .flatten();
+    let hint = if let Some(suggestion) = suggestion {
+        suggestion
+    } else if message.starts_with("unknown field") {
         "remove the key or correct its spelling; the allowed keys are listed above".to_owned()
     } else if message.starts_with("unknown variant") {
         "use one of the values listed above".to_owned()

@@ -325,6 +325,17 @@ impl DefinitionError {
             DefinitionError::Setting { .. } => "<generator>",
         }
     }
+
+    /// The line and column the problem is at, where it has one.
+    pub fn place(&self) -> Option<(usize, usize)> {
+        match self {
+            DefinitionError::NotUtf8 { line, column, .. }
+            | DefinitionError::Syntax { line, column, .. }
+            | DefinitionError::Format { line, column, .. }
+            | DefinitionError::Invalid { line, column, .. } => Some((*line, *column)),
+            _ => None,
+        }
+    }
 }
 
 /// Every problem found in a set of definitions; displayed one per line,

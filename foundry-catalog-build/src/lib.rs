@@ -64,6 +64,7 @@ mod model;
 mod naming;
 mod positions;
 mod settings;
+mod suggest;
 
 pub use check::CheckedType;
 pub use compile::Compilation;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use foundry_catalog_build::diff::{Compatibility, Report, diff, place_in};
+use foundry_catalog_build::diff::{ChangeKind, Compatibility, Report, diff, place_in};
 use foundry_catalog_build::{Generator, Source};
 
 use crate::{BROKEN, USAGE, fail};
@@ -47,6 +47,19 @@ pub(crate) struct Args {
     /// notice for the others) or SARIF 2.1.0 (for code scanning).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// How files are named in every format: `repo`, from the root of the
+    /// git repository that holds them (what GitHub annotations and code
+    /// scanning need; as given outside a repository), or `cwd`, as given
+    /// on the command line. A removed type is named at its old path.
+    #[arg(long, value_enum, value_name = "FROM", default_value_t = RelativeTo::Repo)]
+    relative_to: RelativeTo,
+}
+
+/// Where the paths in a report start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum RelativeTo {
+    Repo,
+    Cwd,
 }
 
 /// The compatibility modes a change can be judged in.
@@ -105,9 +118,24 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let new_path = match args.paths.as_slice() {
         [path] if args.base.is_some() || args.history.is_some() => path,
         [_, new] if args.base.is_none() && args.history.is_none() => new,
+        // `--history REVS NEW`: clap reads REVS as a path.
+        [first, _] if args.history.is_some() && !first.exists() => {
+            let first = first.display();
+            return fail(
+                USAGE,
+                format!(
+                    "{first}: no such file or folder; hint: --history takes its revisions after `=`: --history={first}"
+                ),
+            );
+        }
         _ => return fail(USAGE, "give OLD and NEW, or --base REV (or --history) and NEW"),
     };
-    let new_sources = match local_side(new_path) {
+    let named = |path: &Path| Named::new(path, args.relative_to);
+    let new_named = match named(new_path) {
+        Ok(named) => named,
+        Err(e) => return fail(USAGE, e),
+    };
+    let new_sources = match local_side(&new_named) {
         Ok(sources) => sources,
         Err(e) => return fail(USAGE, e),
     };
@@ -120,18 +148,18 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     };
     // Each old side in turn: a second path, a revision, or every version in history.
     let olds: Vec<OldSide> = match (&args.base, &args.history, &args.paths[..]) {
-        (Some(rev), _, _) => vec![(None, git_side(rev, new_path))],
-        (_, Some(revs), _) => match history(revs, new_path) {
+        (Some(rev), _, _) => vec![(None, git_side(rev, &new_named))],
+        (_, Some(revs), _) => match history(revs, &new_named) {
             Ok(revisions) => revisions
                 .into_iter()
                 .map(|revision| {
-                    let side = git_side(&revision.commit, new_path);
+                    let side = git_side(&revision.commit, &new_named);
                     (Some(revision), side)
                 })
                 .collect(),
             Err(e) => return fail(USAGE, e),
         },
-        (_, _, [old, _]) => vec![(None, local_side(old))],
+        (_, _, [old, _]) => vec![(None, named(old).and_then(|old| local_side(&old)))],
         _ => Vec::new(),
     };
     let mut compared = Vec::new();
@@ -206,7 +234,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             }
         }
         Format::Sarif => {
-            let log = sarif(&annotations(&compared, &new_sources, mode, strict));
+            let log = sarif(&annotations(&compared, &new_sources, mode, strict), args.relative_to);
             crate::outln!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
@@ -241,10 +269,12 @@ struct Annotation {
     file: String,
     place: Option<(usize, usize)>,
     error: bool,
-    kind: String,
-    hint: &'static str,
+    kind: ChangeKind,
     message: String,
     revision: Option<String>,
+    /// What stays the same while lines move: the file, the record type,
+    /// the field, the kind of change and the revision compared with.
+    identity: String,
 }
 
 impl Annotation {
@@ -258,7 +288,7 @@ impl Annotation {
         if let Some((line, column)) = self.place {
             properties.push(format!("line={line},col={column}"));
         }
-        properties.push(format!("title={}", property(&format!("foundry-catalog diff: {}", self.kind))));
+        properties.push(format!("title={}", property(&format!("foundry-catalog diff: {}", self.kind.as_str()))));
         let level = if self.error { "error" } else { "notice" };
         format!("::{level} {}::{}", properties.join(","), data(&self.message))
     }
@@ -271,13 +301,12 @@ fn annotations(compared: &[Compared], new: &[Source], mode: Compatibility, stric
     for c in compared {
         let violations = c.report.violations(mode, strict);
         for change in &c.report.changes {
-            let source = new.iter().chain(&c.old).find(|s| s.path == change.file);
+            // A removed type is in the old side's file, whatever the new side holds at that path.
+            let (first, second) =
+                if change.kind == ChangeKind::TypeRemoved { (c.old.as_slice(), new) } else { (new, c.old.as_slice()) };
+            let source = first.iter().chain(second).find(|s| s.path == change.file);
             let place = source.and_then(|s| std::str::from_utf8(&s.bytes).ok()).and_then(|t| place_in(t, change));
-            let file = match (&c.revision, change.file.split_once(':')) {
-                (Some(_), Some((_, path))) if !new.iter().any(|s| s.path == change.file) => path,
-                _ => change.file.as_str(),
-            };
-            let file = file.strip_prefix("./").unwrap_or(file).to_owned();
+            let file = change.file.clone();
             let field = change.field.as_deref().map(|f| format!(", field `{f}`")).unwrap_or_default();
             let readers = if strict { change.strict } else { change.tolerant };
             let against = c.revision.as_ref().map(|r| format!("; against version {}", short(&r.commit)));
@@ -285,8 +314,15 @@ fn annotations(compared: &[Compared], new: &[Source], mode: Compatibility, stric
                 file,
                 place,
                 error: violations.iter().any(|v| std::ptr::eq(*v, change)),
-                kind: change.kind.to_string(),
-                hint: change.hint,
+                kind: change.kind,
+                identity: [
+                    change.file.as_str(),
+                    &change.record_label,
+                    change.field.as_deref().unwrap_or_default(),
+                    change.kind.as_str(),
+                    c.revision.as_ref().map(|r| r.commit.as_str()).unwrap_or_default(),
+                ]
+                .join("\0"),
                 message: format!(
                     "record type `{}`{field}: {} ({}): {readers} for {} readers, --mode {mode}{}",
                     change.record_label,
@@ -303,36 +339,34 @@ fn annotations(compared: &[Compared], new: &[Source], mode: Compatibility, stric
 }
 
 /// A SARIF 2.1.0 log of the annotations: one run, a rule per kind of
-/// change (its hint as help), a result per change (`error` for one that
-/// breaks the mode asked, `note` otherwise) at its file and line.
-fn sarif(annotations: &[Annotation]) -> serde_json::Value {
+/// change (its verdicts as the full description, its hint as help), a
+/// result per change (`error` for one that breaks the mode asked, `note`
+/// otherwise) at its file and line, with a fingerprint that survives the
+/// line moving. Paths are from the repository's root (`%SRCROOT%`) unless
+/// `--relative-to cwd` was asked.
+fn sarif(annotations: &[Annotation], relative_to: RelativeTo) -> serde_json::Value {
     use serde_json::json;
-    let kinds: std::collections::BTreeMap<&str, &str> = annotations.iter().map(|a| (a.kind.as_str(), a.hint)).collect();
-    let index: std::collections::BTreeMap<&str, usize> = kinds.keys().enumerate().map(|(i, k)| (*k, i)).collect();
-    let rules: Vec<_> = kinds
-        .iter()
-        .map(|(kind, hint)| {
-            json!({
-                "id": kind,
-                "name": kind,
-                "shortDescription": {"text": format!("A definition change: {kind}")},
-                "help": {"text": hint},
-            })
-        })
-        .collect();
+    use sha2::Digest;
+    let kinds: std::collections::BTreeSet<ChangeKind> = annotations.iter().map(|a| a.kind).collect();
+    let index: std::collections::BTreeMap<ChangeKind, usize> = kinds.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    let rules: Vec<_> = kinds.iter().map(|kind| rule(*kind)).collect();
     let results: Vec<_> = annotations
         .iter()
         .map(|a| {
             let mut location = json!({"artifactLocation": {"uri": a.file}});
+            if relative_to == RelativeTo::Repo {
+                location["artifactLocation"]["uriBaseId"] = json!("%SRCROOT%");
+            }
             if let Some((line, column)) = a.place {
                 location["region"] = json!({"startLine": line, "startColumn": column});
             }
             let mut result = json!({
-                "ruleId": a.kind,
-                "ruleIndex": index.get(a.kind.as_str()).copied().unwrap_or_default(),
+                "ruleId": a.kind.as_str(),
+                "ruleIndex": index.get(&a.kind).copied().unwrap_or_default(),
                 "level": if a.error { "error" } else { "note" },
                 "message": {"text": a.message},
                 "locations": [{"physicalLocation": location}],
+                "partialFingerprints": {"definitionChange/v1": hex::encode(sha2::Sha256::digest(a.identity.as_bytes()))},
             });
             if let Some(revision) = &a.revision {
                 result["properties"] = json!({"againstRevision": revision});
@@ -347,7 +381,7 @@ fn sarif(annotations: &[Annotation]) -> serde_json::Value {
             "tool": {"driver": {
                 "name": "foundry-catalog diff",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/evolution.md"),
+                "informationUri": EVOLUTION_DOC,
                 "rules": rules,
             }},
             "results": results,
@@ -355,23 +389,41 @@ fn sarif(annotations: &[Annotation]) -> serde_json::Value {
     })
 }
 
+/// The page that explains every kind of change.
+const EVOLUTION_DOC: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/evolution.md");
+
+/// A SARIF rule for a kind of change: its wire name as the id, a readable
+/// name (`OptionalFieldRemoved`), what it does to readers and to
+/// `schema_hash`, and how to make it safely.
+fn rule(kind: ChangeKind) -> serde_json::Value {
+    let words = kind.as_str().replace('_', " ");
+    let sentence = words.get(..1).map(|first| first.to_uppercase() + &words[1..]).unwrap_or_default();
+    let name: String = kind
+        .as_str()
+        .split('_')
+        .map(|word| word.get(..1).map(|first| first.to_uppercase() + &word[1..]).unwrap_or_default())
+        .collect();
+    let (strict, tolerant) = kind.compatibility();
+    let hash = if kind.changes_hash() { "changes" } else { "keeps" };
+    serde_json::json!({
+        "id": kind.as_str(),
+        "name": name,
+        "shortDescription": {"text": format!("{sentence}.")},
+        "fullDescription": {"text": format!(
+            "{sentence}: {} for strict readers, {} for tolerant readers; it {hash} schema_hash.",
+            strict.as_str(),
+            tolerant.as_str()
+        )},
+        "help": {"text": kind.hint()},
+        "helpUri": EVOLUTION_DOC,
+    })
+}
+
 /// The commits of `git log REVS -- PATH` (newest first) with their subjects.
-fn history(revs: &str, path: &Path) -> Result<Vec<Revision>, String> {
-    let (parent, name) = parent_and_name(path)?;
-    let folder = path.is_dir();
-    let cwd = if folder { parent.join(&name) } else { parent };
-    let spec = if folder { "./".to_owned() } else { format!("./{name}") };
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(&cwd)
-        .args(["log", "-z", "--format=%H%x09%s", revs, "--", &spec])
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("git log {revs}: {}", String::from_utf8_lossy(&out.stderr).trim()));
-    }
+fn history(revs: &str, named: &Named) -> Result<Vec<Revision>, String> {
+    let spec = named.file.as_deref().map_or_else(|| "./".to_owned(), |file| format!("./{file}"));
+    let out = git(named, revs, &["log", "-z", "--format=%H%x09%s", revs, "--", &spec])?;
     Ok(out
-        .stdout
         .split(|&b| b == 0)
         .filter_map(|entry| {
             let entry = String::from_utf8_lossy(entry);
@@ -381,58 +433,124 @@ fn history(revs: &str, path: &Path) -> Result<Vec<Revision>, String> {
         .collect())
 }
 
-/// A file, or every `*.json` in a folder (`.` and an absolute path too).
-fn local_side(path: &Path) -> Result<Vec<Source>, String> {
-    if path.is_dir() {
-        let (root, dir) = parent_and_name(path)?;
-        Source::read_dir(&root, &dir).map_err(|e| e.to_string())
-    } else {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(vec![Source::new(path.display().to_string(), bytes)])
+/// A side's path, resolved: the folder that holds the definitions (or the
+/// one definition file), and how its files are named in the report.
+struct Named {
+    /// The definitions' folder, absolute.
+    folder: PathBuf,
+    /// The file, when the side is one file (its name in `folder`).
+    file: Option<String>,
+    /// What a file name in `folder` is prefixed with in the report: the
+    /// folder from the repository's root, or as given, ending in `/` (or empty).
+    prefix: String,
+}
+
+impl Named {
+    /// `path` (a file or a folder, `.` and absolute paths too) made
+    /// absolute, and the prefix its files are shown with.
+    fn new(path: &Path, relative_to: RelativeTo) -> Result<Named, String> {
+        let full = path.canonicalize().map_err(|e| format!("{}: {e}", path.display()))?;
+        let utf8 = |p: &Path| {
+            p.to_str().map(str::to_owned).ok_or_else(|| format!("{}: a name that is not UTF-8", p.display()))
+        };
+        let (folder, file, given) = if full.is_dir() {
+            (full, None, path.to_owned())
+        } else {
+            let name = full.file_name().map(Path::new).map(utf8).transpose()?.unwrap_or_default();
+            let folder = full.parent().unwrap_or(Path::new("/")).to_owned();
+            (folder, Some(name), path.parent().unwrap_or(Path::new("")).to_owned())
+        };
+        // `git rev-parse --show-prefix`: the folder from the root of its
+        // repository ("" at the root); outside one, the path as given.
+        let from_root = match relative_to {
+            RelativeTo::Repo => Command::new("git")
+                .arg("-C")
+                .arg(&folder)
+                .args(["rev-parse", "--show-prefix"])
+                .output()
+                .ok()
+                .filter(|out| out.status.success())
+                .and_then(|out| String::from_utf8(out.stdout).ok())
+                .map(|prefix| prefix.trim_end_matches('\n').to_owned()),
+            RelativeTo::Cwd => None,
+        };
+        let prefix = match from_root {
+            Some(prefix) => prefix,
+            None => {
+                let given = utf8(&given)?;
+                let given = given.trim_start_matches("./").trim_end_matches('/');
+                if given.is_empty() || given == "." { String::new() } else { format!("{given}/") }
+            }
+        };
+        Ok(Named { folder, file, prefix })
+    }
+
+    /// How the file `name` of this side's folder is shown.
+    fn shown(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
     }
 }
 
-/// `path` made absolute, as the folder it is in and its own name (UTF-8):
-/// `.` is the current folder by its name, `/a/b` is `/a` and `b`.
-fn parent_and_name(path: &Path) -> Result<(std::path::PathBuf, String), String> {
-    let full = path.canonicalize().map_err(|e| format!("{}: {e}", path.display()))?;
-    let name = full
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| format!("{}: a name that is not UTF-8", full.display()))?;
-    let parent = full.parent().unwrap_or(Path::new("/")).to_owned();
-    Ok((parent, name.to_owned()))
+/// A file, or every `*.json` in a folder, named as the report shows them.
+fn local_side(named: &Named) -> Result<Vec<Source>, String> {
+    let Some(file) = &named.file else {
+        let (root, dir) = match (named.folder.parent(), named.folder.file_name().and_then(|n| n.to_str())) {
+            (Some(root), Some(dir)) => (root, dir),
+            _ => (named.folder.as_path(), "."),
+        };
+        let sources = Source::read_dir(root, dir).map_err(|e| e.to_string())?;
+        return Ok(sources
+            .into_iter()
+            .map(|s| {
+                let name = s.path.rsplit('/').next().unwrap_or_default().to_owned();
+                Source::new(named.shown(&name), s.bytes)
+            })
+            .collect());
+    };
+    let path = named.folder.join(file);
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", named.shown(file)))?;
+    Ok(vec![Source::new(named.shown(file), bytes)])
+}
+
+/// Runs `git` in the side's folder, and says what went wrong as a person
+/// would: not a repository, an unknown revision (a shallow clone), no git.
+fn git(named: &Named, rev: &str, args: &[&str]) -> Result<Vec<u8>, String> {
+    let out = Command::new("git").arg("-C").arg(&named.folder).args(args).output().map_err(|e| {
+        format!("cannot run git: {e}; hint: --base and --history read git history; install git, or compare two paths (diff OLD NEW)")
+    })?;
+    if out.status.success() {
+        return Ok(out.stdout);
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let folder = named.folder.display();
+    Err(if stderr.contains("not a git repository") {
+        format!(
+            "{folder} is not in a git repository; hint: --base and --history read git history; compare two paths instead (diff OLD NEW)"
+        )
+    } else if ["unknown revision", "bad revision", "invalid object name", "Not a valid object name", "bad object"]
+        .iter()
+        .any(|needle| stderr.contains(needle))
+    {
+        format!(
+            "`{rev}` is not a revision of the repository that holds {folder}; hint: name a commit, branch or tag (`git log --oneline` lists them); a shallow clone lacks older commits (fetch them with `git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
+        )
+    } else {
+        format!("git {}: {}", args.join(" "), stderr.lines().next().unwrap_or_default().trim_start_matches("fatal: "))
+    })
 }
 
 /// The same path at a git revision: a file, or every `*.json` directly in
 /// a folder, read with `git ls-tree` and `git show`, run in that folder
-/// (or the file's), so the path may be the repository's root, absolute,
-/// or outside the current folder's repository.
-fn git_side(rev: &str, path: &Path) -> Result<Vec<Source>, String> {
-    let (parent, name) = parent_and_name(path)?;
-    let folder = path.is_dir();
-    let cwd = if folder { parent.join(&name) } else { parent };
-    let git = |args: &[&str]| -> Result<Vec<u8>, String> {
-        let out =
-            Command::new("git").arg("-C").arg(&cwd).args(args).output().map_err(|e| format!("cannot run git: {e}"))?;
-        if out.status.success() {
-            Ok(out.stdout)
-        } else {
-            Err(format!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-        }
-    };
-    // `<rev>:<folder>/<file>`, or `<rev>:./<file>`: the file name is the
-    // last component, as the label check reads it.
-    let files: Vec<(String, String)> = if folder {
-        let listing = git(&["ls-tree", "-z", "--name-only", rev, "--", "./"])?;
-        listing
-            .split(|&b| b == 0)
-            .map(|n| String::from_utf8_lossy(n).into_owned())
-            .filter(|n| n.ends_with(".json") && !n.contains('/'))
-            .map(|n| (format!("./{n}"), format!("{rev}:{name}/{n}")))
-            .collect()
-    } else {
-        vec![(format!("./{name}"), format!("{rev}:./{name}"))]
-    };
-    files.into_iter().map(|(file, shown)| Ok(Source::new(shown, git(&["show", &format!("{rev}:{file}")])?))).collect()
+/// (so the path may be the repository's root, absolute, or outside the
+/// current folder's repository). What was not there at the revision is an
+/// empty side: every type in it is new.
+fn git_side(rev: &str, named: &Named) -> Result<Vec<Source>, String> {
+    let spec = named.file.as_deref().map_or_else(|| "./".to_owned(), |file| format!("./{file}"));
+    let listing = git(named, rev, &["ls-tree", "-z", "--name-only", rev, "--", &spec])?;
+    listing
+        .split(|&b| b == 0)
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .filter(|n| n.ends_with(".json") && !n.contains('/'))
+        .map(|name| Ok(Source::new(named.shown(&name), git(named, rev, &["show", &format!("{rev}:./{name}")])?)))
+        .collect()
 }

@@ -658,6 +658,123 @@ fn diff_history_finds_the_older_version_a_change_breaks() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Definitions in a subfolder of a monorepo: every format names each
+/// file from the repository's root, a removed type at its old path, so
+/// GitHub annotations and code scanning point at files that exist; the
+/// SARIF rules carry a full description and a name apart from the id, and
+/// a result keeps its fingerprint when its line moves.
+#[test]
+fn diff_names_files_from_the_repository_root() {
+    let dir = temp("diff-monorepo");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    };
+    let folder = dir.join("billing-records/record-types");
+    std::fs::create_dir_all(&folder).expect("folder");
+    let definition = std::fs::read_to_string(repo().join("record-types/regulatory_status_signal.json")).expect("read");
+    std::fs::write(folder.join("regulatory_status_signal.json"), &definition).expect("write");
+    let gone = definition.replace("\"regulatory_status_signal\"", "\"retired_signal\"");
+    std::fs::write(folder.join("retired_signal.json"), gone).expect("write");
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "base"]);
+    std::fs::remove_file(folder.join("retired_signal.json")).expect("remove");
+    let mut edited: serde_json::Value = serde_json::from_str(&definition).expect("JSON");
+    edited["fields"].as_array_mut().expect("fields").push(serde_json::json!({
+        "name": "authorityName", "type": "string", "required": false, "description": "Publishing authority."
+    }));
+    let pretty = serde_json::to_string_pretty(&edited).expect("JSON");
+    std::fs::write(folder.join("regulatory_status_signal.json"), &pretty).expect("write");
+
+    let kept = "billing-records/record-types/regulatory_status_signal.json";
+    let removed = "billing-records/record-types/retired_signal.json";
+    let diff = |cwd: &Path, args: &[&str]| finish(Command::new(BIN).arg("diff").args(args).current_dir(cwd));
+    // From the root, from the folder itself, and from outside the repository.
+    let outside = repo();
+    let absolute = folder.to_str().expect("utf-8");
+    for (cwd, path) in
+        [(dir.as_path(), "billing-records/record-types"), (folder.as_path(), "."), (outside.as_path(), absolute)]
+    {
+        let out = diff(cwd, &["--base", "HEAD", path]);
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains(&format!("{kept}: `regulatory_status_signal` field `authorityName`")),
+            "{path}: {stdout}"
+        );
+        assert!(stdout.contains(&format!("{removed}: `retired_signal`: record type removed")), "{path}: {stdout}");
+        assert!(text(&out.stderr).contains(&format!("error: {removed}: record type `retired_signal`")), "{path}");
+    }
+    let base = |extra: &[&str]| diff(&dir, &[&["--base", "HEAD", "billing-records/record-types"][..], extra].concat());
+    let json: serde_json::Value = serde_json::from_slice(&base(&["--format", "json"]).stdout).expect("JSON");
+    let files: Vec<&str> =
+        json["changes"].as_array().expect("changes").iter().filter_map(|c| c["file"].as_str()).collect();
+    assert_eq!(files, [kept, removed]);
+    let github = text(&base(&["--format", "github"]).stdout);
+    let label_line = definition.lines().position(|l| l.contains("\"record_label\"")).expect("a label") + 1;
+    assert!(github.contains(&format!("::error file={removed},line={label_line},col=3,")), "{github}");
+    assert!(github.contains(&format!("::error file={kept},line=")), "{github}");
+    // As given, when asked.
+    let given = text(&diff(&folder, &["--base", "HEAD", "--relative-to", "cwd", "."]).stdout);
+    assert!(given.starts_with("regulatory_status_signal.json: "), "{given}");
+
+    let sarif = |extra: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&base(&[&["--format", "sarif"][..], extra].concat()).stdout).expect("SARIF is JSON")
+    };
+    let log = sarif(&[]);
+    let rules = log["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules");
+    let removal = rules.iter().find(|r| r["id"] == "type_removed").expect("a rule for the removal");
+    assert_eq!(removal["name"], "TypeRemoved");
+    assert_eq!(
+        removal["fullDescription"]["text"],
+        "Type removed: breaking for strict readers, breaking for tolerant readers; it changes schema_hash."
+    );
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    let uris: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str())
+        .collect();
+    assert_eq!(uris, [kept, removed]);
+    assert_eq!(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+    let fingerprint = |log: &serde_json::Value, i: usize| log["runs"][0]["results"][i]["partialFingerprints"].clone();
+    assert_ne!(fingerprint(&log, 0), fingerprint(&log, 1));
+    // The field moves two lines down: the same result, the same fingerprint.
+    std::fs::write(folder.join("regulatory_status_signal.json"), format!("\n\n{pretty}")).expect("write");
+    let moved = sarif(&[]);
+    assert_ne!(moved["runs"][0]["results"][0]["locations"], log["runs"][0]["results"][0]["locations"]);
+    assert_eq!(fingerprint(&moved, 0), fingerprint(&log, 0));
+
+    // What git says, said as a person would.
+    let unknown = base(&["--base", "v9"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let unknown = diff(&dir, &["--base", "v9", "billing-records/record-types"]);
+    assert!(
+        text(&unknown.stderr).contains("`v9` is not a revision of the repository that holds"),
+        "{}",
+        text(&unknown.stderr)
+    );
+    assert!(text(&unknown.stderr).contains("git fetch --unshallow"), "{}", text(&unknown.stderr));
+    let history = diff(&dir, &["--history", "HEAD~1", "billing-records/record-types"]);
+    assert_eq!(history.status.code(), Some(2));
+    assert!(
+        text(&history.stderr).contains("hint: --history takes its revisions after `=`: --history=HEAD~1"),
+        "{}",
+        text(&history.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let lone = temp("diff-no-repository");
+    std::fs::write(lone.join("regulatory_status_signal.json"), &definition).expect("write");
+    let out = diff(&lone, &["--base", "HEAD", "."]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not in a git repository; hint:"), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&lone);
+}
+
 /// A copy of the example catalog in a fresh folder.
 fn catalog_copy(name: &str) -> PathBuf {
     let dir = temp(name);

@@ -472,12 +472,15 @@ fn a_fifo_in_place_of_an_artifact_is_refused_without_waiting() {
 /// A build that stores gzip stores no body as is: each is its gzip body
 /// inflated, served with the bytes and ETag an identity-only build
 /// stores, read from the file or held in memory.
+#[cfg(feature = "compression")]
 #[test]
 fn a_build_with_gzip_stores_no_body_as_is_and_serves_it_the_same() {
     use foundry_catalog_serving::catalog::Builder;
     let build = |codings: &[ContentCoding]| {
         let builder = Builder::new().codings(codings).expect("available");
-        builder.pages(crate::pages::pages("https://catalog.example.com")).build_dir(&examples()).expect("builds")
+        #[cfg(feature = "pages")]
+        let builder = builder.pages(crate::pages::pages("https://catalog.example.com"));
+        builder.build_dir(&examples()).expect("builds")
     };
     let plain = build(&[ContentCoding::Identity]);
     let both = build(&[ContentCoding::Identity, ContentCoding::Gzip]);
@@ -485,6 +488,7 @@ fn a_build_with_gzip_stores_no_body_as_is_and_serves_it_the_same() {
     let holds = |bytes: &[u8], text: &[u8]| bytes.windows(text.len()).any(|w| w == text);
     assert!(holds(&plain_bytes, b"{\"data\":{\"slug\":"), "an identity-only build stores the bodies as is");
     assert!(!holds(&both_bytes, b"{\"data\":{\"slug\":"), "a build with gzip stores none");
+    #[cfg(feature = "pages")]
     assert!(!holds(&both_bytes, b"<!DOCTYPE html>"), "nor any page as is");
     let dir = temp("inflated");
     let file = dir.join("catalog.fcat");
@@ -500,6 +504,7 @@ fn a_build_with_gzip_stores_no_body_as_is_and_serves_it_the_same() {
             assert_eq!(identity.body().expect("inflated"), expected.body().expect("stored"), "{slug}");
         }
     }
+    #[cfg(feature = "pages")]
     assert!(!plain.page_paths().is_empty());
     for path in plain.page_paths() {
         let page = |catalog: &ResponseCatalog| match catalog.site_resource(path) {
