@@ -113,7 +113,6 @@ fn usage_error(message: &str) -> ExitCode {
     Cli::command().error(clap::error::ErrorKind::MissingRequiredArgument, message).exit()
 }
 
-/// Prints `error: <message>` to stderr and returns `code`.
 /// The command line, parsed. Help shows each setting's environment
 /// variable by name (`[env: FOUNDRY_CATALOG_SITE_URL]`), never its value:
 /// an unset one would read `X=`, and a set one could be a secret's path.
@@ -122,10 +121,17 @@ fn parse() -> Cli {
     fn names_only(command: clap::Command) -> clap::Command {
         command.mut_args(|arg| arg.hide_env_values(true)).mut_subcommands(names_only)
     }
-    let matches = names_only(Cli::command()).get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    // Help wraps to the terminal, and to 100 columns where there is none
+    // (a pipe, a file) or it is wider: lines a person reads whole.
+    let matches = names_only(Cli::command().max_term_width(100)).get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let (Command::Serve(args), Some(("serve", serve))) = (&mut cli.command, matches.subcommand()) {
+        args.settle_port(serve);
+    }
+    cli
 }
 
+/// Prints `error: <message>` to stderr and returns `code`.
 fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(code)

@@ -31,13 +31,28 @@ pub(crate) struct Args {
     config: Config,
     #[command(flatten)]
     record_types: crate::record_types::RecordTypeDirs,
-    /// Listen on this port instead of the one in --addr (platforms that
-    /// hand out a port set PORT).
+    /// Listen on this port instead of the one in --addr. Platforms that
+    /// hand out a port set PORT: it replaces the port of FOUNDRY_CATALOG_ADDR
+    /// or the default, never that of an --addr on the command line.
     #[arg(long, env = "PORT")]
     port: Option<u16>,
     /// Log lines as text or JSON.
     #[arg(long, env = "FOUNDRY_CATALOG_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+}
+
+impl Args {
+    /// What the command line says wins over what the environment says: a
+    /// `PORT` from the environment gives way to an `--addr` on the command
+    /// line (`--port` on the command line still wins over both).
+    pub(crate) fn settle_port(&mut self, matches: &clap::ArgMatches) {
+        use clap::parser::ValueSource;
+        if matches.value_source("port") == Some(ValueSource::EnvVariable)
+            && matches.value_source("addr") == Some(ValueSource::CommandLine)
+        {
+            self.port = None;
+        }
+    }
 }
 
 pub(crate) fn run(args: Args) -> ExitCode {

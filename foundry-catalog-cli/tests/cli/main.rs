@@ -271,6 +271,35 @@ fn schemas_write_and_check() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An `--addr` on the command line wins over a `PORT` in the environment
+/// (a platform's, or one left in a shell): the server listens where the
+/// command line says, not on PORT's port (held here, so binding it fails).
+#[test]
+fn an_addr_on_the_command_line_wins_over_port_in_the_environment() {
+    let held = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = held.local_addr().expect("bound").port();
+    let mut command = Command::new(BIN);
+    command.env("PORT", port.to_string());
+    let server = Server::start_with(command, &[]);
+    assert_ne!(server.addr.port(), port);
+    assert!(std::net::TcpStream::connect(server.addr).is_ok());
+}
+
+/// Help wraps at 100 columns where there is no terminal (a pipe), as it
+/// wraps at a terminal's width: no line of any command's help is longer.
+#[test]
+fn help_is_wrapped() {
+    for command in ["preview", "render", "check", "build", "pages", "keygen", "schemas", "serve", "diff"] {
+        for flag in ["-h", "--help"] {
+            let out = run(&[command, flag]);
+            assert_eq!(out.status.code(), Some(0));
+            let help = text(&out.stdout);
+            let longest = help.lines().map(|l| l.chars().count()).max().unwrap_or_default();
+            assert!(longest <= 100, "`{command} {flag}` has a line of {longest} characters:\n{help}");
+        }
+    }
+}
+
 /// `serve` on an ephemeral loopback port, killed on drop. Its stderr is
 /// collected by a thread (so logging never blocks on a full pipe).
 struct Server {
