@@ -69,8 +69,18 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let catalog = if args.catalog.is_dir() {
-        Builder::new().record_types(loaded.clone()).build_dir(&args.catalog)
+    if !args.catalog.exists() {
+        return fail(
+            USAGE,
+            format!(
+                "{}: no such file or folder; hint: give a folder of product manifests or an artifact written by `foundry-catalog build`",
+                args.catalog.display()
+            ),
+        );
+    }
+    let manifests = args.catalog.is_dir().then_some(args.catalog.as_path());
+    let catalog = if let Some(dir) = manifests {
+        Builder::new().record_types(loaded.clone()).build_dir(dir)
     } else {
         ResponseCatalog::open(&args.catalog)
     };
@@ -79,7 +89,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         Err(errors) => return crate::catalog_failed(&errors),
     };
     let out = Out { dir: &args.out_dir, precompress: args.precompress };
-    match write_site(&catalog, &pages, &loaded, &out) {
+    match write_site(&catalog, &pages, &loaded, &out, manifests) {
         Ok(written) => {
             eprintln!("wrote {}: {written} pages, site {}", args.out_dir.display(), pages.site());
             ExitCode::SUCCESS
@@ -91,7 +101,9 @@ pub(crate) fn run(args: &Args) -> ExitCode {
 /// An exit code and what to say.
 type Failure = (u8, String);
 
-/// Writes every file; returns how many product pages. Every record is
+/// Writes every file; returns how many product pages. A page that does
+/// not render names its manifest (`DIR/<slug>.json`), as `build` does,
+/// when the catalog is a folder of them. Every record is
 /// read twice on every core, each thread taking a run of them: once for
 /// the cards (what the list pages and each page's related products show),
 /// then to render and write its page; the first failure in slug order is
@@ -101,6 +113,7 @@ fn write_site(
     pages: &Pages,
     record_types: &[RecordSchema],
     out: &Out<'_>,
+    manifests: Option<&Path>,
 ) -> Result<usize, Failure> {
     let slugs = catalog.slugs();
     let record = |slug: &str| -> Result<ProductRecord, Failure> {
@@ -115,7 +128,12 @@ fn write_site(
     let cards = Cards::new(on_all_cores(&slugs, |slug| Ok(Card::of(&record(slug)?)))?.into_iter().flatten());
     on_all_cores(&slugs, |slug| {
         let record = record(slug)?;
-        let html = pages.product(&record, &cards).map_err(|e| (BROKEN, e.to_string()))?;
+        let html = pages.product(&record, &cards).map_err(|e| match manifests {
+            Some(dir) => {
+                (BROKEN, format!("{}: cannot render its page: {e}", dir.join(format!("{slug}.json")).display()))
+            }
+            None => (BROKEN, e.to_string()),
+        })?;
         out.write(&format!("{}.html", record.canonical_path()), html.as_bytes())
     })?;
     // The list pages, as a build stores them: `/` as index.html, the

@@ -26,6 +26,11 @@ pub(crate) struct Args {
     record_types: crate::record_types::RecordTypeDirs,
 }
 
+/// ` --dir DIR` when DIR is not the default, for the hint.
+fn dir_flag(args: &Args) -> String {
+    if args.dir == std::path::Path::new("schema") { String::new() } else { format!(" --dir {}", args.dir.display()) }
+}
+
 pub(crate) fn run(args: &Args) -> ExitCode {
     let loaded = match args.record_types.load() {
         Ok(loaded) => loaded,
@@ -34,12 +39,16 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let mut stale = 0;
     for (path, contents) in foundry_catalog::json_schema::schema_files_with(&loaded) {
         let path = args.dir.join(path);
-        if std::fs::read_to_string(&path).is_ok_and(|current| current == contents) {
-            continue;
-        }
+        let shown = path.display();
+        let problem = match std::fs::read_to_string(&path) {
+            Ok(current) if current == contents => continue,
+            Ok(_) => format!("stale: {shown} (it differs from what the definitions give)"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!("missing: {shown}"),
+            Err(e) => format!("unreadable: {shown} ({e})"),
+        };
         stale += 1;
         if args.check {
-            eprintln!("stale: {}", path.display());
+            eprintln!("{problem}");
         } else if let Err(e) = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| {
             foundry_catalog_serving::files::replace(&path, |out| std::io::Write::write_all(out, contents.as_bytes()))
         }) {
@@ -50,7 +59,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         }
     }
     if args.check && stale > 0 {
-        eprintln!("hint: run `foundry-catalog schemas` and commit the result");
+        eprintln!("hint: run `foundry-catalog schemas{}` and commit the result", dir_flag(args));
         ExitCode::from(BROKEN)
     } else {
         ExitCode::SUCCESS

@@ -260,11 +260,22 @@ fn schemas_write_and_check() {
     );
     let dir = temp("schemas");
     let dir_arg = dir.to_str().expect("utf-8");
-    let stale = run(&["schemas", "--check", "--dir", dir_arg]);
-    assert_eq!(stale.status.code(), Some(1));
-    assert!(text(&stale.stderr).contains("stale: "));
+    let missing = run(&["schemas", "--check", "--dir", dir_arg]);
+    assert_eq!(missing.status.code(), Some(1));
+    let openapi = dir.join("openapi.json");
+    assert!(text(&missing.stderr).contains(&format!("missing: {}\n", openapi.display())), "{}", text(&missing.stderr));
+    assert!(!text(&missing.stderr).contains("stale: "), "a missing file is not called stale");
+    assert!(text(&missing.stderr).contains(&format!("hint: run `foundry-catalog schemas --dir {dir_arg}`")));
     assert_eq!(run(&["schemas", "--dir", dir_arg]).status.code(), Some(0));
     assert_eq!(run(&["schemas", "--check", "--dir", dir_arg]).status.code(), Some(0));
+    std::fs::write(&openapi, "{}").expect("write");
+    let stale = run(&["schemas", "--check", "--dir", dir_arg]);
+    assert_eq!(stale.status.code(), Some(1));
+    assert_eq!(
+        text(&stale.stderr).lines().next(),
+        Some(format!("stale: {} (it differs from what the definitions give)", openapi.display()).as_str())
+    );
+    assert_eq!(run(&["schemas", "--dir", dir_arg]).status.code(), Some(0));
     let written = std::fs::read_to_string(dir.join("product-response.schema.json")).expect("written");
     let committed = std::fs::read_to_string(repo().join("schema/product-response.schema.json")).expect("committed");
     assert_eq!(written, committed);
@@ -1654,6 +1665,36 @@ fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
     let crc = crc32fast::hash(&bytes[16..bodies]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes
+}
+
+/// `pages` says what is wrong as `build` does: a catalog that is not
+/// there is named so (not "1 of 1 artifact is invalid"), and a page that
+/// does not render names its manifest file, not only the product.
+#[test]
+fn pages_names_a_missing_catalog_and_the_manifest_of_a_page_that_does_not_render() {
+    let dir = catalog_copy("pages-errors");
+    let out_dir = dir.join("site");
+    let missing = dir.join("no-such-folder");
+    let out = run(&["pages", missing.to_str().expect("utf-8"), "--out-dir", out_dir.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(&format!("error: {}: no such file or folder; hint:", missing.display())), "{stderr}");
+    assert!(!stderr.contains("artifact is invalid"), "{stderr}");
+
+    let manifest = dir.join("crm-webhook-connector.json");
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).expect("read")).expect("JSON");
+    value["seo"]["title"] = serde_json::json!("");
+    std::fs::write(&manifest, value.to_string()).expect("write");
+    let out = run(&["pages", dir.to_str().expect("utf-8"), "--out-dir", out_dir.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("error: {}: cannot render its page: ", manifest.display()))
+            && stderr.contains("seo.title"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
