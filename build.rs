@@ -16,8 +16,9 @@ const CATALOG: &str = "examples/catalog";
 
 fn main() -> ExitCode {
     if let Err(message) = list_catalog() {
-        eprintln!("error: {CATALOG}: {message}; hint: check that the folder exists and is readable");
-        return ExitCode::FAILURE;
+        return foundry_catalog_build::fail_build_script(&format!(
+            "{CATALOG}: {message}; hint: check that the folder exists and is readable"
+        ));
     }
     foundry_catalog_build::Generator::new().build_script("record-types", "records.rs")
 }

@@ -20,18 +20,17 @@ fn main() -> ExitCode {
     let builder = foundry_catalog_serving::catalog::Builder::new().pages(foundry_catalog_pages::Pages::new(site));
     let catalog = match builder.build(sources) {
         Ok(catalog) => catalog,
-        Err(errors) => {
-            eprintln!("{errors}");
-            return ExitCode::FAILURE;
-        }
+        Err(errors) => return foundry_catalog_build::fail_build_script(&errors.to_string()),
     };
     let out = std::env::var_os("OUT_DIR").map(std::path::PathBuf::from).unwrap_or_default().join("default.fcat");
     let bytes = catalog.artifact().to_vec();
     if std::fs::read(&out).ok().as_deref() != Some(&bytes[..])
         && let Err(e) = std::fs::write(&out, bytes)
     {
-        eprintln!("error: {}: cannot write the default catalog: {e}", out.display());
-        return ExitCode::FAILURE;
+        return foundry_catalog_build::fail_build_script(&format!(
+            "{}: cannot write the default catalog: {e}",
+            out.display()
+        ));
     }
     ExitCode::SUCCESS
 }

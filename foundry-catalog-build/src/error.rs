@@ -326,6 +326,31 @@ impl DefinitionError {
         }
     }
 
+    /// Names the file (and the other file, for a conflict) from a folder
+    /// above: `prefix` (`examples/app/`) before each path.
+    pub(crate) fn prefix_file(&mut self, prefix: &str) {
+        if prefix.is_empty() {
+            return;
+        }
+        let files = match self {
+            DefinitionError::Read { file, .. }
+            | DefinitionError::Empty { file }
+            | DefinitionError::TooLarge { file, .. }
+            | DefinitionError::ByteOrderMark { file }
+            | DefinitionError::NotUtf8 { file, .. }
+            | DefinitionError::Syntax { file, .. }
+            | DefinitionError::Format { file, .. }
+            | DefinitionError::Invalid { file, .. }
+            | DefinitionError::Internal { file, .. } => vec![file],
+            DefinitionError::Conflict { file, other_file, .. } => vec![file, other_file],
+            DefinitionError::Setting { .. } => Vec::new(),
+        };
+        // `$OUT_DIR` and the like name a variable, not a file.
+        for file in files.into_iter().filter(|file| !file.starts_with('$')) {
+            *file = format!("{prefix}{file}");
+        }
+    }
+
     /// The line and column the problem is at, where it has one.
     pub fn place(&self) -> Option<(usize, usize)> {
         match self {

@@ -344,9 +344,10 @@ impl Generator {
     /// `$OUT_DIR/<output stem>.d/`) from the `*.json` files in
     /// `definitions_dir` (relative to the crate root) with
     /// [`Generator::compile`], printing `cargo:rerun-if-changed` for the
-    /// folder and each file. On failure it prints every problem the way
-    /// rustc does (`error: <file>:<line>:<column>: …; hint: …`) and
-    /// returns a failing exit code; it never panics.
+    /// folder and each file. On failure it reports every problem with
+    /// [`fail_build_script`], so `cargo build` opens with them, each named
+    /// from the workspace's root (`error: <package>: <file>:<line>:<column>:
+    /// …; hint: …`); it never panics.
     ///
     /// ```no_run
     /// // build.rs
@@ -358,9 +359,14 @@ impl Generator {
     pub fn build_script(&self, definitions_dir: &str, output: &str) -> std::process::ExitCode {
         match self.compile_dir(definitions_dir, output) {
             Ok(()) => std::process::ExitCode::SUCCESS,
-            Err(errors) => {
-                eprintln!("{errors}");
-                std::process::ExitCode::FAILURE
+            Err(mut errors) => {
+                let prefix = std::env::var_os("CARGO_MANIFEST_DIR")
+                    .map(|dir| workspace_prefix(std::path::Path::new(&dir)))
+                    .unwrap_or_default();
+                for error in &mut errors.0 {
+                    error.prefix_file(&prefix);
+                }
+                fail_build_script(&errors.to_string())
             }
         }
     }
@@ -383,6 +389,52 @@ impl Generator {
         self.compile(&sources, &out_dir.join(output))?;
         Ok(())
     }
+}
+
+/// Fails a build script so that cargo shows why first: each line of
+/// `report` (its `error: ` dropped) becomes a `cargo::error=` directive,
+/// which cargo prints as `error: <package>: <line>` before anything else
+/// and then fails the build (Rust 1.84 and later), instead of a last line
+/// under its own "failed to run custom build command" block. Returns a
+/// success: the directives are the failure.
+///
+/// ```no_run
+/// // build.rs
+/// fn main() -> std::process::ExitCode {
+///     match std::fs::read_to_string("catalog.json") {
+///         Ok(_) => std::process::ExitCode::SUCCESS,
+///         Err(e) => foundry_catalog_build::fail_build_script(&format!("error: catalog.json: {e}")),
+///     }
+/// }
+/// ```
+pub fn fail_build_script(report: &str) -> std::process::ExitCode {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    for line in report.lines().filter(|line| !line.trim().is_empty()) {
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        // A directive is one line: anything after a CR would be lost.
+        let _ = writeln!(stdout, "cargo::error={}", line.replace('\r', " "));
+    }
+    std::process::ExitCode::SUCCESS
+}
+
+/// The path from the workspace's root to the package in `manifest_dir`
+/// (`examples/record-types-app/`), or nothing: the root is the nearest
+/// folder at or above it whose `Cargo.toml` has a `[workspace]` table, as
+/// cargo finds it. Cargo names files from there, so build-script errors do too.
+fn workspace_prefix(manifest_dir: &std::path::Path) -> String {
+    let is_root = |dir: &std::path::Path| {
+        std::fs::read_to_string(dir.join("Cargo.toml"))
+            .is_ok_and(|toml| toml.lines().any(|line| line.trim() == "[workspace]"))
+    };
+    manifest_dir
+        .ancestors()
+        .find(|dir| is_root(dir))
+        .and_then(|root| manifest_dir.strip_prefix(root).ok())
+        .and_then(|rest| rest.to_str())
+        .filter(|rest| !rest.is_empty())
+        .map(|rest| format!("{rest}/"))
+        .unwrap_or_default()
 }
 
 /// Reads and checks one definition. A file with format errors is checked
