@@ -39,7 +39,7 @@ pub(crate) fn handle<B>(state: &State, request: &Request<B>) -> Response<Full<By
             };
             ops(method, status, "text/plain; charset=utf-8", Bytes::from_static(text))
         }
-        "/openapi.json" => ops(method, StatusCode::OK, "application/json", state.openapi.clone()),
+        "/openapi.json" => ops(method, StatusCode::OK, "application/json", state.openapi()),
         "/metrics" => ops(
             method,
             StatusCode::OK,

@@ -12,8 +12,9 @@ use crate::config::{CatalogSource, Config};
 /// What a load gave.
 #[derive(Debug)]
 pub(crate) enum Loaded {
-    /// A catalog to serve from now on.
-    New(Box<ResponseCatalog>),
+    /// A catalog to serve from now on, and the record types the server
+    /// was given (`/openapi.json` describes them).
+    New(Box<ResponseCatalog>, Vec<foundry_catalog_core::RecordSchema>),
     /// The origin's artifact is the one being served (a 304).
     Unchanged,
 }
@@ -99,6 +100,9 @@ impl Replica {
 /// Loads the catalog `config` names, to serve after `current` (if any).
 pub(crate) fn load(config: &Config, replica: &Replica, current: Option<&ResponseCatalog>) -> Result<Loaded, LoadError> {
     let open = config.open_options()?.body_cache(replica.body_cache.clone());
+    // Read with every load, whatever the source: the OpenAPI document
+    // describes them, and a folder of manifests is built with them.
+    let types = config.record_types.load().map_err(LoadError::RecordTypes)?;
     let catalog = match (&config.source, &replica.origin) {
         (CatalogSource::Url(_), Some(origin)) => match origin.pull(&open, current) {
             Ok(Some(catalog)) => catalog,
@@ -109,16 +113,15 @@ pub(crate) fn load(config: &Config, replica: &Replica, current: Option<&Response
         },
         (source, _) => {
             // An artifact is served as built: its record types are its own.
-            let dir = matches!(source, CatalogSource::Dir(_));
-            let types = if dir { config.record_types.load().map_err(LoadError::RecordTypes)? } else { Vec::new() };
+            let built_with = if matches!(source, CatalogSource::Dir(_)) { types.as_slice() } else { &[] };
             let pages = config.pages.for_source(source, config.addr)?;
-            let catalog = source.load(&types, &open, config.max_manifest_bytes, current, pages)?;
+            let catalog = source.load(built_with, &open, config.max_manifest_bytes, current, pages)?;
             replica.releases().admitted(catalog, &source.to_string(), current)?
         }
     };
     let catalog = if config.pages.no_pages { catalog.without_pages() } else { catalog };
     replica.releases().activate(catalog.metadata()).map_err(|reason| problem(&config.source.to_string(), reason))?;
-    Ok(Loaded::New(Box::new(catalog)))
+    Ok(Loaded::New(Box::new(catalog), types))
 }
 
 /// A problem getting or keeping an artifact (summed up as an artifact's).

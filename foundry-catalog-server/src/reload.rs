@@ -43,11 +43,12 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
                 }
                 error!(generation, "reload failed: the record-type definitions have problems");
             }
-            Ok(Ok(Loaded::New(catalog))) => {
+            Ok(Ok(Loaded::New(catalog, types))) => {
                 state.metrics.polled(Poll::New);
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let record_types = crate::state::record_types(catalog.metadata());
                 let generation = state.replace(*catalog);
+                state.describe(&types);
                 state.metrics.reloads_ok.fetch_add(1, Relaxed);
                 let seconds = started.elapsed().as_secs_f64();
                 info!(products, generation, content_sha256 = %content, %record_types, seconds, "catalog reloaded");

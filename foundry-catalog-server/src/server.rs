@@ -72,7 +72,7 @@ impl Server {
         .map_err(|panic| ServeError::State(format!("the start-up load failed (a bug): {panic}")))?
         .map_err(ServeError::State)?;
         let catalog = match loaded {
-            Ok(Loaded::New(catalog)) => *catalog,
+            Ok(Loaded::New(catalog, types)) => (*catalog, types),
             // At start nothing is served, so the loader never says so.
             Ok(Loaded::Unchanged) => return Err(ServeError::State("no catalog to start with".to_owned())),
             Err(LoadError::RecordTypes(problems)) => return Err(ServeError::RecordTypes(problems)),
@@ -83,7 +83,8 @@ impl Server {
             TcpListener::bind(config.addr).await.map_err(|source| ServeError::Bind { addr: config.addr, source })?;
         let (reload, reloads) = mpsc::unbounded_channel();
         let (shutdown_tx, shutdown) = watch::channel(false);
-        let state = State::new(catalog, replica);
+        let state = State::new(catalog.0, replica);
+        state.describe(&catalog.1);
         state.reloads_to(reload.clone());
         Ok(Server {
             state,

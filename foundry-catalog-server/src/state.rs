@@ -10,6 +10,11 @@ use foundry_catalog_serving::service::SharedCatalog;
 use crate::load::Replica;
 use crate::metrics::Metrics;
 
+/// The OpenAPI document that knows `record_types` besides the shipped ones.
+fn openapi(record_types: &[foundry_catalog_core::RecordSchema]) -> bytes::Bytes {
+    serde_json::to_vec_pretty(&foundry_catalog::json_schema::openapi_with(record_types)).unwrap_or_default().into()
+}
+
 /// Seconds since 1970, now.
 pub(crate) fn now_seconds() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
@@ -23,8 +28,9 @@ pub(crate) struct State {
     /// False once draining has begun: `/readyz` answers 503.
     ready: AtomicBool,
     pub(crate) metrics: Metrics,
-    /// The OpenAPI document, served at `/openapi.json`.
-    pub(crate) openapi: bytes::Bytes,
+    /// The OpenAPI document, served at `/openapi.json`: the shipped record
+    /// types' and the server's own, as last read.
+    openapi: std::sync::RwLock<bytes::Bytes>,
     /// The highest artifact sequence served, and the origin.
     pub(crate) replica: Replica,
     /// When the catalog being served was swapped in, in seconds since 1970.
@@ -44,12 +50,11 @@ const REPAIR_EVERY: u64 = 10;
 
 impl State {
     pub(crate) fn new(catalog: ResponseCatalog, replica: Replica) -> Arc<State> {
-        let openapi = serde_json::to_vec_pretty(&foundry_catalog::json_schema::openapi()).unwrap_or_default();
         let state = State {
             catalog: SharedCatalog::new(catalog),
             ready: AtomicBool::new(true),
             metrics: Metrics::default(),
-            openapi: openapi.into(),
+            openapi: std::sync::RwLock::new(openapi(&[])),
             replica,
             activated: AtomicU64::new(0),
             reload: std::sync::OnceLock::new(),
@@ -64,6 +69,19 @@ impl State {
     }
 
     /// Serves `catalog` from now on; returns the new generation.
+    /// `/openapi.json` from now on: the document that knows `record_types`
+    /// besides the shipped ones (what the server was given, read again at
+    /// every load), so code generated from it reads every body served.
+    pub(crate) fn describe(&self, record_types: &[foundry_catalog_core::RecordSchema]) {
+        let document = openapi(record_types);
+        *self.openapi.write().unwrap_or_else(std::sync::PoisonError::into_inner) = document;
+    }
+
+    /// The OpenAPI document served now.
+    pub(crate) fn openapi(&self) -> bytes::Bytes {
+        self.openapi.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
     pub(crate) fn replace(&self, catalog: ResponseCatalog) -> u64 {
         self.counted(&catalog);
         self.catalog.store(catalog);

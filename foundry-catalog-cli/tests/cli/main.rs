@@ -1285,6 +1285,47 @@ fn record_types_from_a_folder_go_through_every_command() {
     let hash = preview["schema_preview"]["schema_hash"].as_str().expect("a hash");
     let sample = format!("foundry_catalog_record_types{{record_label=\"listing_snapshot\",schema_hash=\"{hash}\"}} 1");
     assert!(text(&metrics).contains(&sample), "{}", text(&metrics));
+    // The OpenAPI document a server with record types of its own serves
+    // is the one `schemas --record-types` writes: code generated from it
+    // reads the team's bodies. Without them, the shipped one.
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_dir.join("openapi.json")).expect("written"))
+            .expect("JSON");
+    let served_openapi = |server: &Server| -> serde_json::Value {
+        let mut stream = std::net::TcpStream::connect(server.addr).expect("connect");
+        let (status, body) = request_on(&mut stream, "/openapi.json").expect("answered");
+        assert_eq!(status, 200);
+        serde_json::from_slice(&body).expect("JSON")
+    };
+    assert_eq!(
+        served_openapi(&server),
+        foundry_catalog::json_schema::openapi(),
+        "no --record-types: the shipped document"
+    );
+    let own_types = path(&repo().join(OWN_TYPES));
+    for catalog in [path(&repo().join(OWN_PRODUCTS)), path(&artifact)] {
+        let own = Server::start(&["--catalog", &catalog, "--record-types", &own_types]);
+        assert_eq!(served_openapi(&own), written, "{catalog}");
+    }
+    // Read again at every reload: an edited definition is described at once.
+    let live_types = work.join("live-types");
+    std::fs::create_dir_all(&live_types).expect("folder");
+    let live = live_types.join("listing_snapshot.json");
+    std::fs::copy(repo().join(OWN_TYPES).join("listing_snapshot.json"), &live).expect("copy");
+    let own = Server::start(&["--catalog", &path(&artifact), "--record-types", &path(&live_types)]);
+    let mut edited: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&live).expect("read")).expect("JSON");
+    let field = edited["fields"][0]["name"].as_str().expect("a field").to_owned();
+    let row = |document: &serde_json::Value| {
+        document["components"]["schemas"]["ListingSnapshotRow"]["properties"][&field]["description"].clone()
+    };
+    assert_eq!(row(&served_openapi(&own)), row(&written));
+    assert_ne!(row(&written), serde_json::Value::Null);
+    edited["fields"][0]["description"] = serde_json::json!("Described again.");
+    std::fs::write(&live, edited.to_string()).expect("write");
+    own.signal(rustix::process::Signal::HUP);
+    own.wait_for_log("catalog reloaded");
+    assert_eq!(row(&served_openapi(&own)), "Described again.");
 
     // Built on with another definition of the type: its products are
     // rendered again, and the note says why.
