@@ -391,8 +391,9 @@ fn def_name(label: &str, suffix: &str) -> String {
 /// The `Sample` definition as a closed `oneOf` over `record_label`: for
 /// each record type, `<RecordType>Sample` (the sample object with its
 /// `record_label` fixed and its rows `<RecordType>Row`) and that row
-/// schema, titled, into `defs`. A sample of no known record type matches
-/// no variant and is refused, as `check` refuses it.
+/// schema, titled, into `defs`, with the `discriminator` that names
+/// `record_label`. A sample of no known record type matches no variant
+/// and is refused, as `check` refuses it.
 fn sample_variants<'a>(defs: &mut BTreeMap<String, Value>, record_types: impl Iterator<Item = &'a RecordSchema>) {
     let Some(generic) = defs.remove("Sample") else { return };
     let mut variants = Vec::new();
@@ -419,7 +420,15 @@ fn sample_variants<'a>(defs: &mut BTreeMap<String, Value>, record_types: impl It
         json!({
             "title": "Sample",
             "description": "Sample output rows of the product's record type: one variant per record type, chosen by `record_label`.",
+            // ajv's strict mode wants the type beside `discriminator`.
+            "type": "object",
             "oneOf": variants,
+            // OpenAPI's keyword, which 2020-12 validators take as an
+            // annotation, ajv reads with its `discriminator` option and
+            // datamodel-code-generator turns into a discriminated union
+            // (one precise error for a bad row, not one per variant). The
+            // OpenAPI document adds the mapping, which ajv refuses.
+            "discriminator": {"propertyName": "record_label"},
         }),
     );
 }
@@ -677,7 +686,7 @@ pub fn openapi_with(record_types: &[RecordSchema]) -> Value {
                     )
                 })
                 .collect();
-            sample["discriminator"] = json!({"propertyName": "record_label", "mapping": mapping});
+            sample["discriminator"]["mapping"] = json!(mapping);
         }
     }
     rewrite_refs(&mut product, "#/$defs/", "#/components/schemas/");
@@ -962,6 +971,7 @@ mod tests {
                 .expect("the $ref resolves")
                 .clone()
         };
+        assert_eq!(response["$defs"]["Sample"]["discriminator"], serde_json::json!({"propertyName": "record_label"}));
         let variants = response["$defs"]["Sample"]["oneOf"].as_array().expect("oneOf").clone();
         assert_eq!(variants.len(), crate::record_types().len());
         for (variant, record_type) in variants.iter().zip(crate::record_types()) {

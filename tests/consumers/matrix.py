@@ -312,6 +312,14 @@ def judge_tool(name, folder, tool, reads, kind, cases, base, expected, node_bin,
         failures.append(f"{name}: {tool}: generation failed (exit {status}; its output is above)")
         say(f"    generation failed (exit {status})")
         return row, failures, lines
+    # The schema's `discriminator` read: a bad row gives one error at its
+    # field, not one per Sample variant (docs/json-schemas.md).
+    if tool == "datamodel-code-generator":
+        code = "".join(path.read_text() for path in sorted(gen.rglob("*.py")))
+        if "discriminator='record_label'" not in code:
+            failures.append(f"{name}: {tool}: Sample is not a union discriminated by record_label")
+        else:
+            say("    Sample: a union discriminated by record_label")
     warnings = []
     if kind == "ts":
         compile_errors, verdicts = check_ts(tool, gen, folder / "schema" / reads, folder / "check" / tool, cases, node_bin)

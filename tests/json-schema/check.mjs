@@ -49,7 +49,8 @@ function files(patterns) {
 }
 
 function newAjv() {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  // `discriminator`: the Sample variants name `record_label` (docs/json-schemas.md).
+  const ajv = new Ajv2020({ strict: true, allErrors: true, discriminator: true });
   addFormats(ajv);
   return ajv;
 }
