@@ -224,3 +224,39 @@ impl Recorder {
         Stamps { dir: self.dir, started: self.started, files: files.into_iter().collect(), artifact: None }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file's stamp is trusted only if the file had settled (its change
+    /// time `SETTLED` or more before) when the build that recorded it
+    /// began, however long ago that build was: a file changed just before
+    /// a build read it may change again within its timestamp's tick.
+    #[test]
+    fn a_stamp_is_trusted_only_if_the_file_had_settled_when_its_build_began() {
+        let dir = std::env::temp_dir().join(format!("foundry-stamps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("folder");
+        let file = dir.join("a.json");
+        std::fs::write(&file, b"{}").expect("write");
+        let metadata = std::fs::metadata(&file).expect("metadata");
+        let stamp = Stamp::new(&metadata, [7; SOURCE_LEN]).expect("a stamp");
+        let changed = UNIX_EPOCH + Duration::new(stamp.changed.0.unsigned_abs(), 0);
+        let name = OsString::from("a.json");
+        let built = |started: SystemTime| Stamps {
+            dir: dir.clone(),
+            started,
+            files: HashMap::from([(name.clone(), stamp)]),
+            artifact: None,
+        };
+        // Begun long after the change: trusted.
+        let settled = built(changed + SETTLED + Duration::from_secs(60));
+        assert_eq!(settled.unchanged(&dir, &name, &metadata), Some(&stamp));
+        // Begun within SETTLED of the change: read again, today and ever.
+        let racy = built(changed + SETTLED / 2);
+        assert_eq!(racy.unchanged(&dir, &name, &metadata), None);
+        // Another folder's stamps are not this folder's.
+        assert_eq!(settled.unchanged(&dir.join("other"), &name, &metadata), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

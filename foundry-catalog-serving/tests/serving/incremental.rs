@@ -194,6 +194,9 @@ fn a_previous_artifact_with_a_changed_body_is_not_trusted() {
 /// Versions 2 and 3, written by the previous release (`examples-v2.fcat`
 /// without pages, `examples-v3.fcat` with them), still load, and serve the
 /// bodies and ETags a build makes now.
+// The old files hold br and gzip bodies, which a build without
+// compression does not make.
+#[cfg(feature = "compression")]
 #[test]
 fn versions_2_and_3_still_load_with_the_bodies_built_now() {
     let now = foundry_catalog_serving::catalog::Builder::new()

@@ -270,6 +270,28 @@ fn the_pages_are_in_the_content_digest_and_the_load_checks() {
     tampered[html + gzip.len() / 2] ^= 1;
     let error = load(with_checksum(tampered)).expect_err("a changed page");
     assert!(matches!(&error, ArtifactError::Body { .. }), "{error}");
+    // So do a site document's bytes (robots.txt, the sitemap, the list
+    // pages: not a product's), checked at load as the pages are.
+    for path in ["/robots.txt", "/sitemap.xml", "/"] {
+        let Some(
+            foundry_catalog_serving::catalog::SiteResource::Document(document)
+            | foundry_catalog_serving::catalog::SiteResource::Page(document),
+        ) = catalog.site_resource(path)
+        else {
+            panic!("{path} is a site document")
+        };
+        let stored = catalog
+            .codings()
+            .iter()
+            .filter_map(|&coding| document.representation(coding).body().ok())
+            .find(|body| !body.is_empty() && bytes.windows(body.len()).any(|w| w == &body[..]))
+            .expect("a body stored as is");
+        let at = bytes.windows(stored.len()).position(|w| w == &stored[..]).expect("stored");
+        let mut tampered = bytes.clone();
+        tampered[at + stored.len() / 2] ^= 1;
+        let error = load(with_checksum(tampered)).expect_err("a changed site document");
+        assert!(matches!(&error, ArtifactError::Body { .. }), "{path}: {error}");
+    }
 
     // A page's ETag changed with its bytes (so the body check passes): the
     // content digest, which the signature covers, no longer matches.
