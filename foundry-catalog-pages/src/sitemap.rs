@@ -104,22 +104,20 @@ pub fn files(site: &Site, entries: impl IntoIterator<Item = Entry>) -> Vec<File>
     entries.dedup_by(|a, b| a.path == b.path);
     let frame = HEADER.len() + URLSET_OPEN.len() + URLSET_CLOSE.len();
     // Split where a file would pass either limit.
-    let mut parts: Vec<(String, usize, String)> = Vec::new(); // (urls, count, newest lastmod)
-    let mut current = (String::new(), 0usize, String::new());
-    for entry in &entries {
+    // (urls, count, the index of its first entry)
+    let mut parts: Vec<(String, usize, usize)> = Vec::new();
+    let mut current = (String::new(), 0usize, 0usize);
+    for (at, entry) in entries.iter().enumerate() {
         let url = format!(
             "  <url>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </url>\n",
             escape(&site.url(&entry.path)),
             escape(&entry.lastmod)
         );
         if current.1 == MAX_URLS || (current.1 > 0 && frame + current.0.len() + url.len() > MAX_BYTES) {
-            parts.push(std::mem::take(&mut current));
+            parts.push(std::mem::replace(&mut current, (String::new(), 0, at)));
         }
         current.0.push_str(&url);
         current.1 += 1;
-        if entry.lastmod > current.2 {
-            current.2.clone_from(&entry.lastmod);
-        }
     }
     let urlset = |urls: &str| format!("{HEADER}{URLSET_OPEN}{urls}{URLSET_CLOSE}");
     if parts.is_empty() {
@@ -128,12 +126,15 @@ pub fn files(site: &Site, entries: impl IntoIterator<Item = Entry>) -> Vec<File>
     parts.push(current);
     let mut index = format!("{HEADER}<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
     let mut out = Vec::with_capacity(parts.len() + 1);
-    for (n, (urls, _, newest)) in parts.iter().enumerate() {
+    for (n, (urls, count, first)) in parts.iter().enumerate() {
         let path = format!("/sitemap-{}.xml", n + 1);
+        // Compared as instants, as a list page's `lastmod` is: the offsets
+        // differ from record to record.
+        let newest = crate::list::newest_of(entries[*first..first + count].iter().map(|e| e.lastmod.as_str()));
         index.push_str(&format!(
             "  <sitemap>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </sitemap>\n",
             escape(&site.url(&path)),
-            escape(newest)
+            escape(&newest)
         ));
         out.push(File { path, xml: urlset(urls) });
     }
@@ -198,6 +199,22 @@ mod tests {
         assert_eq!(split[2].xml.matches("<url>").count(), 1);
         // The newest lastmod of each file is the index's lastmod for it.
         assert!(split[0].xml.contains("<lastmod>2026-01-28T00:00:00+00:00</lastmod>"));
+    }
+
+    /// The index's `lastmod` for a file is its newest entry's as an
+    /// instant, not the greatest text: `23:00-05:00` is after `03:00+00:00`
+    /// the next day, though it sorts before it.
+    #[test]
+    fn the_index_names_each_files_newest_instant() {
+        let site = Site::new("https://example.com").unwrap();
+        let mut all: Vec<Entry> = entries(MAX_URLS).collect();
+        all[0].lastmod = "2026-02-01T23:00:00-05:00".to_owned();
+        all[1].lastmod = "2026-02-02T03:00:00+00:00".to_owned();
+        all.push(Entry { path: "/datasets/z".to_owned(), lastmod: "2026-03-01T00:00:00+00:00".to_owned() });
+        let split = files(&site, all);
+        let index = &split[0].xml;
+        assert!(index.contains("<lastmod>2026-02-01T23:00:00-05:00</lastmod>"), "{index}");
+        assert!(index.contains("<lastmod>2026-03-01T00:00:00+00:00</lastmod>"), "{index}");
     }
 
     /// A file holds at most MAX_BYTES with its frame (the XML declaration

@@ -382,6 +382,25 @@ fn list_pages_show_every_product_once_in_pages_of_fifty() {
     assert!(html("/datasets").contains(r#"<meta name="robots" content="noindex">"#));
 }
 
+/// A route of exactly k pages' products has k pages, no empty one after
+/// them; one more product opens page k + 1. Each page's `lastmod` is the
+/// newest of its own products', not of its route's.
+#[test]
+fn a_full_last_page_is_the_last_and_each_page_has_its_own_lastmod() {
+    let pages = Pages::new(site()).with_page_size(5);
+    let route_pages = |n: usize| -> Vec<(String, String)> {
+        let cards = Cards::new(actors(n));
+        let lists = pages.list_pages(&cards).unwrap();
+        lists.into_iter().filter(|l| l.path.starts_with("/actors")).map(|l| (l.path, l.lastmod)).collect()
+    };
+    let ten = route_pages(10);
+    assert_eq!(ten.iter().map(|(path, _)| path.as_str()).collect::<Vec<_>>(), ["/actors", "/actors/page/2"]);
+    assert_eq!(route_pages(11).len(), 3);
+    // Actors 0 to 4 on the first page (January 1 to 5), 5 to 9 on the second.
+    assert_eq!(ten[0].1, "2026-01-05T00:00:00+00:00");
+    assert_eq!(ten[1].1, "2026-01-10T00:00:00+00:00");
+}
+
 /// A product page links to its four nearest neighbours of its route in
 /// path order, two before and two after, wrapping at the ends; never to
 /// itself, nor to another route's products; all of them when there are
