@@ -553,3 +553,34 @@ checked_text!(
     FieldFormat::Uuid,
     is_uuid
 );
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_EMAIL_LEN, is_email, is_uuid};
+
+    /// The length limit is inclusive: an address of exactly 254
+    /// characters is one, of 255 is not.
+    #[test]
+    fn an_email_of_the_longest_length_is_one_and_one_longer_is_not() {
+        let domain = "@example.com";
+        let at_most = format!("{}{domain}", "a".repeat(MAX_EMAIL_LEN - domain.len()));
+        assert_eq!(at_most.len(), 254);
+        assert!(is_email(&at_most));
+        assert!(!is_email(&format!("a{at_most}")));
+        assert!(!is_email("a@b"), "a domain of one label");
+        assert!(!is_email("a..b@example.com"), "an empty atom");
+        assert!(!is_email("a@-example.com"), "a label that starts with a hyphen");
+    }
+
+    /// A UUID is exactly 36 characters: a 37th digit, or one fewer, or an
+    /// upper-case digit, is not one.
+    #[test]
+    fn a_uuid_has_exactly_its_digits() {
+        let uuid = "123e4567-e89b-12d3-a456-426614174000";
+        assert!(is_uuid(uuid));
+        assert!(!is_uuid(&format!("{uuid}0")));
+        assert!(!is_uuid(&uuid[..35]));
+        assert!(!is_uuid(&uuid.replace('e', "E")));
+        assert!(!is_uuid(&uuid.replace('-', "0")));
+    }
+}

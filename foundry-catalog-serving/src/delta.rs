@@ -444,3 +444,49 @@ impl Plan {
         self.runs.iter().filter(|run| run.source == Source::Origin).count()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Plan, Run, Source};
+
+    fn plan(runs: &[(u64, u64, Option<u64>)]) -> Plan {
+        let runs: Vec<Run> = runs
+            .iter()
+            .map(|&(at, len, from)| Run { at, len, source: from.map_or(Source::Origin, |at| Source::Old { at }) })
+            .collect();
+        let end = runs.last().map_or(0, |run| run.at + run.len);
+        Plan { runs, start: 0, end }
+    }
+
+    /// Neighbouring runs become one: origin runs that touch are one range
+    /// (and ones within the gap, with the bytes between fetched too), and
+    /// old runs that continue each other in both files are one copy; old
+    /// runs from places apart in the old file stay two.
+    #[test]
+    fn neighbouring_runs_are_coalesced() {
+        let mut touching =
+            plan(&[(0, 10, None), (10, 10, None), (20, 5, Some(100)), (25, 5, Some(105)), (30, 5, Some(0))]);
+        touching.coalesce(usize::MAX, 0);
+        assert_eq!(
+            touching.runs(),
+            [
+                Run { at: 0, len: 20, source: Source::Origin },
+                Run { at: 20, len: 10, source: Source::Old { at: 100 } },
+                Run { at: 30, len: 5, source: Source::Old { at: 0 } },
+            ]
+        );
+        assert_eq!((touching.ranges(), touching.fetched()), (1, 20));
+        // Two ranges 5 bytes apart: one range within a gap of 5, two within 4.
+        let runs = [(0, 10, None), (10, 5, Some(50)), (15, 10, None)];
+        let mut close = plan(&runs);
+        close.coalesce(usize::MAX, 5);
+        assert_eq!(close.runs(), [Run { at: 0, len: 25, source: Source::Origin }]);
+        let mut apart = plan(&runs);
+        apart.coalesce(usize::MAX, 4);
+        assert_eq!(apart.ranges(), 2);
+        // At most one range: the closest gaps are closed first.
+        let mut bounded = plan(&[(0, 1, None), (1, 9, Some(0)), (10, 1, None), (11, 2, Some(20)), (13, 1, None)]);
+        bounded.coalesce(1, 0);
+        assert_eq!(bounded.runs(), [Run { at: 0, len: 14, source: Source::Origin }]);
+    }
+}

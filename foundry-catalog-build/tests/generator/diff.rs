@@ -118,6 +118,8 @@ fn edits() -> Vec<(&'static str, Edit)> {
         ("nested_field_made_required", edit(|d| fields(&mut fields(d)[6])[1]["required"] = json!(true))),
         ("value_bounds_loosened", edit(|d| fields(d)[4]["maximum"] = json!(1000))),
         ("value_bounds_tightened", edit(|d| fields(d)[4]["minimum"] = json!(2))),
+        ("value_minimum_lowered", edit(|d| fields(d)[4]["minimum"] = json!(0))),
+        ("list_minimum_lowered", edit(|d| fields(d)[5]["min_items"] = json!(0))),
         (
             "value_bounds_changed",
             edit(|d| {
