@@ -47,9 +47,11 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
                 state.metrics.polled(Poll::New);
                 let (products, content) = (catalog.len(), catalog.metadata().content_sha256.clone());
                 let record_types = crate::state::record_types(catalog.metadata());
-                let generation = state.replace(*catalog);
+                // The document and the count first: whoever sees the new
+                // catalog sees them too.
                 state.describe(&types);
                 state.metrics.reloads_ok.fetch_add(1, Relaxed);
+                let generation = state.replace(*catalog);
                 let seconds = started.elapsed().as_secs_f64();
                 info!(products, generation, content_sha256 = %content, %record_types, seconds, "catalog reloaded");
             }
