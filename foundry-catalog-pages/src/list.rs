@@ -183,18 +183,7 @@ impl Cards {
 /// differ from record to record), written as that record wrote it; the
 /// latest in path order of those at the same instant.
 pub(crate) fn newest<'a>(cards: impl IntoIterator<Item = &'a Card>) -> String {
-    newest_of(cards.into_iter().map(|card| card.lastmod.as_str()))
-}
-
-/// The newest of `lastmods` as [`newest`] judges it (as instants, written
-/// as given; of those at the same instant, the last); empty when none reads.
-pub(crate) fn newest_of<'a>(lastmods: impl IntoIterator<Item = &'a str>) -> String {
-    lastmods
-        .into_iter()
-        .filter_map(|text| Some((foundry_catalog_core::OffsetTimestamp::new(text).ok()?.as_datetime(), text)))
-        .max_by_key(|(instant, _)| *instant)
-        .map(|(_, text)| text.to_owned())
-        .unwrap_or_default()
+    crate::sitemap::newest_of(cards.into_iter().map(|card| card.lastmod.as_str()))
 }
 
 #[cfg(test)]

@@ -130,7 +130,7 @@ pub fn files(site: &Site, entries: impl IntoIterator<Item = Entry>) -> Vec<File>
         let path = format!("/sitemap-{}.xml", n + 1);
         // Compared as instants, as a list page's `lastmod` is: the offsets
         // differ from record to record.
-        let newest = crate::list::newest_of(entries[*first..first + count].iter().map(|e| e.lastmod.as_str()));
+        let newest = newest_of(entries[*first..first + count].iter().map(|e| e.lastmod.as_str()));
         index.push_str(&format!(
             "  <sitemap>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </sitemap>\n",
             escape(&site.url(&path)),
@@ -141,6 +141,18 @@ pub fn files(site: &Site, entries: impl IntoIterator<Item = Entry>) -> Vec<File>
     index.push_str("</sitemapindex>\n");
     out.insert(0, File { path: PATH.to_owned(), xml: index });
     out
+}
+
+/// The newest of `lastmods`, compared as instants (the offsets differ
+/// from record to record), written as given; of those at the same
+/// instant, the last. Empty when none reads.
+pub(crate) fn newest_of<'a>(lastmods: impl IntoIterator<Item = &'a str>) -> String {
+    lastmods
+        .into_iter()
+        .filter_map(|text| Some((foundry_catalog_core::OffsetTimestamp::new(text).ok()?.as_datetime(), text)))
+        .max_by_key(|(instant, _)| *instant)
+        .map(|(_, text)| text.to_owned())
+        .unwrap_or_default()
 }
 
 /// `robots.txt`: every path may be crawled, and the sitemap is named
