@@ -345,8 +345,9 @@ impl DefinitionError {
             DefinitionError::Conflict { file, other_file, .. } => vec![file, other_file],
             DefinitionError::Setting { .. } => Vec::new(),
         };
-        // `$OUT_DIR` and the like name a variable, not a file.
-        for file in files.into_iter().filter(|file| !file.starts_with('$')) {
+        // `$OUT_DIR` and the like name a variable, not a file; an absolute
+        // path (the output under `OUT_DIR`) is named whole already.
+        for file in files.into_iter().filter(|file| !file.starts_with('$') && !file.starts_with('/')) {
             *file = format!("{prefix}{file}");
         }
     }

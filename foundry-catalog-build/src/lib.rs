@@ -425,7 +425,7 @@ pub fn fail_build_script(report: &str) -> std::process::ExitCode {
 fn workspace_prefix(manifest_dir: &std::path::Path) -> String {
     let is_root = |dir: &std::path::Path| {
         std::fs::read_to_string(dir.join("Cargo.toml"))
-            .is_ok_and(|toml| toml.lines().any(|line| line.trim() == "[workspace]"))
+            .is_ok_and(|toml| toml.lines().any(|line| line.trim_start().starts_with("[workspace]")))
     };
     manifest_dir
         .ancestors()

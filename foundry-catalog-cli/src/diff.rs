@@ -353,8 +353,10 @@ fn sarif(annotations: &[Annotation], relative_to: RelativeTo) -> serde_json::Val
     let results: Vec<_> = annotations
         .iter()
         .map(|a| {
-            let mut location = json!({"artifactLocation": {"uri": a.file}});
-            if relative_to == RelativeTo::Repo {
+            let mut location = json!({"artifactLocation": {"uri": uri(&a.file)}});
+            // From the checkout's root only when the path is: not outside a
+            // repository (as given, absolute or up from the current folder).
+            if relative_to == RelativeTo::Repo && !a.file.starts_with('/') && !a.file.starts_with("../") {
                 location["artifactLocation"]["uriBaseId"] = json!("%SRCROOT%");
             }
             if let Some((line, column)) = a.place {
@@ -387,6 +389,17 @@ fn sarif(annotations: &[Annotation], relative_to: RelativeTo) -> serde_json::Val
             "results": results,
         }],
     })
+}
+
+/// A path as a relative URI reference: every byte but the unreserved
+/// ones and `/` percent-encoded (a space, `%`, `#`, `?` and non-ASCII).
+fn uri(path: &str) -> String {
+    path.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => char::from(b).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// The page that explains every kind of change.
@@ -449,29 +462,45 @@ impl Named {
     /// `path` (a file or a folder, `.` and absolute paths too) made
     /// absolute, and the prefix its files are shown with.
     fn new(path: &Path, relative_to: RelativeTo) -> Result<Named, String> {
-        let full = path.canonicalize().map_err(|e| format!("{}: {e}", path.display()))?;
+        let canonical = |p: &Path| p.canonicalize().map_err(|e| format!("{}: {e}", path.display()));
         let utf8 = |p: &Path| {
             p.to_str().map(str::to_owned).ok_or_else(|| format!("{}: a name that is not UTF-8", p.display()))
         };
+        let full = canonical(path)?;
         let (folder, file, given) = if full.is_dir() {
             (full, None, path.to_owned())
         } else {
-            let name = full.file_name().map(Path::new).map(utf8).transpose()?.unwrap_or_default();
-            let folder = full.parent().unwrap_or(Path::new("/")).to_owned();
-            (folder, Some(name), path.parent().unwrap_or(Path::new("")).to_owned())
+            // The file by the name it was given (a link keeps its own name,
+            // which the label check reads), in its folder made absolute.
+            let name = path.file_name().map(Path::new).map(utf8).transpose()?.unwrap_or_default();
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            (canonical(parent)?, Some(name), parent.to_owned())
         };
         // `git rev-parse --show-prefix`: the folder from the root of its
         // repository ("" at the root); outside one, the path as given.
         let from_root = match relative_to {
-            RelativeTo::Repo => Command::new("git")
-                .arg("-C")
-                .arg(&folder)
-                .args(["rev-parse", "--show-prefix"])
-                .output()
-                .ok()
-                .filter(|out| out.status.success())
-                .and_then(|out| String::from_utf8(out.stdout).ok())
-                .map(|prefix| prefix.trim_end_matches('\n').to_owned()),
+            RelativeTo::Repo => {
+                match Command::new("git").arg("-C").arg(&folder).args(["rev-parse", "--show-prefix"]).output() {
+                    Ok(out) if out.status.success() => {
+                        String::from_utf8(out.stdout).ok().map(|prefix| prefix.trim_end_matches('\n').to_owned())
+                    }
+                    // Outside a repository, paths are as given; any other
+                    // refusal (a repository git will not read, "dubious
+                    // ownership") is said, not silently worked around.
+                    Ok(out) => {
+                        let stderr = String::from_utf8_lossy(&out.stderr);
+                        if !stderr.contains("not a git repository") {
+                            eprintln!(
+                                "warning: {}: paths are as given, not from the repository's root: git says: {}",
+                                folder.display(),
+                                stderr.trim().replace('\n', " ")
+                            );
+                        }
+                        None
+                    }
+                    Err(_) => None,
+                }
+            }
             RelativeTo::Cwd => None,
         };
         let prefix = match from_root {
@@ -535,7 +564,9 @@ fn git(named: &Named, rev: &str, args: &[&str]) -> Result<Vec<u8>, String> {
             "`{rev}` is not a revision of the repository that holds {folder}; hint: name a commit, branch or tag (`git log --oneline` lists them); a shallow clone lacks older commits (fetch them with `git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
         )
     } else {
-        format!("git {}: {}", args.join(" "), stderr.lines().next().unwrap_or_default().trim_start_matches("fatal: "))
+        // git's first lines: what went wrong, and its own hint if it gives one.
+        let said: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).take(4).collect();
+        format!("git {}: {}", args.join(" "), said.join(" ").trim_start_matches("fatal: "))
     })
 }
 

@@ -15,8 +15,9 @@ pub(crate) enum Loaded {
     /// A catalog to serve from now on, and the record types the server
     /// was given (`/openapi.json` describes them).
     New(Box<ResponseCatalog>, Vec<foundry_catalog_core::RecordSchema>),
-    /// The origin's artifact is the one being served (a 304).
-    Unchanged,
+    /// The origin's artifact is the one being served (a 304), and the
+    /// record types the server was given, as for [`Loaded::New`].
+    Unchanged(Vec<foundry_catalog_core::RecordSchema>),
 }
 
 /// Why a load gave no catalog.
@@ -106,7 +107,7 @@ pub(crate) fn load(config: &Config, replica: &Replica, current: Option<&Response
     let catalog = match (&config.source, &replica.origin) {
         (CatalogSource::Url(_), Some(origin)) => match origin.pull(&open, current) {
             Ok(Some(catalog)) => catalog,
-            Ok(None) => return Ok(Loaded::Unchanged),
+            Ok(None) => return Ok(Loaded::Unchanged(types)),
             Err(replica::Error::Catalog(errors)) => return Err(LoadError::Catalog(errors)),
             Err(replica::Error::Origin { origin, error }) => return Err(LoadError::Origin { origin, error }),
             Err(other) => return Err(problem(&config.source.to_string(), other.to_string())),

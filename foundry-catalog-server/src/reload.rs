@@ -30,7 +30,8 @@ pub(crate) async fn reloader(state: Arc<State>, config: Arc<Config>, mut request
         let reload = Arc::clone(&state);
         let load = move || crate::load::load(&config, &reload.replica, Some(&*current));
         match tokio::task::spawn_blocking(load).await {
-            Ok(Ok(Loaded::Unchanged)) => {
+            Ok(Ok(Loaded::Unchanged(types))) => {
+                state.describe(&types);
                 state.metrics.polled(Poll::Unchanged);
                 debug!("the origin's artifact is the one being served");
             }

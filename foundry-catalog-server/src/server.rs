@@ -74,7 +74,7 @@ impl Server {
         let catalog = match loaded {
             Ok(Loaded::New(catalog, types)) => (*catalog, types),
             // At start nothing is served, so the loader never says so.
-            Ok(Loaded::Unchanged) => return Err(ServeError::State("no catalog to start with".to_owned())),
+            Ok(Loaded::Unchanged(_)) => return Err(ServeError::State("no catalog to start with".to_owned())),
             Err(LoadError::RecordTypes(problems)) => return Err(ServeError::RecordTypes(problems)),
             Err(LoadError::Catalog(errors)) => return Err(ServeError::Catalog(errors)),
             Err(LoadError::Origin { origin, error }) => return Err(ServeError::Origin(format!("{origin}: {error}"))),

@@ -68,7 +68,6 @@ impl State {
         Arc::new(state)
     }
 
-    /// Serves `catalog` from now on; returns the new generation.
     /// `/openapi.json` from now on: the document that knows `record_types`
     /// besides the shipped ones (what the server was given, read again at
     /// every load), so code generated from it reads every body served.
@@ -82,6 +81,7 @@ impl State {
         self.openapi.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
+    /// Serves `catalog` from now on; returns the new generation.
     pub(crate) fn replace(&self, catalog: ResponseCatalog) -> u64 {
         self.counted(&catalog);
         self.catalog.store(catalog);

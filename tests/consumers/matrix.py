@@ -316,7 +316,7 @@ def judge_tool(name, folder, tool, reads, kind, cases, base, expected, node_bin,
     # field, not one per Sample variant (docs/json-schemas.md).
     if tool == "datamodel-code-generator":
         code = "".join(path.read_text() for path in sorted(gen.rglob("*.py")))
-        if "discriminator='record_label'" not in code:
+        if not re.search(r"discriminator=['\"]record_label['\"]", code):
             failures.append(f"{name}: {tool}: Sample is not a union discriminated by record_label")
         else:
             say("    Sample: a union discriminated by record_label")

@@ -759,6 +759,9 @@ fn diff_names_files_from_the_repository_root() {
     let label_line = definition.lines().position(|l| l.contains("\"record_label\"")).expect("a label") + 1;
     assert!(github.contains(&format!("::error file={removed},line={label_line},col=3,")), "{github}");
     assert!(github.contains(&format!("::error file={kept},line=")), "{github}");
+    // One file, named from inside its folder: from the root too.
+    let one = text(&diff(&folder, &["--base", "HEAD", "regulatory_status_signal.json"]).stdout);
+    assert!(one.starts_with(&format!("{kept}: ")), "{one}");
     // As given, when asked.
     let given = text(&diff(&folder, &["--base", "HEAD", "--relative-to", "cwd", "."]).stdout);
     assert!(given.starts_with("regulatory_status_signal.json: "), "{given}");
@@ -790,9 +793,8 @@ fn diff_names_files_from_the_repository_root() {
     assert_eq!(fingerprint(&moved, 0), fingerprint(&log, 0));
 
     // What git says, said as a person would.
-    let unknown = base(&["--base", "v9"]);
-    assert_eq!(unknown.status.code(), Some(2));
     let unknown = diff(&dir, &["--base", "v9", "billing-records/record-types"]);
+    assert_eq!(unknown.status.code(), Some(2));
     assert!(
         text(&unknown.stderr).contains("`v9` is not a revision of the repository that holds"),
         "{}",
