@@ -946,7 +946,9 @@ fn sighup_swaps_in_a_good_artifact() {
     build_artifact(&dir, &file);
     server.signal(rustix::process::Signal::HUP);
     server.wait_for_product("Artifact reloaded by SIGHUP");
-    assert!(server.log_has("catalog reloaded"));
+    // Logged once the catalog is swapped in: the line may reach the log
+    // just after the first request that sees the new catalog.
+    server.wait_for_log("catalog reloaded");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
