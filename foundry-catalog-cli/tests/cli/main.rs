@@ -613,6 +613,18 @@ fn diff_reports_changes_and_gates_on_compatibility() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Runs git in `dir` as a throwaway identity; its stdout, or the test fails.
+fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 /// `diff --history`: a change the last version allows but an older one's
 /// readers do not (a field removed, then added back with another type) is
 /// found against that older version only, and named; GitHub annotations
@@ -620,16 +632,7 @@ fn diff_reports_changes_and_gates_on_compatibility() {
 #[test]
 fn diff_history_finds_the_older_version_a_change_breaks() {
     let dir = temp("diff-history");
-    let git = |args: &[&str]| -> String {
-        let out = Command::new("git")
-            .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-        text(&out.stdout)
-    };
+    let git = |args: &[&str]| git_in(&dir, args);
     std::fs::create_dir_all(dir.join("record-types")).expect("folder");
     let file = dir.join("record-types/history_probe.json");
     let version = |note: Option<&str>| {
@@ -706,15 +709,7 @@ fn diff_history_finds_the_older_version_a_change_breaks() {
 #[test]
 fn diff_names_files_from_the_repository_root() {
     let dir = temp("diff-monorepo");
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(["-c", "user.email=ci@example.org", "-c", "user.name=ci", "-c", "init.defaultBranch=main"])
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-    };
+    let git = |args: &[&str]| drop(git_in(&dir, args));
     let folder = dir.join("billing-records/record-types");
     std::fs::create_dir_all(&folder).expect("folder");
     let definition = std::fs::read_to_string(repo().join("record-types/regulatory_status_signal.json")).expect("read");
