@@ -276,15 +276,14 @@ impl Plan {
     /// [`Plan::matched`], taking the blocks both heads hold whole when
     /// `by_block` (else entry by entry: the same plan, coalesced).
     pub(crate) fn matched_by(new: &Artifact, old: &Artifact, by_block: bool) -> Plan {
-        let head_len = new.data_at() + new.table_len().unwrap_or(0);
+        let head_len = new.data_at() + new.table_len();
         let file_len = new.file_len();
-        let same_layout = new.table_len().is_some() && old.table_len().is_some();
         let products = new.len();
         let entries = products + new.documents_len();
         // The blocks of the new head that the old head holds (the same
         // stored entries and table bytes: the same names, ETags and body
         // lengths), each one run of bodies; every other entry on its own.
-        let blocks = if same_layout && by_block { same_blocks(new, old) } else { Vec::new() };
+        let blocks = if by_block { same_blocks(new, old) } else { Vec::new() };
         let mut old_blocks: Vec<&SameBlock> = blocks.iter().collect();
         old_blocks.sort_unstable_by_key(|block| block.old);
         // Every ETag of the old artifact outside those blocks, borrowed
@@ -293,28 +292,26 @@ impl Plan {
         let mut tags: Vec<&[u8]> = Vec::new();
         let mut known_products: HashMap<&[u8], Known> = HashMap::new();
         let mut known_documents: HashMap<&[u8], Known> = HashMap::new();
-        if same_layout {
-            let old_products = old.len();
-            let mut taken = old_blocks.iter().map(|block| block.old..block.old + block.entries.len()).peekable();
-            let mut n = 0;
-            while n < old_products + old.documents_len() {
-                // A block the new head repeats is taken once.
-                while taken.next_if(|range| range.start < n).is_some() {}
-                if let Some(range) = taken.next_if(|range| range.start == n) {
-                    n = range.end;
-                    continue;
-                }
-                if n < old_products {
-                    let Some(entry) = old.entry(n) else { break };
-                    let known = know(old, &mut tags, entry.slug, contiguous(entry.body_spans()), entry.etag_spans());
-                    known_products.extend(known);
-                } else {
-                    let Some(document) = old.document(n - old_products) else { break };
-                    let (run, spans) = (contiguous(document.body_spans()), document.etag_spans());
-                    known_documents.extend(know(old, &mut tags, document.path, run, spans));
-                }
-                n += 1;
+        let old_products = old.len();
+        let mut taken = old_blocks.iter().map(|block| block.old..block.old + block.entries.len()).peekable();
+        let mut n = 0;
+        while n < old_products + old.documents_len() {
+            // A block the new head repeats is taken once.
+            while taken.next_if(|range| range.start < n).is_some() {}
+            if let Some(range) = taken.next_if(|range| range.start == n) {
+                n = range.end;
+                continue;
             }
+            if n < old_products {
+                let Some(entry) = old.entry(n) else { break };
+                let known = know(old, &mut tags, entry.slug, contiguous(entry.body_spans()), entry.etag_spans());
+                known_products.extend(known);
+            } else {
+                let Some(document) = old.document(n - old_products) else { break };
+                let (run, spans) = (contiguous(document.body_spans()), document.etag_spans());
+                known_documents.extend(know(old, &mut tags, document.path, run, spans));
+            }
+            n += 1;
         }
         let (new_at, old_at) = (new.data_at(), old.data_at());
         let mut runs = Vec::with_capacity(blocks.len() + 64);

@@ -53,8 +53,8 @@ impl Blocks {
     /// one of its buffers.
     pub(super) fn share(&mut self, from: &Artifact, offset: u64, len: u64) -> Option<u64> {
         let at = self.written;
-        if let (Some(file), Some(table)) = (from.body_file(), from.table_len())
-            && offset >= table
+        if let Some(file) = from.body_file()
+            && offset >= from.table_len()
         {
             self.seal();
             self.run = None;

@@ -13,7 +13,6 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 
 use super::blocks::Data;
-use super::origin::Origin;
 use super::pages::{Card, Cards, Document, Linking, PageMaker, PreparedPage, encode};
 use super::previous::{Previous, RecordTypeChanges, Unusable};
 use super::render::{Renderer, generator, stem};
@@ -293,7 +292,7 @@ impl Builder {
         files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let stamps = self.previous.as_ref().and_then(|p| p.stamps());
         let recorder = Recorder::new(dir);
-        let (artifact, origins) = self.assemble(&files, |(name, path), counter| {
+        let artifact = self.assemble(&files, |(name, path), counter| {
             let file = path.display().to_string();
             // The entry itself: a link is never taken for its target.
             let metadata = std::fs::symlink_metadata(path).ok();
@@ -321,7 +320,7 @@ impl Builder {
                 Err(reason) => Source::Failed(CatalogError::Read { file, reason }),
             }
         })?;
-        Ok(loaded(artifact)?.remembering(origins, Some(recorder.finish())))
+        Ok(loaded(artifact)?.remembering(Some(recorder.finish())))
     }
 
     /// Builds manifests `(file name, text)`: each is read, checked against
@@ -330,13 +329,13 @@ impl Builder {
     /// reported, in the order of the sources.
     pub fn build(&self, sources: impl IntoIterator<Item = (String, String)>) -> Result<ResponseCatalog, CatalogErrors> {
         let sources: Vec<(String, String)> = sources.into_iter().collect();
-        let (artifact, origins) = self.assemble(&sources, |(file, text), counter| {
+        let artifact = self.assemble(&sources, |(file, text), counter| {
             if let Some(counter) = counter {
                 counter.read.fetch_add(1, Ordering::Relaxed);
             }
             self.manifest(file.clone(), Cow::Borrowed(text.as_bytes()), Sha256::digest(text.as_bytes()).into())
         })?;
-        Ok(loaded(artifact)?.remembering(origins, None))
+        loaded(artifact)
     }
 
     /// Serves already-built records `(source name, record)`: each is
@@ -346,9 +345,8 @@ impl Builder {
         records: impl IntoIterator<Item = (String, ProductRecord)>,
     ) -> Result<ResponseCatalog, CatalogErrors> {
         let records: Vec<(String, ProductRecord)> = records.into_iter().collect();
-        let (artifact, origins) =
-            self.assemble(&records, |(file, record), _| Source::Record { file: file.as_str(), record })?;
-        Ok(loaded(artifact)?.remembering(origins, None))
+        let artifact = self.assemble(&records, |(file, record), _| Source::Record { file: file.as_str(), record })?;
+        loaded(artifact)
     }
 
     /// One manifest's bytes: the previous artifact's product when they are
@@ -628,7 +626,7 @@ impl Builder {
         &self,
         items: &[T],
         source: impl for<'t> Fn(&'t T, Option<&Counter<'_>>) -> Source<'t> + Sync,
-    ) -> Result<(Artifact, Vec<Arc<Origin>>), CatalogErrors> {
+    ) -> Result<Artifact, CatalogErrors> {
         let counter = Counter {
             total: items.len(),
             done: AtomicUsize::new(0),
@@ -737,8 +735,7 @@ impl Builder {
             release: self.release,
             pages: self.pages.as_deref().map(|pages| (pages.digest().to_owned(), pages.site())),
         };
-        let origins = self.previous.as_ref().map(|p| p.origins().to_vec()).unwrap_or_default();
-        Ok((Artifact::new(contents, &index, &documents, buffers, table_len), origins))
+        Artifact::new(contents, &index, &documents, buffers, table_len).map_err(|error| in_memory(error, index.len()))
     }
 
     /// The first pass of a build with pages, on all cores: every source's
@@ -883,10 +880,15 @@ fn shift<'a>(spans: impl IntoIterator<Item = &'a mut artifact::Span>, by: u64) {
 /// ETags and digest are its own: not checked again).
 fn loaded(artifact: Artifact) -> Result<ResponseCatalog, CatalogErrors> {
     let products = artifact.len();
-    ResponseCatalog::from_artifact(artifact).map_err(|error| CatalogErrors {
+    ResponseCatalog::from_artifact(artifact).map_err(|error| in_memory(error, products))
+}
+
+/// What went wrong with an artifact built in memory of `products` products.
+fn in_memory(error: crate::artifact::ArtifactError, products: usize) -> CatalogErrors {
+    CatalogErrors {
         errors: vec![CatalogError::Artifact { file: "<built in memory>".to_owned(), error }],
         sources: products,
-    })
+    }
 }
 
 #[cfg(all(test, feature = "pages"))]

@@ -172,11 +172,6 @@ impl Previous {
         self.catalog.stamps.as_deref()
     }
 
-    /// The files its bytes can be copied from.
-    pub(super) fn origins(&self) -> &[std::sync::Arc<super::origin::Origin>] {
-        &self.catalog.origins
-    }
-
     /// Its codings.
     pub(super) fn codings(&self) -> &[ContentCoding] {
         &self.artifact.metadata().codings

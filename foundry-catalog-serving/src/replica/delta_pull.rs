@@ -59,7 +59,7 @@ impl Origin {
                 Err(error) => return refused(error),
             };
             match needed {
-                Some(needed) if needed > head.len() as u64 => {
+                needed if needed > head.len() as u64 => {
                     let more = match self.range_or_whole(&etag, head.len() as u64, needed, total, max_len, check)? {
                         Ok(more) => more,
                         Err(whole) => return Ok(whole),
@@ -67,9 +67,7 @@ impl Origin {
                     fetched += more.len() as u64;
                     head.extend_from_slice(&more);
                 }
-                Some(needed) => break needed,
-                // An artifact of an older format: whole.
-                None => return self.whole_again(max_len, check),
+                needed => break needed,
             }
         };
         // What the first ranges brought past the summary, used before anything is fetched again.

@@ -155,7 +155,7 @@ impl LastGoodFiles {
         std::fs::symlink_metadata(&path).ok().filter(std::fs::Metadata::is_file).map(|_| path)
     }
 
-    /// Opens the last good artifact and loads it ([`Origin::last_good`]
+    /// Opens the last good artifact and loads it ([`LastGoodFiles::last_good`]
     /// says whether there is one): layered over its base when a delta is
     /// kept for it, else the whole file.
     pub(crate) fn open_last_good(&self, options: &OpenOptions) -> Result<ResponseCatalog, CatalogErrors> {
@@ -168,7 +168,7 @@ impl LastGoodFiles {
     /// The head of [`LAST_GOOD`] when it is of format 4 (judged from its
     /// header: an older one is not read), and the delta kept over it, if any.
     pub(crate) fn base_and_delta(&self, max_len: u64) -> Option<(Artifact, Option<PathBuf>)> {
-        let base = Artifact::open_head(&self.last_good()?, max_len).ok()??;
+        let base = Artifact::open(&self.last_good()?, max_len).ok()?;
         let delta = self.delta_over(&base.metadata().content_sha256);
         Some((base, delta))
     }
@@ -198,7 +198,7 @@ impl LastGoodFiles {
         Ok(aside)
     }
 
-    /// [`Origin::distrust_last_good`] for a body of it that failed its
+    /// [`LastGoodFiles::distrust_last_good`] for a body of it that failed its
     /// check while served; `true` when a repair was not already asked for
     /// (the next pull asks for it).
     pub(crate) fn repair_once(&self) -> bool {

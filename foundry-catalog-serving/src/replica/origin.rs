@@ -290,10 +290,10 @@ impl Origin {
                             total,
                             PROBE,
                         )?,
-                        None => Ok(None),
+                        None => Err(ArtifactError::Malformed("no Content-Range".to_owned())),
                     };
                     match (probed, digest) {
-                        (Ok(Some(summary)), Some(digest)) if summary.metadata().content_sha256 == digest => {
+                        (Ok(summary), Some(digest)) if summary.metadata().content_sha256 == digest => {
                             Ok(Fetched::Unchanged)
                         }
                         _ => self.whole_again(max_len, check),
@@ -321,29 +321,28 @@ impl Origin {
 
     /// The summary of an artifact of `total` bytes whose first bytes are
     /// `prefix` and then `reader`'s, read into `prefix` (at most
-    /// `at_most` bytes of it): `Ok(None)` for a version without one;
-    /// an artifact error for first bytes that are not a summary, or one
-    /// longer than `at_most`; a pull error when the answer is cut.
+    /// `at_most` bytes of it): an artifact error for first bytes that are
+    /// not a summary, or one longer than `at_most`; a pull error when the
+    /// answer is cut.
     pub(crate) fn summary_from(
         &self,
         mut reader: impl Read,
         prefix: &mut Vec<u8>,
         total: u64,
         at_most: u64,
-    ) -> Result<Result<Option<artifact::Summary>, ArtifactError>, PullError> {
+    ) -> Result<Result<artifact::Summary, ArtifactError>, PullError> {
         loop {
             let needed = match artifact::Summary::len_needed(prefix, total) {
-                Ok(Some(needed)) if needed <= at_most => needed,
-                Ok(Some(needed)) => {
+                Ok(needed) if needed <= at_most => needed,
+                Ok(needed) => {
                     return Ok(Err(ArtifactError::Malformed(format!(
                         "a summary of {needed} bytes, over the {at_most} a replica reads before judging it"
                     ))));
                 }
-                Ok(None) => return Ok(Ok(None)),
                 Err(error) => return Ok(Err(error)),
             };
             if needed <= prefix.len() as u64 {
-                return Ok(artifact::Summary::parse(prefix, total).map(Some));
+                return Ok(artifact::Summary::parse(prefix, total));
             }
             let want = needed - prefix.len() as u64;
             let read = (&mut reader)
@@ -412,16 +411,14 @@ impl Origin {
         // by: its content digest does; the same as the last good one's is
         // an unchanged origin (the rest is not read).
         match self.summary_from(&mut reader, &mut prefix, len, MAX_SUMMARY)? {
-            Ok(Some(summary)) if same_as.is_some_and(|digest| summary.metadata().content_sha256 == digest) => {
+            Ok(summary) if same_as.is_some_and(|digest| summary.metadata().content_sha256 == digest) => {
                 return Ok(Fetched::Unchanged);
             }
-            Ok(Some(summary)) => {
+            Ok(summary) => {
                 if let Err(error) = check(&summary) {
                     return Ok(Fetched::Refused { etag: download.etag.clone(), error });
                 }
             }
-            // An older format, without a summary: judged whole once downloaded.
-            Ok(None) => {}
             Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
         }
         file.write_all(&prefix).map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;

@@ -457,14 +457,14 @@ fn a_fifo_in_place_of_an_artifact_is_refused_without_waiting() {
     let (send, receive) = std::sync::mpsc::channel();
     let path = fifo.clone();
     std::thread::spawn(move || {
-        let head = Artifact::open_head(&path, 1 << 20).map(|_| ());
-        let whole = Artifact::open(&path, 1 << 20).map(|_| ());
+        let whole = Artifact::read(&path).map(|_| ());
+        let head = Artifact::open(&path, 1 << 20).map(|_| ());
         let built_on = ResponseCatalog::open_to_build_on(&path).map(|_| ());
-        let _ = send.send((head, whole, built_on));
+        let _ = send.send((whole, head, built_on));
     });
-    let (head, whole, built_on) =
+    let (whole, head, built_on) =
         receive.recv_timeout(std::time::Duration::from_secs(10)).expect("answered at once, not waiting on the FIFO");
-    for result in [head, whole, built_on] {
+    for result in [whole, head, built_on] {
         assert!(
             matches!(&result, Err(ArtifactError::Read(reason)) if reason.contains("not a regular file")),
             "{result:?}"

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use foundry_catalog_serving::artifact::{Artifact, ArtifactError};
+use foundry_catalog_serving::artifact::{self, Artifact, ArtifactError};
 use foundry_catalog_serving::catalog::{Builder, CatalogErrors, Progress, ResponseCatalog, Unusable};
 use proptest::prelude::*;
 
@@ -191,68 +191,48 @@ fn a_previous_artifact_with_a_changed_body_is_not_trusted() {
     assert_eq!((progress.rendered, progress.compressed), (1, 1));
 }
 
-/// Versions 2 and 3, written by the previous release (`examples-v2.fcat`
-/// without pages, `examples-v3.fcat` with them), still load, and serve the
-/// bodies and ETags a build makes now.
-// The old files hold br and gzip bodies, which a build without
-// compression does not make.
-#[cfg(feature = "compression")]
+/// Versions 1 to 3, written by earlier releases (one file of each under
+/// `data/`), are refused wherever an artifact is read, with one line that
+/// says to rebuild the file, before anything past its header is read.
 #[test]
-fn versions_2_and_3_still_load_with_the_bodies_built_now() {
-    let now = foundry_catalog_serving::catalog::Builder::new()
-        .build(foundry_catalog::examples::MANIFESTS.iter().map(|(name, text)| (name.to_string(), text.to_string())))
-        .expect("builds");
-    for (bytes, version, pages) in [
-        (&include_bytes!("data/examples-v2.fcat")[..], 2, false),
-        (&include_bytes!("data/examples-v3.fcat")[..], 3, true),
+fn older_formats_are_refused_with_a_hint_to_rebuild() {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-old-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (version, bytes) in [
+        (1, &include_bytes!("data/examples-v1.fcat")[..]),
+        (2, &include_bytes!("data/examples-v2.fcat")[..]),
+        (3, &include_bytes!("data/examples-v3.fcat")[..]),
     ] {
-        assert_eq!(bytes[8], version);
-        let old = loaded(bytes);
-        assert_eq!(old.has_pages(), pages, "version {version}");
-        assert_eq!(old.slugs(), now.slugs());
-        for slug in old.slugs() {
-            let (a, b) = (old.get(slug).expect("indexed"), now.get(slug).expect("built"));
-            for &coding in old.codings() {
-                let (a, b) = (a.representation(coding), b.representation(coding));
-                assert_eq!(a.etag(), b.etag(), "version {version}: {slug} {coding}");
-                assert_eq!(a.body().expect("body"), b.body().expect("body"), "version {version}: {slug} {coding}");
-            }
-        }
-        // Relabelled as version 2 (whose signatures never covered the
-        // version), an artifact with pages is refused, not read without them.
-        if pages {
-            let mut relabelled = bytes.to_vec();
-            relabelled[8] = 2;
-            let error = Artifact::parse(Bytes::from(relabelled)).expect_err("version 2 has no pages");
+        assert_eq!(bytes[8], version, "the file is version {version}");
+        let refused = |error: ArtifactError| {
+            assert_eq!(error, ArtifactError::Version { found: u32::from(version) });
+            let text = error.to_string();
+            assert!(!text.contains('\n'), "one line: {text}");
             assert!(
-                matches!(&error, ArtifactError::Malformed(m) if m.contains("version-2 artifact with pages")),
-                "{error}"
+                text.contains(&format!("format version {version}")) && text.contains("reads version 4 only"),
+                "{text}"
             );
-        }
-        // Opened from a file, an old version is read whole.
-        let file = std::env::temp_dir().join(format!("foundry-catalog-v{version}-{}.fcat", std::process::id()));
+            assert!(text.contains("hint: rebuild it from its manifests"), "{text}");
+        };
+        refused(Artifact::parse(Bytes::copy_from_slice(bytes)).expect_err("parsed"));
+        // Its first bytes are enough, as a replica judges a download.
+        refused(artifact::file_len_of(&bytes[..64]).expect_err("judged from its header"));
+        refused(artifact::Summary::len_needed(&bytes[..16], bytes.len() as u64).expect_err("judged from 16 bytes"));
+        let file = dir.join(format!("v{version}.fcat"));
         std::fs::write(&file, bytes).expect("write");
-        let opened = ResponseCatalog::open(&file).expect("opens");
-        let _ = std::fs::remove_file(&file);
-        assert!(!opened.reads_bodies_from_file());
-        assert_eq!(opened.page_paths(), old.page_paths());
+        refused(Artifact::read(&file).expect_err("read"));
+        refused(Artifact::open(&file, u64::MAX).expect_err("opened"));
+        refused(ResponseCatalog::open_to_build_on(&file).expect_err("built on"));
+        let error = ResponseCatalog::open(&file).expect_err("served").to_string();
+        assert!(error.contains(&file.display().to_string()) && error.contains("hint: rebuild"), "{error}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_previous_artifact_from_another_build_is_refused_with_the_reason() {
     let sources = catalog(3);
     let (first, _) = build(&sources, None).expect("builds");
-
-    let v1 = loaded(include_bytes!("data/examples-v1.fcat"));
-    let error = Builder::new().previous(&v1).expect_err("version 1 does not say how it was rendered");
-    // It stores br and gzip beside identity: a build without the
-    // `compression` feature refuses it for that first.
-    if cfg!(feature = "compression") {
-        assert!(matches!(error, Unusable::Renderer { found: None, .. }), "{error}");
-    } else {
-        assert!(matches!(error, Unusable::Codings { .. }), "{error}");
-    }
 
     let generator = first.windows(21).position(|w| w == b"foundry-catalog 0.1.0").expect("the generator");
     let mut other = first.clone();
@@ -277,31 +257,6 @@ fn a_previous_artifact_from_another_build_is_refused_with_the_reason() {
         assert!(matches!(error, Unusable::Codings { .. }), "{error}");
     }
 }
-
-#[test]
-fn version_1_artifacts_still_load_and_are_written_again_as_version_3() {
-    let bytes = include_bytes!("data/examples-v1.fcat");
-    assert_eq!(bytes[8], 1, "the file is version 1");
-    let old = loaded(bytes);
-    assert_eq!(old.slugs(), foundry_catalog::examples::slugs().collect::<Vec<_>>());
-    for slug in old.slugs() {
-        let entry = old.get(slug).expect("indexed");
-        for &coding in old.codings() {
-            let representation = entry.representation(coding);
-            let digest = hex::encode(sha2::Sha256::digest(&representation.body().expect("body")[..]));
-            assert_eq!(representation.etag(), format!("\"{digest}\""), "{slug} {coding}");
-        }
-    }
-    let rewritten = old.artifact().to_vec();
-    assert_eq!(rewritten[8], 3);
-    let new = loaded(&rewritten);
-    assert_eq!(new.metadata(), old.metadata());
-    for slug in old.slugs() {
-        assert_eq!(new.get(slug), old.get(slug), "{slug}");
-    }
-}
-
-use sha2::Digest as _;
 
 /// One edit of a catalog of at most eight products.
 #[derive(Debug, Clone)]

@@ -1,0 +1,208 @@
+//! The checks of a loaded artifact past its lengths: the metadata's
+//! forms, each block of the head against its digest, the content digest,
+//! and each body against its ETag.
+
+use sha2::{Digest, Sha256};
+
+use super::{Artifact, ArtifactError, IndexEntry, Span, contiguous, etag_names, head};
+use crate::encoding::ContentCoding;
+
+impl Artifact {
+    pub(super) fn check_metadata(&self) -> Result<(), ArtifactError> {
+        let codings = &self.metadata.codings;
+        if !codings.contains(&ContentCoding::Identity) {
+            return Err(ArtifactError::Malformed("the codings lack identity".to_owned()));
+        }
+        if (1..codings.len()).any(|i| codings[..i].contains(&codings[i])) {
+            return Err(ArtifactError::Malformed("a coding is listed twice".to_owned()));
+        }
+        // Record types reach logs and `/metrics` labels: only their own forms.
+        let hex = |text: &str, lengths: &[usize]| {
+            lengths.contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        };
+        for t in &self.metadata.record_types {
+            if !foundry_catalog_core::is_lowercase_underscore(&t.record_label)
+                || !hex(&t.schema_hash, &[40, 64])
+                || !hex(&t.definition_sha256, &[0, 64])
+            {
+                return Err(ArtifactError::Malformed(format!(
+                    "record type {:?} is not named as a build names it",
+                    t.record_label
+                )));
+            }
+        }
+        // The generator's name and the site reach logs and notes: text
+        // that cannot forge a line or move a terminal's cursor.
+        let printable =
+            |text: &str| !text.chars().any(|c| c.is_control() || foundry_catalog_core::hides_or_reorders(c));
+        if !printable(&self.metadata.generator) {
+            return Err(ArtifactError::Malformed(format!(
+                "the generator's name {:?} holds control or invisible characters",
+                self.metadata.generator
+            )));
+        }
+        if let Some(pages) = &self.metadata.pages
+            && (!(pages.site.is_empty() || pages.site.starts_with("http://") || pages.site.starts_with("https://"))
+                || !printable(&pages.site)
+                || pages.site.contains(char::is_whitespace))
+        {
+            return Err(ArtifactError::Malformed(format!("the pages' site {:?} is not an http(s) URL", pages.site)));
+        }
+        Ok(())
+    }
+
+    /// Checks that each block of the head names its stored index entries
+    /// and table bytes (what a signature over the block list covers of
+    /// them), on all cores: the first that does not is named.
+    pub(crate) fn check_blocks(&self) -> Result<(), ArtifactError> {
+        use std::sync::atomic::Ordering;
+        // The head is held as checked (it never changes in memory): once.
+        if self.blocks_checked.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let blocks = self.blocks();
+        let bad = crate::parallel::map(&blocks, |block| {
+            let index = usize::try_from(block.index.start).ok().zip(usize::try_from(block.index.end).ok());
+            let index = index.and_then(|(from, to)| self.stored_index.get(from..to)).unwrap_or_default();
+            !head::names(block, index, &|at, len, f| self.table_bytes(at, len, f))
+        });
+        match bad.iter().position(|&bad| bad) {
+            Some(n) => Err(ArtifactError::Malformed(format!(
+                "block {n} of the head (entries {} to {}) does not match its digest in the block list",
+                blocks[n].entries.start,
+                blocks[n].entries.end - 1
+            ))),
+            None => {
+                self.blocks_checked.store(true, Ordering::Relaxed);
+                Ok(())
+            }
+        }
+    }
+
+    /// [`Metadata::content_sha256`](super::Metadata::content_sha256), computed from the index and data.
+    pub(super) fn content_digest(&self) -> String {
+        let mut hasher = Sha256::new();
+        let mut add = |span: Span| {
+            hasher.update(self.bytes_of(span).unwrap_or_default());
+            hasher.update(b"\n");
+        };
+        let etags =
+            |representations: &[(Span, Span)]| representations.iter().map(|&(_, etag)| etag).collect::<Vec<_>>();
+        for entry in self.entries() {
+            add(entry.slug);
+            etags(&entry.representations).into_iter().for_each(&mut add);
+            if let Some(page) = &entry.page {
+                add(page.path);
+                add(page.lastmod);
+                etags(&page.representations).into_iter().for_each(&mut add);
+            }
+        }
+        for document in self.documents() {
+            add(document.path);
+            etags(&document.representations).into_iter().for_each(&mut add);
+        }
+        hex::encode(hasher.finalize().as_slice())
+    }
+
+    /// Checks [`Metadata::content_sha256`](super::Metadata::content_sha256) against the contents.
+    pub(crate) fn check_content_digest(&self) -> Result<(), ArtifactError> {
+        let digest = self.content_digest();
+        if digest == self.metadata.content_sha256 {
+            Ok(())
+        } else {
+            Err(ArtifactError::Malformed(format!(
+                "content_sha256 is {:?} but the contents give {digest}",
+                self.metadata.content_sha256
+            )))
+        }
+    }
+
+    /// Checks that every body hashes to its ETag, on all cores: the first
+    /// product (in index order) whose body does not is named.
+    pub fn check_bodies(&self) -> Result<(), ArtifactError> {
+        if self.bodies_checked() {
+            return Ok(());
+        }
+        let entries: Vec<IndexEntry> = self.entries().collect();
+        let failures = crate::parallel::map(&entries, |entry| self.check_entry_bodies(entry).err());
+        failures.into_iter().flatten().next().map_or(Ok(()), Err)?;
+        for document in self.documents() {
+            self.check_representations(document.path, &document.representations)?;
+        }
+        self.bodies_checked.store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Takes every body as hashing to its ETag without reading it: for an
+    /// artifact file whose stamp says it is as the build that wrote it
+    /// left it (`ResponseCatalog::read_stamps`), which checked them.
+    pub(crate) fn trust_bodies(&self) {
+        self.bodies_checked.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Checks that each body of a product or site document whose bodies
+    /// lie, at least in part, in one of `ranges` (`(start, end)` offsets of
+    /// the file) hashes to its ETag: what a replica checks of a delta whose
+    /// other bytes it copied from a file it had checked itself. The first
+    /// product (in index order) whose body does not is named.
+    pub fn check_bodies_in(&self, ranges: &[(u64, u64)]) -> Result<(), ArtifactError> {
+        let data_at = self.data_at();
+        let touched = |run: Option<(u64, u64)>| {
+            // A product whose bodies are not one run is checked.
+            run.is_none_or(|(offset, len)| {
+                let (start, end) = (data_at.saturating_add(offset), data_at.saturating_add(offset).saturating_add(len));
+                ranges.iter().any(|&(from, to)| from < end && start < to)
+            })
+        };
+        for entry in self.entries() {
+            if touched(contiguous(entry.body_spans())) {
+                self.check_entry_bodies(&entry)?;
+            }
+        }
+        for document in self.documents() {
+            if touched(contiguous(document.body_spans())) {
+                self.check_representations(document.path, &document.representations)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether every body is known to hash to its ETag (built in this
+    /// process, or checked).
+    pub(crate) fn bodies_checked(&self) -> bool {
+        self.bodies_checked.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Checks that each of one product's bodies (and its page's) hashes
+    /// to its ETag.
+    pub(crate) fn check_entry_bodies(&self, entry: &IndexEntry) -> Result<(), ArtifactError> {
+        self.check_representations(entry.slug, &entry.representations)?;
+        match &entry.page {
+            Some(page) => self.check_representations(page.path, &page.representations),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks that each stored body hashes to its ETag; the error names
+    /// `name`. A body as is inflated from gzip has no bytes of its own to
+    /// check: its gzip body is checked here, and what it inflates to is
+    /// checked against its own ETag whenever it is made, before it is
+    /// served ([`crate::catalog::Representation::body`]).
+    pub(super) fn check_representations(
+        &self,
+        name: Span,
+        representations: &[(Span, Span)],
+    ) -> Result<(), ArtifactError> {
+        for (&coding, &(body, etag)) in self.metadata.codings.iter().zip(representations) {
+            if body.is_inflated() {
+                continue;
+            }
+            let (body, etag) = (self.slice(body), self.slice(etag)?);
+            if !body.is_ok_and(|body| etag_names(&etag, &body)) {
+                let slug = self.slice(name)?;
+                return Err(ArtifactError::Body { slug: String::from_utf8_lossy(&slug).into_owned(), coding });
+            }
+        }
+        Ok(())
+    }
+}

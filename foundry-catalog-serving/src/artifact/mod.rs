@@ -1,0 +1,231 @@
+//! The catalog artifact: a whole pre-built catalog in one file, written by
+//! `foundry-catalog build` and loaded by `foundry-catalog serve --catalog
+//! <file>` without any JSON work or compression.
+//!
+//! # Format, version 4
+//!
+//! All integers are little-endian. A file is a 64-byte header, then six
+//! regions back to back, and nothing after them:
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `89 46 43 41 0D 0A 1A 0A` (`\x89FCA\r\n\x1a\n`: a high-bit byte and line ends, so a text-mode transfer is caught as PNG's is) |
+//! | 8 | 4 | format version, `4` |
+//! | 12 | 4 | CRC-32 (IEEE, as zlib and gzip compute it) of every byte after this field up to the bodies |
+//! | 16 | 8 | metadata length *M* |
+//! | 24 | 8 | signature length *S*: 0 (unsigned) or 96 |
+//! | 32 | 8 | block list length *B* |
+//! | 40 | 8 | index length *I* |
+//! | 48 | 8 | table length *T* |
+//! | 56 | 8 | bodies length *D* |
+//! | 64 | *M* | metadata: UTF-8 JSON, see [`Metadata`] |
+//! | 64 + *M* | *S* | signature: the signer's Ed25519 public key (32 bytes), then the signature (64 bytes), see [`Signature`] |
+//! | 64 + *M* + *S* | *B* | block list: 40 bytes a block |
+//! | … + *B* | *I* | index: one fixed-size entry per product, then one per site document |
+//! | … + *I* | *T* | table: every slug, date, ETag, page path, `lastmod` and document name |
+//! | … + *T* | *D* | bodies |
+//!
+//! A product's index entry is `modified` (u64, the record's
+//! `last_updated_at` in whole seconds since 1970), the SHA-256 of the
+//! product's source (32 bytes: the manifest file's bytes, all zeros for a
+//! product built from a record; an incremental build compares it to skip
+//! unchanged manifests), then the lengths (u32) of its table bytes: its
+//! slug, its `Last-Modified` value (an IMF-fixdate) and each
+//! representation's strong ETag in the order of [`Metadata::codings`],
+//! and in an artifact with pages ([`Metadata::pages`]) its page's path
+//! (`canonical_path`), sitemap `lastmod` (the record's `last_updated_at`;
+//! empty when the page is `noindex`) and each page representation's ETag;
+//! then the lengths of its bodies, each representation's and then its
+//! page's: `8 + 32 + 4 × (2 + 2 × codings)` bytes, twice the lengths with
+//! pages. With gzip among the codings, a body as is is not stored: its
+//! length is the one its gzip body inflates to, and it takes no bytes of
+//! the bodies (a reader inflates the gzip body, never past that length,
+//! and checks the result against the body's own ETag). A site document's entry ([`SitePages::documents`] of them:
+//! `/robots.txt`, the sitemap files, and the not-found page under the name
+//! `404`) is the length of its name, of each ETag and of each body. Entries
+//! are in the order of the manifests' file names, the site documents'
+//! after the products'. The index holds lengths, not offsets: each entry's
+//! table bytes are one run of the table, each entry's bodies one run of
+//! the bodies, in index order from the first byte of each to its last, so
+//! every offset follows from the lengths before it, and an edit changes
+//! the entries it touches and no other. (In memory, the index is held as
+//! stored, with where each entry's two runs start, 16 bytes an entry:
+//! a request reads its spans from its entry's lengths in place.)
+//!
+//! The block list cuts the entries into blocks: each is the number of
+//! entries it holds (u32), the number of table bytes they have (u32), and
+//! the SHA-256 of the block's index entries followed by its table bytes.
+//! A build ends a block after an entry whose name's SHA-256 starts with a
+//! multiple of 64 (as a u32), or at 256 entries: about 64 entries a block,
+//! and boundaries that depend on the names alone, so an edit changes one
+//! block and an insertion moves no boundary but its own block's. A reader
+//! checks that the blocks cover every entry and table byte, in order, and
+//! each block's digest. A replica fetches the blocks it does not hold
+//! ([`crate::delta::Plan::head`]).
+//!
+//! The signature is Ed25519 (RFC 8032) over the bytes
+//! `foundry-catalog artifact signature\n`, the format version (u32, `4`),
+//! *M* (u64), the metadata, *B* (u64) and the block list. The
+//! block list names the index and the table; the metadata holds
+//! [`Metadata::content_sha256`], which names every slug, page path,
+//! `lastmod`, document path and ETag; each ETag names its body's bytes;
+//! and the index's lengths must tile the table and the bodies, so they fix
+//! both. A signature that verifies, with every block and every ETag checked
+//! against what it names, covers every byte served (`Artifact::verify`,
+//! with the `signing` feature).
+//!
+//! # Older formats
+//!
+//! Versions 1 to 3 (a 40- or 48-byte header, an index of offsets, each
+//! product's names and bodies interleaved in one data region) are refused
+//! with an error that says to rebuild the file: an artifact is a build
+//! output, which `foundry-catalog build` makes again in seconds.
+//!
+//! # Checks when loading
+//!
+//! The magic, the version (4), the lengths (the file must be exactly
+//! as long as its header says, so a truncated file is named as such), the
+//! CRC-32, the metadata, the signature region's length, the index's length
+//! (the one the metadata implies) and that its lengths add
+//! up to the table's and the bodies', the block list (every entry and
+//! table byte covered, in order, each block's digest), every slug ([`foundry_catalog_core::Slug`]), every
+//! ETag's form, every date (the `Last-Modified` text must be `modified` as
+//! an IMF-fixdate), no slug twice, every page path (`/<route>/<slug>` of
+//! its own product) and document name (`/robots.txt`, `/sitemap.xml`,
+//! `/sitemap-<n>.xml`, `404`), none twice, and
+//! [`Metadata::content_sha256`] recomputed from the slugs, paths and
+//! ETags. Nothing in a file can make the loader panic or read out of
+//! bounds. The CRC-32 finds accidental corruption, not tampering: that is
+//! the signature's job. A body is checked against its ETag before it is
+//! served: when it is first read from the file (or, for an artifact
+//! parsed from memory, when its catalog is loaded).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+mod bodies;
+mod checks;
+mod entries;
+mod error;
+mod head;
+mod header;
+mod index;
+mod layout;
+mod metadata;
+mod read;
+mod summary;
+mod write;
+
+pub(crate) use bodies::{BodyFile, Piece};
+pub(crate) use entries::{
+    CARDS_DOCUMENT, DocumentEntry, ICON_DOCUMENT, IndexEntry, LAST_HTTP_DATE, NOT_FOUND_DOCUMENT, PageSpans, Response,
+    SOURCE_LEN, Span, contiguous, etag_names, etag_of, is_http_date_of, is_strong_etag,
+};
+pub use error::ArtifactError;
+pub(crate) use head::Block;
+#[cfg(feature = "signing")]
+pub(crate) use header::signed_message;
+#[cfg(feature = "signing")]
+pub(crate) use layout::FORMAT_VERSION;
+pub use layout::HEADER_LEN;
+pub(crate) use metadata::{Contents, Release, inflated_identity};
+pub use metadata::{HighestServed, Metadata, RecordTypeId, Signature, SitePages};
+pub use read::DEFAULT_MAX_FILE_LEN;
+pub use summary::{CheckSummary, Summary, file_len_of};
+pub(crate) use write::Part;
+
+/// A built or loaded artifact: metadata, signature, index and data, where
+/// the data may be held in several buffers (a build writes one per thread,
+/// and shares a previous artifact's; a file read whole is one), read as one
+/// region, or left in its file but for the table ([`Artifact::open`]).
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    metadata: Metadata,
+    /// The metadata's JSON as stored (what a signature signs).
+    metadata_json: Bytes,
+    pub(crate) signature: Option<Signature>,
+    /// The index as stored (lengths), read in place.
+    stored_index: Bytes,
+    /// Where each entry's runs start, products' then site documents':
+    /// 16 bytes an entry beside the stored ones.
+    starts: Arc<[head::Start]>,
+    /// The block list, which names the stored index and the table.
+    blocks: Bytes,
+    /// The data region's pieces: `(offset in the data region, piece)`, in
+    /// order. For an artifact whose bodies were left in their file, only
+    /// the table.
+    data: Vec<(u64, Piece)>,
+    /// The data region's length.
+    data_len: u64,
+    /// The table's length: the data region's first bytes are every slug,
+    /// date, ETag, page path, `lastmod` and document name, the rest every
+    /// body.
+    table: u64,
+    /// The file the bodies are read from, when they were left in it.
+    file: Option<Arc<BodyFile>>,
+    /// For a layered artifact ([`crate::delta::open_layered`]), the file
+    /// of the base its bodies are partly read from.
+    base: Option<Arc<BodyFile>>,
+    /// Whether [`Artifact::new`] made it (in this process), rather than a parse.
+    built_here: bool,
+    /// Whether every body is known to hash to its ETag: built here, or
+    /// checked ([`Artifact::check_bodies`]); shared by clones.
+    bodies_checked: Arc<std::sync::atomic::AtomicBool>,
+    /// Whether its head's blocks are known to match their digests in its
+    /// block list: built here, or checked ([`Artifact::check_blocks`]);
+    /// shared by clones.
+    blocks_checked: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Artifact {
+    /// What the artifact says about itself.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// Who signed it, if it is signed (whether the signature holds is
+    /// `Artifact::verify`'s to say).
+    pub fn signature(&self) -> Option<&Signature> {
+        self.signature.as_ref()
+    }
+
+    /// The number of products.
+    pub fn len(&self) -> usize {
+        // Checked against the index's length when parsed.
+        usize::try_from(self.metadata.products).unwrap_or_default()
+    }
+
+    /// Whether it holds no product.
+    pub fn is_empty(&self) -> bool {
+        self.metadata.products == 0
+    }
+
+    /// The number of site documents.
+    pub(crate) fn documents_len(&self) -> usize {
+        self.metadata.pages.as_ref().map_or(0, |pages| usize::try_from(pages.documents).unwrap_or(usize::MAX))
+    }
+
+    /// The size of the file [`Artifact::write_to`] writes.
+    pub fn file_len(&self) -> u64 {
+        let signature = if self.signature.is_some() { layout::SIGNATURE_LEN } else { 0 };
+        let head = HEADER_LEN + self.blocks.len() + self.stored_index.len();
+        (head + self.metadata_json.len() + signature) as u64 + self.data_len
+    }
+
+    /// Where the data region starts in the artifact's file.
+    pub(crate) fn data_at(&self) -> u64 {
+        self.file_len() - self.data_len
+    }
+
+    /// The table's length.
+    pub(crate) fn table_len(&self) -> u64 {
+        self.table
+    }
+
+    /// Whether this process built it ([`crate::catalog::Builder`]), so
+    /// that its slugs, dates, ETags and content digest need no checking.
+    pub(crate) fn built_here(&self) -> bool {
+        self.built_here
+    }
+}

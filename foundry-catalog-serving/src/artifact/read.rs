@@ -1,0 +1,304 @@
+//! Reading an artifact: from bytes in memory, from a file read whole, or
+//! opened with its bodies left in the file; every check of the head made
+//! before anything is served.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::bodies::regular_len;
+use super::header::{Header, Stored, signature_of};
+use super::layout::{BLOCKS, HEADER_LEN};
+use super::{Artifact, ArtifactError, BodyFile, CheckSummary, Metadata, Piece, Signature, Summary, head};
+
+/// The largest artifact file [`Artifact::read`] accepts: 8 GiB (an
+/// artifact of 100,000 products in three codings is about 1 GiB). A larger
+/// file is refused before anything is allocated;
+/// [`Artifact::read_at_most`] takes another limit.
+pub const DEFAULT_MAX_FILE_LEN: u64 = 8 << 30;
+
+/// An index and table larger than this are checked against the CRC as
+/// they are read, before they are read into memory.
+pub(super) const STREAMED: u64 = 64 << 20;
+
+/// Reads a file in one piece per core, after its header: a file that is
+/// not an artifact, or whose lengths do not add up, costs its header, not
+/// its length in memory.
+pub(super) fn read_file(file: &std::fs::File, max_len: u64) -> Result<Vec<u8>, ArtifactError> {
+    use std::os::unix::fs::FileExt;
+    const BLOCK: usize = 8 << 20;
+    let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
+    let len = regular_len(file, max_len)?;
+    let mut prefix = [0; HEADER_LEN];
+    let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));
+    file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;
+    Header::parse(&prefix[..prefix_len], len)?;
+    let too_much = || ArtifactError::Read(format!("cannot take {len} bytes of memory to read it"));
+    let len = usize::try_from(len).map_err(|_| too_much())?;
+    // Asked first, fallibly, so memory the system cannot give is an error
+    // (a running server keeps its catalog), then taken zeroed: calloc's
+    // fresh pages are zeroed by the kernel as the reading threads first
+    // touch them, where filling a reserved Vec would write every byte once
+    // more, on one thread.
+    Vec::<u8>::new().try_reserve_exact(len).map_err(|_| too_much())?;
+    let mut bytes = vec![0; len];
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let piece = len.div_ceil(threads).next_multiple_of(BLOCK).max(BLOCK);
+    let reads: Vec<std::io::Result<()>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = bytes
+            .chunks_mut(piece)
+            .enumerate()
+            .map(|(i, part)| {
+                scope.spawn(move || {
+                    for (j, block) in part.chunks_mut(BLOCK).enumerate() {
+                        file.read_exact_at(block, (i * piece + j * BLOCK) as u64)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    reads.into_iter().collect::<std::io::Result<()>>().map_err(read_error)?;
+    Ok(bytes)
+}
+
+impl Artifact {
+    /// Reads an artifact file's bytes (see the module documentation for
+    /// every check). The bodies stay where they are: the returned artifact
+    /// and every catalog loaded from it share `bytes`.
+    pub fn parse(bytes: Bytes) -> Result<Artifact, ArtifactError> {
+        Self::checked(bytes)
+    }
+
+    /// Reads an artifact file once and parses it, refusing a file over
+    /// [`DEFAULT_MAX_FILE_LEN`] ([`Artifact::read_at_most`]).
+    pub fn read(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
+        Self::read_at_most(path, DEFAULT_MAX_FILE_LEN)
+    }
+
+    /// Reads an artifact file of at most `max_len` bytes once and parses
+    /// it, bodies and all. What a file says is checked before memory is
+    /// taken for it: it must be a regular file (not a FIFO or a device) of
+    /// at most `max_len` bytes, starting with the magic, a version this
+    /// crate reads and region lengths that add up to its length; and
+    /// memory the system cannot give is an error, not an abort. The file
+    /// is then read in pieces on all cores. [`Artifact::open`] reads only
+    /// what a catalog needs before it serves, leaving the bodies in the
+    /// file.
+    pub fn read_at_most(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
+        let file = crate::files::open_nonblocking(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+        Self::read_open(&file, max_len)
+    }
+
+    /// Reads an artifact from a file already open, as
+    /// [`Artifact::read_at_most`] does.
+    pub(crate) fn read_open(file: &std::fs::File, max_len: u64) -> Result<Artifact, ArtifactError> {
+        Self::checked(Bytes::from(read_file(file, max_len)?))
+    }
+
+    /// Opens an artifact file of at most `max_len` bytes and reads what
+    /// must be checked before anything is served, leaving the bodies in
+    /// the file: the header, then the metadata and signature (at most 16
+    /// MiB), then, only when their length is the one the metadata implies,
+    /// the index and the table, whose CRC-32 it checks. The bodies are
+    /// read when asked for (by [`crate::catalog::ResponseCatalog`], which
+    /// checks each against its ETag before it serves a byte of it), from
+    /// the file as opened: renaming another file over its path changes
+    /// nothing this artifact reads.
+    pub fn open(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
+        Self::open_checked(path, max_len, &|_| Ok(()))
+    }
+
+    /// [`Artifact::open`], `check` judging the file's summary (header,
+    /// metadata, signature, block list: the lengths the header claims
+    /// checked against the metadata, the block list against both;
+    /// `Summary::verify_any`, feature `signing`: its signature) before the
+    /// index and the table are read or allocated: a refusal costs the
+    /// summary, whatever the file claims. The file is opened without
+    /// waiting and must be a regular one (a FIFO is refused, never waited
+    /// on).
+    pub fn open_checked(
+        path: &std::path::Path,
+        max_len: u64,
+        check: &CheckSummary<'_>,
+    ) -> Result<Artifact, ArtifactError> {
+        use std::os::unix::fs::FileExt;
+        let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
+        let file = crate::files::open_nonblocking(path).map_err(read_error)?;
+        let len = regular_len(&file, max_len)?;
+        let mut prefix = [0; HEADER_LEN];
+        let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));
+        file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;
+        let header = Header::parse(&prefix[..prefix_len], len)?;
+        let [meta_len, signature_len, ..] = header.lengths;
+        header.check_head_lengths()?;
+        // Read into reserved memory (no zeroing pass first); the file is
+        // not shared yet, so its offset is this function's. What is read is
+        // small (checked before each read), and lies in the file (the
+        // header's lengths add up).
+        let read_into = |at: u64, len: u64, bytes: &mut Vec<u8>| -> Result<(), ArtifactError> {
+            use std::io::{Read, Seek};
+            let size = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
+            bytes
+                .try_reserve_exact(size)
+                .map_err(|_| ArtifactError::Read(format!("cannot take {len} bytes of memory")))?;
+            (&file).seek(std::io::SeekFrom::Start(at)).map_err(read_error)?;
+            let read = (&file).take(len).read_to_end(bytes).map_err(read_error)?;
+            if read != size {
+                return Err(read_error(std::io::ErrorKind::UnexpectedEof.into()));
+            }
+            Ok(())
+        };
+        let mut meta_and_signature = Vec::new();
+        read_into(HEADER_LEN as u64, meta_len + signature_len, &mut meta_and_signature)?;
+        // Nothing more is read for a file whose lengths only add up.
+        header.check_index_lengths(&meta_and_signature)?;
+        // The block list, bounded by the metadata; then the summary judged
+        // before the index and the table are read.
+        let mut rest = Vec::new();
+        read_into(header.at(BLOCKS), header.index_at() - header.at(BLOCKS), &mut rest)?;
+        check(&Summary::from_parts(header.clone(), &meta_and_signature, &rest)?)?;
+        // An index and a table larger than STREAMED are checked against the
+        // CRC as they are read, before memory is taken for them: a file
+        // whose claims nothing signed costs its reading, not its claims.
+        let (index_at, head_end) = (header.index_at(), header.head_end());
+        let streamed = head_end - index_at > STREAMED;
+        if streamed {
+            let mut crc = crc32fast::Hasher::new();
+            for part in [&prefix[16..HEADER_LEN], &meta_and_signature, &rest] {
+                crc.update(part);
+            }
+            let mut buffer = vec![0; 8 << 20];
+            let mut at = index_at;
+            while at < head_end {
+                let len = buffer.len().min(usize::try_from(head_end - at).unwrap_or(usize::MAX));
+                file.read_exact_at(&mut buffer[..len], at).map_err(read_error)?;
+                crc.update(&buffer[..len]);
+                at += len as u64;
+            }
+            let found = crc.finalize();
+            if found != header.crc {
+                return Err(ArtifactError::Checksum { expected: header.crc, found });
+            }
+        }
+        read_into(index_at, head_end - index_at, &mut rest)?;
+        let file = Arc::new(BodyFile { file, data_at: header.data_at() });
+        let parts = [meta_and_signature.into(), rest.into()];
+        Self::from_head_parts(&header, (!streamed).then_some(&prefix), parts, Some(file))
+    }
+
+    /// The head of an artifact file of `file_len` bytes, given as
+    /// its first bytes (at least [`Summary::head_len`] of them): the
+    /// header, metadata, signature, block list, index and table, checked as
+    /// [`Artifact::open`] checks them; its bodies are not there to read.
+    /// What a replica fetches first of a new artifact, to know what else
+    /// to fetch ([`crate::delta`]).
+    /// The head is taken as is, not copied: a `Vec` or `Bytes` of it is
+    /// held by the artifact.
+    pub fn from_head(head: impl Into<Bytes>, file_len: u64) -> Result<Artifact, ArtifactError> {
+        let head: Bytes = head.into();
+        let header = Header::parse(head.get(..HEADER_LEN).unwrap_or(&head), file_len)?;
+        header.check_head_lengths()?;
+        let part = |from: u64, to: u64| -> Result<Bytes, ArtifactError> {
+            let range = usize::try_from(from).ok().zip(usize::try_from(to).ok());
+            range
+                .filter(|&(from, to)| from <= to && to <= head.len())
+                .map(|(from, to)| head.slice(from..to))
+                .ok_or(ArtifactError::Length { expected: to, found: head.len() as u64 })
+        };
+        let meta_and_signature = part(HEADER_LEN as u64, header.at(BLOCKS))?;
+        header.check_index_lengths(&meta_and_signature)?;
+        let rest = part(header.at(BLOCKS), header.head_end())?;
+        Self::from_head_parts(&header, Some(&head[..HEADER_LEN]), [meta_and_signature, rest], None)
+    }
+
+    /// Assembles an artifact from its head's parts (the metadata and
+    /// signature, then the block list, index and table), checking the
+    /// CRC-32 when given the header's bytes `prefix` (else it was checked),
+    /// and placing the index's spans.
+    pub(super) fn from_head_parts(
+        header: &Header,
+        prefix: Option<&[u8]>,
+        [meta_and_signature, rest]: [Bytes; 2],
+        file: Option<Arc<BodyFile>>,
+    ) -> Result<Artifact, ArtifactError> {
+        let [meta_len, _, blocks_len, index_len, table_len, bodies_len] = header.lengths;
+        if let Some(prefix) = prefix {
+            header.check_crc(&[&prefix[16..HEADER_LEN], &meta_and_signature, &rest])?;
+        }
+        let mut head = meta_and_signature;
+        let mut rest = rest;
+        let metadata_json = head.split_to(meta_len as usize);
+        let blocks = rest.split_to(blocks_len as usize);
+        let stored_index = rest.split_to(index_len as usize);
+        // Parsed already by the length checks; parsed again from what is kept.
+        let metadata =
+            serde_json::from_slice(&metadata_json).map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        let stored = Stored { blocks, index: stored_index };
+        Self::placed(
+            metadata,
+            metadata_json,
+            signature_of(&head)?,
+            stored,
+            rest,
+            [table_len, table_len + bodies_len],
+            file,
+        )
+    }
+
+    /// An artifact from its parts as stored: its index's spans
+    /// placed from the stored lengths, its block list checked to cover
+    /// the index and the table (their digests are checked by
+    /// [`Artifact::check_blocks`]); `data` is the table, or the table and
+    /// the bodies, of `[table, table and bodies]` bytes.
+    pub(super) fn placed(
+        metadata: Metadata,
+        metadata_json: Bytes,
+        signature: Option<Signature>,
+        stored: Stored,
+        data: Bytes,
+        [table_len, data_len]: [u64; 2],
+        file: Option<Arc<BodyFile>>,
+    ) -> Result<Artifact, ArtifactError> {
+        let starts = head::load(&stored.index, &metadata, table_len, data_len)?;
+        head::blocks(&stored.blocks, &metadata, table_len)?;
+        let artifact = Artifact {
+            metadata,
+            metadata_json,
+            signature,
+            stored_index: stored.index,
+            starts: starts.into(),
+            blocks: stored.blocks,
+            data: vec![(0, Piece::Memory(data))],
+            data_len,
+            table: table_len,
+            file,
+            base: None,
+            built_here: false,
+            bodies_checked: Arc::default(),
+            blocks_checked: Arc::default(),
+        };
+        artifact.check_metadata()?;
+        Ok(artifact)
+    }
+
+    /// Parses an artifact file's bytes: its head checked as
+    /// [`Artifact::open`] checks it, its bodies left for the catalog that
+    /// loads it to check.
+    pub(super) fn checked(bytes: Bytes) -> Result<Artifact, ArtifactError> {
+        let header = Header::parse(bytes.get(..HEADER_LEN).unwrap_or(&bytes), bytes.len() as u64)?;
+        header.check_head_lengths()?;
+        // The header's lengths add up to the file's: these convert.
+        let (blocks_at, head_end) = (header.at(BLOCKS) as usize, header.head_end() as usize);
+        // The CRC first: a corrupted byte anywhere in the head is named as such.
+        header.check_crc(&[&bytes[16..head_end]])?;
+        let meta_and_signature = bytes.slice(HEADER_LEN..blocks_at);
+        header.check_index_lengths(&meta_and_signature)?;
+        let parts = [meta_and_signature, bytes.slice(blocks_at..head_end)];
+        let mut artifact = Self::from_head_parts(&header, None, parts, None)?;
+        // The table and the bodies, as one buffer.
+        artifact.data = vec![(0, Piece::Memory(bytes.slice(header.data_at() as usize..)))];
+        Ok(artifact)
+    }
+}

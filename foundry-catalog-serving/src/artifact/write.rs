@@ -1,0 +1,199 @@
+//! Writing an artifact: assembled from a build's entries and buffers,
+//! then written as a file.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::header::crc32;
+use super::layout::{FORMAT_VERSION, MAGIC};
+#[cfg(feature = "signing")]
+use super::signed_message;
+use super::{Artifact, ArtifactError, BodyFile, Contents, DocumentEntry, IndexEntry, Metadata, Piece, SitePages};
+use super::{contiguous, head};
+
+/// One part of an artifact file, as [`Artifact::write_parts`] hands it out.
+pub(crate) enum Part<'a> {
+    /// The header, metadata, signature or index.
+    Head(&'a [u8]),
+    /// A data buffer.
+    Data(&'a Bytes),
+    /// A range of another artifact file's data region.
+    File(&'a BodyFile, u64, u64),
+}
+
+impl Artifact {
+    /// Assembles an artifact from the index entries (with pages when
+    /// `pages` is given, as every entry then is), the site documents and
+    /// the data buffers they point into (spans count from the start of the
+    /// first buffer): the first `table` bytes of the buffers hold every
+    /// slug, date, ETag, path and name, the rest every body (no buffer
+    /// holds both), each entry's in one run of each, in index order. An
+    /// error when they do not (a builder's bug, never a file written).
+    pub(crate) fn new(
+        contents: Contents,
+        entries: &[IndexEntry],
+        documents: &[DocumentEntry],
+        buffers: Vec<Piece>,
+        table: u64,
+    ) -> Result<Artifact, ArtifactError> {
+        let Contents { generator, codings, record_types, renderer_sha256, release, pages } = contents;
+        let stored_index = head::store(entries, documents, codings.len(), pages.is_some());
+        let mut start = 0;
+        let data = buffers
+            .into_iter()
+            .map(|buffer| {
+                let at = start;
+                start += buffer.len();
+                (at, buffer)
+            })
+            .collect();
+        let mut artifact = Artifact {
+            metadata: Metadata {
+                generator,
+                products: entries.len() as u64,
+                codings,
+                record_types,
+                content_sha256: String::new(),
+                renderer_sha256: Some(renderer_sha256),
+                sequence: release.sequence,
+                expires: release.expires,
+                pages: pages.map(|(digest, site)| SitePages { digest, site, documents: documents.len() as u64 }),
+            },
+            metadata_json: Bytes::new(),
+            signature: None,
+            stored_index: Bytes::from(stored_index),
+            starts: Arc::new([]),
+            blocks: Bytes::new(),
+            data,
+            data_len: start,
+            table,
+            file: None,
+            base: None,
+            built_here: true,
+            bodies_checked: Arc::new(true.into()),
+            blocks_checked: Arc::new(true.into()),
+        };
+        artifact.starts = head::load(&artifact.stored_index, &artifact.metadata, table, start)?.into();
+        // Each entry's spans as placed from the stored lengths: the tiling.
+        if !artifact.entries().eq(entries.iter().cloned()) || !artifact.documents().eq(documents.iter().cloned()) {
+            return Err(ArtifactError::Malformed("the builder's spans are not tiled in index order".to_owned()));
+        }
+        artifact.metadata.content_sha256 = artifact.content_digest();
+        // A struct of strings and numbers always serializes.
+        artifact.metadata_json = serde_json::to_vec(&artifact.metadata).unwrap_or_default().into();
+        let names: Vec<&[u8]> = entries
+            .iter()
+            .map(|entry| entry.slug)
+            .chain(documents.iter().map(|document| document.path))
+            .map(|span| artifact.bytes_of(span).unwrap_or_default())
+            .collect();
+        let runs: Vec<(u64, u64)> = entries
+            .iter()
+            .map(|entry| contiguous(entry.table_spans()))
+            .chain(documents.iter().map(|document| contiguous(document.table_spans())))
+            .map(Option::unwrap_or_default)
+            .collect();
+        let blocks = head::list(&artifact.stored_index, &names, &runs, &artifact.metadata, &|at, len, f| {
+            artifact.table_bytes(at, len, f)
+        });
+        artifact.blocks = Bytes::from(blocks);
+        Ok(artifact)
+    }
+
+    /// Writes the artifact file: header, metadata, signature, block list,
+    /// index, table and bodies.
+    pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
+        self.write_parts(|part| match part {
+            Part::Head(bytes) => out.write_all(bytes),
+            Part::Data(bytes) => out.write_all(bytes),
+            Part::File(file, at, len) => {
+                const PIECE: u64 = 8 << 20;
+                let mut done = 0;
+                while done < len {
+                    let piece = (len - done).min(PIECE);
+                    out.write_all(&file.read(at + done, piece as usize)?)?;
+                    done += piece;
+                }
+                Ok(())
+            }
+        })?;
+        out.flush()
+    }
+
+    /// Hands `write` the file's parts in order: the header (with the
+    /// CRC-32 of everything after it up to the bodies), metadata,
+    /// signature, block list, index, and each data buffer (the bodies left
+    /// in a file read from it in pieces).
+    pub(crate) fn write_parts(&self, mut write: impl FnMut(Part<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
+        let signature = self.signature.map(|s| [&s.public_key[..], &s.signature[..]].concat()).unwrap_or_default();
+        let mut lengths = Vec::with_capacity(48);
+        let (meta, signature_len) = (self.metadata_json.len() as u64, signature.len() as u64);
+        let table = self.table;
+        let lengths_of = [
+            meta,
+            signature_len,
+            self.blocks.len() as u64,
+            self.stored_index.len() as u64,
+            table,
+            self.data_len - table,
+        ];
+        for len in lengths_of {
+            lengths.extend_from_slice(&len.to_le_bytes());
+        }
+        let mut parts: Vec<&[u8]> = vec![&lengths, &self.metadata_json, &signature, &self.blocks, &self.stored_index];
+        let head_parts = parts.len();
+        // The CRC covers the table too. (A build puts the table in memory:
+        // a file's range is bodies.)
+        let covered = table;
+        parts.extend(self.data.iter().filter(|(at, _)| *at < covered).filter_map(|(at, piece)| match piece {
+            Piece::Memory(buffer) => {
+                let end = usize::try_from(covered - at).map_or(buffer.len(), |n| n.min(buffer.len()));
+                Some(&buffer[..end])
+            }
+            Piece::File { .. } => None,
+        }));
+        let mut header = Vec::with_capacity(16);
+        header.extend_from_slice(&MAGIC);
+        header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        header.extend_from_slice(&crc32(&parts).to_le_bytes());
+        write(Part::Head(&header))?;
+        for part in &parts[..head_parts] {
+            write(Part::Head(part))?;
+        }
+        for (_, piece) in &self.data {
+            match piece {
+                Piece::Memory(buffer) => write(Part::Data(buffer))?,
+                Piece::File { file, at, len } => write(Part::File(file, *at, *len))?,
+            }
+        }
+        if let Some(file) = &self.file {
+            const PIECE: u64 = 8 << 20;
+            let mut at = self.table;
+            while at < self.data_len {
+                let len = (self.data_len - at).min(PIECE);
+                write(Part::Data(&Bytes::from(file.read(at, len as usize)?)))?;
+                at += len;
+            }
+        }
+        Ok(())
+    }
+
+    /// The whole file as bytes.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(usize::try_from(self.file_len()).unwrap_or_default());
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(&mut out);
+        out
+    }
+
+    /// The bytes a signature signs: the context, then the version (so a
+    /// signed file cannot be relabelled to be read another way), the
+    /// metadata and the block list (which names the index and the table),
+    /// each after its length.
+    #[cfg(feature = "signing")]
+    pub(crate) fn signed_message(&self) -> Vec<u8> {
+        signed_message(&FORMAT_VERSION.to_le_bytes(), &self.metadata_json, &self.blocks)
+    }
+}
