@@ -420,13 +420,16 @@ pub struct Config {
         value_parser = parse_size,
         default_value = cli::show_size(foundry_catalog_serving::catalog::DEFAULT_MAX_MANIFEST_LEN)))]
     pub max_manifest_bytes: u64,
-    /// The largest artifact file loaded, in bytes (suffixes KiB, MiB, GiB
-    /// and K, M, G, as powers of 1,024): a larger one is refused before
-    /// anything is read, and on reload the old catalog keeps serving.
+    /// The largest artifact file loaded or downloaded, in bytes (suffixes
+    /// KiB, MiB, GiB and K, M, G, as powers of 1,024): a larger one is
+    /// refused before anything is read, and on reload the old catalog
+    /// keeps serving. No limit by default: a file's head is bounded by
+    /// what its metadata says, its bodies stay in the file, and a replica
+    /// downloads bodies only once their length is the one its head adds
+    /// up to.
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_MAX_ARTIFACT_BYTES", value_name = "BYTES",
-        value_parser = parse_size,
-        default_value = cli::show_size(foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN)))]
-    pub max_artifact_bytes: u64,
+        value_parser = parse_size))]
+    pub max_artifact_bytes: Option<u64>,
     /// How many bytes of bodies read from an artifact file are kept in
     /// memory (written as for --max-artifact-bytes; 0 keeps none; by
     /// default a quarter of the machine's memory on Linux, else 1 GiB).
@@ -517,7 +520,11 @@ impl Config {
                 return Err(problem(dir, "no verify key (`*.pub`) in this folder".to_owned()));
             }
         }
-        Ok(OpenOptions::default().max_len(self.max_artifact_bytes).verify_keys(keys))
+        let options = OpenOptions::default().verify_keys(keys);
+        Ok(match self.max_artifact_bytes {
+            Some(max_len) => options.max_len(max_len),
+            None => options,
+        })
     }
 
     const ADDR: SocketAddr = SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 8080));
@@ -554,7 +561,7 @@ impl Default for Config {
             pages: PageOptions::default(),
             verify_keys: Vec::new(),
             verify_key_dir: None,
-            max_artifact_bytes: foundry_catalog_serving::artifact::DEFAULT_MAX_FILE_LEN,
+            max_artifact_bytes: None,
             body_cache_bytes: default_body_cache(),
             max_manifest_bytes: foundry_catalog_serving::catalog::DEFAULT_MAX_MANIFEST_LEN,
             state_dir: None,
@@ -596,7 +603,7 @@ setters! {
     pages: PageOptions,
     verify_keys: Vec<VerifyKey>,
     verify_key_dir: Option<PathBuf>,
-    max_artifact_bytes: u64,
+    max_artifact_bytes: Option<u64>,
     body_cache_bytes: u64,
     max_manifest_bytes: u64,
     state_dir: Option<PathBuf>,

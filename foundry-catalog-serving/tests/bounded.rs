@@ -232,3 +232,43 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
     assert!(replica.counters().fetched_bytes() - fetched < BOUND as u64);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With no size limit set, what a whole download's bodies take is what
+/// signed bytes say: an artifact whose header claims 2 GiB more bodies
+/// than its head's index adds up to is refused once its head is fetched,
+/// not after the bodies it claims, whether its CRC-32 was left alone or
+/// fixed up so that only the index can tell.
+#[test]
+fn a_header_claiming_more_bodies_than_its_head_is_refused_before_the_bodies() {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-claimed-bodies-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("made");
+    let key = SigningKey::from_seed([4; 32]);
+    let open = OpenOptions::default().verify_keys(vec![key.verify_key()]);
+    assert_eq!(open.max_len, u64::MAX, "no size limit by default");
+    let real = signed(&key, 1);
+    let lengths = [16, 24, 32, 40, 48, 56].map(|at| le_u64(&real, at));
+    let head_end = 64 + lengths[..5].iter().sum::<u64>() as usize;
+    const EXTRA: u64 = 2 << 30;
+    let (url, published) = origin();
+    for (n, fix_crc) in [(1, false), (2, true)] {
+        let mut claiming = real.clone();
+        claiming[56..64].copy_from_slice(&(lengths[5] + EXTRA).to_le_bytes());
+        if fix_crc {
+            let crc = crc32fast::hash(&claiming[16..head_end]);
+            claiming[12..16].copy_from_slice(&crc.to_le_bytes());
+        }
+        let path = dir.join(format!("claims-{n}.fcat"));
+        let file = std::fs::File::create(&path).expect("created");
+        file.write_all_at(&claiming, 0).expect("written");
+        file.set_len(real.len() as u64 + EXTRA).expect("sparse");
+        *published.lock().expect("published") = (path, n);
+        let replica = Replica::open(&url, &dir.join(format!("state-{n}")), Settings::default()).expect("state folder");
+        let error = replica.start(&open).expect_err("refused").to_string();
+        let expected = if fix_crc { "belong to no product" } else { "checksum mismatch" };
+        assert!(error.contains(expected), "{error}");
+        let fetched = replica.counters().fetched_bytes();
+        assert!(fetched <= real.len() as u64, "{fetched} bytes fetched of an artifact of {} bytes", real.len());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

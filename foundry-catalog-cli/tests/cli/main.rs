@@ -1630,29 +1630,26 @@ fn watch_sees_a_replacement_with_the_same_length_and_modification_time() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A reload of a 3 GiB artifact whose header's lengths add up, under a
-/// 1.5 GiB address-space limit: only its head is read (its bodies would
-/// not fit), it fails like any broken reload, and the catalog being
-/// served stays (the process is not aborted).
+/// A reload of a 9 GiB artifact whose header's lengths add up, under a
+/// 1.5 GiB address-space limit and `serve`'s defaults: it is not refused
+/// for its size (there is no default limit), only its head is read (its
+/// bodies would not fit), it fails like any broken reload, and the
+/// catalog being served stays (the process is not aborted).
 #[test]
 fn a_reload_of_a_file_larger_than_memory_reads_only_its_head_and_keeps_the_catalog() {
     let dir = catalog_copy("memory-limit");
     let file = dir.join("catalog.fcat");
     build_artifact(&dir, &file);
-    // The server under a 1.5 GiB address-space limit, with no artifact
-    // size limit of its own in the way.
+    // The server under a 1.5 GiB address-space limit, with its defaults.
     let mut command = Command::new("sh");
     command.args(["-c", "ulimit -v 1572864 && exec \"$0\" \"$@\"", BIN]);
-    let server = Server::start_with(
-        command,
-        &["--catalog", file.to_str().expect("utf-8"), "--max-artifact-bytes", "1TiB", "--workers", "1"],
-    );
+    let server = Server::start_with(command, &["--catalog", file.to_str().expect("utf-8"), "--workers", "1"]);
     assert!(server.product().contains("\"title\":\"EU"));
-    // A 3 GiB artifact (sparse) whose header is a valid one's, with the
+    // A 9 GiB artifact (sparse) whose header is a valid one's, with the
     // bodies' length grown to match: its head is read and checked, its
     // bodies are not read, and it is refused for bytes no product holds.
     let mut bytes = std::fs::read(&file).expect("built");
-    let grown = 3u64 << 30;
+    let grown = 9u64 << 30;
     let data_len = u64::from_le_bytes(bytes[56..64].try_into().expect("8 bytes")) + grown - bytes.len() as u64;
     bytes[56..64].copy_from_slice(&data_len.to_le_bytes());
     let bytes = with_checksum(bytes);

@@ -320,8 +320,9 @@ impl Server {
 
 /// A replica pulls its catalog from an origin: a new sequence is served
 /// within a poll; every bad artifact (older, expired, another key's, a
-/// changed body, appended bytes, a cut download, a 10 GB claim) is
-/// refused with its reason while the catalog being served keeps
+/// changed body, appended bytes, a cut download, a 10 GB claim over
+/// `--max-artifact-bytes`) is refused with its reason while the catalog
+/// being served keeps
 /// answering; with the origin down it keeps serving and stays ready, and
 /// restarts on its last good artifact; a restart with the origin up and
 /// unchanged costs one 304.
@@ -356,6 +357,8 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
         &path(&work.join("ci.pub")),
         "--poll-interval",
         "100ms",
+        "--max-artifact-bytes",
+        "1GiB",
     ];
     let server = Server::start(&args);
     assert!(server.product().contains("Release one"));

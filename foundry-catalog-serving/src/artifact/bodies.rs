@@ -10,6 +10,28 @@ use bytes::Bytes;
 use super::{Artifact, ArtifactError, Span};
 use crate::encoding::ContentCoding;
 
+/// Where an artifact's bodies are: one of the ways it was made.
+#[derive(Debug, Clone)]
+pub(crate) enum Bodies {
+    /// In its data pieces, made by [`Artifact::new`] in this process:
+    /// buffers, and ranges of a previous artifact's file a build took
+    /// unread. Its names and ETags need no checking.
+    Built,
+    /// In memory, read with the rest of the file ([`Artifact::parse`]).
+    Read,
+    /// In its own file, read from it when asked for ([`Artifact::open`]).
+    File(Arc<BodyFile>),
+    /// In its data pieces, ranges of its own file and of `base`'s: a file
+    /// written with holes where its base holds its bytes
+    /// ([`crate::delta::open_layered`]).
+    Layered {
+        /// The base's file.
+        base: Arc<BodyFile>,
+    },
+    /// Not at hand: a head alone ([`Artifact::from_head`]).
+    Absent,
+}
+
 /// An artifact file whose bodies are read from it when they are asked for
 /// ([`Artifact::open`]): they are never trusted as read, but checked
 /// against their ETags (which the signature covers) by the catalog that
@@ -126,13 +148,15 @@ impl Artifact {
     ) -> Result<Artifact, ArtifactError> {
         let not_layered = |what: &str| ArtifactError::Malformed(format!("a layered artifact needs {what}"));
         let mut artifact = Self::open(path, max_len)?;
-        let own = artifact.file.take().ok_or_else(|| not_layered("an artifact file"))?;
-        let from = base.file.as_ref().ok_or_else(|| not_layered("a base file"))?;
+        let Bodies::File(own) = std::mem::replace(&mut artifact.bodies, Bodies::Absent) else {
+            return Err(not_layered("an artifact file"));
+        };
+        let Bodies::File(from) = &base.bodies else { return Err(not_layered("a base file")) };
         let base_at = base.data_at();
         let runs = runs(&artifact);
         let pieces =
             runs.into_iter().map(|(at, len, in_base)| (at, len, in_base.map(|in_base| (from, in_base - base_at))));
-        artifact.place(&own, Some(from), pieces)?;
+        artifact.place(&own, from, pieces)?;
         Ok(artifact)
     }
 
@@ -140,11 +164,11 @@ impl Artifact {
     /// [`Artifact::open`] with its file taken) by `pieces`, in file
     /// order, tiling its bodies: each an offset of its file, a length, and
     /// the file and data-region offset holding it when that is not `own`
-    /// (its own file). With a `base`, it is layered over it.
+    /// (its own file): layered over `base`.
     pub(super) fn place<'f>(
         &mut self,
         own: &Arc<BodyFile>,
-        base: Option<&Arc<BodyFile>>,
+        base: &Arc<BodyFile>,
         pieces: impl Iterator<Item = (u64, u64, Option<(&'f Arc<BodyFile>, u64)>)>,
     ) -> Result<(), ArtifactError> {
         let data_at = self.data_at();
@@ -164,7 +188,7 @@ impl Artifact {
         if at != self.data_len {
             return Err(ArtifactError::Malformed(format!("the bodies end at {at} of {} bytes", self.data_len)));
         }
-        self.base = base.cloned();
+        self.bodies = Bodies::Layered { base: Arc::clone(base) };
         Ok(())
     }
 
@@ -187,12 +211,12 @@ impl Artifact {
         let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
         let file = crate::files::open_nonblocking(path).map_err(read_error)?;
         let len = regular_len(&file, u64::MAX)?;
-        if self.file.is_some() || self.data.len() != 1 || len != self.file_len() {
+        if !matches!(self.bodies, Bodies::Absent) || len != self.file_len() {
             return Err(ArtifactError::Length { expected: self.file_len(), found: len });
         }
         let own = Arc::new(BodyFile { file, data_at: self.data_at() });
         if !layered {
-            self.file = Some(own);
+            self.bodies = Bodies::File(own);
             return Ok(self);
         }
         let base = old
@@ -210,7 +234,7 @@ impl Artifact {
                 cursor += len;
             }
         }
-        self.place(&own, Some(base), pieces.into_iter())?;
+        self.place(&own, base, pieces.into_iter())?;
         Ok(self)
     }
 
@@ -218,7 +242,10 @@ impl Artifact {
     /// ([`crate::delta::open_layered`]) has holes: a layered artifact's
     /// base file, or its own file.
     pub(super) fn base_file(&self) -> Option<&Arc<BodyFile>> {
-        self.base.as_ref().or(self.file.as_ref())
+        match &self.bodies {
+            Bodies::Layered { base: file } | Bodies::File(file) => Some(file),
+            Bodies::Built | Bodies::Read | Bodies::Absent => None,
+        }
     }
 
     /// The files, and where in their data regions, that hold `len` bytes
@@ -229,7 +256,7 @@ impl Artifact {
         let table = self.table;
         let offset = at.checked_sub(self.data_at()).filter(|&offset| offset >= table).ok_or_else(outside)?;
         let end = offset.checked_add(len).filter(|&end| end <= self.data_len).ok_or_else(outside)?;
-        if let Some(file) = &self.file {
+        if let Bodies::File(file) = &self.bodies {
             return Ok(vec![(file, offset, len)]);
         }
         let mut stored = Vec::new();
@@ -292,26 +319,30 @@ impl Artifact {
     }
 
     /// Whether its bodies are in memory (built, or read whole), not left
-    /// in its file nor absent (a head alone, [`Artifact::from_head`]).
+    /// in a file nor absent (a head alone, [`Artifact::from_head`]).
     #[cfg(feature = "signing")]
     pub(crate) fn holds_bodies(&self) -> bool {
-        self.file.is_none()
-            && self.data.iter().all(|(_, piece)| matches!(piece, Piece::Memory(_)))
-            && self.data.iter().map(|(_, piece)| piece.len()).sum::<u64>() == self.data_len
+        match self.bodies {
+            Bodies::Read => true,
+            Bodies::Built => self.data.iter().all(|(_, piece)| matches!(piece, Piece::Memory(_))),
+            Bodies::File(_) | Bodies::Layered { .. } | Bodies::Absent => false,
+        }
     }
 
     /// The file its bodies are read from, when they were left in it
     /// ([`Artifact::open`]).
     pub(crate) fn body_file(&self) -> Option<&Arc<BodyFile>> {
-        self.file.as_ref()
+        match &self.bodies {
+            Bodies::File(file) => Some(file),
+            _ => None,
+        }
     }
 
     /// Whether its bodies are read from files when they are asked for
     /// (its own, [`Artifact::open`]; or its own and its base's,
     /// [`crate::delta::open_layered`]), not held in memory.
     pub fn bodies_in_files(&self) -> bool {
-        self.file.is_some()
-            || (!self.built_here && self.data.iter().any(|(_, piece)| matches!(piece, Piece::File { .. })))
+        matches!(self.bodies, Bodies::File(_) | Bodies::Layered { .. })
     }
 
     /// The bytes of a span held in memory and the buffer that holds them
@@ -335,7 +366,7 @@ impl Artifact {
     pub(crate) fn slice_range(&self, offset: u64, len: u64) -> Result<Bytes, ArtifactError> {
         let out_of_bounds = || ArtifactError::Malformed(format!("a span at {offset} of {len} bytes"));
         let end = offset.checked_add(len).filter(|&end| end <= self.data_len).ok_or_else(out_of_bounds)?;
-        if let Some(file) = &self.file
+        if let Bodies::File(file) = &self.bodies
             && offset >= self.table
         {
             let len = usize::try_from(len).map_err(|_| out_of_bounds())?;

@@ -117,7 +117,7 @@ mod read;
 mod summary;
 mod write;
 
-pub(crate) use bodies::{BodyFile, Piece};
+pub(crate) use bodies::{Bodies, BodyFile, Piece};
 pub(crate) use entries::{
     CARDS_DOCUMENT, DocumentEntry, ICON_DOCUMENT, IndexEntry, LAST_HTTP_DATE, NOT_FOUND_DOCUMENT, PageSpans, Response,
     SOURCE_LEN, Span, contiguous, etag_names, etag_of, is_http_date_of, is_strong_etag,
@@ -131,14 +131,14 @@ pub(crate) use layout::FORMAT_VERSION;
 pub use layout::HEADER_LEN;
 pub(crate) use metadata::{Contents, Release, inflated_identity};
 pub use metadata::{HighestServed, Metadata, RecordTypeId, Signature, SitePages};
-pub use read::DEFAULT_MAX_FILE_LEN;
 pub use summary::{CheckSummary, Summary, file_len_of};
 pub(crate) use write::Part;
 
 /// A built or loaded artifact: metadata, signature, index and data, where
-/// the data may be held in several buffers (a build writes one per thread,
-/// and shares a previous artifact's; a file read whole is one), read as one
-/// region, or left in its file but for the table ([`Artifact::open`]).
+/// the data (the table, then the bodies) may be held in several buffers (a
+/// build writes one per thread, and shares a previous artifact's; a file
+/// read whole is one), or left in its file but for the table
+/// ([`Artifact::open`]): its `bodies` say which.
 #[derive(Debug, Clone)]
 pub struct Artifact {
     metadata: Metadata,
@@ -153,8 +153,8 @@ pub struct Artifact {
     /// The block list, which names the stored index and the table.
     blocks: Bytes,
     /// The data region's pieces: `(offset in the data region, piece)`, in
-    /// order. For an artifact whose bodies were left in their file, only
-    /// the table.
+    /// order. For an artifact whose bodies are in its file, or absent,
+    /// only the table.
     data: Vec<(u64, Piece)>,
     /// The data region's length.
     data_len: u64,
@@ -162,13 +162,8 @@ pub struct Artifact {
     /// date, ETag, page path, `lastmod` and document name, the rest every
     /// body.
     table: u64,
-    /// The file the bodies are read from, when they were left in it.
-    file: Option<Arc<BodyFile>>,
-    /// For a layered artifact ([`crate::delta::open_layered`]), the file
-    /// of the base its bodies are partly read from.
-    base: Option<Arc<BodyFile>>,
-    /// Whether [`Artifact::new`] made it (in this process), rather than a parse.
-    built_here: bool,
+    /// Where its bodies are.
+    bodies: Bodies,
     /// Whether every body is known to hash to its ETag: built here, or
     /// checked ([`Artifact::check_bodies`]); shared by clones.
     bodies_checked: Arc<std::sync::atomic::AtomicBool>,
@@ -226,6 +221,6 @@ impl Artifact {
     /// Whether this process built it ([`crate::catalog::Builder`]), so
     /// that its slugs, dates, ETags and content digest need no checking.
     pub(crate) fn built_here(&self) -> bool {
-        self.built_here
+        matches!(self.bodies, Bodies::Built)
     }
 }

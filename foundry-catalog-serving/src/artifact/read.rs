@@ -9,13 +9,7 @@ use bytes::Bytes;
 use super::bodies::regular_len;
 use super::header::{Header, Stored, signature_of};
 use super::layout::{BLOCKS, HEADER_LEN};
-use super::{Artifact, ArtifactError, BodyFile, CheckSummary, Metadata, Piece, Signature, Summary, head};
-
-/// The largest artifact file [`Artifact::read`] accepts: 8 GiB (an
-/// artifact of 100,000 products in three codings is about 1 GiB). A larger
-/// file is refused before anything is allocated;
-/// [`Artifact::read_at_most`] takes another limit.
-pub const DEFAULT_MAX_FILE_LEN: u64 = 8 << 30;
+use super::{Artifact, ArtifactError, Bodies, BodyFile, CheckSummary, Metadata, Piece, Signature, Summary, head};
 
 /// An index and table larger than this are checked against the CRC as
 /// they are read, before they are read into memory.
@@ -71,10 +65,11 @@ impl Artifact {
         Self::checked(bytes)
     }
 
-    /// Reads an artifact file once and parses it, refusing a file over
-    /// [`DEFAULT_MAX_FILE_LEN`] ([`Artifact::read_at_most`]).
+    /// Reads an artifact file once and parses it, however large
+    /// ([`Artifact::read_at_most`] without a limit: memory the system
+    /// cannot give is an error, not an abort).
     pub fn read(path: &std::path::Path) -> Result<Artifact, ArtifactError> {
-        Self::read_at_most(path, DEFAULT_MAX_FILE_LEN)
+        Self::read_at_most(path, u64::MAX)
     }
 
     /// Reads an artifact file of at most `max_len` bytes once and parses
@@ -185,7 +180,7 @@ impl Artifact {
         read_into(index_at, head_end - index_at, &mut rest)?;
         let file = Arc::new(BodyFile { file, data_at: header.data_at() });
         let parts = [meta_and_signature.into(), rest.into()];
-        Self::from_head_parts(&header, (!streamed).then_some(&prefix), parts, Some(file))
+        Self::from_head_parts(&header, (!streamed).then_some(&prefix), parts, Bodies::File(file))
     }
 
     /// The head of an artifact file of `file_len` bytes, given as
@@ -210,7 +205,7 @@ impl Artifact {
         let meta_and_signature = part(HEADER_LEN as u64, header.at(BLOCKS))?;
         header.check_index_lengths(&meta_and_signature)?;
         let rest = part(header.at(BLOCKS), header.head_end())?;
-        Self::from_head_parts(&header, Some(&head[..HEADER_LEN]), [meta_and_signature, rest], None)
+        Self::from_head_parts(&header, Some(&head[..HEADER_LEN]), [meta_and_signature, rest], Bodies::Absent)
     }
 
     /// Assembles an artifact from its head's parts (the metadata and
@@ -221,7 +216,7 @@ impl Artifact {
         header: &Header,
         prefix: Option<&[u8]>,
         [meta_and_signature, rest]: [Bytes; 2],
-        file: Option<Arc<BodyFile>>,
+        bodies: Bodies,
     ) -> Result<Artifact, ArtifactError> {
         let [meta_len, _, blocks_len, index_len, table_len, bodies_len] = header.lengths;
         if let Some(prefix) = prefix {
@@ -243,7 +238,7 @@ impl Artifact {
             stored,
             rest,
             [table_len, table_len + bodies_len],
-            file,
+            bodies,
         )
     }
 
@@ -259,7 +254,7 @@ impl Artifact {
         stored: Stored,
         data: Bytes,
         [table_len, data_len]: [u64; 2],
-        file: Option<Arc<BodyFile>>,
+        bodies: Bodies,
     ) -> Result<Artifact, ArtifactError> {
         let starts = head::load(&stored.index, &metadata, table_len, data_len)?;
         head::blocks(&stored.blocks, &metadata, table_len)?;
@@ -273,9 +268,7 @@ impl Artifact {
             data: vec![(0, Piece::Memory(data))],
             data_len,
             table: table_len,
-            file,
-            base: None,
-            built_here: false,
+            bodies,
             bodies_checked: Arc::default(),
             blocks_checked: Arc::default(),
         };
@@ -296,9 +289,10 @@ impl Artifact {
         let meta_and_signature = bytes.slice(HEADER_LEN..blocks_at);
         header.check_index_lengths(&meta_and_signature)?;
         let parts = [meta_and_signature, bytes.slice(blocks_at..head_end)];
-        let mut artifact = Self::from_head_parts(&header, None, parts, None)?;
+        let mut artifact = Self::from_head_parts(&header, None, parts, Bodies::Absent)?;
         // The table and the bodies, as one buffer.
         artifact.data = vec![(0, Piece::Memory(bytes.slice(header.data_at() as usize..)))];
+        artifact.bodies = Bodies::Read;
         Ok(artifact)
     }
 }

@@ -10,7 +10,9 @@ use super::header::crc32;
 use super::layout::{FORMAT_VERSION, MAGIC};
 #[cfg(feature = "signing")]
 use super::signed_message;
-use super::{Artifact, ArtifactError, BodyFile, Contents, DocumentEntry, IndexEntry, Metadata, Piece, SitePages};
+use super::{
+    Artifact, ArtifactError, Bodies, BodyFile, Contents, DocumentEntry, IndexEntry, Metadata, Piece, SitePages,
+};
 use super::{contiguous, head};
 
 /// One part of an artifact file, as [`Artifact::write_parts`] hands it out.
@@ -69,9 +71,7 @@ impl Artifact {
             data,
             data_len: start,
             table,
-            file: None,
-            base: None,
-            built_here: true,
+            bodies: Bodies::Built,
             bodies_checked: Arc::new(true.into()),
             blocks_checked: Arc::new(true.into()),
         };
@@ -168,7 +168,7 @@ impl Artifact {
                 Piece::File { file, at, len } => write(Part::File(file, *at, *len))?,
             }
         }
-        if let Some(file) = &self.file {
+        if let Bodies::File(file) = &self.bodies {
             const PIECE: u64 = 8 << 20;
             let mut at = self.table;
             while at < self.data_len {

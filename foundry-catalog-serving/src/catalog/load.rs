@@ -66,7 +66,7 @@ impl ResponseCatalog {
     /// ([`ResponseCatalog::write_file`]). The error does not name the
     /// file: the caller knows it.
     pub fn open_to_build_on(path: &Path) -> Result<Self, ArtifactError> {
-        Self::from_artifact(Artifact::open(path, OpenOptions::default().max_len)?)
+        Self::from_artifact(Artifact::open(path, u64::MAX)?)
     }
 
     /// Loads an artifact: checks every span, slug, ETag and date and the
@@ -227,9 +227,12 @@ pub(super) type Verify<'a> = dyn Fn(&Artifact) -> Result<(), ArtifactError> + Sy
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OpenOptions {
-    /// The largest file accepted, in bytes
-    /// ([`crate::artifact::DEFAULT_MAX_FILE_LEN`] unless set): a larger one
-    /// is refused before anything is allocated.
+    /// The largest file accepted, in bytes: a larger one is refused before
+    /// anything is read. No limit unless set (`u64::MAX`): what guards a
+    /// loader against a file's claims is what its summary says (its
+    /// metadata bounds the head read into memory, and the bodies stay in
+    /// the file), and a replica fetches the bodies only once their length
+    /// is the one the head's index adds up to.
     pub max_len: u64,
     /// With keys, only an artifact signed by one of them loads
     /// ([`Artifact::verify_any`]); without, an artifact loads unverified.
@@ -245,7 +248,7 @@ pub struct OpenOptions {
 impl Default for OpenOptions {
     fn default() -> Self {
         OpenOptions {
-            max_len: artifact::DEFAULT_MAX_FILE_LEN,
+            max_len: u64::MAX,
             #[cfg(feature = "signing")]
             verify_keys: Vec::new(),
             body_cache: BodyCache::default(),

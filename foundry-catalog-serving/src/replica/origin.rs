@@ -372,7 +372,11 @@ impl Origin {
 
     /// A 200's body, the whole artifact, into a new file of the state
     /// folder: abandoned at its first bytes when they are not an
-    /// artifact's header, or claim more than `max_len` bytes.
+    /// artifact's header, or claim more than `max_len` bytes; at its
+    /// summary when `check` refuses it; at its head when the head does not
+    /// add up to what the header claims of the bodies (CRC-32, lengths,
+    /// each block against the block list the summary's signature covers).
+    /// So what the bodies take of the disk is what signed bytes say.
     pub(crate) fn whole(
         &self,
         mut response: Response,
@@ -410,19 +414,37 @@ impl Origin {
         // signature, with verify keys). No strong ETag to tell versions
         // by: its content digest does; the same as the last good one's is
         // an unchanged origin (the rest is not read).
-        match self.summary_from(&mut reader, &mut prefix, len, MAX_SUMMARY)? {
+        let summary = match self.summary_from(&mut reader, &mut prefix, len, MAX_SUMMARY)? {
             Ok(summary) if same_as.is_some_and(|digest| summary.metadata().content_sha256 == digest) => {
                 return Ok(Fetched::Unchanged);
             }
-            Ok(summary) => {
-                if let Err(error) = check(&summary) {
-                    return Ok(Fetched::Refused { etag: download.etag.clone(), error });
-                }
-            }
+            Ok(summary) => match check(&summary) {
+                Ok(()) => summary,
+                Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
+            },
             Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
+        };
+        // The rest of the head (bounded by the metadata), checked before
+        // the bodies are downloaded: the index's lengths must add up to
+        // the bodies' length the header claims.
+        let want = summary.head_len() - prefix.len() as u64;
+        let read = (&mut reader)
+            .take(want)
+            .read_to_end(&mut prefix)
+            .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
+        if (read as u64) < want {
+            return Err(PullError::unreachable(format!(
+                "the download was cut: {} of the {} bytes of its head",
+                prefix.len(),
+                summary.head_len()
+            )));
         }
-        file.write_all(&prefix).map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
-        let rest = len - prefix.len() as u64;
+        let head = bytes::Bytes::from(prefix);
+        if let Err(error) = Artifact::from_head(head.clone(), len).and_then(|head| head.check_blocks()) {
+            return Ok(Fetched::Refused { etag: download.etag.clone(), error });
+        }
+        file.write_all(&head).map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
+        let rest = len - head.len() as u64;
         let copied = self.copy(reader, &mut file, rest.saturating_add(1))?;
         if copied > rest {
             return Err(format!("the origin sent more than the {len} bytes its artifact's header says").into());
@@ -430,7 +452,7 @@ impl Origin {
         if copied != rest {
             return Err(PullError::unreachable(format!(
                 "the download was cut: {} of {len} bytes",
-                copied + prefix.len() as u64
+                copied + head.len() as u64
             )));
         }
         file.sync_all().map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
