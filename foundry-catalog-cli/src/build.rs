@@ -195,6 +195,12 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             }
         }
     }
+    // The bodies go to the output's folder as they are made, not to
+    // memory: a build holds its head, whatever the bodies come to.
+    if let Some(output) = &args.output {
+        let dir = output.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        builder = builder.spool_bodies(dir);
+    }
     let last = Arc::new(Mutex::new(Progress::default()));
     let builder = builder.on_progress(reporter(Arc::clone(&last)));
     let catalog = builder.build_dir(&args.dir);

@@ -51,6 +51,37 @@ pub fn replace(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> 
     }
 }
 
+/// A new file in `dir` that no other process can open, for a build to
+/// write bodies to as it makes them (`Builder::spool_bodies`): an unnamed
+/// file (`O_TMPFILE`) where the file system has them, else one created
+/// exclusively under a fresh name, removed at once. It is gone when the
+/// last handle to it is closed, whatever happens to the process.
+pub(crate) fn spool_in(dir: &Path) -> io::Result<File> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC;
+        match rustix::fs::open(dir, flags, Mode::from_raw_mode(0o600)) {
+            Ok(fd) => return Ok(File::from(fd)),
+            // Not supported here (another file system, an old kernel): named.
+            Err(rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR | rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    for attempt in 0u32..100 {
+        let path = dir.join(format!(".foundry-catalog-spool-{}-{attempt}", std::process::id()));
+        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&path) {
+            Ok(file) => {
+                std::fs::remove_file(&path)?;
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(io::ErrorKind::AlreadyExists, "every spool name is taken by another file or link"))
+}
+
 /// Why [`read_bounded`] did not read a file.
 #[derive(Debug)]
 #[non_exhaustive]

@@ -205,8 +205,8 @@ impl Artifact {
     /// Checks that one of `keys` signed this artifact (the one its
     /// signature names: several keys are trusted at once while a key is
     /// rotated) and that nothing it covers changed since: the signature
-    /// over the metadata and the block list (format 4; the index in
-    /// older ones), then each block of the head against its digest, then
+    /// over the metadata and the block list, then each block of the head
+    /// against its digest, then
     /// every body against its ETag (on
     /// all cores; for an artifact whose bodies were left in its file,
     /// [`Artifact::open`], each as a catalog reads it instead; the content
@@ -217,7 +217,7 @@ impl Artifact {
         let (signature, key) = self.signer_trusted(keys)?;
         let signed = ed25519_compact::Signature::new(signature.signature);
         key.0.verify(self.signed_message(), &signed).map_err(|_| ArtifactError::BadSignature)?;
-        // Format 4 signs its block list, which names the index and the table.
+        // The signature covers the block list, which names the index and the table.
         self.check_blocks()?;
         // Bodies left in their file are checked as they are read; a head
         // alone has none to check.

@@ -272,3 +272,44 @@ fn a_header_claiming_more_bodies_than_its_head_is_refused_before_the_bodies() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A build whose bodies are spooled (`Builder::spool_bodies`, what
+/// `build -o` does) holds its head and a block of bodies per thread, not
+/// its bodies: its peak stays under half of what the bodies come to, and
+/// under half of what the same build holds in memory.
+#[test]
+fn a_build_spooling_its_bodies_holds_its_head_not_its_bodies() {
+    use foundry_catalog_serving::catalog::ContentCoding;
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-spooled-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let manifests = dir.join("catalog");
+    std::fs::create_dir_all(&manifests).expect("made");
+    let mut examples: Vec<serde_json::Value> = std::fs::read_dir(examples())
+        .expect("the examples")
+        .map(|entry| {
+            serde_json::from_slice(&std::fs::read(entry.expect("listed").path()).expect("read")).expect("JSON")
+        })
+        .collect();
+    examples.sort_by(|a, b| a["slug"].as_str().cmp(&b["slug"].as_str()));
+    for n in 0..3000 {
+        let mut manifest = examples[n % examples.len()].clone();
+        let slug = format!("{}-{n}", manifest["slug"].as_str().expect("a slug"));
+        manifest["title"] = serde_json::json!(format!("Product {n}"));
+        manifest["slug"] = serde_json::json!(slug);
+        std::fs::write(manifests.join(format!("{slug}.json")), manifest.to_string()).expect("written");
+    }
+    let builder = Builder::new().codings(&[ContentCoding::Identity]).expect("identity");
+    let base = reset_peak();
+    let in_memory = builder.clone().build_dir(&manifests).expect("builds");
+    let held = peak_above(base);
+    let bodies = in_memory.artifact().file_len();
+    drop(in_memory);
+    let base = reset_peak();
+    let spooled = builder.spool_bodies(&dir).build_dir(&manifests).expect("builds");
+    let spooled_peak = peak_above(base);
+    eprintln!("a build of {bodies} bytes: {held} bytes at peak in memory, {spooled_peak} spooled");
+    assert!(spooled_peak < bodies as usize / 2, "{spooled_peak} bytes at peak for {bodies} bytes of artifact");
+    assert!(spooled_peak < held / 2, "{spooled_peak} bytes at peak spooled, {held} in memory");
+    drop(spooled);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -44,6 +44,19 @@ pub(crate) struct BodyFile {
 }
 
 impl BodyFile {
+    /// A file a build writes bodies to as it makes them (its data region
+    /// is the whole file).
+    pub(crate) fn spool(file: std::fs::File) -> BodyFile {
+        BodyFile { file, data_at: 0 }
+    }
+
+    /// Writes `bytes` at `offset` of the data region.
+    pub(crate) fn write_at(&self, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let at = self.data_at.checked_add(offset).ok_or(std::io::ErrorKind::InvalidInput)?;
+        self.file.write_all_at(bytes, at)
+    }
+
     /// The file's metadata as it is now (`fstat` of the file opened).
     pub(crate) fn metadata(&self) -> std::io::Result<std::fs::Metadata> {
         self.file.metadata()

@@ -62,6 +62,8 @@ pub struct Builder {
     pages: Option<Arc<PageMaker>>,
     previous: Option<Arc<Previous>>,
     progress: Option<Arc<Report>>,
+    /// Where bodies are written as they are made, when not kept in memory.
+    spool: Option<Arc<Path>>,
 }
 
 /// The largest manifest file [`Builder::build_dir`] reads unless told
@@ -80,6 +82,7 @@ impl fmt::Debug for Builder {
             .field("pages", &self.pages)
             .field("previous", &self.previous.as_ref().map(|p| p.products()))
             .field("progress", &self.progress.is_some())
+            .field("spool", &self.spool)
             .finish()
     }
 }
@@ -94,6 +97,7 @@ impl Default for Builder {
             pages: None,
             previous: None,
             progress: None,
+            spool: None,
         }
     }
 }
@@ -172,6 +176,21 @@ impl Builder {
     #[must_use]
     pub fn max_manifest_len(mut self, max_len: u64) -> Self {
         self.max_manifest_len = max_len;
+        self
+    }
+
+    /// Writes every body to unnamed files in `dir` as it is made (one per
+    /// building thread, gone when the catalog is dropped), not to memory:
+    /// a build then holds the head (each product's index entry and table
+    /// bytes), the cards its pages link with, the site documents and one
+    /// block of bodies (at most 1 MiB) per thread, whatever the bodies
+    /// come to. [`ResponseCatalog::write_file`] copies them from there in
+    /// the kernel. Give the folder the artifact is written to (`build -o`
+    /// does), so that they stay on its file system: a `/tmp` in memory
+    /// would hold them in memory again.
+    #[must_use]
+    pub fn spool_bodies(mut self, dir: impl AsRef<Path>) -> Self {
+        self.spool = Some(Arc::from(dir.as_ref()));
         self
     }
 
@@ -649,8 +668,15 @@ impl Builder {
         let jobs: Vec<(&T, Option<&[u8; SOURCE_LEN]>)> =
             items.iter().enumerate().map(|(n, item)| (item, seen.get(n))).collect();
         let inflated = artifact::inflated_identity(&self.codings);
+        let spool_failed = |e: std::io::Error| CatalogError::Spool {
+            dir: self.spool.as_deref().map(|dir| dir.display().to_string()).unwrap_or_default(),
+            reason: e.to_string(),
+        };
         let parts: Vec<Part> = crate::parallel::chunks(&jobs, |chunk| {
-            let mut data = Data::default();
+            let mut data = match Data::new(self.spool.as_deref()) {
+                Ok(data) => data,
+                Err(e) => return (Data::default(), vec![Err(spool_failed(e))]),
+            };
             let entries = chunk
                 .iter()
                 .map(|&(item, seen)| {
@@ -692,8 +718,15 @@ impl Builder {
                 }
             }
             base = (base.0 + data.table.written, base.1 + data.bodies.written);
-            table.extend(data.table.finish());
-            bodies.extend(data.bodies.finish());
+            match (data.table.finish(), data.bodies.finish()) {
+                (Ok(table_pieces), Ok(body_pieces)) => {
+                    table.extend(table_pieces);
+                    bodies.extend(body_pieces);
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    errors.push(spool_failed(e));
+                }
+            }
         }
         let mut documents = match (self.pages.as_deref(), &linking) {
             (Some(pages), Some(linking)) if errors.is_empty() => {
@@ -701,7 +734,20 @@ impl Builder {
                     Ok((documents, tally)) => {
                         counter.list_pages.store(tally.rendered + tally.kept, Ordering::Relaxed);
                         counter.lists_rendered.store(tally.rendered, Ordering::Relaxed);
-                        Self::write_documents(documents, base, &mut table, &mut bodies, inflated)
+                        match Self::write_documents(
+                            documents,
+                            base,
+                            &mut table,
+                            &mut bodies,
+                            inflated,
+                            self.spool.as_deref(),
+                        ) {
+                            Ok(written) => written,
+                            Err(e) => {
+                                errors.push(spool_failed(e));
+                                (Vec::new(), base.0)
+                            }
+                        }
                     }
                     Err(error) => {
                         errors.push(error);
@@ -781,8 +827,9 @@ impl Builder {
         table: &mut Vec<crate::artifact::Piece>,
         bodies: &mut Vec<crate::artifact::Piece>,
         inflated: Option<usize>,
-    ) -> (Vec<DocumentEntry>, u64) {
-        let mut data = Data::default();
+        spool: Option<&Path>,
+    ) -> std::io::Result<(Vec<DocumentEntry>, u64)> {
+        let mut data = Data::new(spool)?;
         let entries = documents
             .into_iter()
             .map(|document| {
@@ -800,9 +847,9 @@ impl Builder {
             })
             .collect();
         let table_len = base.0 + data.table.written;
-        table.extend(data.table.finish());
-        bodies.extend(data.bodies.finish());
-        (entries, table_len)
+        table.extend(data.table.finish()?);
+        bodies.extend(data.bodies.finish()?);
+        Ok((entries, table_len))
     }
 
     /// Appends each body (but the `inflated`th, identity inflated from

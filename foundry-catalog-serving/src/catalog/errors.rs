@@ -74,6 +74,18 @@ pub enum CatalogError {
         /// The file.
         file: String,
     },
+    /// The folder a build writes bodies to as it makes them
+    /// ([`Builder::spool_bodies`](super::Builder::spool_bodies)) could not
+    /// take them.
+    #[error(
+        "{dir}: cannot write the build's bodies there: {reason}; hint: give the output a folder with room, writable by this user"
+    )]
+    Spool {
+        /// The folder.
+        dir: String,
+        /// The system's words.
+        reason: String,
+    },
     /// An artifact file cannot be loaded.
     #[error("{file}: {error}")]
     Artifact {
@@ -95,7 +107,8 @@ impl CatalogError {
             | CatalogError::DuplicateSlug { file, .. }
             | CatalogError::Page { file, .. }
             | CatalogError::Changed { file }
-            | CatalogError::Artifact { file, .. } => file,
+            | CatalogError::Artifact { file, .. }
+            | CatalogError::Spool { dir: file, .. } => file,
         }
     }
 

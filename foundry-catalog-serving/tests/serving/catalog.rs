@@ -548,3 +548,52 @@ fn a_generator_name_that_could_forge_a_log_line_is_refused() {
         assert!(!error.contains('\n') && !error.contains('\u{1b}') && !error.contains('\u{202e}'), "{error:?}");
     }
 }
+
+/// A build whose bodies are spooled to a folder as they are made
+/// (`Builder::spool_bodies`, what `build -o` does) writes the same bytes
+/// as one that holds them in memory, with pages and without, serves the
+/// same bodies, and leaves nothing in the folder; a folder it cannot
+/// write to fails the build naming it.
+#[test]
+fn a_build_spooling_its_bodies_writes_what_a_build_in_memory_writes() {
+    use foundry_catalog_serving::catalog::Builder;
+    let dir = temp("spool");
+    #[allow(unused_mut)]
+    let mut builders = vec![Builder::new()];
+    #[cfg(feature = "pages")]
+    {
+        let site = foundry_catalog_pages::Site::new("https://catalog.example.com").expect("a site");
+        builders.push(Builder::new().pages(foundry_catalog_pages::Pages::new(site)));
+    }
+    for builder in builders {
+        let in_memory = builder.clone().build_dir(&examples()).expect("builds");
+        let spooled = builder.clone().spool_bodies(&dir).build_dir(&examples()).expect("builds");
+        assert!(!spooled.artifact().bodies_in_files(), "built here, whatever holds the bodies");
+        let out = dir.join("out.fcat");
+        let mut file = std::fs::File::create(&out).expect("created");
+        spooled.write_file(&mut file).expect("written");
+        assert!(std::fs::read(&out).expect("read") == in_memory.artifact().to_vec(), "the same bytes");
+        assert!(spooled.artifact().to_vec() == in_memory.artifact().to_vec());
+        for slug in in_memory.slugs() {
+            let (a, b) = (in_memory.get(slug).expect("built"), spooled.get(slug).expect("built"));
+            for &coding in in_memory.codings() {
+                let (a, b) = (a.representation(coding), b.representation(coding));
+                assert_eq!((a.etag(), a.body().expect("body")), (b.etag(), b.body().expect("body")), "{slug}");
+            }
+        }
+        std::fs::remove_file(&out).expect("removed");
+        let left: Vec<_> = std::fs::read_dir(&dir).expect("listed").collect();
+        assert!(left.is_empty(), "the spool files are not in the folder: {left:?}");
+    }
+    let missing = dir.join("no-such-folder");
+    let errors = Builder::new().spool_bodies(&missing).build_dir(&examples()).expect_err("no folder");
+    assert!(
+        errors
+            .errors
+            .iter()
+            .all(|e| matches!(e, CatalogError::Spool { dir, .. } if *dir == missing.display().to_string())),
+        "{errors}"
+    );
+    assert!(errors.to_string().contains("cannot write the build's bodies there"), "{errors}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
