@@ -206,13 +206,11 @@ impl Artifact {
     /// signature names: several keys are trusted at once while a key is
     /// rotated) and that nothing it covers changed since: the signature
     /// over the metadata and the block list, then each block of the head
-    /// against its digest, then
-    /// every body against its ETag (on
-    /// all cores; for an artifact whose bodies were left in its file,
-    /// [`Artifact::open`], each as a catalog reads it instead; the content
-    /// digest, which names every slug and ETag, and
-    /// the products' tiling of the data region are checked when a catalog
-    /// is loaded).
+    /// against its digest, then every body against its ETag (on all
+    /// cores; for an artifact whose bodies are in a file, [`Artifact::open`],
+    /// each as a catalog reads it instead; the content digest, which names
+    /// every slug and ETag, is checked when a catalog is loaded, and the
+    /// index's lengths, which place every byte, when the artifact is read).
     pub fn verify_any(&self, keys: &[VerifyKey]) -> Result<(), ArtifactError> {
         let (signature, key) = self.signer_trusted(keys)?;
         let signed = ed25519_compact::Signature::new(signature.signature);

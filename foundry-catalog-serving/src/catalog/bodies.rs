@@ -70,8 +70,9 @@ impl<'a> Stored<'a> {
     }
 
     /// Where a stored body is: in the artifact's file (its span lies in
-    /// the bodies' part: checked by the tiling), in another's (a build's,
-    /// taken from its previous artifact unread), or in memory.
+    /// the bodies' part: the index's lengths place it there), in another's
+    /// (a build's spool, or its previous artifact's, taken unread), or in
+    /// memory.
     fn source(self, body: artifact::Span, kept: &'a Kept) -> Option<Source<'a>> {
         let elsewhere = match self.artifact.body_file() {
             Some(file) => Some((file, body.offset)),

@@ -165,8 +165,9 @@ impl LastGoodFiles {
         }
     }
 
-    /// The head of [`LAST_GOOD`] when it is of format 4 (judged from its
-    /// header: an older one is not read), and the delta kept over it, if any.
+    /// The head of [`LAST_GOOD`] when it opens (a file of an older format
+    /// is refused from its header, and the next pull downloads the
+    /// artifact whole), and the delta kept over it, if any.
     pub(crate) fn base_and_delta(&self, max_len: u64) -> Option<(Artifact, Option<PathBuf>)> {
         let base = Artifact::open(&self.last_good()?, max_len).ok()?;
         let delta = self.delta_over(&base.metadata().content_sha256);
