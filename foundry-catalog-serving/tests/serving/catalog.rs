@@ -558,6 +558,19 @@ fn a_generator_name_that_could_forge_a_log_line_is_refused() {
 fn a_build_spooling_its_bodies_writes_what_a_build_in_memory_writes() {
     use foundry_catalog_serving::catalog::Builder;
     let dir = temp("spool");
+    // Enough products that each thread seals several blocks (64 KiB and up).
+    let manifests = temp("spool-manifests");
+    for entry in std::fs::read_dir(examples()).expect("the examples") {
+        let text = std::fs::read_to_string(entry.expect("listed").path()).expect("read");
+        let manifest: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        for n in 0..100 {
+            let mut copy = manifest.clone();
+            let slug = format!("{}-{n}", manifest["slug"].as_str().expect("a slug"));
+            copy["title"] = serde_json::json!(format!("Product {n}"));
+            copy["slug"] = serde_json::json!(slug);
+            std::fs::write(manifests.join(format!("{slug}.json")), copy.to_string()).expect("written");
+        }
+    }
     #[allow(unused_mut)]
     let mut builders = vec![Builder::new()];
     #[cfg(feature = "pages")]
@@ -566,8 +579,8 @@ fn a_build_spooling_its_bodies_writes_what_a_build_in_memory_writes() {
         builders.push(Builder::new().pages(foundry_catalog_pages::Pages::new(site)));
     }
     for builder in builders {
-        let in_memory = builder.clone().build_dir(&examples()).expect("builds");
-        let spooled = builder.clone().spool_bodies(&dir).build_dir(&examples()).expect("builds");
+        let in_memory = builder.clone().build_dir(&manifests).expect("builds");
+        let spooled = builder.clone().spool_bodies(&dir).build_dir(&manifests).expect("builds");
         assert!(!spooled.artifact().bodies_in_files(), "built here, whatever holds the bodies");
         let out = dir.join("out.fcat");
         let mut file = std::fs::File::create(&out).expect("created");
@@ -596,4 +609,5 @@ fn a_build_spooling_its_bodies_writes_what_a_build_in_memory_writes() {
     );
     assert!(errors.to_string().contains("cannot write the build's bodies there"), "{errors}");
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&manifests);
 }
