@@ -216,6 +216,17 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
     assert!(peak <= BOUND, "{peak} bytes taken before refusing an origin's artifact");
     assert!(replica.counters().fetched_bytes() < BOUND as u64, "{} bytes fetched", replica.counters().fetched_bytes());
 
+    // An origin, without a verify key: a whole download's head is checked
+    // against its CRC as it is written, before memory is taken for it.
+    *published.lock().expect("published") = (smaller.clone(), 9);
+    let unsigned = Replica::open(&url, &dir.join("state-unsigned"), Settings::default()).expect("state folder");
+    let base = reset_peak();
+    let error = unsigned.start(&OpenOptions::default()).expect_err("refused");
+    let peak = peak_above(base);
+    eprintln!("an origin, whole, no verify key: {peak} bytes taken before the refusal");
+    assert!(error.to_string().contains("checksum mismatch"), "{error}");
+    assert!(peak <= BOUND, "{peak} bytes taken before refusing an origin's artifact without a verify key");
+
     // An origin, with a last good artifact: a delta, judged by its summary.
     let good = dir.join("good.fcat");
     std::fs::write(&good, &real).expect("written");

@@ -80,7 +80,7 @@ impl Drop for Download {
 pub(crate) fn create_download(dir: &Path, counter: &AtomicU64) -> io::Result<(PathBuf, File)> {
     let path =
         dir.join(format!("{}{}.fcat", super::state_dir::DOWNLOAD_PREFIX, counter.fetch_add(1, Ordering::Relaxed)));
-    let create = || std::fs::OpenOptions::new().write(true).create_new(true).open(&path);
+    let create = || std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path);
     match create() {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             std::fs::remove_file(&path)?;

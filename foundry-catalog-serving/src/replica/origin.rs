@@ -426,34 +426,53 @@ impl Origin {
         };
         // The rest of the head (bounded by the metadata), checked before
         // the bodies are downloaded: the index's lengths must add up to
-        // the bodies' length the header claims.
-        let want = summary.head_len() - prefix.len() as u64;
-        let read = (&mut reader)
-            .take(want)
-            .read_to_end(&mut prefix)
-            .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
-        if (read as u64) < want {
-            return Err(PullError::unreachable(format!(
-                "the download was cut: {} of the {} bytes of its head",
-                prefix.len(),
-                summary.head_len()
-            )));
+        // the bodies' length the header claims. It is written as it
+        // arrives, its CRC-32 computed, and held in memory only once the
+        // CRC holds: a head whose claims nothing signed costs its
+        // reading, not its claims (as `Artifact::open` reads a file's).
+        let local = |e: std::io::Error| PullError::local(format!("cannot write the download: {e}"));
+        let head_len = summary.head_len();
+        file.write_all(&prefix).map_err(local)?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(prefix.get(16..).unwrap_or_default());
+        let mut buffer = vec![0; 1 << 20];
+        let mut at = prefix.len() as u64;
+        while at < head_len {
+            let want = buffer.len().min(usize::try_from(head_len - at).unwrap_or(usize::MAX));
+            let read = reader
+                .read(&mut buffer[..want])
+                .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
+            if read == 0 {
+                return Err(PullError::unreachable(format!(
+                    "the download was cut: {at} of the {head_len} bytes of its head"
+                )));
+            }
+            file.write_all(&buffer[..read]).map_err(local)?;
+            crc.update(&buffer[..read]);
+            at += read as u64;
         }
-        let head = bytes::Bytes::from(prefix);
-        if let Err(error) = Artifact::from_head(head.clone(), len).and_then(|head| head.check_blocks()) {
+        let expected = u32::from_le_bytes([prefix[12], prefix[13], prefix[14], prefix[15]]);
+        let found = crc.finalize();
+        if found != expected {
+            let error = ArtifactError::Checksum { expected, found };
             return Ok(Fetched::Refused { etag: download.etag.clone(), error });
         }
-        file.write_all(&head).map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
-        let rest = len - head.len() as u64;
+        let mut head = Vec::new();
+        let size = usize::try_from(head_len).map_err(|_| PullError::local(format!("a head of {head_len} bytes")))?;
+        head.try_reserve_exact(size)
+            .map_err(|_| PullError::local(format!("cannot take {head_len} bytes of memory")))?;
+        head.resize(size, 0);
+        std::os::unix::fs::FileExt::read_exact_at(&file, &mut head, 0).map_err(local)?;
+        if let Err(error) = Artifact::from_head(head, len).and_then(|head| head.check_blocks()) {
+            return Ok(Fetched::Refused { etag: download.etag.clone(), error });
+        }
+        let rest = len - head_len;
         let copied = self.copy(reader, &mut file, rest.saturating_add(1))?;
         if copied > rest {
             return Err(format!("the origin sent more than the {len} bytes its artifact's header says").into());
         }
         if copied != rest {
-            return Err(PullError::unreachable(format!(
-                "the download was cut: {} of {len} bytes",
-                copied + head.len() as u64
-            )));
+            return Err(PullError::unreachable(format!("the download was cut: {} of {len} bytes", copied + head_len)));
         }
         file.sync_all().map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         self.counters.count(len, false);
