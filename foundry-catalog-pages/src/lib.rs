@@ -54,5 +54,5 @@ pub mod sitemap;
 mod templates;
 
 pub use error::PageError;
-pub use render::{ListPage, Pages};
+pub use render::{ListPage, ListPlan, Pages};
 pub use site::{InvalidSite, Site};

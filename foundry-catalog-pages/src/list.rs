@@ -119,6 +119,7 @@ impl Cards {
             // Stable: of equal paths, the first given comes first.
             list.sort_by(|a, b| a.path.cmp(&b.path));
             list.dedup_by(|later, first| later.path == first.path);
+            list.shrink_to_fit();
         }
         Cards { routes }
     }

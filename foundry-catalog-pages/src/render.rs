@@ -98,6 +98,39 @@ pub struct ListPage<'a> {
     pub same_cards: bool,
 }
 
+/// One list page as [`Pages::list_plans_since`] plans it: what it shows,
+/// not yet rendered ([`Pages::render_list_plan`]).
+pub struct ListPlan<'a> {
+    /// Its path (`/`, `/datasets`, `/datasets/page/2`, …).
+    pub path: String,
+    /// Its sitemap `lastmod`: the newest of its products'.
+    pub lastmod: String,
+    /// The products a route's page lists, in order (none for the home
+    /// page).
+    pub cards: &'a [Card],
+    /// Whether `cards` are, `lastmod` and all, those the page listed with
+    /// the previous cards (false without them).
+    pub same_cards: bool,
+    /// Whether the page shows anything other than it did with the
+    /// previous cards (true without them): its HTML must be rendered, not
+    /// taken from where the previous pages are kept.
+    pub changed: bool,
+    /// Everything its template sees but the site's constants.
+    context: ListSpec<'a>,
+}
+
+impl std::fmt::Debug for ListPlan<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListPlan")
+            .field("path", &self.path)
+            .field("lastmod", &self.lastmod)
+            .field("cards", &self.cards.len())
+            .field("same_cards", &self.same_cards)
+            .field("changed", &self.changed)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What a page template sees of a product it links to.
 #[derive(Serialize, PartialEq)]
 struct CardContext<'a> {
@@ -344,12 +377,34 @@ impl Pages {
     /// a page whose products, links and counts are the same is given
     /// without its HTML, to be taken from where the previous cards' pages
     /// are kept. The pages are the same templates' (the caller checks the
-    /// [`Pages::digest`]).
+    /// [`Pages::digest`]). Every page is rendered before this returns;
+    /// [`Pages::list_plans_since`] renders none.
     pub fn list_pages_since<'a>(
         &self,
         cards: &'a Cards,
         previous: Option<&Cards>,
     ) -> Result<Vec<ListPage<'a>>, PageError> {
+        self.list_plans_since(cards, previous)
+            .into_iter()
+            .map(|plan| {
+                let html = if plan.changed { Some(self.render_list_plan(&plan)?) } else { None };
+                Ok(ListPage {
+                    path: plan.path,
+                    html,
+                    lastmod: plan.lastmod,
+                    cards: plan.cards,
+                    same_cards: plan.same_cards,
+                })
+            })
+            .collect()
+    }
+
+    /// The list pages of [`Pages::list_pages_since`], in its order, each
+    /// planned (what it shows, and whether that changed since the cards
+    /// `previous`) but not rendered: a caller renders each with
+    /// [`Pages::render_list_plan`] when it is ready to write it, so the
+    /// HTML of a catalog's list pages is never all in memory at once.
+    pub fn list_plans_since<'a>(&self, cards: &'a Cards, previous: Option<&Cards>) -> Vec<ListPlan<'a>> {
         let before: BTreeMap<String, Planned<'_>> = previous
             .map(|previous| self.list_specs(previous).into_iter().map(|spec| (spec.path.clone(), spec)).collect())
             .unwrap_or_default();
@@ -357,14 +412,21 @@ impl Pages {
             .into_iter()
             .map(|spec| {
                 let was = before.get(&spec.path);
-                let html = match was {
-                    Some(was) if was.context == spec.context => None,
-                    _ => Some(self.render_list(&spec.context)?),
-                };
-                let same_cards = was.is_some_and(|was| was.cards == spec.cards);
-                Ok(ListPage { path: spec.path, html, lastmod: spec.lastmod, cards: spec.cards, same_cards })
+                ListPlan {
+                    changed: was.is_none_or(|was| was.context != spec.context),
+                    same_cards: was.is_some_and(|was| was.cards == spec.cards),
+                    path: spec.path,
+                    lastmod: spec.lastmod,
+                    cards: spec.cards,
+                    context: spec.context,
+                }
             })
             .collect()
+    }
+
+    /// The HTML of the list page `plan` (whether or not it changed).
+    pub fn render_list_plan(&self, plan: &ListPlan<'_>) -> Result<String, PageError> {
+        self.render_list(&plan.context)
     }
 
     /// What each list page of `cards` shows.

@@ -94,53 +94,114 @@ const URLSET_CLOSE: &str = "</urlset>\n";
 /// The sitemap files of `entries` on `site`: none when the site is
 /// unknown (the protocol takes absolute URLs only); one `urlset` when
 /// the entries fit in one file; else a sitemap index at [`PATH`] and the
-/// `urlset` files it names.
+/// `urlset` files it names. [`Sitemap`] makes the same files one at a
+/// time.
 pub fn files(site: &Site, entries: impl IntoIterator<Item = Entry>) -> Vec<File> {
-    if !site.is_known() {
-        return Vec::new();
-    }
-    let mut entries: Vec<Entry> = entries.into_iter().collect();
-    entries.sort();
-    entries.dedup_by(|a, b| a.path == b.path);
-    let frame = HEADER.len() + URLSET_OPEN.len() + URLSET_CLOSE.len();
-    // Split where a file would pass either limit.
-    // (urls, count, the index of its first entry)
-    let mut parts: Vec<(String, usize, usize)> = Vec::new();
-    let mut current = (String::new(), 0usize, 0usize);
-    for (at, entry) in entries.iter().enumerate() {
-        let url = format!(
-            "  <url>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </url>\n",
-            escape(&site.url(&entry.path)),
-            escape(&entry.lastmod)
-        );
-        if current.1 == MAX_URLS || (current.1 > 0 && frame + current.0.len() + url.len() > MAX_BYTES) {
-            parts.push(std::mem::replace(&mut current, (String::new(), 0, at)));
+    let entries: Vec<Entry> = entries.into_iter().collect();
+    Sitemap::new(site, entries.iter().map(|entry| (entry.path.as_str(), entry.lastmod.as_str()))).files().collect()
+}
+
+/// A sitemap planned: its entries in order and where its files split,
+/// each file's XML made only when it is asked for ([`Sitemap::file`]),
+/// so that a large catalog's sitemap is never all in memory at once. The
+/// files are [`files`]'s.
+#[derive(Debug)]
+pub struct Sitemap<'a> {
+    site: &'a Site,
+    /// Each page's path and `lastmod`, in order, one entry a path.
+    entries: Vec<(&'a str, &'a str)>,
+    /// The entries of each `urlset` file.
+    parts: Vec<std::ops::Range<usize>>,
+}
+
+impl<'a> Sitemap<'a> {
+    /// The sitemap of `entries` (each page's path and `lastmod`) on
+    /// `site`: in the order of their paths, a path listed once (with its
+    /// earliest `lastmod` as text, should it come twice), split where a
+    /// file would pass [`MAX_URLS`] or [`MAX_BYTES`].
+    pub fn new(site: &'a Site, entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> Sitemap<'a> {
+        if !site.is_known() {
+            return Sitemap { site, entries: Vec::new(), parts: Vec::new() };
         }
-        current.0.push_str(&url);
-        current.1 += 1;
+        let mut entries: Vec<(&str, &str)> = entries.into_iter().collect();
+        entries.sort_unstable();
+        entries.dedup_by(|a, b| a.0 == b.0);
+        let frame = HEADER.len() + URLSET_OPEN.len() + URLSET_CLOSE.len();
+        let mut parts = Vec::new();
+        // The current file's first entry and bytes of URLs.
+        let (mut first, mut bytes) = (0, 0);
+        for (at, &(path, lastmod)) in entries.iter().enumerate() {
+            let len = url(site, path, lastmod).len();
+            let count = at - first;
+            if count == MAX_URLS || (count > 0 && frame + bytes + len > MAX_BYTES) {
+                parts.push(first..at);
+                (first, bytes) = (at, 0);
+            }
+            bytes += len;
+        }
+        parts.push(first..entries.len());
+        Sitemap { site, entries, parts }
     }
-    let urlset = |urls: &str| format!("{HEADER}{URLSET_OPEN}{urls}{URLSET_CLOSE}");
-    if parts.is_empty() {
-        return vec![File { path: PATH.to_owned(), xml: urlset(&current.0) }];
+
+    /// How many files the sitemap is: none when the site is unknown, one
+    /// `urlset`, or an index and the files it names.
+    pub fn len(&self) -> usize {
+        match self.parts.len() {
+            0 | 1 => self.parts.len(),
+            parts => parts + 1,
+        }
     }
-    parts.push(current);
-    let mut index = format!("{HEADER}<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
-    let mut out = Vec::with_capacity(parts.len() + 1);
-    for (n, (urls, count, first)) in parts.iter().enumerate() {
-        let path = format!("/sitemap-{}.xml", n + 1);
-        // Compared as instants, as a list page's `lastmod` is: the offsets
-        // differ from record to record.
-        let newest = newest_of(entries[*first..first + count].iter().map(|e| e.lastmod.as_str()));
-        index.push_str(&format!(
-            "  <sitemap>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </sitemap>\n",
-            escape(&site.url(&path)),
-            escape(&newest)
-        ));
-        out.push(File { path, xml: urlset(urls) });
+
+    /// Whether there is no sitemap (the site is unknown).
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
     }
-    index.push_str("</sitemapindex>\n");
-    out.insert(0, File { path: PATH.to_owned(), xml: index });
-    out
+
+    /// The `n`th file (from 0: [`PATH`] first), made now.
+    pub fn file(&self, n: usize) -> Option<File> {
+        let urlset = |part: &std::ops::Range<usize>| {
+            let mut xml = format!("{HEADER}{URLSET_OPEN}");
+            for &(path, lastmod) in &self.entries[part.clone()] {
+                xml.push_str(&url(self.site, path, lastmod));
+            }
+            xml.push_str(URLSET_CLOSE);
+            xml
+        };
+        if self.parts.len() == 1 {
+            return (n == 0).then(|| File { path: PATH.to_owned(), xml: urlset(&self.parts[0]) });
+        }
+        if n > 0 {
+            let part = self.parts.get(n - 1)?;
+            return Some(File { path: format!("/sitemap-{n}.xml"), xml: urlset(part) });
+        }
+        let mut index = format!("{HEADER}<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+        for (n, part) in self.parts.iter().enumerate() {
+            // Compared as instants, as a list page's `lastmod` is: the
+            // offsets differ from record to record.
+            let newest = newest_of(self.entries[part.clone()].iter().map(|&(_, lastmod)| lastmod));
+            index.push_str(&format!(
+                "  <sitemap>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </sitemap>\n",
+                escape(&self.site.url(&format!("/sitemap-{}.xml", n + 1))),
+                escape(&newest)
+            ));
+        }
+        index.push_str("</sitemapindex>\n");
+        Some(File { path: PATH.to_owned(), xml: index })
+    }
+
+    /// Every file, in order, each made as the iterator reaches it.
+    pub fn files(&self) -> impl Iterator<Item = File> + '_ {
+        (0..self.len()).filter_map(|n| self.file(n))
+    }
+}
+
+/// One page's `<url>` element, on its own lines.
+fn url(site: &Site, path: &str, lastmod: &str) -> String {
+    format!(
+        "  <url>\n    <loc>{}</loc>\n    <lastmod>{}</lastmod>\n  </url>\n",
+        escape(&site.url(path)),
+        escape(lastmod)
+    )
 }
 
 /// The newest of `lastmods`, compared as instants (the offsets differ

@@ -101,6 +101,57 @@ fn example_sitemap_and_robots() {
     insta::assert_snapshot!("robots", sitemap::robots(&site));
 }
 
+/// Past the protocol's limits (50,000 URLs, 50 MiB a file), the sitemap
+/// is an index naming files each within them, which list every path
+/// once, in order, the index giving each file's newest `lastmod`: read
+/// back from the XML, not from the code's own plan.
+#[test]
+fn a_sitemap_past_the_protocols_limits_is_an_index_of_files_within_them() {
+    let site = site();
+    let locs = |xml: &str, tag: &str| -> Vec<String> {
+        xml.split(&format!("<{tag}>")).skip(1).map(|rest| rest.split_once('<').unwrap().0.to_owned()).collect()
+    };
+    let check = |entries: &[sitemap::Entry], files_expected: usize| {
+        let mut paths: Vec<String> = entries.iter().map(|e| e.path.clone()).collect();
+        paths.sort();
+        paths.dedup();
+        let files: Vec<sitemap::File> =
+            sitemap::Sitemap::new(&site, entries.iter().map(|e| (e.path.as_str(), e.lastmod.as_str())))
+                .files()
+                .collect();
+        assert_eq!(files.len(), files_expected + 1, "an index and its files");
+        assert_eq!(files[0].path, sitemap::PATH);
+        assert!(files[0].xml.contains("<sitemapindex"), "{}", &files[0].xml[..200]);
+        let named = locs(&files[0].xml, "loc");
+        let newest = locs(&files[0].xml, "lastmod");
+        let mut listed = Vec::new();
+        for (n, file) in files[1..].iter().enumerate() {
+            assert_eq!(file.path, format!("/sitemap-{}.xml", n + 1));
+            assert_eq!(named[n], site.url(&file.path));
+            assert!(file.xml.starts_with("<?xml") && file.xml.contains("<urlset"));
+            let urls = locs(&file.xml, "loc");
+            assert!(urls.len() <= sitemap::MAX_URLS, "{} URLs in {}", urls.len(), file.path);
+            assert!(file.xml.len() <= sitemap::MAX_BYTES, "{} bytes in {}", file.xml.len(), file.path);
+            let lastmods = locs(&file.xml, "lastmod");
+            assert_eq!(&newest[n], lastmods.iter().max().unwrap(), "{}", file.path);
+            listed.extend(urls);
+        }
+        let expected: Vec<String> = paths.iter().map(|path| site.url(path)).collect();
+        assert_eq!(listed, expected, "every path once, in order");
+        files
+    };
+    let entry =
+        |path: String, n: usize| sitemap::Entry { path, lastmod: format!("2026-{:02}-01T00:00:00+00:00", n % 12 + 1) };
+    // By count: 120,001 paths (one given twice) in three files.
+    let mut entries: Vec<sitemap::Entry> = (0..120_001).map(|n| entry(format!("/datasets/p-{n:06}"), n)).collect();
+    entries.push(entry("/datasets/p-000007".to_owned(), 3));
+    let files = check(&entries, 3);
+    assert_eq!(sitemap::files(&site, entries), files, "made at once, the same files");
+    // By bytes: 40,000 URLs of 1.5 kB pass 50 MiB.
+    let long = "x".repeat(1_500);
+    check(&(0..40_000).map(|n| entry(format!("/datasets/{long}-{n:05}"), n)).collect::<Vec<_>>(), 2);
+}
+
 /// What the page says equals what the record says, read back from the
 /// HTML as a reader would: not the template's own output compared with
 /// itself.

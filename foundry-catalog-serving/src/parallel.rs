@@ -21,3 +21,29 @@ pub(crate) fn chunks<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync
 pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     chunks(items, |part| part.iter().map(&f).collect::<Vec<R>>()).into_iter().flatten().collect()
 }
+
+/// `f` over every item on the available cores, a window of a few items a
+/// core at a time, each window's results given to `sink` in item order
+/// before the next window is made: what is in memory at once is one
+/// window's results, not every item's. Stops at the first error `sink`
+/// returns.
+#[cfg_attr(not(feature = "pages"), allow(dead_code))]
+pub(crate) fn for_each_windowed<T: Sync, R: Send, E>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+    mut sink: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    for window in items.chunks(WINDOW_PER_CORE * threads) {
+        for result in map(window, &f) {
+            sink(result)?;
+        }
+    }
+    Ok(())
+}
+
+/// The items a core makes in one window of [`for_each_windowed`]: enough
+/// to keep the cores busy between windows, few enough that a window of
+/// the largest items (sitemap files of 50,000 URLs) stays small.
+#[cfg_attr(not(feature = "pages"), allow(dead_code))]
+const WINDOW_PER_CORE: usize = 4;

@@ -53,6 +53,17 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Held by each test while it runs, so that no other test's allocations
+/// count in its peak (the tests of a binary run on threads of one
+/// process, and the counter is the process's).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// [`ONE_AT_A_TIME`], taken (a test that failed while holding it left
+/// nothing the next one reads).
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// What is held now, made the peak.
 fn reset_peak() -> usize {
     let held = HELD.load(Ordering::Relaxed);
@@ -174,6 +185,7 @@ fn origin() -> (String, Arc<Mutex<(PathBuf, u32)>>) {
 
 #[test]
 fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_origin() {
+    let _alone = alone();
     let dir = std::env::temp_dir().join(format!("foundry-catalog-bounded-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("made");
@@ -251,6 +263,7 @@ fn a_summary_that_fails_its_signature_costs_at_most_64_mib_from_a_file_or_an_ori
 /// fixed up so that only the index can tell.
 #[test]
 fn a_header_claiming_more_bodies_than_its_head_is_refused_before_the_bodies() {
+    let _alone = alone();
     let dir = std::env::temp_dir().join(format!("foundry-catalog-claimed-bodies-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("made");
@@ -284,15 +297,10 @@ fn a_header_claiming_more_bodies_than_its_head_is_refused_before_the_bodies() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A build whose bodies are spooled (`Builder::spool_bodies`, what
-/// `build -o` does) holds its head and a block of bodies per thread, not
-/// its bodies: its peak stays under half of what the bodies come to, and
-/// under half of what the same build holds in memory.
-#[test]
-fn a_build_spooling_its_bodies_holds_its_head_not_its_bodies() {
-    use foundry_catalog_serving::catalog::ContentCoding;
-    let dir = std::env::temp_dir().join(format!("foundry-catalog-spooled-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+/// `count` manifests made from the examples (each with its own slug and
+/// title) in `dir/catalog`, which is returned (`dir` is made anew).
+fn many_manifests(dir: &Path, count: usize) -> PathBuf {
+    let _ = std::fs::remove_dir_all(dir);
     let manifests = dir.join("catalog");
     std::fs::create_dir_all(&manifests).expect("made");
     let mut examples: Vec<serde_json::Value> = std::fs::read_dir(examples())
@@ -302,13 +310,26 @@ fn a_build_spooling_its_bodies_holds_its_head_not_its_bodies() {
         })
         .collect();
     examples.sort_by(|a, b| a["slug"].as_str().cmp(&b["slug"].as_str()));
-    for n in 0..3000 {
+    for n in 0..count {
         let mut manifest = examples[n % examples.len()].clone();
         let slug = format!("{}-{n}", manifest["slug"].as_str().expect("a slug"));
         manifest["title"] = serde_json::json!(format!("Product {n}"));
         manifest["slug"] = serde_json::json!(slug);
         std::fs::write(manifests.join(format!("{slug}.json")), manifest.to_string()).expect("written");
     }
+    manifests
+}
+
+/// A build whose bodies are spooled (`Builder::spool_bodies`, what
+/// `build -o` does) holds its head and a block of bodies per thread, not
+/// its bodies: its peak stays under half of what the bodies come to, and
+/// under half of what the same build holds in memory.
+#[test]
+fn a_build_spooling_its_bodies_holds_its_head_not_its_bodies() {
+    let _alone = alone();
+    use foundry_catalog_serving::catalog::ContentCoding;
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-spooled-{}", std::process::id()));
+    let manifests = many_manifests(&dir, 3000);
     let builder = Builder::new().codings(&[ContentCoding::Identity]).expect("identity");
     let base = reset_peak();
     let in_memory = builder.clone().build_dir(&manifests).expect("builds");
@@ -322,5 +343,50 @@ fn a_build_spooling_its_bodies_holds_its_head_not_its_bodies() {
     assert!(spooled_peak < bodies as usize / 2, "{spooled_peak} bytes at peak for {bodies} bytes of artifact");
     assert!(spooled_peak < held / 2, "{spooled_peak} bytes at peak spooled, {held} in memory");
     drop(spooled);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A build with pages writes its site documents (list pages, their
+/// cards, the sitemap) as it makes them, a few at a time: with one
+/// product a list page, 3,000 list pages, its peak stays under what
+/// their HTML alone comes to (counted by rendering them apart, with the
+/// pages crate itself). Rendered all before any was written, the same
+/// build peaked at 2.9 times it.
+#[cfg(feature = "pages")]
+#[test]
+fn a_build_writes_its_site_documents_as_it_makes_them() {
+    use foundry_catalog::product::ProductManifest;
+    use foundry_catalog_pages::list::{Card, Cards};
+    use foundry_catalog_pages::{Pages, Site};
+    use foundry_catalog_serving::catalog::ContentCoding;
+    let _alone = alone();
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-documents-{}", std::process::id()));
+    let manifests = many_manifests(&dir, 3000);
+    let pages = || Pages::new(Site::new("https://catalog.example.com").expect("a site")).with_page_size(1);
+    let records: Vec<_> = std::fs::read_dir(&manifests)
+        .expect("listed")
+        .map(|entry| {
+            let text = std::fs::read_to_string(entry.expect("listed").path()).expect("read");
+            ProductManifest::from_json(&text).expect("a manifest").build().expect("a record")
+        })
+        .collect();
+    let cards = Cards::new(records.iter().filter_map(Card::of));
+    let lists: usize = pages()
+        .list_pages(&cards)
+        .expect("rendered")
+        .iter()
+        .map(|list| list.html.as_ref().map_or(0, String::len))
+        .sum();
+    let last = format!("/datasets/page/{}", cards.route(foundry_catalog::product::Route::Datasets).len());
+    drop((records, cards));
+    let builder =
+        Builder::new().codings(&[ContentCoding::Identity]).expect("identity").pages(pages()).spool_bodies(&dir);
+    let base = reset_peak();
+    let catalog = builder.build_dir(&manifests).expect("builds");
+    let peak = peak_above(base);
+    eprintln!("list pages of {lists} bytes: {peak} bytes at peak");
+    assert!(catalog.site_resource(&last).is_some(), "one product a list page: {last}");
+    assert!(peak < lists, "{peak} bytes at peak for {lists} bytes of list pages");
+    drop(catalog);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 
 use super::blocks::Data;
-use super::pages::{Card, Cards, Document, Linking, PageMaker, PreparedPage, encode};
+use super::pages::{Card, Cards, Document, Linking, ListTally, PageMaker, PreparedPage, encode};
 use super::previous::{Previous, RecordTypeChanges, Unusable};
 use super::render::{Renderer, generator, stem};
 use super::stamps::{Recorder, Stamp};
@@ -728,26 +728,15 @@ impl Builder {
                 }
             }
         }
+        // The slugs are checked: what is left of a build is its head.
+        drop(seen);
         let mut documents = match (self.pages.as_deref(), &linking) {
             (Some(pages), Some(linking)) if errors.is_empty() => {
-                match pages.documents(linking, self.previous.as_deref(), &self.codings) {
-                    Ok((documents, tally)) => {
+                match self.write_documents(pages, linking, base, &mut table, &mut bodies, inflated) {
+                    Ok((documents, table_len, tally)) => {
                         counter.list_pages.store(tally.rendered + tally.kept, Ordering::Relaxed);
                         counter.lists_rendered.store(tally.rendered, Ordering::Relaxed);
-                        match Self::write_documents(
-                            documents,
-                            base,
-                            &mut table,
-                            &mut bodies,
-                            inflated,
-                            self.spool.as_deref(),
-                        ) {
-                            Ok(written) => written,
-                            Err(e) => {
-                                errors.push(spool_failed(e));
-                                (Vec::new(), base.0)
-                            }
-                        }
+                        (documents, table_len)
                     }
                     Err(error) => {
                         errors.push(error);
@@ -815,41 +804,46 @@ impl Builder {
         Ok((pages.linking(cards, before), sources))
     }
 
-    /// Appends the site documents' names and ETags after the products'
-    /// in the table, and their bodies after the products' bodies (the
-    /// parts end at `base`), as buffers of their own (a kept document's
-    /// shared with the previous artifact); returns their index entries
-    /// (body spans still relative to the bodies' start) and where the
-    /// table ends.
+    /// Makes the site documents of `linking` and appends each, as it is
+    /// made, its name and ETags after the products' in the table, and its
+    /// bodies after the products' bodies (the parts end at `base`), as
+    /// buffers of their own (a kept document's shared with the previous
+    /// artifact); returns their index entries (body spans still relative
+    /// to the bodies' start), where the table ends, and the list pages'
+    /// tally.
     fn write_documents(
-        documents: Vec<Document<'_>>,
+        &self,
+        pages: &PageMaker,
+        linking: &Linking,
         base: (u64, u64),
         table: &mut Vec<crate::artifact::Piece>,
         bodies: &mut Vec<crate::artifact::Piece>,
         inflated: Option<usize>,
-        spool: Option<&Path>,
-    ) -> std::io::Result<(Vec<DocumentEntry>, u64)> {
-        let mut data = Data::new(spool)?;
-        let entries = documents
-            .into_iter()
-            .map(|document| {
-                let mut entry = match document {
-                    Document::New(name, bodies) => {
-                        let path = data.table.put(name.as_bytes());
-                        let representations = Self::put_representations(&mut data, &bodies, inflated);
-                        DocumentEntry { path, representations }
-                    }
-                    Document::Kept(entry, from) => from.write_document(entry, &mut data),
-                };
-                shift(entry.table_spans_mut(), base.0);
-                shift(entry.body_spans_mut(), base.1);
-                entry
-            })
-            .collect();
+    ) -> Result<(Vec<DocumentEntry>, u64, ListTally), CatalogError> {
+        let spool_failed = |e: std::io::Error| CatalogError::Spool {
+            dir: self.spool.as_deref().map(|dir| dir.display().to_string()).unwrap_or_default(),
+            reason: e.to_string(),
+        };
+        let mut data = Data::new(self.spool.as_deref()).map_err(spool_failed)?;
+        let mut entries = Vec::new();
+        let tally = pages.documents(linking, self.previous.as_deref(), &self.codings, |document| {
+            let mut entry = match document {
+                Document::New(name, bodies) => {
+                    let path = data.table.put(name.as_bytes());
+                    let representations = Self::put_representations(&mut data, &bodies, inflated);
+                    DocumentEntry { path, representations }
+                }
+                Document::Kept(entry, from) => from.write_document(entry, &mut data),
+            };
+            shift(entry.table_spans_mut(), base.0);
+            shift(entry.body_spans_mut(), base.1);
+            entries.push(entry);
+            Ok(())
+        })?;
         let table_len = base.0 + data.table.written;
-        table.extend(data.table.finish()?);
-        bodies.extend(data.bodies.finish()?);
-        Ok((entries, table_len))
+        table.extend(data.table.finish().map_err(spool_failed)?);
+        bodies.extend(data.bodies.finish().map_err(spool_failed)?);
+        Ok((entries, table_len, tally))
     }
 
     /// Appends each body (but the `inflated`th, identity inflated from

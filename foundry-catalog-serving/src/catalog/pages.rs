@@ -172,70 +172,102 @@ impl PageMaker {
     }
 
     /// The site documents of the cards `linking.now`, each in every
-    /// coding, compressed on all cores: `/robots.txt`, the sitemap files
-    /// (none when the site is unknown), the list pages, each route page's
-    /// cards, the not-found page and the site's icon (`/favicon.ico`). A
-    /// list page that shows what it did with the previous cards, and cards
-    /// that are the previous ones, are kept as `previous` holds them.
+    /// coding, given to `write` in the order they are stored:
+    /// `/robots.txt`, the sitemap files (none when the site is unknown),
+    /// the list pages, each route page's cards, the not-found page and
+    /// the site's icon (`/favicon.ico`). They are rendered and compressed
+    /// on all cores a few at a time ([`crate::parallel::for_each_windowed`]),
+    /// each window written before the next is made, so a build never
+    /// holds more than a window of them. A list page that shows what it
+    /// did with the previous cards, and cards that are the previous ones,
+    /// are kept as `previous` holds them.
     pub(super) fn documents<'a>(
         &self,
         linking: &Linking,
         previous: Option<&'a Previous>,
         codings: &[ContentCoding],
-    ) -> Result<(Vec<Document<'a>>, ListTally), CatalogError> {
+        mut write: impl FnMut(Document<'a>) -> Result<(), CatalogError>,
+    ) -> Result<ListTally, CatalogError> {
         use foundry_catalog_pages::sitemap;
         let failed = |error: String| CatalogError::Page { file: "<templates>".to_owned(), error };
         let site = self.pages.site();
-        let not_found = self.pages.not_found().map_err(|error| failed(error.to_string()))?;
-        let lists = self
-            .pages
-            .list_pages_since(&linking.now, linking.before.as_ref())
-            .map_err(|error| failed(error.to_string()))?;
-        let kept = |name: &str| previous.and_then(|previous| Some((previous.document(name)?, previous)));
+        let plans = self.pages.list_plans_since(&linking.now, linking.before.as_ref());
         let entries = linking
             .now
             .iter()
-            .map(|card| sitemap::Entry { path: card.path.clone(), lastmod: card.lastmod.clone() })
-            .chain(lists.iter().map(|list| sitemap::Entry { path: list.path.clone(), lastmod: list.lastmod.clone() }))
-            .filter(|entry| !entry.lastmod.is_empty());
-        // Each document's identity bytes (`Ok`), or the previous entry kept.
-        let mut made: Vec<Result<(String, Vec<u8>), Kept<'a>>> =
-            vec![Ok((sitemap::ROBOTS_PATH.to_owned(), sitemap::robots(site).into_bytes()))];
-        made.extend(sitemap::files(site, entries).into_iter().map(|file| Ok((file.path, file.xml.into_bytes()))));
+            .map(|card| (card.path.as_str(), card.lastmod.as_str()))
+            .chain(plans.iter().map(|plan| (plan.path.as_str(), plan.lastmod.as_str())))
+            .filter(|(_, lastmod)| !lastmod.is_empty());
+        let sitemap = sitemap::Sitemap::new(site, entries);
+        let kept = |name: &str| previous.and_then(|previous| Some((previous.document(name)?, previous)));
+        let mut jobs: Vec<Job<'_, '_>> = vec![Job::Robots];
+        jobs.extend((0..sitemap.len()).map(Job::Sitemap));
         let mut tally = ListTally::default();
-        for list in lists {
-            if !list.cards.is_empty() {
-                let name = cards_document(&list.path);
-                made.push(match kept(&name).filter(|_| list.same_cards) {
-                    Some(entry) => Err(entry),
-                    None => Ok((name, Card::encode_all(list.cards))),
+        for plan in &plans {
+            if !plan.cards.is_empty() {
+                jobs.push(match kept(&cards_document(&plan.path)).filter(|_| plan.same_cards) {
+                    Some(entry) => Job::Kept(entry),
+                    None => Job::Cards(plan),
                 });
             }
-            made.push(match (list.html, kept(&list.path)) {
-                (Some(html), _) => {
+            jobs.push(match (plan.changed, kept(&plan.path)) {
+                (true, _) => {
                     tally.rendered += 1;
-                    Ok((list.path, html.into_bytes()))
+                    Job::List(plan)
                 }
-                (None, Some(entry)) => {
+                (false, Some(entry)) => {
                     tally.kept += 1;
-                    Err(entry)
+                    Job::Kept(entry)
                 }
-                (None, None) => {
+                (false, None) => {
                     return Err(CatalogError::Page {
                         file: "<the previous artifact>".to_owned(),
-                        error: format!("{}: it does not hold this list page; build without it", list.path),
+                        error: format!("{}: it does not hold this list page; build without it", plan.path),
                     });
                 }
             });
         }
-        made.push(Ok((crate::artifact::NOT_FOUND_DOCUMENT.to_owned(), not_found.into_bytes())));
-        made.push(Ok((crate::artifact::ICON_DOCUMENT.to_owned(), foundry_catalog_pages::favicon::ico())));
-        let documents = crate::parallel::map(&made, |document| match document {
-            Ok((name, bytes)) => Document::New(name.clone(), encode(codings, bytes)),
-            Err((entry, from)) => Document::Kept(entry.clone(), from),
-        });
-        Ok((documents, tally))
+        jobs.extend([Job::NotFound, Job::Icon]);
+        let make = |job: &Job<'_, 'a>| -> Result<Document<'a>, CatalogError> {
+            let (name, bytes) = match job {
+                Job::Robots => (sitemap::ROBOTS_PATH.to_owned(), sitemap::robots(site).into_bytes()),
+                Job::Sitemap(n) => {
+                    let file = sitemap.file(*n).ok_or_else(|| failed(format!("no sitemap file {n}")))?;
+                    (file.path, file.xml.into_bytes())
+                }
+                Job::Cards(plan) => (cards_document(&plan.path), Card::encode_all(plan.cards)),
+                Job::List(plan) => (
+                    plan.path.clone(),
+                    self.pages.render_list_plan(plan).map_err(|error| failed(error.to_string()))?.into_bytes(),
+                ),
+                Job::NotFound => (
+                    crate::artifact::NOT_FOUND_DOCUMENT.to_owned(),
+                    self.pages.not_found().map_err(|error| failed(error.to_string()))?.into_bytes(),
+                ),
+                Job::Icon => (crate::artifact::ICON_DOCUMENT.to_owned(), foundry_catalog_pages::favicon::ico()),
+                Job::Kept((entry, from)) => return Ok(Document::Kept(entry.clone(), from)),
+            };
+            Ok(Document::New(name, encode(codings, &bytes)))
+        };
+        crate::parallel::for_each_windowed(&jobs, make, |document| write(document?))?;
+        Ok(tally)
     }
+}
+
+/// One site document a build makes, in the order it is stored.
+#[cfg(feature = "pages")]
+enum Job<'p, 'a> {
+    Robots,
+    /// The sitemap's `n`th file.
+    Sitemap(usize),
+    /// The cards of a route's list page.
+    Cards(&'p foundry_catalog_pages::ListPlan<'p>),
+    /// A list page, rendered now.
+    List(&'p foundry_catalog_pages::ListPlan<'p>),
+    NotFound,
+    Icon,
+    /// A document the previous artifact holds as it is.
+    Kept(Kept<'a>),
 }
 
 #[cfg(not(feature = "pages"))]
@@ -283,7 +315,8 @@ impl PageMaker {
         _: &Linking,
         _: Option<&'a Previous>,
         _: &[ContentCoding],
-    ) -> Result<(Vec<Document<'a>>, ListTally), CatalogError> {
+        _: impl FnMut(Document<'a>) -> Result<(), CatalogError>,
+    ) -> Result<ListTally, CatalogError> {
         match *self {}
     }
 }
