@@ -48,24 +48,25 @@ pub(crate) fn index_len(metadata: &Metadata) -> Option<u64> {
     products.checked_add(documents.checked_mul(document_len(codings) as u64)?)
 }
 
-/// The stored index of `entries` and `documents`.
-pub(crate) fn store(entries: &[IndexEntry], documents: &[DocumentEntry], codings: usize, pages: bool) -> Vec<u8> {
-    let mut stored =
-        Vec::with_capacity(entries.len() * entry_len(codings, pages) + documents.len() * document_len(codings));
-    let lengths = |stored: &mut Vec<u8>, spans: &mut dyn Iterator<Item = Span>| {
-        spans.for_each(|span| stored.extend_from_slice(&span.len.to_le_bytes()));
-    };
-    for entry in entries {
-        stored.extend_from_slice(&entry.modified.to_le_bytes());
-        stored.extend_from_slice(&entry.source);
-        lengths(&mut stored, &mut entry.table_spans());
-        lengths(&mut stored, &mut entry.bodies());
-    }
+/// Appends the stored form of the product `entry` to `stored`.
+pub(crate) fn store_product(entry: &IndexEntry, stored: &mut Vec<u8>) {
+    stored.extend_from_slice(&entry.modified.to_le_bytes());
+    stored.extend_from_slice(&entry.source);
+    lengths(stored, &mut entry.table_spans());
+    lengths(stored, &mut entry.bodies());
+}
+
+/// Appends the stored form of each of `documents` to `stored`.
+pub(crate) fn store_documents(documents: &[DocumentEntry], stored: &mut Vec<u8>) {
     for document in documents {
-        lengths(&mut stored, &mut document.table_spans());
-        lengths(&mut stored, &mut document.representations.iter().map(|&(body, _)| body));
+        lengths(stored, &mut document.table_spans());
+        lengths(stored, &mut document.representations.iter().map(|&(body, _)| body));
     }
-    stored
+}
+
+/// Appends each span's length to `stored`.
+fn lengths(stored: &mut Vec<u8>, spans: &mut dyn Iterator<Item = Span>) {
+    spans.for_each(|span| stored.extend_from_slice(&span.len.to_le_bytes()));
 }
 
 /// Where an entry's table run and body run start in the data region.

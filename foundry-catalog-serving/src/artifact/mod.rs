@@ -123,7 +123,7 @@ pub(crate) use entries::{
     SOURCE_LEN, Span, contiguous, etag_names, etag_of, is_http_date_of, is_strong_etag,
 };
 pub use error::ArtifactError;
-pub(crate) use head::Block;
+pub(crate) use head::{Block, store_product};
 #[cfg(feature = "signing")]
 pub(crate) use header::signed_message;
 #[cfg(feature = "signing")]

@@ -10,9 +10,7 @@ use super::header::crc32;
 use super::layout::{FORMAT_VERSION, MAGIC};
 #[cfg(feature = "signing")]
 use super::signed_message;
-use super::{
-    Artifact, ArtifactError, Bodies, BodyFile, Contents, DocumentEntry, IndexEntry, Metadata, Piece, SitePages,
-};
+use super::{Artifact, ArtifactError, Bodies, BodyFile, Contents, DocumentEntry, Metadata, Piece, SitePages};
 use super::{contiguous, head};
 
 /// One part of an artifact file, as [`Artifact::write_parts`] hands it out.
@@ -26,22 +24,26 @@ pub(crate) enum Part<'a> {
 }
 
 impl Artifact {
-    /// Assembles an artifact from the index entries (with pages when
-    /// `pages` is given, as every entry then is), the site documents and
-    /// the data buffers they point into (spans count from the start of the
-    /// first buffer): the first `table` bytes of the buffers hold every
-    /// slug, date, ETag, path and name, the rest every body (no buffer
-    /// holds both), each entry's in one run of each, in index order. An
-    /// error when they do not (a builder's bug, never a file written).
+    /// Assembles an artifact from its products' index entries as stored
+    /// (`products` of them, [`head::store_product`]'s bytes: lengths,
+    /// with pages when `pages` is given, as every entry then is), the
+    /// site documents and the data buffers they point into (spans count
+    /// from the start of the first buffer): the first `table` bytes of the
+    /// buffers hold every slug, date, ETag, path and name, the rest every
+    /// body (no buffer holds both), each entry's in one run of each, in
+    /// index order. The products' runs are placed from their lengths; the
+    /// documents' spans must be where those lengths place them, an error
+    /// when they are not (a builder's bug, never a file written).
     pub(crate) fn new(
         contents: Contents,
-        entries: &[IndexEntry],
+        products: (Vec<u8>, usize),
         documents: &[DocumentEntry],
         buffers: Vec<Piece>,
         table: u64,
     ) -> Result<Artifact, ArtifactError> {
         let Contents { generator, codings, record_types, renderer_sha256, release, pages } = contents;
-        let stored_index = head::store(entries, documents, codings.len(), pages.is_some());
+        let (mut stored_index, products) = products;
+        head::store_documents(documents, &mut stored_index);
         let mut start = 0;
         let data = buffers
             .into_iter()
@@ -54,7 +56,7 @@ impl Artifact {
         let mut artifact = Artifact {
             metadata: Metadata {
                 generator,
-                products: entries.len() as u64,
+                products: products as u64,
                 codings,
                 record_types,
                 content_sha256: String::new(),
@@ -76,25 +78,23 @@ impl Artifact {
             blocks_checked: Arc::new(true.into()),
         };
         artifact.starts = head::load(&artifact.stored_index, &artifact.metadata, table, start)?.into();
-        // Each entry's spans as placed from the stored lengths: the tiling.
-        if !artifact.entries().eq(entries.iter().cloned()) || !artifact.documents().eq(documents.iter().cloned()) {
+        // Each document's spans as placed from the stored lengths: the
+        // tiling (the builder checks its products' as it places them).
+        if !artifact.documents().eq(documents.iter().cloned()) {
             return Err(ArtifactError::Malformed("the builder's spans are not tiled in index order".to_owned()));
         }
         artifact.metadata.content_sha256 = artifact.content_digest();
         // A struct of strings and numbers always serializes.
         artifact.metadata_json = serde_json::to_vec(&artifact.metadata).unwrap_or_default().into();
-        let names: Vec<&[u8]> = entries
-            .iter()
-            .map(|entry| entry.slug)
-            .chain(documents.iter().map(|document| document.path))
-            .map(|span| artifact.bytes_of(span).unwrap_or_default())
-            .collect();
-        let runs: Vec<(u64, u64)> = entries
-            .iter()
-            .map(|entry| contiguous(entry.table_spans()))
-            .chain(documents.iter().map(|document| contiguous(document.table_spans())))
-            .map(Option::unwrap_or_default)
-            .collect();
+        let (mut names, mut runs) = (Vec::with_capacity(products), Vec::with_capacity(products));
+        for entry in artifact.entries() {
+            names.push(entry.slug);
+            runs.push(contiguous(entry.table_spans()));
+        }
+        names.extend(documents.iter().map(|document| document.path));
+        runs.extend(documents.iter().map(|document| contiguous(document.table_spans())));
+        let names: Vec<&[u8]> = names.into_iter().map(|span| artifact.bytes_of(span).unwrap_or_default()).collect();
+        let runs: Vec<(u64, u64)> = runs.into_iter().map(Option::unwrap_or_default).collect();
         let blocks = head::list(&artifact.stored_index, &names, &runs, &artifact.metadata, &|at, len, f| {
             artifact.table_bytes(at, len, f)
         });

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
@@ -298,29 +298,34 @@ impl Builder {
     /// a device is refused, never followed or waited on) of at most
     /// [`Builder::max_manifest_len`] bytes.
     pub fn build_dir(&self, dir: &Path) -> Result<ResponseCatalog, CatalogErrors> {
-        let mut files: Vec<(OsString, PathBuf)> = std::fs::read_dir(dir)
+        // Names only (each path is made when its file is read): at a
+        // million manifests, the paths would be 90 MB more.
+        let mut names: Vec<OsString> = std::fs::read_dir(dir)
             .map_err(|e| {
                 CatalogErrors::from(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() })
             })?
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
-            .map(|e| (e.file_name(), e.path()))
-            .filter(|(_, path)| path.extension().is_some_and(|e| e == "json"))
+            .map(|e| e.file_name())
+            .filter(|name| Path::new(name).extension().is_some_and(|e| e == "json"))
             .collect();
         // One folder: by file name (what comparing the paths gives).
-        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        names.sort_unstable();
         let stamps = self.previous.as_ref().and_then(|p| p.stamps());
         let recorder = Recorder::new(dir);
-        let artifact = self.assemble(&files, |(name, path), counter| {
+        let places: Vec<usize> = (0..names.len()).collect();
+        let artifact = self.assemble(&places, |&at, counter| {
+            let name = &names[at];
+            let path = dir.join(name);
             let file = path.display().to_string();
             // The entry itself: a link is never taken for its target.
-            let metadata = std::fs::symlink_metadata(path).ok();
+            let metadata = std::fs::symlink_metadata(&path).ok();
             let known = stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m));
             if let (Some(stamp), Some(previous)) = (known, &self.previous) {
                 let slug = stem(Path::new(name)).to_owned();
                 if let Some(entry) = previous.unchanged(&slug, stamp.source) {
                     if counter.is_some() {
-                        recorder.record(name.clone(), *stamp);
+                        recorder.record(at, *stamp);
                     }
                     return Source::Unchanged { file, slug, entry, from: Arc::clone(previous) };
                 }
@@ -328,18 +333,18 @@ impl Builder {
             if let Some(counter) = counter {
                 counter.read.fetch_add(1, Ordering::Relaxed);
             }
-            match crate::files::read_regular(path, self.max_manifest_len) {
+            match crate::files::read_regular(&path, self.max_manifest_len) {
                 Ok((bytes, opened)) => {
                     let source: [u8; SOURCE_LEN] = Sha256::digest(&bytes).into();
                     if let (Some(stamp), Some(_)) = (Stamp::new(&opened, source), counter) {
-                        recorder.record(name.clone(), stamp);
+                        recorder.record(at, stamp);
                     }
                     self.manifest(file, Cow::Owned(bytes), source)
                 }
                 Err(reason) => Source::Failed(CatalogError::Read { file, reason }),
             }
         })?;
-        Ok(loaded(artifact)?.remembering(Some(recorder.finish())))
+        Ok(loaded(artifact)?.remembering(Some(recorder.finish(names))))
     }
 
     /// Builds manifests `(file name, text)`: each is read, checked against
@@ -577,12 +582,41 @@ struct Prepared {
     page: Option<PreparedPage>,
 }
 
-/// A product as written: its file, slug and index entry.
-type Written = (String, String, IndexEntry);
+/// A product as written: its file and slug.
+type Written = (String, String);
 
-/// What one thread built: its table and bodies, and its products' entries
-/// (or problems), with spans relative to the start of each.
-type Part = (Data, Vec<Result<Written, CatalogError>>);
+/// What one thread built: its table and bodies, its products' files and
+/// slugs (or problems), and their index entries as stored (lengths), each
+/// placed where the one before it ended.
+#[derive(Default)]
+struct Part {
+    data: Data,
+    written: Vec<Result<Written, CatalogError>>,
+    stored: Vec<u8>,
+}
+
+impl Part {
+    /// Writes `product` (its table run and body run where the part's
+    /// end) and its stored index entry: an error when its spans are not
+    /// those two runs (a builder's bug).
+    fn place(&mut self, product: Product, inflated: Option<usize>) -> Result<Written, CatalogError> {
+        let at = (self.data.table.written, self.data.bodies.written);
+        let (file, slug, entry) = Builder::write_product(&mut self.data, product, inflated);
+        let end = (self.data.table.written, self.data.bodies.written);
+        let runs = (artifact::contiguous(entry.table_spans()), artifact::contiguous(entry.body_spans()));
+        let tiled = runs.0 == Some((at.0, end.0 - at.0))
+            && match runs.1 {
+                Some(run) => run == (at.1, end.1 - at.1),
+                None => end.1 == at.1,
+            };
+        if !tiled {
+            let error = crate::artifact::ArtifactError::Malformed(format!("{file}: its spans are not tiled"));
+            return Err(CatalogError::Artifact { file: "<built in memory>".to_owned(), error });
+        }
+        crate::artifact::store_product(&entry, &mut self.stored);
+        Ok((file, slug))
+    }
+}
 
 /// Counts products as the threads finish them and reports them.
 struct Counter<'a> {
@@ -673,49 +707,52 @@ impl Builder {
             reason: e.to_string(),
         };
         let parts: Vec<Part> = crate::parallel::chunks(&jobs, |chunk| {
-            let mut data = match Data::new(self.spool.as_deref()) {
-                Ok(data) => data,
-                Err(e) => return (Data::default(), vec![Err(spool_failed(e))]),
-            };
-            let entries = chunk
-                .iter()
-                .map(|&(item, seen)| {
-                    let product =
-                        self.product(source(item, Some(&counter)), linking.as_ref()).and_then(|product| match seen {
-                            Some(seen) if *seen != product.source() => {
-                                Err(CatalogError::Changed { file: product.file().to_owned() })
-                            }
-                            _ => Ok(product),
-                        });
-                    counter.count(product.as_ref().ok());
-                    product.map(|product| Self::write_product(&mut data, product, inflated))
-                })
-                .collect();
-            (data, entries)
+            let mut part = Part::default();
+            match Data::new(self.spool.as_deref()) {
+                Ok(data) => part.data = data,
+                Err(e) => {
+                    part.written.push(Err(spool_failed(e)));
+                    return part;
+                }
+            }
+            for &(item, seen) in chunk {
+                let product =
+                    self.product(source(item, Some(&counter)), linking.as_ref()).and_then(|product| match seen {
+                        Some(seen) if *seen != product.source() => {
+                            Err(CatalogError::Changed { file: product.file().to_owned() })
+                        }
+                        _ => Ok(product),
+                    });
+                counter.count(product.as_ref().ok());
+                let written = product.and_then(|product| part.place(product, inflated));
+                part.written.push(written);
+            }
+            part
         });
         let mut errors = Vec::new();
         let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
-        let mut index = Vec::with_capacity(items.len());
-        // The table's buffers, then the bodies': spans are moved to their
-        // place in each part now, and the bodies' past the table at the end.
+        let (mut index, mut products) = (Vec::new(), 0);
+        // The table's buffers, then the bodies'.
         let (mut table, mut bodies) = (Vec::with_capacity(parts.len() + 1), Vec::with_capacity(parts.len() + 1));
         let mut base = (0u64, 0u64);
-        for (data, entries) in parts {
-            for entry in entries {
-                match entry {
-                    Ok((file, slug, mut entry)) => {
+        for Part { data, written, stored } in parts {
+            for written in written {
+                match written {
+                    Ok((file, slug)) => {
                         if let Some(other) = seen.get(&slug) {
                             errors.push(CatalogError::DuplicateSlug { file, other: other.clone(), slug });
                             continue;
                         }
-                        let (table_spans, body_spans) = entry.parts_mut();
-                        shift(table_spans, base.0);
-                        shift(body_spans, base.1);
                         seen.insert(slug, file);
-                        index.push(entry);
+                        products += 1;
                     }
                     Err(error) => errors.push(error),
                 }
+            }
+            if index.is_empty() {
+                index = stored;
+            } else {
+                index.extend_from_slice(&stored);
             }
             base = (base.0 + data.table.written, base.1 + data.bodies.written);
             match (data.table.finish(), data.bodies.finish()) {
@@ -753,9 +790,6 @@ impl Builder {
             return Err(failed(errors));
         }
         let table_len = documents.1;
-        for entry in &mut index {
-            shift(entry.parts_mut().1, table_len);
-        }
         for document in &mut documents.0 {
             shift(document.body_spans_mut(), table_len);
         }
@@ -770,7 +804,8 @@ impl Builder {
             release: self.release,
             pages: self.pages.as_deref().map(|pages| (pages.digest().to_owned(), pages.site())),
         };
-        Artifact::new(contents, &index, &documents, buffers, table_len).map_err(|error| in_memory(error, index.len()))
+        Artifact::new(contents, (index, products), &documents, buffers, table_len)
+            .map_err(|error| in_memory(error, products))
     }
 
     /// The first pass of a build with pages, on all cores: every source's
@@ -877,7 +912,7 @@ impl Builder {
     /// Appends a product's bytes to `data` (a reused product's shared,
     /// when they lie in one buffer of the previous artifact); returns its
     /// file, slug and index entry (spans relative to the start of each part).
-    fn write_product(data: &mut Data, product: Product, inflated: Option<usize>) -> Written {
+    fn write_product(data: &mut Data, product: Product, inflated: Option<usize>) -> (String, String, IndexEntry) {
         match product {
             Product::Built(product) => {
                 let slug = data.table.put(product.slug.as_bytes());

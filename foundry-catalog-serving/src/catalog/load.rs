@@ -397,7 +397,7 @@ mod tests {
         };
         let bodies = body.repeat(names.len());
         let buffers = vec![Piece::Memory(table.into()), Piece::Memory(bodies.into())];
-        Artifact::new(contents, &[], &documents, buffers, table_len).expect("tiled")
+        Artifact::new(contents, (Vec::new(), 0), &documents, buffers, table_len).expect("tiled")
     }
 
     /// Two site documents under one name (which no build writes) are

@@ -201,11 +201,14 @@ impl Stamps {
     }
 }
 
-/// Collects the stamps of a build as its threads read the files.
+/// Collects the stamps of a build as its threads read the files, each
+/// under its name's place in the build's list of names (not a copy of
+/// the name: a million of them would be 60 MB), which
+/// [`Recorder::finish`] is given.
 pub(crate) struct Recorder {
     dir: PathBuf,
     started: SystemTime,
-    files: Mutex<Vec<(OsString, Stamp)>>,
+    files: Mutex<Vec<(usize, Stamp)>>,
 }
 
 impl Recorder {
@@ -213,15 +216,20 @@ impl Recorder {
         Recorder { dir: dir.to_owned(), started: SystemTime::now(), files: Mutex::new(Vec::new()) }
     }
 
-    pub(crate) fn record(&self, name: OsString, stamp: Stamp) {
+    /// Records the stamp of the `at`th of the build's names.
+    pub(crate) fn record(&self, at: usize, stamp: Stamp) {
         if let Ok(mut files) = self.files.lock() {
-            files.push((name, stamp));
+            files.push((at, stamp));
         }
     }
 
-    pub(crate) fn finish(self) -> Stamps {
+    /// The stamps recorded, under their names, taken from `names` (the
+    /// build's list, which the places recorded index).
+    pub(crate) fn finish(self, mut names: Vec<OsString>) -> Stamps {
         let files = self.files.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        Stamps { dir: self.dir, started: self.started, files: files.into_iter().collect(), artifact: None }
+        let files =
+            files.into_iter().filter_map(|(at, stamp)| Some((std::mem::take(names.get_mut(at)?), stamp))).collect();
+        Stamps { dir: self.dir, started: self.started, files, artifact: None }
     }
 }
 
