@@ -32,6 +32,7 @@ mod builder;
 mod errors;
 mod load;
 mod pages;
+mod place;
 mod previous;
 mod render;
 mod stamps;
