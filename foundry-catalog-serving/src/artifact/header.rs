@@ -101,7 +101,15 @@ impl Header {
     /// Checks the CRC-32 of the head's bytes after the CRC field (`parts`,
     /// in order).
     pub(super) fn check_crc(&self, parts: &[&[u8]]) -> Result<(), ArtifactError> {
-        let found = crc32(parts);
+        self.check_crc_found(crc32(parts))
+    }
+
+    /// Checks the CRC-32 of a head taken as it was read.
+    pub(super) fn check_streamed_crc(&self, crc: HeadCrc) -> Result<(), ArtifactError> {
+        self.check_crc_found(crc.hasher.finalize())
+    }
+
+    fn check_crc_found(&self, found: u32) -> Result<(), ArtifactError> {
         if found == self.crc { Ok(()) } else { Err(ArtifactError::Checksum { expected: self.crc, found }) }
     }
 
@@ -151,6 +159,29 @@ impl Header {
 }
 
 /// CRC-32 of the parts as one stream; on all cores for big inputs.
+/// Where the bytes the CRC-32 covers begin: just after its own field.
+pub(super) const CRC_FROM: usize = 16;
+
+/// The CRC-32 of a head taken piece by piece as it is read, from the
+/// file's first byte (the bytes up to the CRC field's end, which it does
+/// not cover, are skipped), to check against what the header says
+/// ([`Header::check_streamed_crc`]; `Summary::check_head_crc`).
+#[derive(Default)]
+pub(crate) struct HeadCrc {
+    hasher: crc32fast::Hasher,
+    /// How many of the file's bytes it has been given.
+    seen: usize,
+}
+
+impl HeadCrc {
+    /// Takes the file's next `bytes`.
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
+        let skip = CRC_FROM.saturating_sub(self.seen).min(bytes.len());
+        self.hasher.update(&bytes[skip..]);
+        self.seen = self.seen.saturating_add(bytes.len());
+    }
+}
+
 pub(super) fn crc32(parts: &[&[u8]]) -> u32 {
     const PIECE: usize = 64 << 20;
     let pieces: Vec<&[u8]> = parts.iter().flat_map(|part| part.chunks(PIECE)).collect();

@@ -124,6 +124,8 @@ pub(crate) use entries::{
 };
 pub use error::ArtifactError;
 pub(crate) use head::{Block, store_product};
+#[cfg(feature = "replica")]
+pub(crate) use header::HeadCrc;
 #[cfg(feature = "signing")]
 pub(crate) use header::signed_message;
 #[cfg(feature = "signing")]

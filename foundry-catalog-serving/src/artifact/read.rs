@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::bodies::regular_len;
-use super::header::{Header, Stored, signature_of};
+use super::header::{CRC_FROM, HeadCrc, Header, Stored, signature_of};
 use super::layout::{BLOCKS, HEADER_LEN};
 use super::{Artifact, ArtifactError, Bodies, BodyFile, CheckSummary, Metadata, Piece, Signature, Summary, head};
 
@@ -160,8 +160,8 @@ impl Artifact {
         let (index_at, head_end) = (header.index_at(), header.head_end());
         let streamed = head_end - index_at > STREAMED;
         if streamed {
-            let mut crc = crc32fast::Hasher::new();
-            for part in [&prefix[16..HEADER_LEN], &meta_and_signature, &rest] {
+            let mut crc = HeadCrc::default();
+            for part in [&prefix[..], &meta_and_signature, &rest] {
                 crc.update(part);
             }
             let mut buffer = vec![0; 8 << 20];
@@ -172,10 +172,7 @@ impl Artifact {
                 crc.update(&buffer[..len]);
                 at += len as u64;
             }
-            let found = crc.finalize();
-            if found != header.crc {
-                return Err(ArtifactError::Checksum { expected: header.crc, found });
-            }
+            header.check_streamed_crc(crc)?;
         }
         read_into(index_at, head_end - index_at, &mut rest)?;
         let file = Arc::new(BodyFile { file, data_at: header.data_at() });
@@ -220,7 +217,7 @@ impl Artifact {
     ) -> Result<Artifact, ArtifactError> {
         let [meta_len, _, blocks_len, index_len, table_len, bodies_len] = header.lengths;
         if let Some(prefix) = prefix {
-            header.check_crc(&[&prefix[16..HEADER_LEN], &meta_and_signature, &rest])?;
+            header.check_crc(&[&prefix[CRC_FROM..HEADER_LEN], &meta_and_signature, &rest])?;
         }
         let mut head = meta_and_signature;
         let mut rest = rest;
@@ -285,7 +282,7 @@ impl Artifact {
         // The header's lengths add up to the file's: these convert.
         let (blocks_at, head_end) = (header.at(BLOCKS) as usize, header.head_end() as usize);
         // The CRC first: a corrupted byte anywhere in the head is named as such.
-        header.check_crc(&[&bytes[16..head_end]])?;
+        header.check_crc(&[&bytes[CRC_FROM..head_end]])?;
         let meta_and_signature = bytes.slice(HEADER_LEN..blocks_at);
         header.check_index_lengths(&meta_and_signature)?;
         let parts = [meta_and_signature, bytes.slice(blocks_at..head_end)];

@@ -99,6 +99,13 @@ impl Summary {
         })
     }
 
+    /// Checks the CRC-32 of the head it summarizes, taken as it was read
+    /// (from the file's first byte to the head's end) against its header's.
+    #[cfg(feature = "replica")]
+    pub(crate) fn check_head_crc(&self, crc: super::HeadCrc) -> Result<(), ArtifactError> {
+        self.header.check_streamed_crc(crc)
+    }
+
     /// Its metadata, as the file says it (checked against the signature
     /// only with the whole head, [`Artifact::from_head`](super::Artifact::from_head)): what names the
     /// artifact's contents ([`Metadata::content_sha256`]) before anything

@@ -433,8 +433,8 @@ impl Origin {
         let local = |e: std::io::Error| PullError::local(format!("cannot write the download: {e}"));
         let head_len = summary.head_len();
         file.write_all(&prefix).map_err(local)?;
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(prefix.get(16..).unwrap_or_default());
+        let mut crc = artifact::HeadCrc::default();
+        crc.update(&prefix);
         let mut buffer = vec![0; 1 << 20];
         let mut at = prefix.len() as u64;
         while at < head_len {
@@ -451,10 +451,7 @@ impl Origin {
             crc.update(&buffer[..read]);
             at += read as u64;
         }
-        let expected = u32::from_le_bytes([prefix[12], prefix[13], prefix[14], prefix[15]]);
-        let found = crc.finalize();
-        if found != expected {
-            let error = ArtifactError::Checksum { expected, found };
+        if let Err(error) = summary.check_head_crc(crc) {
             return Ok(Fetched::Refused { etag: download.etag.clone(), error });
         }
         let mut head = Vec::new();
