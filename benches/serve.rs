@@ -68,7 +68,7 @@ fn bare_hashmap(bencher: divan::Bencher) {
     let map: HashMap<String, Bytes> = catalog
         .slugs()
         .into_iter()
-        .filter_map(|s| catalog.get(s).and_then(|e| Some((s.to_owned(), e.body().ok()?))))
+        .filter_map(|s| catalog.get(&s).and_then(|e| Some((s.to_owned(), e.body().ok()?))))
         .collect();
     bencher.bench(|| map.get(divan::black_box(SLUG)).cloned());
 }

@@ -116,6 +116,7 @@ fn write_site(
     manifests: Option<&Path>,
 ) -> Result<usize, Failure> {
     let slugs = catalog.slugs();
+    let slugs: Vec<&str> = slugs.iter().map(String::as_str).collect();
     let record = |slug: &str| -> Result<ProductRecord, Failure> {
         let body = catalog.get(slug).map(|entry| entry.body()).transpose();
         let body = body.map_err(|e| (BROKEN, format!("{slug}: {e}")))?.unwrap_or_default();

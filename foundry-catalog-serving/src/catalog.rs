@@ -118,13 +118,12 @@ impl<'a> CatalogEntry<'a> {
     }
 }
 
-/// The pages an artifact holds, by path, and its site documents.
+/// An artifact's site documents, by name (its pages are found by their
+/// products' slugs).
 #[derive(Debug, Default)]
 struct SiteEntries {
-    /// Each product's page, by `canonical_path`: its product's position.
-    pages: HashMap<Bytes, usize>,
-    /// `/robots.txt` and the sitemap files, by path: their positions
-    /// among the site documents.
+    /// `/robots.txt`, the sitemap files, list pages and the rest, by name:
+    /// their positions among the site documents.
     documents: HashMap<Bytes, usize>,
     /// The not-found page's.
     not_found: Option<usize>,
@@ -141,6 +140,10 @@ pub enum SiteResource<'a> {
     Document(CatalogEntry<'a>),
     /// Nothing at that path: the not-found page (`text/html`), to send with 404.
     NotFound(CatalogEntry<'a>),
+    /// What would say whether a page is at that path cannot be read now:
+    /// the block of the artifact's head that holds it fails its checks
+    /// (its file was written into in place). Answered 503, never 404.
+    Unavailable,
 }
 
 /// Pre-built responses by slug.
@@ -153,9 +156,6 @@ pub enum SiteResource<'a> {
 /// ```
 #[derive(Debug, Clone)]
 pub struct ResponseCatalog {
-    /// Each product's position in the index, by slug; shared, so that a
-    /// clone (a reload's previous catalog) is cheap.
-    entries: Arc<HashMap<Bytes, usize>>,
     /// The artifact the entries share their bytes with (an incremental
     /// build reads its index).
     artifact: Artifact,
@@ -254,14 +254,27 @@ impl ResponseCatalog {
         self
     }
 
-    /// The position of `slug` in the artifact's index.
+    /// The position of `slug` in the artifact's index (`None` when the
+    /// block that would hold it cannot be read: [`ResponseCatalog::lookup`]
+    /// says so).
     pub(crate) fn position(&self, slug: &str) -> Option<usize> {
-        self.entries.get(slug.as_bytes()).copied()
+        self.artifact.position(slug.as_bytes()).ok().flatten()
     }
 
-    /// The pre-built response for a slug.
+    /// The pre-built response for a slug; `None` for a slug it does not
+    /// hold, and for one it cannot read now ([`ResponseCatalog::lookup`]
+    /// tells them apart).
     pub fn get(&self, slug: &str) -> Option<CatalogEntry<'_>> {
-        self.position(slug).map(|n| self.entry(Response::Product(n)))
+        self.lookup(slug).ok().flatten()
+    }
+
+    /// The pre-built response for a slug, by the artifact's slug
+    /// directory; an error when the block of its head that would hold it
+    /// cannot be read or fails its checks (an artifact opened from its
+    /// file reads each block when it is first used), which a server
+    /// answers with 503.
+    pub fn lookup(&self, slug: &str) -> Result<Option<CatalogEntry<'_>>, ArtifactError> {
+        Ok(self.artifact.position(slug.as_bytes())?.map(|n| self.entry(Response::Product(n))))
     }
 
     fn entry(&self, response: Response) -> CatalogEntry<'_> {
@@ -291,13 +304,27 @@ impl ResponseCatalog {
     /// page; `None` in a catalog without pages.
     pub fn site_resource(&self, path: &str) -> Option<SiteResource<'_>> {
         let site = self.site.as_deref()?;
-        if let Some(&n) = site.pages.get(path.as_bytes()) {
-            return Some(SiteResource::Page(self.entry(Response::Page(n))));
+        match self.page_position(path) {
+            Ok(Some(n)) => return Some(SiteResource::Page(self.entry(Response::Page(n)))),
+            Ok(None) => {}
+            Err(_) => return Some(SiteResource::Unavailable),
         }
         if let Some(&n) = site.documents.get(path.as_bytes()) {
             return Some(SiteResource::Document(self.entry(Response::Document(n))));
         }
         site.not_found.map(|n| SiteResource::NotFound(self.entry(Response::Document(n))))
+    }
+
+    /// The product whose page is at `path` (`/<route>/<slug>`): its
+    /// slug's, when that product's page path is `path`.
+    fn page_position(&self, path: &str) -> Result<Option<usize>, ArtifactError> {
+        let Some((_, slug)) = path.rsplit_once('/') else { return Ok(None) };
+        if foundry_catalog_core::Slug::check(slug).is_err() {
+            return Ok(None);
+        }
+        let Some(n) = self.artifact.position(slug.as_bytes())? else { return Ok(None) };
+        let page = self.artifact.entry(n).and_then(|entry| entry.page).map(|page| page.path);
+        Ok(page.and_then(|path| self.artifact.bytes_of(path)).filter(|&page| page == path.as_bytes()).map(|_| n))
     }
 
     /// The bytes of the site document named `name` (a path, or a name
@@ -316,23 +343,26 @@ impl ResponseCatalog {
     }
 
     /// Every path of a page or site document served, sorted (empty
-    /// without pages; the not-found page has none).
-    pub fn page_paths(&self) -> Vec<&str> {
-        let mut paths: Vec<&str> = self
-            .site
-            .iter()
-            .flat_map(|site| site.pages.keys().chain(site.documents.keys()))
+    /// without pages; the not-found page has none). It reads the whole
+    /// index.
+    pub fn page_paths(&self) -> Vec<String> {
+        let Some(site) = self.site.as_deref() else { return Vec::new() };
+        let pages = self.artifact.entries().filter_map(|entry| entry.page).map(|page| page.path);
+        let pages = pages.filter_map(|path| self.artifact.bytes_of(path));
+        let mut paths: Vec<String> = pages
+            .chain(site.documents.keys().map(|k| &k[..]))
             .filter(|k| k.starts_with(b"/"))
-            .filter_map(|k| std::str::from_utf8(k).ok())
+            .filter_map(|k| std::str::from_utf8(k).ok().map(str::to_owned))
             .collect();
         paths.sort_unstable();
         paths
     }
 
-    /// Every slug served, sorted.
-    pub fn slugs(&self) -> Vec<&str> {
-        // Keys were checked to be slugs, hence UTF-8, at load.
-        let mut slugs: Vec<&str> = self.entries.keys().filter_map(|k| std::str::from_utf8(k).ok()).collect();
+    /// Every slug served, sorted. It reads the whole index.
+    pub fn slugs(&self) -> Vec<String> {
+        // Checked to be slugs, hence UTF-8, with their blocks.
+        let slugs = self.artifact.entries().filter_map(|entry| self.artifact.bytes_of(entry.slug));
+        let mut slugs: Vec<String> = slugs.filter_map(|k| std::str::from_utf8(k).ok().map(str::to_owned)).collect();
         slugs.sort_unstable();
         slugs
     }
@@ -376,11 +406,11 @@ impl ResponseCatalog {
 
     /// The number of products.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.artifact.len()
     }
 
     /// Whether the catalog serves nothing.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.artifact.is_empty()
     }
 }

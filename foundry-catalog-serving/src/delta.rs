@@ -225,6 +225,14 @@ impl Plan {
         let known: HashMap<_, _> =
             old.blocks().into_iter().map(|block| (block.digest, (block.index, block.table))).collect();
         let (mut index, mut table) = (Vec::new(), Vec::new());
+        // The slug directory: the old one when its digest is the new one's.
+        let same_directory = old.metadata().directory_sha256 == summary.metadata().directory_sha256
+            && old.directory_len() == summary.directory_len();
+        index.push(Run {
+            at: summary.len(),
+            len: summary.directory_len(),
+            source: if same_directory { Source::Old { at: old.directory_at() } } else { Source::Origin },
+        });
         for block in summary.blocks() {
             let found = known.get(&block.digest).filter(|(index, table)| {
                 index.end - index.start == block.index.end - block.index.start
@@ -232,7 +240,7 @@ impl Plan {
             });
             let source = |at: Option<u64>| at.map_or(Source::Origin, |at| Source::Old { at });
             index.push(Run {
-                at: summary.len() + block.index.start,
+                at: summary.len() + summary.directory_len() + block.index.start,
                 len: block.index.end - block.index.start,
                 source: source(found.map(|(index, _)| old_index + index.start)),
             });

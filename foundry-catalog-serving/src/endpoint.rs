@@ -171,8 +171,10 @@ pub fn answer(catalog: &ResponseCatalog, request: &Request<'_>) -> Reply {
     if foundry_catalog_core::Slug::check(slug).is_err() {
         return Reply::error(ErrorKind::InvalidSlug, head);
     }
-    let Some(entry) = catalog.get(slug) else {
-        return Reply::error(ErrorKind::NoProduct, head);
+    let entry = match catalog.lookup(slug) {
+        Ok(Some(entry)) => entry,
+        Ok(None) => return Reply::error(ErrorKind::NoProduct, head),
+        Err(_) => return Reply::error(ErrorKind::Unavailable, head),
     };
     represent(catalog, entry, request, "application/json")
 }
@@ -188,6 +190,7 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
     let resource = if path.starts_with("/api/") { None } else { catalog.site_resource(path) };
     let (entry, content_type) = match resource {
         None => return Reply::error(ErrorKind::NoResource, head),
+        Some(SiteResource::Unavailable) => return Reply::error(ErrorKind::Unavailable, head),
         Some(SiteResource::NotFound(page)) => {
             return match canonical_form(catalog, path) {
                 Some(canonical) => moved(canonical),

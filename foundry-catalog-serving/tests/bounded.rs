@@ -92,16 +92,22 @@ fn signed(key: &SigningKey, sequence: u64) -> Vec<u8> {
     bytes
 }
 
+/// The header's length, and where it gives each region's length:
+/// metadata, signature, block list, slug directory, index, table, bodies.
+const HEADER: usize = 72;
+const LENGTHS: [usize; 7] = [16, 24, 32, 40, 48, 56, 64];
+
 fn le_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
 
 /// A sparse file whose summary is `real`'s with its metadata claiming
-/// `claimed_products` products (its signature, `real`'s, no longer matches): an
-/// index and a table of gigabytes, one block covering them, no bodies.
+/// `claimed_products` products (its signature, `real`'s, no longer matches): a
+/// slug directory, an index and a table of gigabytes, in blocks of 256
+/// entries, no bodies.
 fn claiming(real: &[u8], path: &Path, claimed_products: u64) -> u64 {
-    let [meta_len, signature_len, _, index_len, _, _] = [16, 24, 32, 40, 48, 56].map(|at| le_u64(real, at));
-    let metadata: serde_json::Value = serde_json::from_slice(&real[64..64 + meta_len as usize]).expect("metadata");
+    let [meta_len, signature_len, _, _, index_len, _, _] = LENGTHS.map(|at| le_u64(real, at));
+    let metadata: serde_json::Value = serde_json::from_slice(&real[HEADER..HEADER + meta_len as usize]).expect("metadata");
     let products = metadata["products"].as_u64().expect("a count");
     assert!(metadata.get("pages").is_none_or(serde_json::Value::is_null), "no site documents in the index");
     let entry_len = index_len / products;
@@ -111,17 +117,23 @@ fn claiming(real: &[u8], path: &Path, claimed_products: u64) -> u64 {
     let (index_len, table_len) = (claimed_products * entry_len, claimed_products * 50);
     let mut head = Vec::new();
     head.extend_from_slice(&real[..16]);
-    let lengths = [claimed.len() as u64, signature_len, 40, index_len, table_len, 0];
+    // Blocks of 256 entries, the most a block holds.
+    assert_eq!(claimed_products % 256, 0, "whole blocks");
+    let blocks = claimed_products / 256;
+    let lengths = [claimed.len() as u64, signature_len, blocks * 48, claimed_products * 20, index_len, table_len, 0];
     for len in lengths {
         head.extend_from_slice(&len.to_le_bytes());
     }
     head.extend_from_slice(&claimed);
-    let signature_at = 64 + meta_len as usize;
+    let signature_at = HEADER + meta_len as usize;
     head.extend_from_slice(&real[signature_at..signature_at + signature_len as usize]);
-    head.extend_from_slice(&u32::try_from(claimed_products).expect("u32").to_le_bytes());
-    head.extend_from_slice(&u32::try_from(table_len).expect("u32").to_le_bytes());
-    head.extend_from_slice(&[0; 32]);
-    let total = 64 + lengths.iter().sum::<u64>();
+    for _ in 0..blocks {
+        head.extend_from_slice(&256_u32.to_le_bytes());
+        head.extend_from_slice(&u32::try_from(table_len / blocks).expect("u32").to_le_bytes());
+        head.extend_from_slice(&0_u64.to_le_bytes());
+        head.extend_from_slice(&[0; 32]);
+    }
+    let total = HEADER as u64 + lengths.iter().sum::<u64>();
     let file = std::fs::File::create(path).expect("created");
     file.write_all_at(&head, 0).expect("written");
     file.set_len(total).expect("sparse");
@@ -271,15 +283,16 @@ fn a_header_claiming_more_bodies_than_its_head_is_refused_before_the_bodies() {
     let open = OpenOptions::default().verify_keys(vec![key.verify_key()]);
     assert_eq!(open.max_len, u64::MAX, "no size limit by default");
     let real = signed(&key, 1);
-    let lengths = [16, 24, 32, 40, 48, 56].map(|at| le_u64(&real, at));
-    let head_end = 64 + lengths[..5].iter().sum::<u64>() as usize;
+    let lengths = LENGTHS.map(|at| le_u64(&real, at));
+    // The CRC-32 covers the head up to the index.
+    let index_at = HEADER + lengths[..4].iter().sum::<u64>() as usize;
     const EXTRA: u64 = 2 << 30;
     let (url, published) = origin();
     for (n, fix_crc) in [(1, false), (2, true)] {
         let mut claiming = real.clone();
-        claiming[56..64].copy_from_slice(&(lengths[5] + EXTRA).to_le_bytes());
+        claiming[64..72].copy_from_slice(&(lengths[6] + EXTRA).to_le_bytes());
         if fix_crc {
-            let crc = crc32fast::hash(&claiming[16..head_end]);
+            let crc = crc32fast::hash(&claiming[16..index_at]);
             claiming[12..16].copy_from_slice(&crc.to_le_bytes());
         }
         let path = dir.join(format!("claims-{n}.fcat"));
@@ -289,7 +302,10 @@ fn a_header_claiming_more_bodies_than_its_head_is_refused_before_the_bodies() {
         *published.lock().expect("published") = (path, n);
         let replica = Replica::open(&url, &dir.join(format!("state-{n}")), Settings::default()).expect("state folder");
         let error = replica.start(&open).expect_err("refused").to_string();
-        let expected = if fix_crc { "belong to no product" } else { "checksum mismatch" };
+        // The block list, which says where every block's bodies end,
+        // is read before the CRC-32 is checked: fixed up or not, the
+        // claim is refused there.
+        let expected = "the head's block list";
         assert!(error.contains(expected), "{error}");
         let fetched = replica.counters().fetched_bytes();
         assert!(fetched <= real.len() as u64, "{fetched} bytes fetched of an artifact of {} bytes", real.len());

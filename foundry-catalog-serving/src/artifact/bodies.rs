@@ -134,19 +134,6 @@ impl Piece {
 }
 
 impl Artifact {
-    /// Hands `f` the table's bytes from `at`, `len` of them, in the
-    /// pieces they are held in (nothing for bytes not in memory).
-    pub(super) fn table_bytes(&self, at: u64, len: u64, f: &mut dyn FnMut(&[u8])) {
-        let end = at.saturating_add(len);
-        for (start, piece) in &self.data {
-            let Piece::Memory(bytes) = piece else { continue };
-            let (from, to) = (at.max(*start), end.min(start + bytes.len() as u64));
-            if from < to {
-                f(&bytes[(from - start) as usize..(to - start) as usize]);
-            }
-        }
-    }
-
     /// Opens an artifact file to layer over `base` (an artifact
     /// opened from its file): its head read and checked as
     /// [`Artifact::open`] does, and its bodies placed by `runs` (in file
@@ -362,6 +349,9 @@ impl Artifact {
     /// (to share them: [`Bytes::slice_ref`]); `None` out of bounds or in a
     /// file.
     pub(crate) fn memory_of(&self, span: Span) -> Option<(&Bytes, &[u8])> {
+        if span.offset < self.table && self.is_lazy() {
+            return self.lazy_table_of(span);
+        }
         let buffer = self.data.partition_point(|(start, _)| *start <= span.offset).checked_sub(1)?;
         let (start, Piece::Memory(bytes)) = &self.data[buffer] else { return None };
         let from = usize::try_from(span.offset - start).ok()?;
@@ -379,6 +369,11 @@ impl Artifact {
     pub(crate) fn slice_range(&self, offset: u64, len: u64) -> Result<Bytes, ArtifactError> {
         let out_of_bounds = || ArtifactError::Malformed(format!("a span at {offset} of {len} bytes"));
         let end = offset.checked_add(len).filter(|&end| end <= self.data_len).ok_or_else(out_of_bounds)?;
+        if offset < self.table && self.is_lazy() {
+            let span = Span { offset, len: u32::try_from(len).map_err(|_| out_of_bounds())? };
+            let (buffer, bytes) = self.lazy_table_of(span).ok_or_else(out_of_bounds)?;
+            return Ok(buffer.slice_ref(bytes));
+        }
         if let Bodies::File(file) = &self.bodies
             && offset >= self.table
         {

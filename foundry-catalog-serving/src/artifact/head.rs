@@ -1,14 +1,18 @@
-//! A version-4 artifact's head as stored: the index as lengths (every
+//! A version-5 artifact's head as stored: the index as lengths (every
 //! offset follows from the tiling, so an edit changes the entries it
-//! touches and no other), and the block list, which names the index and
-//! the table a block of entries at a time and is what the signature
-//! covers of them. A replica compares block lists to fetch only the
-//! blocks of the head that changed ([`crate::delta::Plan::head`]).
+//! touches and no other), the block list, which names the index and
+//! the table a block of entries at a time (and says where each block's
+//! bodies start), and the slug directory, which finds a product's entry
+//! from its slug without reading the index. The block list and the
+//! directory are what the signature covers of them. A replica compares
+//! block lists to fetch only the blocks of the head that changed
+//! ([`crate::delta::Plan::head`]).
 
 use std::ops::Range;
 
 use sha2::{Digest, Sha256};
 
+use super::header::le_u64;
 use super::{ArtifactError, DocumentEntry, IndexEntry, Metadata, PageSpans, SOURCE_LEN, Span};
 
 /// Hands its last argument the table's bytes from the first, as many as
@@ -17,14 +21,20 @@ pub(crate) type TableBytes<'a> = dyn Fn(u64, u64, &mut dyn FnMut(&[u8])) + 'a;
 
 /// A length in a stored index entry: u32.
 const LEN_LEN: usize = 4;
-/// A block list entry: its entries (u32), its table bytes (u32), and the
-/// SHA-256 of its stored index entries followed by its table bytes.
-pub(crate) const BLOCK_LEN: usize = 40;
+/// A block list entry: its entries (u32), its table bytes (u32), its
+/// bodies' bytes (u64), and the SHA-256 of its stored index entries
+/// followed by its table bytes.
+pub(crate) const BLOCK_LEN: usize = 48;
+/// A slug directory entry: the first [`KEY_LEN`] bytes of the SHA-256 of
+/// a product's slug, then its entry's number (u32).
+pub(crate) const DIRECTORY_ENTRY_LEN: usize = 20;
+/// The bytes of a slug's SHA-256 that key it in the directory.
+const KEY_LEN: usize = 16;
 /// A block ends after an entry whose name's SHA-256 starts with a u32
 /// that is a multiple of this (so about this many entries a block, and an
 /// inserted or removed product moves no boundary but its own block's)…
 const BLOCK_TARGET: u32 = 64;
-/// …or when it holds this many.
+/// …or when it holds this many (and a reader refuses a block of more).
 const BLOCK_MAX: u32 = 256;
 
 /// The length of a product's stored index entry: `modified`, the source
@@ -101,6 +111,11 @@ fn sum_before(lengths: &[u8], n: usize, skip: impl Fn(usize) -> bool) -> u64 {
 }
 
 impl Entry<'_> {
+    /// Where its bodies start in the data region.
+    pub(crate) fn bodies_start(&self) -> u64 {
+        self.start.bodies
+    }
+
     /// Whether body `k` of the body run is the identity body inflated from gzip.
     fn is_inflated(&self, k: usize) -> bool {
         self.inflated.is_some_and(|inflated| k % self.codings.max(1) == inflated)
@@ -194,25 +209,61 @@ impl Entry<'_> {
     }
 }
 
-/// The stored entry of product `n` (below `metadata.products`), or of
-/// site document `n - products`, placed from `start`; `None` past the
-/// index.
-pub(crate) fn entry<'a>(stored: &'a [u8], metadata: &Metadata, n: usize, start: Start) -> Option<Entry<'a>> {
+/// Where entry `n` (products, then site documents) starts in the stored
+/// index, and its length; `None` past `u64`.
+fn index_place(metadata: &Metadata, n: usize) -> Option<(usize, usize)> {
     let codings = metadata.codings.len();
     let pages = metadata.pages.is_some();
     let products = usize::try_from(metadata.products).ok()?;
-    let (at, len, fixed, tables) = if n < products {
-        let tables = (2 + codings) * if pages { 2 } else { 1 };
-        (n.checked_mul(entry_len(codings, pages))?, entry_len(codings, pages), 8 + SOURCE_LEN, tables)
-    } else {
-        let documents_at = products.checked_mul(entry_len(codings, pages))?;
-        let at = documents_at.checked_add((n - products).checked_mul(document_len(codings))?)?;
-        (at, document_len(codings), 0, 1 + codings)
-    };
+    if n < products {
+        return Some((n.checked_mul(entry_len(codings, pages))?, entry_len(codings, pages)));
+    }
+    let documents_at = products.checked_mul(entry_len(codings, pages))?;
+    Some((documents_at.checked_add((n - products).checked_mul(document_len(codings))?)?, document_len(codings)))
+}
+
+/// The stored entry of product `n` (below `metadata.products`), or of
+/// site document `n - products`, placed from `start`, in `stored`: the
+/// stored index from entry `first` on; `None` outside it.
+pub(crate) fn entry<'a>(
+    stored: &'a [u8],
+    first: usize,
+    metadata: &Metadata,
+    n: usize,
+    start: Start,
+) -> Option<Entry<'a>> {
+    let codings = metadata.codings.len();
+    let pages = metadata.pages.is_some();
+    let products = usize::try_from(metadata.products).ok()?;
+    let (fixed, tables) =
+        if n < products { (8 + SOURCE_LEN, (2 + codings) * if pages { 2 } else { 1 }) } else { (0, 1 + codings) };
+    let (at, len) = index_place(metadata, n)?;
+    let at = at.checked_sub(index_place(metadata, first)?.0)?;
     let bytes = stored.get(at..at.checked_add(len)?)?;
     let (fixed, lengths) = bytes.split_at(fixed);
     let (table, bodies) = lengths.split_at(tables * LEN_LEN);
     Some(Entry { fixed, table, bodies, start, codings, inflated: metadata.inflated_identity() })
+}
+
+/// Where each entry of `count` from entry `first` starts, its runs placed
+/// one after another from `start`, in `stored` (the stored index from
+/// `first` on); and where the last one's runs end.
+pub(crate) fn place(
+    stored: &[u8],
+    metadata: &Metadata,
+    first: usize,
+    count: usize,
+    mut start: Start,
+) -> (Vec<Start>, Start) {
+    let mut starts = Vec::with_capacity(count);
+    for n in first..first.saturating_add(count) {
+        let Some(entry) = entry(stored, first, metadata, n, start) else { break };
+        starts.push(start);
+        // At most 2^32 lengths of 2^32 bytes each: no overflow.
+        let (table, bodies) = entry.run_lengths();
+        start = Start { table: start.table + table, bodies: start.bodies + bodies };
+    }
+    (starts, start)
 }
 
 /// Where each entry of a stored index (checked to be [`index_len`]
@@ -234,16 +285,8 @@ pub(crate) fn load(
             stored.len()
         )));
     }
-    let mut start = Start { table: 0, bodies: table_len };
-    let mut starts = Vec::with_capacity(products + documents);
-    for n in 0..products + documents {
-        let Some(entry) = entry(stored, metadata, n, start) else { break };
-        starts.push(start);
-        // At most 2^32 lengths of 2^32 bytes each: no overflow.
-        let (table, bodies) = entry.run_lengths();
-        start = Start { table: start.table + table, bodies: start.bodies + bodies };
-    }
-    let Start { table: table_at, bodies: body_at } = start;
+    let (starts, end) = place(stored, metadata, 0, products + documents, Start { table: 0, bodies: table_len });
+    let Start { table: table_at, bodies: body_at } = end;
     if table_at == table_len && body_at < data_len {
         return Err(ArtifactError::Malformed(format!(
             "{} bytes at the end of the data region belong to no product",
@@ -260,20 +303,30 @@ pub(crate) fn load(
 
 /// One block of the head: its entries (products, then site documents, as
 /// numbered in the index), where its stored index entries and its table
-/// bytes lie (from the start of the stored index and of the table), and
-/// their digest.
+/// bytes lie (from the start of the stored index and of the table), where
+/// its bodies lie (in the data region), and the digest of its index
+/// entries and table bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Block {
     pub(crate) entries: Range<u64>,
     pub(crate) index: Range<u64>,
     pub(crate) table: Range<u64>,
+    pub(crate) bodies: Range<u64>,
     pub(crate) digest: [u8; 32],
 }
 
 /// Where the blocks of the block list `list` lie, checked to cover every
-/// entry of `metadata` and every byte of a table of `table_len` bytes, in
-/// order, each at least one entry.
-pub(crate) fn blocks(list: &[u8], metadata: &Metadata, table_len: u64) -> Result<Vec<Block>, ArtifactError> {
+/// entry of `metadata`, every byte of a table of `table_len` bytes and
+/// every body of a data region of `data_len` bytes, in order, each at
+/// least one entry and at most [`BLOCK_MAX`], with at most
+/// [`MAX_TABLE_PER_ENTRY`](super::layout::MAX_TABLE_PER_ENTRY) table
+/// bytes an entry (what reading one block may take).
+pub(crate) fn blocks(
+    list: &[u8],
+    metadata: &Metadata,
+    table_len: u64,
+    data_len: u64,
+) -> Result<Vec<Block>, ArtifactError> {
     let codings = metadata.codings.len();
     let products = metadata.products;
     let documents = metadata.pages.as_ref().map_or(0, |pages| pages.documents);
@@ -286,41 +339,51 @@ pub(crate) fn blocks(list: &[u8], metadata: &Metadata, table_len: u64) -> Result
     // The stored index's offset of entry `n`.
     let index_at = |n: u64| n.min(products) * entry + n.saturating_sub(products) * document;
     let mut blocks = Vec::with_capacity(list.len() / BLOCK_LEN);
-    let (mut first, mut table_at) = (0_u64, 0_u64);
+    let (mut first, mut table_at, mut body_at) = (0_u64, 0_u64, table_len);
     for stored in list.chunks_exact(BLOCK_LEN) {
         let count = u64::from(u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]));
         let table = u64::from(u32::from_le_bytes([stored[4], stored[5], stored[6], stored[7]]));
+        let bodies = le_u64(&stored[8..16]);
         let last = first + count;
-        if count == 0 || last > total {
+        if count == 0 || count > u64::from(BLOCK_MAX) || last > total {
             return Err(malformed(format!("a block of {count} entries from entry {first} of {total}")));
         }
+        if table > count * super::layout::MAX_TABLE_PER_ENTRY {
+            return Err(malformed(format!("a block of {count} entries with {table} table bytes")));
+        }
+        let body_end = body_at.checked_add(bodies).filter(|&end| end <= data_len);
+        let Some(body_end) = body_end else {
+            return Err(malformed(format!("a block of {bodies} body bytes from {body_at} of {data_len}")));
+        };
         let mut digest = [0; 32];
-        digest.copy_from_slice(&stored[8..]);
+        digest.copy_from_slice(&stored[16..]);
         blocks.push(Block {
             entries: first..last,
             index: index_at(first)..index_at(last),
             table: table_at..table_at + table,
+            bodies: body_at..body_end,
             digest,
         });
-        (first, table_at) = (last, table_at + table);
+        (first, table_at, body_at) = (last, table_at + table, body_end);
     }
-    if first != total || table_at != table_len {
+    if first != total || table_at != table_len || body_at != data_len {
         return Err(malformed(format!(
-            "blocks of {first} entries and {table_at} table bytes, for {total} entries and {table_len} bytes"
+            "blocks of {first} entries, {table_at} table bytes and a data region of {body_at}, for {total} entries, {table_len} and {data_len}"
         )));
     }
     Ok(blocks)
 }
 
 /// The block list of an index (stored as `stored`) whose entries are
-/// named `names` and whose table runs are `runs` (each entry's, in
-/// order): blocks end where a name's digest says ([`BLOCK_TARGET`],
-/// [`BLOCK_MAX`]), and each is named by the digest of its stored index
-/// entries and table bytes, which `table` gives for a range of the table.
+/// named `names` and whose table runs are `runs` and body runs `bodies`
+/// (each entry's, in order): blocks end where a name's digest says
+/// ([`BLOCK_TARGET`], [`BLOCK_MAX`]), and each is named by the digest of
+/// its stored index entries and table bytes, which `table` gives for a
+/// range of the table.
 pub(crate) fn list(
     stored: &[u8],
     names: &[&[u8]],
-    runs: &[(u64, u64)],
+    [runs, bodies]: [&[(u64, u64)]; 2],
     metadata: &Metadata,
     table: &TableBytes<'_>,
 ) -> Vec<u8> {
@@ -345,11 +408,13 @@ pub(crate) fn list(
     for last in ends {
         let start = runs.get(first as usize).map_or(0, |run| run.0);
         let end = runs.get(last as usize - 1).map_or(start, |run| run.0 + run.1);
+        let body_bytes: u64 = bodies.get(first as usize..last as usize).unwrap_or_default().iter().map(|run| run.1).sum();
         let mut hasher = Sha256::new();
         hasher.update(&stored[index_at(first)..index_at(last)]);
         table(start, end - start, &mut |bytes| hasher.update(bytes));
         list.extend_from_slice(&u32::try_from(last - first).unwrap_or(u32::MAX).to_le_bytes());
         list.extend_from_slice(&u32::try_from(end - start).unwrap_or(u32::MAX).to_le_bytes());
+        list.extend_from_slice(&body_bytes.to_le_bytes());
         list.extend_from_slice(hasher.finalize().as_slice());
         first = last;
     }
@@ -362,4 +427,109 @@ pub(crate) fn names(block: &Block, index: &[u8], table: &TableBytes<'_>) -> bool
     hasher.update(index);
     table(block.table.start, block.table.end - block.table.start, &mut |bytes| hasher.update(bytes));
     hasher.finalize().as_slice() == block.digest
+}
+
+/// The key of `slug` in a slug directory.
+fn key_of(slug: &[u8]) -> [u8; KEY_LEN] {
+    let mut key = [0; KEY_LEN];
+    key.copy_from_slice(&Sha256::digest(slug)[..KEY_LEN]);
+    key
+}
+
+/// The slug directory of products named `slugs` (in index order): each
+/// one's key and number, sorted by key.
+pub(crate) fn directory<'a>(slugs: impl ExactSizeIterator<Item = &'a [u8]>) -> Vec<u8> {
+    let mut keyed: Vec<([u8; KEY_LEN], u32)> =
+        slugs.enumerate().map(|(n, slug)| (key_of(slug), u32::try_from(n).unwrap_or(u32::MAX))).collect();
+    keyed.sort_unstable();
+    let mut directory = Vec::with_capacity(keyed.len() * DIRECTORY_ENTRY_LEN);
+    for (key, n) in keyed {
+        directory.extend_from_slice(&key);
+        directory.extend_from_slice(&n.to_le_bytes());
+    }
+    directory
+}
+
+/// The entry the slug directory `directory` gives `slug`, if any (the
+/// entry's own slug is the caller's to compare: two slugs may share a key).
+pub(crate) fn find(directory: &[u8], slug: &[u8]) -> Option<usize> {
+    let key = key_of(slug);
+    let entries = directory.len() / DIRECTORY_ENTRY_LEN;
+    let entry = |k: usize| &directory[k * DIRECTORY_ENTRY_LEN..(k + 1) * DIRECTORY_ENTRY_LEN];
+    let (mut low, mut high) = (0, entries);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        match entry(middle)[..KEY_LEN].cmp(&key[..]) {
+            std::cmp::Ordering::Less => low = middle + 1,
+            std::cmp::Ordering::Greater => high = middle,
+            std::cmp::Ordering::Equal => {
+                let n = &entry(middle)[KEY_LEN..];
+                return usize::try_from(u32::from_le_bytes([n[0], n[1], n[2], n[3]])).ok();
+            }
+        }
+    }
+    None
+}
+
+/// Checks the slug directory of `metadata`'s products: its digest (what
+/// the signature covers of it), keys in strictly increasing order, and
+/// every product numbered once. Whether each key is its product's slug's
+/// is checked with the product's block ([`super::checks`]).
+pub(crate) fn check_directory(directory: &[u8], metadata: &Metadata) -> Result<(), ArtifactError> {
+    let malformed = |what: &str| ArtifactError::Malformed(format!("the slug directory: {what}"));
+    if hex::encode(Sha256::digest(directory)) != metadata.directory_sha256 {
+        return Err(malformed("does not match its digest in the metadata"));
+    }
+    let products = usize::try_from(metadata.products).map_err(|_| malformed("too many products"))?;
+    if directory.len() != products.saturating_mul(DIRECTORY_ENTRY_LEN) {
+        return Err(malformed("not one entry a product"));
+    }
+    let mut seen = vec![0_u64; products.div_ceil(64)];
+    let mut previous: Option<&[u8]> = None;
+    for entry in directory.chunks_exact(DIRECTORY_ENTRY_LEN) {
+        let (key, n) = entry.split_at(KEY_LEN);
+        if previous.is_some_and(|previous| previous >= key) {
+            return Err(malformed("keys out of order, or a key twice"));
+        }
+        previous = Some(key);
+        let n = u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize;
+        let Some(word) = seen.get_mut(n / 64).filter(|_| n < products) else {
+            return Err(malformed("an entry past the products"));
+        };
+        if *word & (1 << (n % 64)) != 0 {
+            return Err(malformed("a product named twice"));
+        }
+        *word |= 1 << (n % 64);
+    }
+    Ok(())
+}
+
+/// Entries of a head placed in memory, from entry `first`: their stored
+/// index entries, their table bytes (from the table's byte `table_at`),
+/// and where each one's runs start. A block ([`super::lazy`]), or a whole
+/// head.
+pub(crate) struct View<'a> {
+    pub(crate) first: usize,
+    pub(crate) index: &'a [u8],
+    pub(crate) table: &'a [u8],
+    pub(crate) table_at: u64,
+    pub(crate) starts: &'a [Start],
+}
+
+impl<'a> View<'a> {
+    /// The entries it holds.
+    pub(crate) fn entries(&self) -> Range<usize> {
+        self.first..self.first + self.starts.len()
+    }
+
+    /// Entry `n` (numbered in the whole index), if it holds it.
+    pub(crate) fn entry(&self, metadata: &Metadata, n: usize) -> Option<Entry<'a>> {
+        entry(self.index, self.first, metadata, n, *self.starts.get(n.checked_sub(self.first)?)?)
+    }
+
+    /// The bytes of a span of its table bytes.
+    pub(crate) fn bytes(&self, span: Span) -> Option<&'a [u8]> {
+        let from = usize::try_from(span.offset.checked_sub(self.table_at)?).ok()?;
+        self.table.get(from..from.checked_add(span.len as usize)?)
+    }
 }

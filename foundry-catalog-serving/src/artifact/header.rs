@@ -4,7 +4,8 @@
 use bytes::Bytes;
 
 use super::layout::{
-    FORMAT_VERSION, HEADER_LEN, INDEX, MAGIC, MAX_METADATA_LEN, MAX_TABLE_PER_ENTRY, SIGNATURE_LEN, TABLE,
+    DIRECTORY, FORMAT_VERSION, HEADER_LEN, INDEX, MAGIC, MAX_METADATA_LEN, MAX_TABLE_PER_ENTRY, REGIONS,
+    SIGNATURE_LEN, TABLE,
 };
 use super::{ArtifactError, Metadata, Signature, head};
 
@@ -13,16 +14,18 @@ use super::{ArtifactError, Metadata, Signature, head};
 const SIGNING_CONTEXT: &[u8] = b"foundry-catalog artifact signature\n";
 
 /// What a signature covers: the context, the format version, then the
-/// metadata and the block list, each after its length.
+/// metadata (which holds the slug directory's digest) and the block list,
+/// each after its length.
 #[cfg(feature = "signing")]
-pub(crate) fn signed_message(version: &[u8], metadata_json: &[u8], last: &[u8]) -> Vec<u8> {
-    let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + 20 + metadata_json.len() + last.len());
+pub(crate) fn signed_message(version: &[u8], parts: [&[u8]; 2]) -> Vec<u8> {
+    let len = parts.iter().map(|part| 8 + part.len()).sum::<usize>();
+    let mut message = Vec::with_capacity(SIGNING_CONTEXT.len() + version.len() + len);
     message.extend_from_slice(SIGNING_CONTEXT);
     message.extend_from_slice(version);
-    message.extend_from_slice(&(metadata_json.len() as u64).to_le_bytes());
-    message.extend_from_slice(metadata_json);
-    message.extend_from_slice(&(last.len() as u64).to_le_bytes());
-    message.extend_from_slice(last);
+    for part in parts {
+        message.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        message.extend_from_slice(part);
+    }
     message
 }
 
@@ -36,14 +39,15 @@ pub(super) fn le_u64(bytes: &[u8]) -> u64 {
 #[derive(Debug, Clone)]
 pub(super) struct Header {
     pub(super) crc: u32,
-    /// The region lengths: metadata, signature, block list, index,
-    /// table, bodies.
-    pub(super) lengths: [u64; 6],
+    /// The region lengths: metadata, signature, block list, slug
+    /// directory, index, table, bodies.
+    pub(super) lengths: [u64; REGIONS],
 }
 
-/// A head's block list and index, as stored.
+/// A head's block list, slug directory and index, as stored.
 pub(super) struct Stored {
     pub(super) blocks: Bytes,
+    pub(super) directory: Bytes,
     pub(super) index: Bytes,
 }
 
@@ -64,12 +68,11 @@ impl Header {
             Some(found) => return Err(ArtifactError::Version { found }),
             None => return Err(too_short),
         }
-        let (Some(crc), [Some(meta), Some(signature), Some(blocks), Some(index), Some(table), Some(data)]) =
-            (u32_at(12), [16, 24, 32, 40, 48, 56].map(u64_at))
-        else {
-            return Err(too_short);
-        };
-        let lengths = [meta, signature, blocks, index, table, data];
+        let Some(crc) = u32_at(12) else { return Err(too_short) };
+        let mut lengths = [0; REGIONS];
+        for (n, length) in lengths.iter_mut().enumerate() {
+            *length = u64_at(16 + 8 * n).ok_or(too_short.clone())?;
+        }
         let expected = lengths.into_iter().try_fold(HEADER_LEN as u64, u64::checked_add);
         if expected != Some(file_len) {
             return Err(ArtifactError::Length { expected: expected.unwrap_or(u64::MAX), found: file_len });
@@ -96,6 +99,11 @@ impl Header {
     /// Where the head ends: after the table.
     pub(super) fn head_end(&self) -> u64 {
         self.at(TABLE + 1)
+    }
+
+    /// Where the slug directory starts in the file.
+    pub(super) fn directory_at(&self) -> u64 {
+        self.at(DIRECTORY)
     }
 
     /// Checks the CRC-32 of the head's bytes after the CRC field (`parts`,
@@ -129,7 +137,7 @@ impl Header {
     /// of `meta_and_signature`) implies, and the block list's and the
     /// table's against their bounds.
     pub(super) fn check_index_lengths(&self, meta_and_signature: &[u8]) -> Result<(), ArtifactError> {
-        let [meta_len, _, blocks_len, index_len, table_len, _] = self.lengths;
+        let [meta_len, _, blocks_len, directory_len, index_len, table_len, _] = self.lengths;
         let metadata: Metadata =
             serde_json::from_slice(meta_and_signature.get(..meta_len as usize).unwrap_or_default())
                 .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
@@ -138,6 +146,12 @@ impl Header {
         if blocks_len % head::BLOCK_LEN as u64 != 0 || blocks_len > entries.saturating_mul(head::BLOCK_LEN as u64) {
             return Err(ArtifactError::Malformed(format!(
                 "a block list of {blocks_len} bytes for {} products and {documents} site documents",
+                metadata.products
+            )));
+        }
+        if metadata.products.checked_mul(head::DIRECTORY_ENTRY_LEN as u64) != Some(directory_len) {
+            return Err(ArtifactError::Malformed(format!(
+                "a slug directory of {directory_len} bytes for {} products",
                 metadata.products
             )));
         }
@@ -163,21 +177,31 @@ impl Header {
 pub(super) const CRC_FROM: usize = 16;
 
 /// The CRC-32 of a head taken piece by piece as it is read, from the
-/// file's first byte (the bytes up to the CRC field's end, which it does
-/// not cover, are skipped), to check against what the header says
-/// ([`Header::check_streamed_crc`]; `Summary::check_head_crc`).
-#[derive(Default)]
+/// file's first byte: the bytes up to the CRC field's end, and from the
+/// index on, which it does not cover, are skipped. Made by
+/// `Summary::head_crc`, checked by `Summary::check_head_crc`.
+#[cfg(feature = "replica")]
 pub(crate) struct HeadCrc {
     hasher: crc32fast::Hasher,
     /// How many of the file's bytes it has been given.
     seen: usize,
+    /// Where the bytes it covers end: the index's start.
+    end: usize,
 }
 
 impl HeadCrc {
+    /// The CRC-32 of the bytes of a file before `end`, the index's start.
+    pub(super) fn until(end: u64) -> HeadCrc {
+        HeadCrc { hasher: crc32fast::Hasher::new(), seen: 0, end: usize::try_from(end).unwrap_or(usize::MAX) }
+    }
+
     /// Takes the file's next `bytes`.
     pub(crate) fn update(&mut self, bytes: &[u8]) {
         let skip = CRC_FROM.saturating_sub(self.seen).min(bytes.len());
-        self.hasher.update(&bytes[skip..]);
+        let take = self.end.saturating_sub(self.seen).min(bytes.len());
+        if skip < take {
+            self.hasher.update(&bytes[skip..take]);
+        }
         self.seen = self.seen.saturating_add(bytes.len());
     }
 }

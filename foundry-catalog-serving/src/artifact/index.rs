@@ -1,39 +1,230 @@
-//! An artifact's index read in place: each entry's spans placed from its
-//! stored lengths, what a request needs of it, and the head's bytes as a
-//! replica copies them.
+//! An artifact's index read in place: held whole or read a block at a
+//! time, each entry's spans placed from its stored lengths, what a
+//! request needs of it, the slug directory's lookups, and the head's
+//! bytes as a replica copies them.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
 
 use super::header::le_u64;
-use super::{Artifact, Block, DocumentEntry, IndexEntry, Response, Span, head};
+use super::lazy::{LazyHead, Placed};
+use super::{Artifact, ArtifactError, Block, DocumentEntry, IndexEntry, Response, Span, checks, head};
+
+/// An artifact's stored index and table.
+#[derive(Debug, Clone)]
+pub(crate) enum Index {
+    /// In memory, whole: the index as stored (lengths, read in place) and
+    /// where each entry's runs start, products' then site documents' (16
+    /// bytes an entry beside the stored ones); the table is the first of
+    /// the artifact's data pieces. Built, read whole, or a replica's
+    /// download.
+    Whole { stored: Bytes, starts: Arc<[head::Start]> },
+    /// In its file, each block read and checked when it is first used
+    /// ([`Artifact::open`]).
+    Lazy(Arc<LazyHead>),
+}
+
+impl Index {
+    /// The stored index's length.
+    pub(super) fn len(&self) -> u64 {
+        match self {
+            Index::Whole { stored, .. } => stored.len() as u64,
+            Index::Lazy(lazy) => lazy.index_len,
+        }
+    }
+}
 
 impl Artifact {
+    /// Block `k` of a head read a block at a time, read and checked if it
+    /// was not yet.
+    fn block<'a>(&'a self, lazy: &'a LazyHead, k: usize) -> Result<&'a Placed, ArtifactError> {
+        lazy.placed(k, &self.metadata, &|view| checks::check_view(view, &self.metadata, &self.directory))
+    }
+
+    /// The block holding entry `n` of a head read a block at a time.
+    fn placed_entry<'a>(&'a self, lazy: &'a LazyHead, n: usize) -> Result<&'a Placed, ArtifactError> {
+        let k = lazy.block_of(n).ok_or_else(|| ArtifactError::Malformed(format!("no entry {n}")))?;
+        self.block(lazy, k)
+    }
+
+    /// Whether its index is read a block at a time from its file.
+    pub(crate) fn is_lazy(&self) -> bool {
+        matches!(self.index, Index::Lazy(_))
+    }
+
+    /// Reads and checks every block of a head read a block at a time, on
+    /// all cores (nothing for one held whole): the first that fails is named.
+    pub(super) fn place_all(&self) -> Result<(), ArtifactError> {
+        let Index::Lazy(lazy) = &self.index else { return Ok(()) };
+        let blocks: Vec<usize> = (0..lazy.blocks.len()).collect();
+        let failed = crate::parallel::map(&blocks, |&k| self.block(lazy, k).err());
+        failed.into_iter().flatten().next().map_or(Ok(()), Err)
+    }
+
     /// Where the bodies of entry `n` (products, then site documents) start
     /// in the data region; for `n` one past the last entry, the region's
     /// end.
     pub(crate) fn body_start(&self, n: usize) -> Option<u64> {
-        match self.starts.get(n) {
-            Some(start) => Some(start.bodies),
-            None => (n == self.starts.len()).then_some(self.data_len),
+        match &self.index {
+            Index::Whole { starts, .. } => match starts.get(n) {
+                Some(start) => Some(start.bodies),
+                None => (n == starts.len()).then_some(self.data_len),
+            },
+            Index::Lazy(lazy) => {
+                let Some(k) = lazy.block_of(n) else {
+                    return (n == self.len() + self.documents_len()).then_some(self.data_len);
+                };
+                let block = &lazy.blocks[k];
+                if n as u64 == block.entries.start {
+                    return Some(block.bodies.start);
+                }
+                self.block(lazy, k).ok()?.view().entry(&self.metadata, n).map(|entry| entry.bodies_start())
+            }
         }
     }
 
-    /// The stored entry `n` (products, then site documents), placed.
+    /// The stored entry `n` (products, then site documents), placed; an
+    /// error when its block cannot be read or fails its checks.
+    pub(super) fn try_stored_entry(&self, n: usize) -> Result<Option<head::Entry<'_>>, ArtifactError> {
+        match &self.index {
+            Index::Whole { stored, starts } => {
+                Ok(starts.get(n).and_then(|&start| head::entry(stored, 0, &self.metadata, n, start)))
+            }
+            Index::Lazy(lazy) => {
+                if lazy.block_of(n).is_none() {
+                    return Ok(None);
+                }
+                let placed = self.placed_entry(lazy, n)?;
+                Ok(placed.view().entry(&self.metadata, n))
+            }
+        }
+    }
+
+    /// The stored entry `n` (products, then site documents), placed; `None`
+    /// past the index or when its block cannot be read.
     pub(super) fn stored_entry(&self, n: usize) -> Option<head::Entry<'_>> {
-        head::entry(&self.stored_index, &self.metadata, n, *self.starts.get(n)?)
+        self.try_stored_entry(n).ok().flatten()
+    }
+
+    /// The product whose slug is `slug`, by the slug directory: its
+    /// position in the index; an error when the block that would hold it
+    /// cannot be read or fails its checks.
+    pub(crate) fn position(&self, slug: &[u8]) -> Result<Option<usize>, ArtifactError> {
+        let Some(n) = head::find(&self.directory, slug).filter(|&n| n < self.len()) else { return Ok(None) };
+        let Some(entry) = self.try_stored_entry(n)? else { return Ok(None) };
+        let found = entry.table_span(0).and_then(|span| self.bytes_of(span));
+        Ok((found == Some(slug)).then_some(n))
+    }
+
+    /// How many blocks of its head have been read, of how many: all of
+    /// a head held whole; of a head read a block at a time
+    /// ([`Artifact::open`]), those used so far.
+    pub fn head_blocks_read(&self) -> (usize, usize) {
+        match &self.index {
+            Index::Whole { .. } => {
+                let blocks = self.blocks.len() / head::BLOCK_LEN;
+                (blocks, blocks)
+            }
+            Index::Lazy(lazy) => ((0..lazy.blocks.len()).filter(|&k| lazy.is_placed(k)).count(), lazy.blocks.len()),
+        }
     }
 
     /// The blocks of its head.
     pub(crate) fn blocks(&self) -> Vec<Block> {
-        // Checked when it was parsed (or made so when built).
-        head::blocks(&self.blocks, &self.metadata, self.table).unwrap_or_default()
+        match &self.index {
+            Index::Lazy(lazy) => lazy.blocks.clone(),
+            // Checked when it was parsed (or made so when built).
+            Index::Whole { .. } => {
+                head::blocks(&self.blocks, &self.metadata, self.table, self.data_len).unwrap_or_default()
+            }
+        }
     }
 
     /// Where its stored index starts in its file.
     pub(crate) fn stored_index_at(&self) -> u64 {
-        self.data_at() - self.stored_index.len() as u64
+        self.data_at() - self.index.len()
     }
 
-    /// `len` bytes of its head from `at` in its file, from the copies in
-    /// memory of its stored index and table; `None` outside them.
+    /// Where its slug directory starts in its file.
+    pub(crate) fn directory_at(&self) -> u64 {
+        self.stored_index_at() - self.directory.len() as u64
+    }
+
+    /// Its slug directory's length.
+    pub(crate) fn directory_len(&self) -> u64 {
+        self.directory.len() as u64
+    }
+
+    /// Hands `f` the table's bytes from `at`, `len` of them, in the
+    /// pieces they are held in (nothing for bytes not in memory, nor for
+    /// a block that cannot be read).
+    pub(super) fn table_bytes(&self, at: u64, len: u64, f: &mut dyn FnMut(&[u8])) {
+        let end = at.saturating_add(len).min(self.table);
+        if let Index::Lazy(lazy) = &self.index {
+            let mut k = lazy.block_at_table(at);
+            while let Some(block) = k.and_then(|k| lazy.blocks.get(k)).filter(|block| block.table.start < end) {
+                let Ok(placed) = self.block(lazy, k.unwrap_or_default()) else { return };
+                let (from, to) = (at.max(block.table.start), end.min(block.table.end));
+                f(&placed.table[(from - block.table.start) as usize..(to - block.table.start) as usize]);
+                k = k.map(|k| k + 1);
+            }
+            return;
+        }
+        for (start, piece) in &self.data {
+            let super::Piece::Memory(bytes) = piece else { continue };
+            let (from, to) = (at.max(*start), end.min(start + bytes.len() as u64));
+            if from < to {
+                f(&bytes[(from - start) as usize..(to - start) as usize]);
+            }
+        }
+    }
+
+    /// The table's bytes of `span` and the buffer that holds them, from a
+    /// head read a block at a time; `None` for any other.
+    pub(super) fn lazy_table_of(&self, span: Span) -> Option<(&Bytes, &[u8])> {
+        let Index::Lazy(lazy) = &self.index else { return None };
+        let k = lazy.block_at_table(span.offset)?;
+        let placed = self.block(lazy, k).ok()?;
+        let from = usize::try_from(span.offset - lazy.blocks[k].table.start).ok()?;
+        Some((&placed.table, placed.table.get(from..from.checked_add(span.len as usize)?)?))
+    }
+
+    /// Each of its stored index's bytes from `at` (an offset of the index), `len` of them, to `f`.
+    fn index_bytes(&self, at: u64, len: u64, f: &mut dyn FnMut(&[u8])) -> bool {
+        let end = at.saturating_add(len);
+        match &self.index {
+            Index::Whole { stored, .. } => match stored.get(at as usize..end as usize) {
+                Some(bytes) => f(bytes),
+                None => return false,
+            },
+            Index::Lazy(lazy) => {
+                let mut k = lazy.blocks.partition_point(|block| block.index.end <= at);
+                while let Some(block) = lazy.blocks.get(k).filter(|block| block.index.start < end) {
+                    let Ok(placed) = self.block(lazy, k) else { return false };
+                    let (from, to) = (at.max(block.index.start), end.min(block.index.end));
+                    f(&placed.index[(from - block.index.start) as usize..(to - block.index.start) as usize]);
+                    k += 1;
+                }
+            }
+        }
+        true
+    }
+
+    /// Hands `write` its stored index, then its table, in pieces: what a
+    /// file holds between its slug directory and its bodies.
+    pub(super) fn head_pieces(&self, f: &mut dyn FnMut(&[u8])) -> Result<(), ArtifactError> {
+        self.place_all()?;
+        if !self.index_bytes(0, self.index.len(), f) {
+            return Err(ArtifactError::Malformed("an index shorter than its blocks".to_owned()));
+        }
+        self.table_bytes(0, self.table, f);
+        Ok(())
+    }
+
+    /// `len` bytes of its head from `at` in its file, from its slug
+    /// directory, stored index and table (read from its file if they are
+    /// not in memory); `None` outside them.
     pub fn head_bytes(&self, at: u64, len: u64) -> Option<Vec<u8>> {
         let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?);
         self.head_bytes_into(at, len, &mut bytes).then_some(bytes)
@@ -43,17 +234,20 @@ impl Artifact {
     /// it was) outside its index and table.
     pub fn head_bytes_into(&self, at: u64, len: u64, out: &mut Vec<u8>) -> bool {
         let table = self.table;
-        let (data_at, index_at) = (self.data_at(), self.stored_index_at());
-        let Some(end) = at.checked_add(len).filter(|&end| at >= index_at && end <= data_at + table) else {
+        let (data_at, index_at, directory_at) = (self.data_at(), self.stored_index_at(), self.directory_at());
+        let Some(end) = at.checked_add(len).filter(|&end| at >= directory_at && end <= data_at + table) else {
             return false;
         };
         let before = out.len();
-        if at < data_at {
-            let Some(index) = self.stored_index.get((at - index_at) as usize..(end.min(data_at) - index_at) as usize)
-            else {
-                return false;
-            };
-            out.extend_from_slice(index);
+        if at < index_at {
+            let (from, to) = ((at - directory_at) as usize, (end.min(index_at) - directory_at) as usize);
+            out.extend_from_slice(&self.directory[from..to]);
+        }
+        if at < data_at && end > index_at && !self.index_bytes(at.max(index_at) - index_at, end.min(data_at) - at.max(index_at), &mut |bytes| {
+                out.extend_from_slice(bytes);
+            }) {
+            out.truncate(before);
+            return false;
         }
         if end > data_at {
             let from = at.max(data_at) - data_at;
@@ -82,6 +276,13 @@ impl Artifact {
     /// Every site document's index entry, decoded (spans are not checked here).
     pub(crate) fn documents(&self) -> impl Iterator<Item = DocumentEntry> + '_ {
         (0..self.documents_len()).map_while(|d| self.document(d))
+    }
+
+    /// The `d`th site document's index entry; an error when its block
+    /// cannot be read or fails its checks.
+    pub(crate) fn try_document(&self, d: usize) -> Result<Option<DocumentEntry>, ArtifactError> {
+        let Some(n) = self.len().checked_add(d).filter(|_| d < self.documents_len()) else { return Ok(None) };
+        Ok(self.try_stored_entry(n)?.map(|entry| entry.document()))
     }
 
     /// The `d`th site document's index entry.

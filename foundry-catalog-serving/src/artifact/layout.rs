@@ -5,10 +5,10 @@
 /// The first eight bytes of every artifact.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FCA\r\n\x1a\n";
 /// The format version this crate writes, and the only one it reads.
-pub(crate) const FORMAT_VERSION: u32 = 4;
+pub(crate) const FORMAT_VERSION: u32 = 5;
 /// The length of the fixed header: what a reader needs of a file to know
 /// its length and where each region lies.
-pub const HEADER_LEN: usize = 64;
+pub const HEADER_LEN: usize = 72;
 /// The signature region of a signed artifact: public key and signature.
 pub(super) const SIGNATURE_LEN: usize = 96;
 /// The most metadata a loader accepts (it is a few hundred bytes).
@@ -19,5 +19,9 @@ pub(super) const MAX_METADATA_LEN: u64 = 1 << 24;
 pub(super) const MAX_TABLE_PER_ENTRY: u64 = 4 << 10;
 /// The regions a header gives the lengths of, by position in the header (`Header::lengths`).
 pub(super) const BLOCKS: usize = 2;
-pub(super) const INDEX: usize = 3;
-pub(super) const TABLE: usize = 4;
+pub(super) const DIRECTORY: usize = 3;
+pub(super) const INDEX: usize = 4;
+pub(super) const TABLE: usize = 5;
+/// The regions a header gives the lengths of: metadata, signature, block
+/// list, slug directory, index, table, bodies.
+pub(super) const REGIONS: usize = 7;

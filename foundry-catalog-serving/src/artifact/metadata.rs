@@ -27,6 +27,9 @@ pub struct Metadata {
     /// bodies, so this names every byte served; two builds of the same
     /// manifests by the same version give the same value.
     pub content_sha256: String,
+    /// The SHA-256 (lowercase hex) of the slug directory as stored: what
+    /// the signature, over the metadata, covers of it.
+    pub directory_sha256: String,
     /// What the builder renders every product with, as a digest: the
     /// generator, every compiled-in record type (descriptions and fixture
     /// hints included) and the example catalog rendered and compressed by
@@ -247,6 +250,7 @@ mod tests {
             codings: Vec::new(),
             record_types: Vec::new(),
             content_sha256: String::new(),
+            directory_sha256: String::new(),
             renderer_sha256: None,
             sequence: None,
             expires,

@@ -112,6 +112,7 @@ mod head;
 mod header;
 mod index;
 mod layout;
+mod lazy;
 mod metadata;
 mod read;
 mod summary;
@@ -124,7 +125,7 @@ pub(crate) use entries::{
 };
 pub use error::ArtifactError;
 pub(crate) use head::{Block, store_product};
-#[cfg(feature = "replica")]
+use index::Index;
 pub(crate) use header::HeadCrc;
 #[cfg(feature = "signing")]
 pub(crate) use header::signed_message;
@@ -147,16 +148,16 @@ pub struct Artifact {
     /// The metadata's JSON as stored (what a signature signs).
     metadata_json: Bytes,
     pub(crate) signature: Option<Signature>,
-    /// The index as stored (lengths), read in place.
-    stored_index: Bytes,
-    /// Where each entry's runs start, products' then site documents':
-    /// 16 bytes an entry beside the stored ones.
-    starts: Arc<[head::Start]>,
+    /// The index and the table: held whole, or read a block at a time.
+    index: Index,
     /// The block list, which names the stored index and the table.
     blocks: Bytes,
+    /// The slug directory: each product's key and entry, sorted.
+    directory: Bytes,
     /// The data region's pieces: `(offset in the data region, piece)`, in
-    /// order. For an artifact whose bodies are in its file, or absent,
-    /// only the table.
+    /// order: the table (unless the index is [`Index::Lazy`]), then the
+    /// bodies held in memory or placed in files. For an artifact whose
+    /// bodies are in its file, or absent, only the table.
     data: Vec<(u64, Piece)>,
     /// The data region's length.
     data_len: u64,
@@ -206,8 +207,8 @@ impl Artifact {
     /// The size of the file [`Artifact::write_to`] writes.
     pub fn file_len(&self) -> u64 {
         let signature = if self.signature.is_some() { layout::SIGNATURE_LEN } else { 0 };
-        let head = HEADER_LEN + self.blocks.len() + self.stored_index.len();
-        (head + self.metadata_json.len() + signature) as u64 + self.data_len
+        let head = (HEADER_LEN + self.blocks.len() + self.directory.len()) as u64 + self.index.len();
+        head + (self.metadata_json.len() + signature) as u64 + self.data_len
     }
 
     /// Where the data region starts in the artifact's file.

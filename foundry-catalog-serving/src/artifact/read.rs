@@ -8,12 +8,14 @@ use bytes::Bytes;
 
 use super::bodies::regular_len;
 use super::header::{CRC_FROM, HeadCrc, Header, Stored, signature_of};
+use super::index::Index;
 use super::layout::{BLOCKS, HEADER_LEN};
+use super::lazy::LazyHead;
 use super::{Artifact, ArtifactError, Bodies, BodyFile, CheckSummary, Metadata, Piece, Signature, Summary, head};
 
-/// An index and table larger than this are checked against the CRC as
-/// they are read, before they are read into memory.
-pub(super) const STREAMED: u64 = 64 << 20;
+/// A slug directory larger than this is checked against the CRC as it is
+/// read, before it is read into memory.
+const STREAMED: u64 = 64 << 20;
 
 /// Reads a file in one piece per core, after its header: a file that is
 /// not an artifact, or whose lengths do not add up, costs its header, not
@@ -93,26 +95,27 @@ impl Artifact {
     }
 
     /// Opens an artifact file of at most `max_len` bytes and reads what
-    /// must be checked before anything is served, leaving the bodies in
-    /// the file: the header, then the metadata and signature (at most 16
-    /// MiB), then, only when their length is the one the metadata implies,
-    /// the index and the table, whose CRC-32 it checks. The bodies are
-    /// read when asked for (by [`crate::catalog::ResponseCatalog`], which
-    /// checks each against its ETag before it serves a byte of it), from
-    /// the file as opened: renaming another file over its path changes
-    /// nothing this artifact reads.
+    /// must be checked before anything is served, leaving the rest in the
+    /// file: the header, then the metadata and signature (at most 16 MiB),
+    /// then, only when the lengths are the ones the metadata implies, the
+    /// block list and the slug directory, whose CRC-32 it checks. Each
+    /// block of the index and the table is read and checked when it is
+    /// first used ([`lazy`](super::lazy)); the bodies are read when asked for (by
+    /// [`crate::catalog::ResponseCatalog`], which checks each against its
+    /// ETag before it serves a byte of it). Both are read from the file as
+    /// opened: renaming another file over its path changes nothing this
+    /// artifact reads.
     pub fn open(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
         Self::open_checked(path, max_len, &|_| Ok(()))
     }
 
     /// [`Artifact::open`], `check` judging the file's summary (header,
-    /// metadata, signature, block list: the lengths the header claims
-    /// checked against the metadata, the block list against both;
-    /// `Summary::verify_any`, feature `signing`: its signature) before the
-    /// index and the table are read or allocated: a refusal costs the
-    /// summary, whatever the file claims. The file is opened without
-    /// waiting and must be a regular one (a FIFO is refused, never waited
-    /// on).
+    /// metadata, signature, block list and slug directory: the lengths the
+    /// header claims checked against the metadata, the block list against
+    /// both; `Summary::verify_any`, feature `signing`: its signature)
+    /// before anything is kept of it: a refusal costs the summary, whatever
+    /// the file claims. The file is opened without waiting and must be a
+    /// regular one (a FIFO is refused, never waited on).
     pub fn open_checked(
         path: &std::path::Path,
         max_len: u64,
@@ -128,56 +131,74 @@ impl Artifact {
         let header = Header::parse(&prefix[..prefix_len], len)?;
         let [meta_len, signature_len, ..] = header.lengths;
         header.check_head_lengths()?;
-        // Read into reserved memory (no zeroing pass first); the file is
-        // not shared yet, so its offset is this function's. What is read is
-        // small (checked before each read), and lies in the file (the
+        // Read into reserved memory (no zeroing pass first). What is read
+        // is bounded (checked before each read), and lies in the file (the
         // header's lengths add up).
-        let read_into = |at: u64, len: u64, bytes: &mut Vec<u8>| -> Result<(), ArtifactError> {
-            use std::io::{Read, Seek};
+        let read_into = |at: u64, len: u64| -> Result<Vec<u8>, ArtifactError> {
             let size = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
+            let mut bytes = Vec::new();
             bytes
                 .try_reserve_exact(size)
                 .map_err(|_| ArtifactError::Read(format!("cannot take {len} bytes of memory")))?;
-            (&file).seek(std::io::SeekFrom::Start(at)).map_err(read_error)?;
-            let read = (&file).take(len).read_to_end(bytes).map_err(read_error)?;
-            if read != size {
-                return Err(read_error(std::io::ErrorKind::UnexpectedEof.into()));
-            }
-            Ok(())
+            bytes.resize(size, 0);
+            file.read_exact_at(&mut bytes, at).map_err(read_error)?;
+            Ok(bytes)
         };
-        let mut meta_and_signature = Vec::new();
-        read_into(HEADER_LEN as u64, meta_len + signature_len, &mut meta_and_signature)?;
+        let meta_and_signature = read_into(HEADER_LEN as u64, meta_len + signature_len)?;
         // Nothing more is read for a file whose lengths only add up.
         header.check_index_lengths(&meta_and_signature)?;
-        // The block list, bounded by the metadata; then the summary judged
-        // before the index and the table are read.
-        let mut rest = Vec::new();
-        read_into(header.at(BLOCKS), header.index_at() - header.at(BLOCKS), &mut rest)?;
-        check(&Summary::from_parts(header.clone(), &meta_and_signature, &rest)?)?;
-        // An index and a table larger than STREAMED are checked against the
-        // CRC as they are read, before memory is taken for them: a file
-        // whose claims nothing signed costs its reading, not its claims.
-        let (index_at, head_end) = (header.index_at(), header.head_end());
-        let streamed = head_end - index_at > STREAMED;
-        if streamed {
-            let mut crc = HeadCrc::default();
-            for part in [&prefix[..], &meta_and_signature, &rest] {
-                crc.update(part);
-            }
+        let (blocks_at, directory_at, index_at) = (header.at(BLOCKS), header.directory_at(), header.index_at());
+        let blocks = read_into(blocks_at, directory_at - blocks_at)?;
+        let summary = Summary::from_parts(header.clone(), &meta_and_signature, &blocks)?;
+        check(&summary)?;
+        // A directory larger than STREAMED is checked against the CRC as it
+        // is read, before memory is taken for it: a file whose claims
+        // nothing signed costs its reading, not its claims.
+        let mut crc = HeadCrc::until(index_at);
+        for part in [&prefix[..], &meta_and_signature, &blocks] {
+            crc.update(part);
+        }
+        let streamed = index_at - directory_at > STREAMED;
+        let mut crc = Some(crc);
+        if let Some(mut crc) = crc.take_if(|_| streamed) {
             let mut buffer = vec![0; 8 << 20];
-            let mut at = index_at;
-            while at < head_end {
-                let len = buffer.len().min(usize::try_from(head_end - at).unwrap_or(usize::MAX));
+            let mut at = directory_at;
+            while at < index_at {
+                let len = buffer.len().min(usize::try_from(index_at - at).unwrap_or(usize::MAX));
                 file.read_exact_at(&mut buffer[..len], at).map_err(read_error)?;
                 crc.update(&buffer[..len]);
                 at += len as u64;
             }
             header.check_streamed_crc(crc)?;
         }
-        read_into(index_at, head_end - index_at, &mut rest)?;
+        let directory = read_into(directory_at, index_at - directory_at)?;
+        if let Some(mut crc) = crc {
+            crc.update(&directory);
+            header.check_streamed_crc(crc)?;
+        }
+        let metadata = summary.metadata().clone();
+        head::check_directory(&directory, &metadata)?;
+        let mut meta_and_signature = Bytes::from(meta_and_signature);
+        let metadata_json = meta_and_signature.split_to(meta_len as usize);
+        let [.., index_len, table_len, bodies_len] = header.lengths;
         let file = Arc::new(BodyFile { file, data_at: header.data_at() });
-        let parts = [meta_and_signature.into(), rest.into()];
-        Self::from_head_parts(&header, (!streamed).then_some(&prefix), parts, Bodies::File(file))
+        let lazy = LazyHead::new(Arc::clone(&file), index_at, index_len, summary.blocks().to_vec());
+        let artifact = Artifact {
+            metadata,
+            metadata_json,
+            signature: signature_of(&meta_and_signature)?,
+            index: Index::Lazy(Arc::new(lazy)),
+            blocks: blocks.into(),
+            directory: directory.into(),
+            data: Vec::new(),
+            data_len: table_len + bodies_len,
+            table: table_len,
+            bodies: Bodies::File(file),
+            bodies_checked: Arc::default(),
+            blocks_checked: Arc::default(),
+        };
+        artifact.check_metadata()?;
+        Ok(artifact)
     }
 
     /// The head of an artifact file of `file_len` bytes, given as
@@ -215,19 +236,21 @@ impl Artifact {
         [meta_and_signature, rest]: [Bytes; 2],
         bodies: Bodies,
     ) -> Result<Artifact, ArtifactError> {
-        let [meta_len, _, blocks_len, index_len, table_len, bodies_len] = header.lengths;
+        let [meta_len, _, blocks_len, directory_len, index_len, table_len, bodies_len] = header.lengths;
         if let Some(prefix) = prefix {
-            header.check_crc(&[&prefix[CRC_FROM..HEADER_LEN], &meta_and_signature, &rest])?;
+            let summary_len = (header.index_at() - header.at(BLOCKS)) as usize;
+            header.check_crc(&[&prefix[CRC_FROM..HEADER_LEN], &meta_and_signature, &rest[..summary_len]])?;
         }
         let mut head = meta_and_signature;
         let mut rest = rest;
         let metadata_json = head.split_to(meta_len as usize);
         let blocks = rest.split_to(blocks_len as usize);
+        let directory = rest.split_to(directory_len as usize);
         let stored_index = rest.split_to(index_len as usize);
         // Parsed already by the length checks; parsed again from what is kept.
         let metadata =
             serde_json::from_slice(&metadata_json).map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
-        let stored = Stored { blocks, index: stored_index };
+        let stored = Stored { blocks, directory, index: stored_index };
         Self::placed(
             metadata,
             metadata_json,
@@ -241,8 +264,9 @@ impl Artifact {
 
     /// An artifact from its parts as stored: its index's spans
     /// placed from the stored lengths, its block list checked to cover
-    /// the index and the table (their digests are checked by
-    /// [`Artifact::check_blocks`]); `data` is the table, or the table and
+    /// the index, the table and the bodies, its slug directory checked to
+    /// name each product once (their digests and entries are checked by
+    /// [`Artifact::check_head`]); `data` is the table, or the table and
     /// the bodies, of `[table, table and bodies]` bytes.
     pub(super) fn placed(
         metadata: Metadata,
@@ -254,14 +278,15 @@ impl Artifact {
         bodies: Bodies,
     ) -> Result<Artifact, ArtifactError> {
         let starts = head::load(&stored.index, &metadata, table_len, data_len)?;
-        head::blocks(&stored.blocks, &metadata, table_len)?;
+        head::blocks(&stored.blocks, &metadata, table_len, data_len)?;
+        head::check_directory(&stored.directory, &metadata)?;
         let artifact = Artifact {
             metadata,
             metadata_json,
             signature,
-            stored_index: stored.index,
-            starts: starts.into(),
+            index: Index::Whole { stored: stored.index, starts: starts.into() },
             blocks: stored.blocks,
+            directory: stored.directory,
             data: vec![(0, Piece::Memory(data))],
             data_len,
             table: table_len,
@@ -282,7 +307,7 @@ impl Artifact {
         // The header's lengths add up to the file's: these convert.
         let (blocks_at, head_end) = (header.at(BLOCKS) as usize, header.head_end() as usize);
         // The CRC first: a corrupted byte anywhere in the head is named as such.
-        header.check_crc(&[&bytes[CRC_FROM..head_end]])?;
+        header.check_crc(&[&bytes[CRC_FROM..header.index_at() as usize]])?;
         let meta_and_signature = bytes.slice(HEADER_LEN..blocks_at);
         header.check_index_lengths(&meta_and_signature)?;
         let parts = [meta_and_signature, bytes.slice(blocks_at..head_end)];

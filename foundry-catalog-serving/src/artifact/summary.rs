@@ -25,10 +25,10 @@ pub struct Summary {
     header: Header,
     metadata: Metadata,
     blocks: Vec<Block>,
-    /// What its signature covers, as stored: the metadata and the block
-    /// list, and the signature.
+    /// What its signature covers, as stored: the metadata (which holds
+    /// the slug directory's digest) and the block list; and the signature.
     #[cfg(feature = "signing")]
-    pub(crate) signed: (Bytes, Bytes, Option<Signature>),
+    pub(crate) signed: ([Bytes; 2], Option<Signature>),
 }
 
 impl Summary {
@@ -56,7 +56,7 @@ impl Summary {
             return Ok(header.at(BLOCKS));
         }
         header.check_index_lengths(&prefix[HEADER_LEN..])?;
-        Ok(header.index_at())
+        Ok(header.directory_at())
     }
 
     /// The summary at the start of `prefix` (at least
@@ -67,11 +67,11 @@ impl Summary {
     pub fn parse(prefix: &[u8], file_len: u64) -> Result<Summary, ArtifactError> {
         let header = Header::parse(prefix.get(..HEADER_LEN).unwrap_or(prefix), file_len)?;
         header.check_head_lengths()?;
-        let (blocks_at, index_at) = (header.at(BLOCKS) as usize, header.index_at() as usize);
-        let short = || ArtifactError::Length { expected: index_at as u64, found: prefix.len() as u64 };
+        let (blocks_at, directory_at) = (header.at(BLOCKS) as usize, header.directory_at() as usize);
+        let short = || ArtifactError::Length { expected: directory_at as u64, found: prefix.len() as u64 };
         let meta_and_signature = prefix.get(HEADER_LEN..blocks_at).ok_or_else(short)?;
         header.check_index_lengths(meta_and_signature)?;
-        let block_list = prefix.get(blocks_at..index_at).ok_or_else(short)?;
+        let block_list = prefix.get(blocks_at..directory_at).ok_or_else(short)?;
         Summary::from_parts(header, meta_and_signature, block_list)
     }
 
@@ -86,7 +86,8 @@ impl Summary {
         let (metadata_json, signature) = meta_and_signature.split_at(meta_len.min(meta_and_signature.len()));
         let metadata: Metadata =
             serde_json::from_slice(metadata_json).map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
-        let blocks = head::blocks(block_list, &metadata, header.lengths[TABLE])?;
+        let (table_len, bodies_len) = (header.lengths[TABLE], header.lengths[TABLE + 1]);
+        let blocks = head::blocks(block_list, &metadata, table_len, table_len + bodies_len)?;
         let signature = signature_of(signature)?;
         #[cfg(not(feature = "signing"))]
         let _ = signature;
@@ -95,12 +96,19 @@ impl Summary {
             metadata,
             blocks,
             #[cfg(feature = "signing")]
-            signed: (Bytes::copy_from_slice(metadata_json), Bytes::copy_from_slice(block_list), signature),
+            signed: ([metadata_json, block_list].map(Bytes::copy_from_slice), signature),
         })
     }
 
+    /// The CRC-32 of the head it summarizes, to take as it is read (from
+    /// the file's first byte on), for [`Summary::check_head_crc`].
+    #[cfg(feature = "replica")]
+    pub(crate) fn head_crc(&self) -> super::HeadCrc {
+        super::HeadCrc::until(self.header.index_at())
+    }
+
     /// Checks the CRC-32 of the head it summarizes, taken as it was read
-    /// (from the file's first byte to the head's end) against its header's.
+    /// (from the file's first byte on) against its header's.
     #[cfg(feature = "replica")]
     pub(crate) fn check_head_crc(&self, crc: super::HeadCrc) -> Result<(), ArtifactError> {
         self.header.check_streamed_crc(crc)
@@ -114,9 +122,14 @@ impl Summary {
         &self.metadata
     }
 
-    /// Its length: where the index starts in the file.
+    /// The length of the slug directory that follows it.
+    pub(crate) fn directory_len(&self) -> u64 {
+        self.header.index_at() - self.header.directory_at()
+    }
+
+    /// Its length: where the slug directory starts in the file.
     pub fn len(&self) -> u64 {
-        self.header.index_at()
+        self.header.directory_at()
     }
 
     /// Whether it is empty (never: it holds a header at least).

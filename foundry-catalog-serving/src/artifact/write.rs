@@ -5,9 +5,11 @@ use std::io::Write;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use sha2::{Digest, Sha256};
 
 use super::header::crc32;
-use super::layout::{FORMAT_VERSION, MAGIC};
+use super::index::Index;
+use super::layout::{FORMAT_VERSION, MAGIC, REGIONS};
 #[cfg(feature = "signing")]
 use super::signed_message;
 use super::{Artifact, ArtifactError, Bodies, BodyFile, Contents, DocumentEntry, Metadata, Piece, SitePages};
@@ -60,6 +62,7 @@ impl Artifact {
                 codings,
                 record_types,
                 content_sha256: String::new(),
+                directory_sha256: String::new(),
                 renderer_sha256: Some(renderer_sha256),
                 sequence: release.sequence,
                 expires: release.expires,
@@ -67,9 +70,9 @@ impl Artifact {
             },
             metadata_json: Bytes::new(),
             signature: None,
-            stored_index: Bytes::from(stored_index),
-            starts: Arc::new([]),
+            index: Index::Whole { stored: Bytes::from(stored_index), starts: Arc::new([]) },
             blocks: Bytes::new(),
+            directory: Bytes::new(),
             data,
             data_len: start,
             table,
@@ -77,33 +80,44 @@ impl Artifact {
             bodies_checked: Arc::new(true.into()),
             blocks_checked: Arc::new(true.into()),
         };
-        artifact.starts = head::load(&artifact.stored_index, &artifact.metadata, table, start)?.into();
+        let Index::Whole { stored, starts } = &mut artifact.index else { unreachable!("made whole above") };
+        *starts = head::load(stored, &artifact.metadata, table, start)?.into();
         // Each document's spans as placed from the stored lengths: the
         // tiling (the builder checks its products' as it places them).
         if !artifact.documents().eq(documents.iter().cloned()) {
             return Err(ArtifactError::Malformed("the builder's spans are not tiled in index order".to_owned()));
         }
         artifact.metadata.content_sha256 = artifact.content_digest();
-        // A struct of strings and numbers always serializes.
-        artifact.metadata_json = serde_json::to_vec(&artifact.metadata).unwrap_or_default().into();
-        let (mut names, mut runs) = (Vec::with_capacity(products), Vec::with_capacity(products));
+        let entries = products + documents.len();
+        let (mut names, mut runs, mut bodies) =
+            (Vec::with_capacity(entries), Vec::with_capacity(entries), Vec::with_capacity(entries));
         for entry in artifact.entries() {
             names.push(entry.slug);
             runs.push(contiguous(entry.table_spans()));
+            bodies.push(contiguous(entry.body_spans()));
         }
-        names.extend(documents.iter().map(|document| document.path));
-        runs.extend(documents.iter().map(|document| contiguous(document.table_spans())));
+        for document in documents {
+            names.push(document.path);
+            runs.push(contiguous(document.table_spans()));
+            bodies.push(contiguous(document.body_spans()));
+        }
         let names: Vec<&[u8]> = names.into_iter().map(|span| artifact.bytes_of(span).unwrap_or_default()).collect();
-        let runs: Vec<(u64, u64)> = runs.into_iter().map(Option::unwrap_or_default).collect();
-        let blocks = head::list(&artifact.stored_index, &names, &runs, &artifact.metadata, &|at, len, f| {
+        let [runs, bodies]: [Vec<(u64, u64)>; 2] =
+            [runs, bodies].map(|runs| runs.into_iter().map(Option::unwrap_or_default).collect());
+        let Index::Whole { stored, .. } = &artifact.index else { unreachable!("made whole above") };
+        let blocks = head::list(stored, &names, [&runs, &bodies], &artifact.metadata, &|at, len, f| {
             artifact.table_bytes(at, len, f)
         });
-        artifact.blocks = Bytes::from(blocks);
+        let directory = head::directory(names[..products].iter().copied());
+        artifact.metadata.directory_sha256 = hex::encode(Sha256::digest(&directory));
+        (artifact.blocks, artifact.directory) = (Bytes::from(blocks), Bytes::from(directory));
+        // A struct of strings and numbers always serializes.
+        artifact.metadata_json = serde_json::to_vec(&artifact.metadata).unwrap_or_default().into();
         Ok(artifact)
     }
 
     /// Writes the artifact file: header, metadata, signature, block list,
-    /// index, table and bodies.
+    /// slug directory, index, table and bodies.
     pub fn write_to(&self, mut out: impl Write) -> std::io::Result<()> {
         self.write_parts(|part| match part {
             Part::Head(bytes) => out.write_all(bytes),
@@ -123,47 +137,48 @@ impl Artifact {
     }
 
     /// Hands `write` the file's parts in order: the header (with the
-    /// CRC-32 of everything after it up to the bodies), metadata,
-    /// signature, block list, index, and each data buffer (the bodies left
-    /// in a file read from it in pieces).
+    /// CRC-32 of everything after it up to the index), metadata,
+    /// signature, block list, slug directory, index, table, and each data
+    /// buffer (the bodies left in a file read from it in pieces). A head
+    /// read a block at a time is read whole first, every block checked: an
+    /// error when one fails.
     pub(crate) fn write_parts(&self, mut write: impl FnMut(Part<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
         let signature = self.signature.map(|s| [&s.public_key[..], &s.signature[..]].concat()).unwrap_or_default();
-        let mut lengths = Vec::with_capacity(48);
-        let (meta, signature_len) = (self.metadata_json.len() as u64, signature.len() as u64);
+        let mut lengths = Vec::with_capacity(8 * REGIONS);
         let table = self.table;
         let lengths_of = [
-            meta,
-            signature_len,
+            self.metadata_json.len() as u64,
+            signature.len() as u64,
             self.blocks.len() as u64,
-            self.stored_index.len() as u64,
+            self.directory.len() as u64,
+            self.index.len(),
             table,
             self.data_len - table,
         ];
         for len in lengths_of {
             lengths.extend_from_slice(&len.to_le_bytes());
         }
-        let mut parts: Vec<&[u8]> = vec![&lengths, &self.metadata_json, &signature, &self.blocks, &self.stored_index];
-        let head_parts = parts.len();
-        // The CRC covers the table too. (A build puts the table in memory:
-        // a file's range is bodies.)
-        let covered = table;
-        parts.extend(self.data.iter().filter(|(at, _)| *at < covered).filter_map(|(at, piece)| match piece {
-            Piece::Memory(buffer) => {
-                let end = usize::try_from(covered - at).map_or(buffer.len(), |n| n.min(buffer.len()));
-                Some(&buffer[..end])
-            }
-            Piece::File { .. } => None,
-        }));
+        let summary: [&[u8]; 5] = [&lengths, &self.metadata_json, &signature, &self.blocks, &self.directory];
         let mut header = Vec::with_capacity(16);
         header.extend_from_slice(&MAGIC);
         header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        header.extend_from_slice(&crc32(&parts).to_le_bytes());
+        header.extend_from_slice(&crc32(&summary).to_le_bytes());
         write(Part::Head(&header))?;
-        for part in &parts[..head_parts] {
+        for part in summary {
             write(Part::Head(part))?;
         }
-        for (_, piece) in &self.data {
+        let mut written = Ok(());
+        let mut head = |bytes: &[u8]| {
+            if written.is_ok() {
+                written = write(Part::Head(bytes));
+            }
+        };
+        self.head_pieces(&mut head).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        written?;
+        // The table was written with the head: the pieces from its end on.
+        for (at, piece) in self.data.iter().filter(|(at, piece)| at + piece.len() > table) {
             match piece {
+                Piece::Memory(buffer) if *at < table => write(Part::Head(&buffer[(table - at) as usize..]))?,
                 Piece::Memory(buffer) => write(Part::Data(buffer))?,
                 Piece::File { file, at, len } => write(Part::File(file, *at, *len))?,
             }
@@ -194,6 +209,6 @@ impl Artifact {
     /// each after its length.
     #[cfg(feature = "signing")]
     pub(crate) fn signed_message(&self) -> Vec<u8> {
-        signed_message(&FORMAT_VERSION.to_le_bytes(), &self.metadata_json, &self.blocks)
+        signed_message(&FORMAT_VERSION.to_le_bytes(), [&self.metadata_json, &self.blocks])
     }
 }

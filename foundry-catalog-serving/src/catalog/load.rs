@@ -2,15 +2,11 @@
 //! the verify keys given, and every slug, path, date and ETag checked
 //! before anything is served.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use bytes::Bytes;
-
 use super::{BodyCache, CatalogErrors, KeptBodies, ResponseCatalog, SiteEntries, errors::opening};
-use crate::artifact::{self, Artifact, ArtifactError, IndexEntry};
-use crate::encoding::ContentCoding;
+use crate::artifact::{self, Artifact, ArtifactError};
 
 impl ResponseCatalog {
     /// Opens an artifact file ([`Artifact::open`]: the bodies stay in
@@ -66,7 +62,12 @@ impl ResponseCatalog {
     /// ([`ResponseCatalog::write_file`]). The error does not name the
     /// file: the caller knows it.
     pub fn open_to_build_on(path: &Path) -> Result<Self, ArtifactError> {
-        Self::from_artifact(Artifact::open(path, u64::MAX)?)
+        let artifact = Artifact::open(path, u64::MAX)?;
+        // A build reads every entry: each block is read and checked now
+        // (on all cores), and the content digest with them.
+        artifact.check_blocks()?;
+        artifact.check_content_digest()?;
+        Self::from_artifact(artifact)
     }
 
     /// Loads an artifact: checks every span, slug, ETag and date and the
@@ -100,20 +101,25 @@ impl ResponseCatalog {
         Self::load_verified(artifact, cache, None)
     }
 
-    /// [`ResponseCatalog::load`], with `verify` (the signature check) run
-    /// beside the content digest and the indexing: each reads the whole
-    /// head once, on a core of its own. A failed signature is reported
-    /// first, then the digest, then what the indexing found.
+    /// [`ResponseCatalog::load`], with `verify` (the signature check).
+    ///
+    /// An artifact held whole (read whole, or a replica's download) has
+    /// its content digest, every block against its digest and every entry
+    /// checked here, on cores of their own: a failed signature is reported
+    /// first, then the digest, then what the entries' checks found. An
+    /// artifact opened from its file ([`Artifact::open`]) has its site
+    /// documents read and checked here, and each block of products when it
+    /// is first used: what start-up costs does not grow with the catalog.
     pub(super) fn load_verified(
         artifact: Artifact,
         cache: &BodyCache,
         verify: Option<&Verify<'_>>,
     ) -> Result<Self, ArtifactError> {
-        let check = !artifact.built_here();
+        let check = !artifact.built_here() && !artifact.is_lazy();
         let join = |handle: std::thread::ScopedJoinHandle<'_, Result<(), ArtifactError>>| {
             handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         };
-        let (entries, site) = std::thread::scope(|scope| {
+        std::thread::scope(|scope| {
             let verified = verify.map(|verify| scope.spawn(|| verify(&artifact)));
             // The head's blocks against their digests (a verify checks them with the signature).
             let digest = check.then(|| {
@@ -122,16 +128,16 @@ impl ResponseCatalog {
                     if verify.is_none() { artifact.check_blocks() } else { Ok(()) }
                 })
             });
-            let indexed = Self::index(&artifact, check);
+            let entries = if check { artifact.check_entries() } else { Ok(()) };
             verified.map_or(Ok(()), join)?;
             digest.map_or(Ok(()), join)?;
-            indexed
+            entries
         })?;
+        let site = Self::site_documents(&artifact)?;
         if check && !artifact.bodies_in_files() {
             artifact.check_bodies()?;
         }
         Ok(ResponseCatalog {
-            entries: Arc::new(entries),
             kept: Arc::new(KeptBodies::new(cache, &artifact)),
             artifact,
             stamps: None,
@@ -139,69 +145,32 @@ impl ResponseCatalog {
         })
     }
 
-    /// Every product, page and site document of `artifact`, by slug and
-    /// by path, as positions in its index (each slug, date, path, name and
-    /// ETag checked when `check`).
-    pub(super) fn index(
-        artifact: &Artifact,
-        check: bool,
-    ) -> Result<(HashMap<Bytes, usize>, Option<SiteEntries>), ArtifactError> {
-        let metadata = artifact.metadata();
-        let malformed = |what: String| ArtifactError::Malformed(what);
-        let mut entries = HashMap::with_capacity(artifact.len());
-        let mut site = metadata
-            .pages
-            .as_ref()
-            .map(|_| SiteEntries { pages: HashMap::with_capacity(artifact.len()), ..SiteEntries::default() });
-        for (index, IndexEntry { modified, slug, last_modified, representations, page, .. }) in
-            artifact.entries().enumerate()
-        {
-            let slug = artifact.slice(slug)?;
-            let name = || String::from_utf8_lossy(&slug).into_owned();
-            if check && !std::str::from_utf8(&slug).is_ok_and(|s| foundry_catalog_core::Slug::check(s).is_ok()) {
-                return Err(malformed(format!("{:?} is not a slug", name())));
-            }
-            let last_modified = artifact.slice(last_modified)?;
-            if check && !artifact::is_http_date_of(&last_modified, modified) {
-                return Err(malformed(format!("`{}` has a malformed or inconsistent modification date", name())));
-            }
-            check_representations(artifact, &representations, check, &name)?;
-            if let (Some(site), Some(page)) = (&mut site, page) {
-                let path = artifact.slice(page.path)?;
-                if check && !is_page_path(&path, &slug) {
-                    return Err(malformed(format!("the page of `{}` is not at /<route>/{}", name(), name())));
-                }
-                if check && !is_lastmod(&artifact.slice(page.lastmod)?) {
-                    return Err(malformed(format!("the page of `{}` has a malformed sitemap lastmod", name())));
-                }
-                check_representations(artifact, &page.representations, check, &name)?;
-                if site.pages.insert(path, index).is_some() {
-                    return Err(malformed(format!("the page of `{}` is indexed twice", name())));
-                }
-            }
-            if entries.insert(slug.clone(), index).is_some() {
-                return Err(malformed(format!("slug `{}` is indexed twice", name())));
+    /// The site documents of `artifact`, by name, when it has pages (each
+    /// checked with its block: read now, for an artifact read a block at a
+    /// time).
+    pub(super) fn site_documents(artifact: &Artifact) -> Result<Option<SiteEntries>, ArtifactError> {
+        if artifact.metadata().pages.is_none() {
+            return Ok(None);
+        }
+        let mut site = SiteEntries::default();
+        for index in 0..artifact.documents_len() {
+            let document = artifact
+                .try_document(index)?
+                .ok_or_else(|| ArtifactError::Malformed(format!("no site document {index}")))?;
+            let path = artifact.slice(document.path)?;
+            let twice = if &path[..] == artifact::NOT_FOUND_DOCUMENT.as_bytes() {
+                site.not_found.replace(index).is_some()
+            } else {
+                site.documents.insert(path.clone(), index).is_some()
+            };
+            if twice {
+                return Err(ArtifactError::Malformed(format!(
+                    "site document {:?} is indexed twice",
+                    String::from_utf8_lossy(&path)
+                )));
             }
         }
-        if let Some(site) = &mut site {
-            for (index, document) in artifact.documents().enumerate() {
-                let path = artifact.slice(document.path)?;
-                let name = || String::from_utf8_lossy(&path).into_owned();
-                if check && !is_document_name(&path) {
-                    return Err(malformed(format!("{:?} is not the name of a site document", name())));
-                }
-                check_representations(artifact, &document.representations, check, &name)?;
-                let twice = if &path[..] == artifact::NOT_FOUND_DOCUMENT.as_bytes() {
-                    site.not_found.replace(index).is_some()
-                } else {
-                    site.documents.insert(path.clone(), index).is_some()
-                };
-                if twice {
-                    return Err(malformed(format!("site document {:?} is indexed twice", name())));
-                }
-            }
-        }
-        Ok((entries, site))
+        Ok(Some(site))
     }
 
     /// Reads an artifact file, verifies it with `key`
@@ -294,80 +263,9 @@ impl OpenOptions {
     }
 }
 
-/// Whether `path` is `/<route>/<slug>` for one of the records' routes.
-/// Checks what a request will need of one product's, page's or site
-/// document's representations (`spans`, from its index entry): an ETag
-/// held in memory (strong, when `check`), and a gzip body beside an
-/// identity body inflated from it; the error names `name()`.
-pub(super) fn check_representations(
-    artifact: &Artifact,
-    spans: &[(artifact::Span, artifact::Span)],
-    check: bool,
-    name: &dyn Fn() -> String,
-) -> Result<(), ArtifactError> {
-    let codings = &artifact.metadata().codings;
-    for (&coding, &(body, etag)) in codings.iter().zip(spans) {
-        let etag = artifact.bytes_of(etag);
-        if etag.is_none() || check && !etag.is_some_and(artifact::is_strong_etag) {
-            return Err(ArtifactError::Malformed(format!("`{}` has a malformed {coding} ETag", name())));
-        }
-        if body.is_inflated() && !codings.contains(&ContentCoding::Gzip) {
-            return Err(ArtifactError::Malformed(format!("`{}` has an inflated body and no gzip one", name())));
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn is_page_path(path: &[u8], slug: &[u8]) -> bool {
-    foundry_catalog::product::Route::ALL.iter().any(|route| {
-        path.strip_prefix(b"/")
-            .and_then(|p| p.strip_prefix(route.as_str().as_bytes()))
-            .and_then(|p| p.strip_prefix(b"/"))
-            .is_some_and(|p| p == slug)
-    })
-}
-
-/// Whether `lastmod` is empty (not listed) or an RFC 3339 date-time, as
-/// `last_updated_at` is.
-pub(super) fn is_lastmod(lastmod: &[u8]) -> bool {
-    lastmod.is_empty()
-        || std::str::from_utf8(lastmod)
-            .is_ok_and(|text| time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).is_ok())
-}
-
-/// Whether `name` is one a build gives a site document.
-pub(super) fn is_document_name(name: &[u8]) -> bool {
-    let numbered = name
-        .strip_prefix(b"/sitemap-")
-        .and_then(|n| n.strip_suffix(b".xml"))
-        .is_some_and(|n| !n.is_empty() && n.len() <= 9 && n[0] != b'0' && n.iter().all(u8::is_ascii_digit));
-    let fixed = [
-        &b"/robots.txt"[..],
-        b"/sitemap.xml",
-        artifact::NOT_FOUND_DOCUMENT.as_bytes(),
-        artifact::ICON_DOCUMENT.as_bytes(),
-        // Every card in one document, as earlier builds kept them (an
-        // artifact of theirs still loads).
-        artifact::CARDS_DOCUMENT.as_bytes(),
-    ];
-    // A route page's cards (`cards/datasets/page/2`, the
-    // `catalog::pages::cards_document` of its path).
-    let cards = name
-        .strip_prefix(artifact::CARDS_DOCUMENT.as_bytes())
-        .and_then(|path| std::str::from_utf8(path).ok())
-        .is_some_and(|path| {
-            path != foundry_catalog::product::HOME_PATH && foundry_catalog::product::is_list_path(path)
-        });
-    numbered
-        || cards
-        || fixed.contains(&name)
-        || std::str::from_utf8(name).is_ok_and(foundry_catalog::product::is_list_path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::ResponseCatalog;
-    use super::{is_document_name, is_lastmod, is_page_path};
     use crate::encoding::ContentCoding;
 
     /// An artifact of no products and site documents named `names`, each
@@ -405,38 +303,11 @@ mod tests {
     #[test]
     fn a_site_document_indexed_twice_is_refused() {
         let apart = documents_named(&["/robots.txt", "404", "/sitemap.xml"]);
-        assert!(ResponseCatalog::index(&apart, true).is_ok());
+        assert!(ResponseCatalog::site_documents(&apart).is_ok());
         for names in [["/robots.txt", "/robots.txt", "404"], ["/robots.txt", "404", "404"]] {
             let twice = documents_named(&names);
-            let Err(error) = ResponseCatalog::index(&twice, true) else { panic!("{names:?}: accepted") };
+            let Err(error) = ResponseCatalog::site_documents(&twice) else { panic!("{names:?}: accepted") };
             assert!(error.to_string().contains("is indexed twice"), "{error}");
         }
-    }
-
-    #[test]
-    fn only_the_names_a_build_gives_are_site_documents() {
-        for name in ["/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-20.xml", "404"] {
-            assert!(is_document_name(name.as_bytes()), "{name}");
-        }
-        for name in ["/sitemap-0.xml", "/sitemap-01.xml", "/sitemap-.xml", "/sitemap-1.xml/", "/404", "/index.html", ""]
-        {
-            assert!(!is_document_name(name.as_bytes()), "{name}");
-        }
-    }
-
-    #[test]
-    fn a_page_is_at_its_own_products_route_path() {
-        assert!(is_page_path(b"/datasets/eu-signals", b"eu-signals"));
-        assert!(is_page_path(b"/automation/eu-signals", b"eu-signals"));
-        assert!(!is_page_path(b"/datasets/other", b"eu-signals"));
-        assert!(!is_page_path(b"/blog/eu-signals", b"eu-signals"));
-        assert!(!is_page_path(b"/datasets/eu-signals/", b"eu-signals"));
-        assert!(!is_page_path(b"datasets/eu-signals", b"eu-signals"));
-    }
-
-    #[test]
-    fn a_lastmod_is_empty_or_a_date_time() {
-        assert!(is_lastmod(b"") && is_lastmod(b"2026-11-04T07:45:10-05:00"));
-        assert!(!is_lastmod(b"yesterday") && !is_lastmod(b"<lastmod>"));
     }
 }

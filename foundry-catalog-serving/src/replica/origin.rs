@@ -433,7 +433,7 @@ impl Origin {
         let local = |e: std::io::Error| PullError::local(format!("cannot write the download: {e}"));
         let head_len = summary.head_len();
         file.write_all(&prefix).map_err(local)?;
-        let mut crc = artifact::HeadCrc::default();
+        let mut crc = summary.head_crc();
         crc.update(&prefix);
         let mut buffer = vec![0; 1 << 20];
         let mut at = prefix.len() as u64;

@@ -67,7 +67,7 @@ fn an_artifact_round_trips_every_body_etag_and_coding() {
     assert_eq!(loaded.metadata(), in_memory.metadata());
     assert_eq!(loaded.len(), 3);
     for slug in in_memory.slugs() {
-        let (a, b) = (in_memory.get(slug).expect("entry"), loaded.get(slug).expect("entry"));
+        let (a, b) = (in_memory.get(&slug).expect("entry"), loaded.get(&slug).expect("entry"));
         assert_eq!(a, b, "{slug}");
         for &coding in ContentCoding::ALL {
             assert_eq!(
@@ -139,12 +139,13 @@ fn a_corrupted_byte_is_refused_wherever_it_is() {
 /// every coding, as [`foundry_catalog_serving::catalog::Representation::body`] gives it.
 pub(crate) fn every_body(catalog: &ResponseCatalog) -> Vec<Result<Bytes, ArtifactError>> {
     let mut entries: Vec<foundry_catalog_serving::catalog::CatalogEntry> =
-        catalog.slugs().into_iter().filter_map(|slug| catalog.get(slug)).collect();
+        catalog.slugs().into_iter().filter_map(|slug| catalog.get(&slug)).collect();
     for path in catalog.page_paths() {
-        match catalog.site_resource(path) {
+        match catalog.site_resource(&path) {
             Some(SiteResource::Page(entry) | SiteResource::Document(entry) | SiteResource::NotFound(entry)) => {
                 entries.push(entry);
             }
+            Some(SiteResource::Unavailable) => panic!("{path}: unavailable"),
             None => {}
         }
     }
@@ -501,9 +502,9 @@ fn a_build_with_gzip_stores_no_body_as_is_and_serves_it_the_same() {
     let parsed = load(both_bytes).expect("parses");
     let _ = std::fs::remove_dir_all(&dir);
     for slug in plain.slugs() {
-        let expected = plain.get(slug).expect("built").representation(ContentCoding::Identity);
+        let expected = plain.get(&slug).expect("built").representation(ContentCoding::Identity);
         for catalog in [&both, &opened, &parsed] {
-            let identity = catalog.get(slug).expect("built").representation(ContentCoding::Identity);
+            let identity = catalog.get(&slug).expect("built").representation(ContentCoding::Identity);
             assert_eq!((identity.etag(), identity.len()), (expected.etag(), expected.len()), "{slug}");
             assert_eq!(identity.body().expect("inflated"), expected.body().expect("stored"), "{slug}");
         }
@@ -511,7 +512,7 @@ fn a_build_with_gzip_stores_no_body_as_is_and_serves_it_the_same() {
     #[cfg(feature = "pages")]
     assert!(!plain.page_paths().is_empty());
     for path in plain.page_paths() {
-        let page = |catalog: &ResponseCatalog| match catalog.site_resource(path) {
+        let page = |catalog: &ResponseCatalog| match catalog.site_resource(&path) {
             Some(SiteResource::Page(entry) | SiteResource::Document(entry)) => entry.body().expect("a page"),
             _ => panic!("{path} is a page or a site document"),
         };
@@ -588,7 +589,7 @@ fn a_build_spooling_its_bodies_writes_what_a_build_in_memory_writes() {
         assert!(std::fs::read(&out).expect("read") == in_memory.artifact().to_vec(), "the same bytes");
         assert!(spooled.artifact().to_vec() == in_memory.artifact().to_vec());
         for slug in in_memory.slugs() {
-            let (a, b) = (in_memory.get(slug).expect("built"), spooled.get(slug).expect("built"));
+            let (a, b) = (in_memory.get(&slug).expect("built"), spooled.get(&slug).expect("built"));
             for &coding in in_memory.codings() {
                 let (a, b) = (a.representation(coding), b.representation(coding));
                 assert_eq!((a.etag(), a.body().expect("body")), (b.etag(), b.body().expect("body")), "{slug}");

@@ -65,7 +65,7 @@ fn every_representation_decodes_to_the_identity_bytes_and_has_its_own_etag() {
         .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
         .expect("catalog");
     for slug in catalog.slugs() {
-        let entry = catalog.get(slug).expect("entry");
+        let entry = catalog.get(&slug).expect("entry");
         let identity = entry.representation(ContentCoding::Identity).body().expect("body");
         let gzip = entry.representation(ContentCoding::Gzip).body().expect("body");
         let br = entry.representation(ContentCoding::Br).body().expect("body");

@@ -191,7 +191,7 @@ fn a_previous_artifact_with_a_changed_body_is_not_trusted() {
     assert_eq!((progress.rendered, progress.compressed), (1, 1));
 }
 
-/// Versions 1 to 3, written by earlier releases (one file of each under
+/// Versions 1 to 4, written by earlier releases (one file of each under
 /// `data/`), are refused wherever an artifact is read, with one line that
 /// says to rebuild the file, before anything past its header is read.
 #[test]
@@ -202,6 +202,7 @@ fn older_formats_are_refused_with_a_hint_to_rebuild() {
         (1, &include_bytes!("data/examples-v1.fcat")[..]),
         (2, &include_bytes!("data/examples-v2.fcat")[..]),
         (3, &include_bytes!("data/examples-v3.fcat")[..]),
+        (4, &include_bytes!("data/examples-v4.fcat")[..]),
     ] {
         assert_eq!(bytes[8], version, "the file is version {version}");
         let refused = |error: ArtifactError| {
@@ -209,7 +210,7 @@ fn older_formats_are_refused_with_a_hint_to_rebuild() {
             let text = error.to_string();
             assert!(!text.contains('\n'), "one line: {text}");
             assert!(
-                text.contains(&format!("format version {version}")) && text.contains("reads version 4 only"),
+                text.contains(&format!("format version {version}")) && text.contains("reads version 5 only"),
                 "{text}"
             );
             assert!(text.contains("hint: rebuild it from its manifests"), "{text}");

@@ -418,7 +418,7 @@ proptest! {
             let incremental = on_previous.build(sources.clone()).expect("builds");
             prop_assert_eq!(incremental.artifact().to_vec(), full.artifact().to_vec());
             let tally = tally.lock().unwrap().expect("a tally");
-            let lists: Vec<&str> =
+            let lists: Vec<String> =
                 full.page_paths().into_iter().filter(|p| foundry_catalog::product::is_list_path(p)).collect();
             let changed = lists.iter().filter(|path| page_at(&previous, path) != page_at(&full, path)).count();
             prop_assert_eq!((tally.list_pages, tally.lists_rendered), (lists.len(), changed));
@@ -471,6 +471,7 @@ fn a_catalog_read_back_answers_every_response_as_the_one_built() {
     assert_eq!((read.slugs(), read.page_paths()), (built.slugs(), built.page_paths()));
     fn resource<'a>(catalog: &'a ResponseCatalog, path: &str) -> Found<'a> {
         match catalog.site_resource(path).expect("a catalog with pages") {
+            SiteResource::Unavailable => panic!("{path}: unavailable"),
             SiteResource::Page(entry) => ("page", entry),
             SiteResource::Document(entry) => ("document", entry),
             SiteResource::NotFound(entry) => ("not found", entry),
@@ -481,11 +482,11 @@ fn a_catalog_read_back_answers_every_response_as_the_one_built() {
         .slugs()
         .into_iter()
         .map(|slug| {
-            (slug.to_owned(), ("product", built.get(slug).expect("built")), ("product", read.get(slug).expect("read")))
+            (slug.to_owned(), ("product", built.get(&slug).expect("built")), ("product", read.get(&slug).expect("read")))
         })
         .collect();
-    for path in built.page_paths().into_iter().chain(["/no/such/page"]) {
-        pairs.push((path.to_owned(), resource(&built, path), resource(&read, path)));
+    for path in built.page_paths().into_iter().chain(["/no/such/page".to_owned()]) {
+        pairs.push((path.clone(), resource(&built, &path), resource(&read, &path)));
     }
     assert!(pairs.iter().any(|(_, (kind, _), _)| *kind == "document"), "robots.txt and a sitemap");
     for (name, (kind, a), (other, b)) in pairs {
