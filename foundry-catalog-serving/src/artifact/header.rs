@@ -180,7 +180,6 @@ pub(super) const CRC_FROM: usize = 16;
 /// file's first byte: the bytes up to the CRC field's end, and from the
 /// index on, which it does not cover, are skipped. Made by
 /// `Summary::head_crc`, checked by `Summary::check_head_crc`.
-#[cfg(feature = "replica")]
 pub(crate) struct HeadCrc {
     hasher: crc32fast::Hasher,
     /// How many of the file's bytes it has been given.

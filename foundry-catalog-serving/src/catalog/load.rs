@@ -124,8 +124,10 @@ impl ResponseCatalog {
             // The head's blocks against their digests (a verify checks them with the signature).
             let digest = check.then(|| {
                 scope.spawn(|| {
-                    artifact.check_content_digest()?;
-                    if verify.is_none() { artifact.check_blocks() } else { Ok(()) }
+                    if verify.is_none() {
+                        artifact.check_blocks()?;
+                    }
+                    artifact.check_content_digest()
                 })
             });
             let entries = if check { artifact.check_entries() } else { Ok(()) };

@@ -32,26 +32,58 @@ fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
     Artifact::parse(Bytes::from(bytes)).and_then(ResponseCatalog::from_artifact)
 }
 
-/// The length of a version-4 artifact's header.
-pub(crate) const HEADER: usize = 64;
+/// The length of a version-5 artifact's header.
+pub(crate) const HEADER: usize = 72;
 
 /// The header's length field at `at` (16: metadata, 24: signature, 32:
-/// block list, 40: index, 48: table, 56: bodies).
+/// block list, 40: slug directory, 48: index, 56: table, 64: bodies).
 pub(crate) fn length(bytes: &[u8], at: usize) -> usize {
     usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small")
 }
 
-/// Where a version-4 artifact's bodies start: what its CRC-32 covers ends there.
-pub(crate) fn bodies_start(bytes: &[u8]) -> usize {
-    HEADER + [16, 24, 32, 40, 48].iter().map(|&at| length(bytes, at)).sum::<usize>()
+/// Where a version-5 artifact's index starts: what its CRC-32 covers ends there.
+pub(crate) fn index_start(bytes: &[u8]) -> usize {
+    HEADER + [16, 24, 32, 40].iter().map(|&at| length(bytes, at)).sum::<usize>()
 }
 
-/// Rewrites the header's CRC-32 to match the bytes it covers (a
-/// consistent file whose contents are wrong).
+/// Where a version-5 artifact's bodies start.
+pub(crate) fn bodies_start(bytes: &[u8]) -> usize {
+    index_start(bytes) + length(bytes, 48) + length(bytes, 56)
+}
+
+/// Rewrites each block's digest in the block list to match the index
+/// entries and table bytes it covers, then the header's CRC-32 (a
+/// consistent file whose contents are wrong). The file's blocks are
+/// told apart by the entries' lengths, which this reads as the block
+/// list says: one block, or blocks of products alone.
 pub(crate) fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
-    let crc = crc32fast::hash(&bytes[16..bodies_start(&bytes).min(bytes.len())]);
+    use sha2::Digest;
+    let blocks_at = HEADER + length(&bytes, 16) + length(&bytes, 24);
+    let blocks = length(&bytes, 32) / 48;
+    let (index_at, index_len) = (index_start(&bytes), length(&bytes, 48));
+    let table_at = index_at + index_len;
+    let entries: usize = (0..blocks).map(|k| u32_at(&bytes, blocks_at + 48 * k) as usize).sum();
+    let (mut index, mut table) = (index_at, table_at);
+    for k in 0..blocks {
+        let at = blocks_at + 48 * k;
+        let count = u32_at(&bytes, at) as usize;
+        let table_len = u32_at(&bytes, at + 4) as usize;
+        // Entries of one length: the whole index when it is one block.
+        let index_len = if blocks == 1 { index_len } else { index_len / entries * count };
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(bytes.get(index..index + index_len).unwrap_or_default());
+        hasher.update(bytes.get(table..table + table_len).unwrap_or_default());
+        let digest = hasher.finalize();
+        bytes[at + 16..at + 48].copy_from_slice(&digest);
+        (index, table) = (index + index_len, table + table_len);
+    }
+    let crc = crc32fast::hash(&bytes[16..index_start(&bytes).min(bytes.len())]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"))
 }
 
 #[test]
@@ -107,14 +139,23 @@ fn truncated_files_are_refused_by_name() {
 fn a_corrupted_byte_is_refused_wherever_it_is() {
     let bytes = example_artifact();
     let bodies = bodies_start(&bytes);
-    // What precedes the bodies fails the checksum: the CRC field, the
-    // metadata, the index and the table's last byte.
-    for at in [13, HEADER + 2, HEADER + length(&bytes, 16) + 3, bodies - 1] {
+    // What precedes the index fails the checksum: the CRC field, the
+    // metadata, the block list and the slug directory's last byte.
+    let index = index_start(&bytes);
+    for at in [13, HEADER + 2, HEADER + length(&bytes, 16) + 3, index - 1] {
         let mut corrupted = bytes.clone();
         corrupted[at] ^= 0x20;
         let error = load(corrupted).expect_err("corrupted");
         assert!(matches!(error, ArtifactError::Checksum { .. }), "{at}: {error}");
         assert!(error.to_string().contains("corrupted"), "{error}");
+    }
+    // The index and the table fail their block's digest: read whole, at
+    // load; opened, when the block is first used.
+    for at in [index, index + length(&bytes, 48), bodies - 1] {
+        let mut corrupted = bytes.clone();
+        corrupted[at] ^= 0x20;
+        let error = load(corrupted).expect_err("corrupted");
+        assert!(error.to_string().contains("does not match its digest"), "{at}: {error}");
     }
     // A body fails its ETag: read whole, at load; opened, when it is read.
     let dir = temp("corrupted-body");
@@ -161,10 +202,10 @@ pub(crate) fn every_body(catalog: &ResponseCatalog) -> Vec<Result<Bytes, Artifac
 #[test]
 fn another_format_version_is_refused_with_a_hint() {
     let mut bytes = example_artifact();
-    // Version 5: one past the newest this build reads (docs/artifact.md).
-    bytes[8..12].copy_from_slice(&5u32.to_le_bytes());
+    // Version 6: one past the newest this build reads (docs/artifact.md).
+    bytes[8..12].copy_from_slice(&6u32.to_le_bytes());
     let error = load(bytes).expect_err("wrong version");
-    assert_eq!(error, ArtifactError::Version { found: 5 });
+    assert_eq!(error, ArtifactError::Version { found: 6 });
     assert!(error.to_string().contains("rebuild it"), "{error}");
 }
 
@@ -172,12 +213,12 @@ fn another_format_version_is_refused_with_a_hint() {
 fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
     let bytes = example_artifact();
     let length = |at: usize| length(&bytes, at);
-    let index = HEADER + length(16) + length(24) + length(32);
+    let index = HEADER + length(16) + length(24) + length(32) + length(40);
     // The first entry's slug length (after `modified` and the source digest) runs past the table.
     let mut far = bytes.clone();
     far[index + 40..index + 44].copy_from_slice(&u32::MAX.to_le_bytes());
     // The first entry's slug is made uppercase in the table, the data region's first part.
-    let data = index + length(40);
+    let data = index + length(48);
     let mut upper = bytes.clone();
     upper[data] = upper[data].to_ascii_uppercase();
     // Unknown metadata.
@@ -199,8 +240,8 @@ fn inconsistent_contents_with_a_valid_checksum_are_refused_not_trusted() {
     signature.extend_from_slice(&[0; 5]);
     // A body moved into the table: the table one byte longer, the bodies one shorter.
     let mut moved = bytes.clone();
-    moved[48..56].copy_from_slice(&(length(48) as u64 + 1).to_le_bytes());
-    moved[56..64].copy_from_slice(&(length(56) as u64 - 1).to_le_bytes());
+    moved[56..64].copy_from_slice(&(length(56) as u64 + 1).to_le_bytes());
+    moved[64..72].copy_from_slice(&(length(64) as u64 - 1).to_le_bytes());
     for (what, bytes) in [
         ("span", far),
         ("slug", upper),
