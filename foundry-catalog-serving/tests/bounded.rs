@@ -107,7 +107,8 @@ fn le_u64(bytes: &[u8], at: usize) -> u64 {
 /// entries, no bodies.
 fn claiming(real: &[u8], path: &Path, claimed_products: u64) -> u64 {
     let [meta_len, signature_len, _, _, index_len, _, _] = LENGTHS.map(|at| le_u64(real, at));
-    let metadata: serde_json::Value = serde_json::from_slice(&real[HEADER..HEADER + meta_len as usize]).expect("metadata");
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&real[HEADER..HEADER + meta_len as usize]).expect("metadata");
     let products = metadata["products"].as_u64().expect("a count");
     assert!(metadata.get("pages").is_none_or(serde_json::Value::is_null), "no site documents in the index");
     let entry_len = index_len / products;

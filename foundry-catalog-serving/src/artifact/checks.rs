@@ -4,12 +4,12 @@
 
 use sha2::{Digest, Sha256};
 
+use super::Piece;
+use super::index::Index;
 use super::{
     Artifact, ArtifactError, CARDS_DOCUMENT, ICON_DOCUMENT, IndexEntry, Metadata, NOT_FOUND_DOCUMENT, Span, contiguous,
     etag_names, head, is_http_date_of, is_strong_etag,
 };
-use super::Piece;
-use super::index::Index;
 use crate::encoding::ContentCoding;
 
 impl Artifact {
@@ -240,7 +240,9 @@ impl Artifact {
 pub(crate) fn check_view(view: &head::View<'_>, metadata: &Metadata, directory: &[u8]) -> Result<(), ArtifactError> {
     let malformed = |what: String| ArtifactError::Malformed(what);
     let products = usize::try_from(metadata.products).unwrap_or(usize::MAX);
-    let bytes = |span: Span| view.bytes(span).ok_or_else(|| malformed(format!("a span at {} of {} bytes", span.offset, span.len)));
+    let bytes = |span: Span| {
+        view.bytes(span).ok_or_else(|| malformed(format!("a span at {} of {} bytes", span.offset, span.len)))
+    };
     for n in view.entries() {
         let entry = view.entry(metadata, n).ok_or_else(|| malformed(format!("no entry {n}")))?;
         if n >= products {
@@ -334,12 +336,10 @@ pub(crate) fn is_document_name(name: &[u8]) -> bool {
     ];
     // A route page's cards (`cards/datasets/page/2`, the
     // `catalog::pages::cards_document` of its path).
-    let cards = name
-        .strip_prefix(CARDS_DOCUMENT.as_bytes())
-        .and_then(|path| std::str::from_utf8(path).ok())
-        .is_some_and(|path| {
-            path != foundry_catalog::product::HOME_PATH && foundry_catalog::product::is_list_path(path)
-        });
+    let cards =
+        name.strip_prefix(CARDS_DOCUMENT.as_bytes()).and_then(|path| std::str::from_utf8(path).ok()).is_some_and(
+            |path| path != foundry_catalog::product::HOME_PATH && foundry_catalog::product::is_list_path(path),
+        );
     numbered
         || cards
         || fixed.contains(&name)

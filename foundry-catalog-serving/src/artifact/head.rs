@@ -408,7 +408,8 @@ pub(crate) fn list(
     for last in ends {
         let start = runs.get(first as usize).map_or(0, |run| run.0);
         let end = runs.get(last as usize - 1).map_or(start, |run| run.0 + run.1);
-        let body_bytes: u64 = bodies.get(first as usize..last as usize).unwrap_or_default().iter().map(|run| run.1).sum();
+        let body_bytes: u64 =
+            bodies.get(first as usize..last as usize).unwrap_or_default().iter().map(|run| run.1).sum();
         let mut hasher = Sha256::new();
         hasher.update(&stored[index_at(first)..index_at(last)]);
         table(start, end - start, &mut |bytes| hasher.update(bytes));

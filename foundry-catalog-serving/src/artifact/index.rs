@@ -243,9 +243,12 @@ impl Artifact {
             let (from, to) = ((at - directory_at) as usize, (end.min(index_at) - directory_at) as usize);
             out.extend_from_slice(&self.directory[from..to]);
         }
-        if at < data_at && end > index_at && !self.index_bytes(at.max(index_at) - index_at, end.min(data_at) - at.max(index_at), &mut |bytes| {
+        if at < data_at
+            && end > index_at
+            && !self.index_bytes(at.max(index_at) - index_at, end.min(data_at) - at.max(index_at), &mut |bytes| {
                 out.extend_from_slice(bytes);
-            }) {
+            })
+        {
             out.truncate(before);
             return false;
         }

@@ -44,7 +44,13 @@ pub(crate) struct Placed {
 impl Placed {
     /// A view of it.
     pub(super) fn view(&self) -> View<'_> {
-        View { first: self.first, index: &self.index, table: &self.table, table_at: self.table_at, starts: &self.starts }
+        View {
+            first: self.first,
+            index: &self.index,
+            table: &self.table,
+            table_at: self.table_at,
+            starts: &self.starts,
+        }
     }
 }
 
@@ -102,7 +108,8 @@ impl LazyHead {
         // Bounded by the block list's checks: at most 256 entries, 4 KiB of table bytes each.
         let mut index = vec![0; (block.index.end - block.index.start) as usize];
         self.file.file.read_exact_at(&mut index, self.index_at + block.index.start).map_err(read_error)?;
-        let table = self.file.read(block.table.start, (block.table.end - block.table.start) as usize).map_err(read_error)?;
+        let table =
+            self.file.read(block.table.start, (block.table.end - block.table.start) as usize).map_err(read_error)?;
         let mut hasher = Sha256::new();
         hasher.update(&index);
         hasher.update(&table);

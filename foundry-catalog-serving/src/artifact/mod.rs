@@ -125,11 +125,11 @@ pub(crate) use entries::{
 };
 pub use error::ArtifactError;
 pub(crate) use head::{Block, store_product};
-use index::Index;
 #[cfg(feature = "replica")]
 pub(crate) use header::HeadCrc;
 #[cfg(feature = "signing")]
 pub(crate) use header::signed_message;
+use index::Index;
 #[cfg(feature = "signing")]
 pub(crate) use layout::FORMAT_VERSION;
 pub use layout::HEADER_LEN;

@@ -482,7 +482,11 @@ fn a_catalog_read_back_answers_every_response_as_the_one_built() {
         .slugs()
         .into_iter()
         .map(|slug| {
-            (slug.to_owned(), ("product", built.get(&slug).expect("built")), ("product", read.get(&slug).expect("read")))
+            (
+                slug.to_owned(),
+                ("product", built.get(&slug).expect("built")),
+                ("product", read.get(&slug).expect("read")),
+            )
         })
         .collect();
     for path in built.page_paths().into_iter().chain(["/no/such/page".to_owned()]) {
