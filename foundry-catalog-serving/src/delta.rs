@@ -72,7 +72,7 @@ pub fn open_layered(path: &std::path::Path, base: &Artifact, max_len: u64) -> Re
         let plan = Plan::layout(artifact, base);
         let place = |run: &Run| match run.source {
             Source::Old { at } => Some(at),
-            Source::Origin => None,
+            Source::Origin | Source::Made => None,
         };
         plan.runs().iter().map(|run| (run.at, run.len, place(run))).collect()
     })
@@ -96,7 +96,7 @@ pub fn written(
 ) -> Result<Artifact, ArtifactError> {
     let from = |run: &Run| match run.source {
         Source::Old { at } => Some(at),
-        Source::Origin => None,
+        Source::Origin | Source::Made => None,
     };
     new.attach(path, old, plan.runs().iter().map(|run| (run.at, run.len, from(run))), layered)
 }
@@ -183,6 +183,10 @@ pub enum Source {
     },
     /// The origin: a ranged request for the new file's bytes.
     Origin,
+    /// Made from the rest of the head: the slug directory, which follows
+    /// from the head's slugs ([`Artifact::fill_directory`]), and is checked
+    /// against the digest the signed metadata gives it.
+    Made,
 }
 
 /// A run of the new file's bytes.
@@ -225,13 +229,14 @@ impl Plan {
         let known: HashMap<_, _> =
             old.blocks().into_iter().map(|block| (block.digest, (block.index, block.table))).collect();
         let (mut index, mut table) = (Vec::new(), Vec::new());
-        // The slug directory: the old one when its digest is the new one's.
+        // The slug directory: the old one when its digest is the new
+        // one's, else made from the new head's slugs, never fetched.
         let same_directory = old.metadata().directory_sha256 == summary.metadata().directory_sha256
             && old.directory_len() == summary.directory_len();
         index.push(Run {
             at: summary.len(),
             len: summary.directory_len(),
-            source: if same_directory { Source::Old { at: old.directory_at() } } else { Source::Origin },
+            source: if same_directory { Source::Old { at: old.directory_at() } } else { Source::Made },
         });
         for block in summary.blocks() {
             let found = known.get(&block.digest).filter(|(index, table)| {

@@ -1650,8 +1650,8 @@ fn a_reload_of_a_file_larger_than_memory_reads_only_its_head_and_keeps_the_catal
     // bodies are not read, and it is refused for bytes no product holds.
     let mut bytes = std::fs::read(&file).expect("built");
     let grown = 9u64 << 30;
-    let data_len = u64::from_le_bytes(bytes[56..64].try_into().expect("8 bytes")) + grown - bytes.len() as u64;
-    bytes[56..64].copy_from_slice(&data_len.to_le_bytes());
+    let data_len = u64::from_le_bytes(bytes[64..72].try_into().expect("8 bytes")) + grown - bytes.len() as u64;
+    bytes[64..72].copy_from_slice(&data_len.to_le_bytes());
     let bytes = with_checksum(bytes);
     let big = dir.join("big.fcat");
     std::fs::write(&big, &bytes).expect("write");
@@ -1694,12 +1694,12 @@ fn metric(text: &str, name: &str) -> u64 {
 
 /// `bytes` with the header's CRC-32 fixed to match the rest.
 fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
-    // Version 4's CRC-32 covers what precedes the bodies: the header's
-    // first five lengths (metadata, signature, block list, index, table) after it.
+    // Version 5's CRC-32 covers what precedes the index: the header's
+    // first four lengths (metadata, signature, block list, slug directory) after it.
     let length =
         |at: usize| usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small");
-    let bodies = 64 + length(16) + length(24) + length(32) + length(40) + length(48);
-    let crc = crc32fast::hash(&bytes[16..bodies]);
+    let index = 72 + length(16) + length(24) + length(32) + length(40);
+    let crc = crc32fast::hash(&bytes[16..index]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes
 }

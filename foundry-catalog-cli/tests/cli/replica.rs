@@ -216,8 +216,8 @@ fn answer(state: &mut Published, head: &str) -> Vec<u8> {
         }
         Fault::Huge => b"HTTP/1.1 200 OK\r\ncontent-length: 10000000000\r\nconnection: close\r\n\r\n".to_vec(),
         Fault::HugeHeader => {
-            let mut header = state.body[..64].to_vec();
-            header[56..64].copy_from_slice(&10_000_000_000_u64.to_le_bytes());
+            let mut header = state.body[..72].to_vec();
+            header[64..72].copy_from_slice(&10_000_000_000_u64.to_le_bytes());
             let mut response = format!("HTTP/1.1 200 OK\r\n{etag_line}connection: close\r\n\r\n").into_bytes();
             response.extend_from_slice(&header);
             return response;
@@ -375,8 +375,8 @@ fn a_replica_pulls_from_an_origin_and_refuses_every_bad_artifact() {
     let changed = with_checksum(changed);
     let mut appended = build(6, "Release six", "ci", &[]);
     appended.extend_from_slice(b"appended");
-    let data_len = u64::from_le_bytes(appended[56..64].try_into().expect("8 bytes")) + 8;
-    appended[56..64].copy_from_slice(&data_len.to_le_bytes());
+    let data_len = u64::from_le_bytes(appended[64..72].try_into().expect("8 bytes")) + 8;
+    appended[64..72].copy_from_slice(&data_len.to_le_bytes());
     let appended = with_checksum(appended);
     let cases: Vec<(&str, Vec<u8>, Fault, &str)> = vec![
         ("older", build(1, "Release one", "ci", &[]), Fault::None, "refused as a rollback"),

@@ -2,26 +2,28 @@
 //! `foundry-catalog build` and loaded by `foundry-catalog serve --catalog
 //! <file>` without any JSON work or compression.
 //!
-//! # Format, version 4
+//! # Format, version 5
 //!
-//! All integers are little-endian. A file is a 64-byte header, then six
+//! All integers are little-endian. A file is a 72-byte header, then seven
 //! regions back to back, and nothing after them:
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `89 46 43 41 0D 0A 1A 0A` (`\x89FCA\r\n\x1a\n`: a high-bit byte and line ends, so a text-mode transfer is caught as PNG's is) |
-//! | 8 | 4 | format version, `4` |
-//! | 12 | 4 | CRC-32 (IEEE, as zlib and gzip compute it) of every byte after this field up to the bodies |
+//! | 8 | 4 | format version, `5` |
+//! | 12 | 4 | CRC-32 (IEEE, as zlib and gzip compute it) of every byte after this field up to the index |
 //! | 16 | 8 | metadata length *M* |
 //! | 24 | 8 | signature length *S*: 0 (unsigned) or 96 |
 //! | 32 | 8 | block list length *B* |
-//! | 40 | 8 | index length *I* |
-//! | 48 | 8 | table length *T* |
-//! | 56 | 8 | bodies length *D* |
-//! | 64 | *M* | metadata: UTF-8 JSON, see [`Metadata`] |
-//! | 64 + *M* | *S* | signature: the signer's Ed25519 public key (32 bytes), then the signature (64 bytes), see [`Signature`] |
-//! | 64 + *M* + *S* | *B* | block list: 40 bytes a block |
-//! | … + *B* | *I* | index: one fixed-size entry per product, then one per site document |
+//! | 40 | 8 | slug directory length *R*: 20 bytes a product |
+//! | 48 | 8 | index length *I* |
+//! | 56 | 8 | table length *T* |
+//! | 64 | 8 | bodies length *D* |
+//! | 72 | *M* | metadata: UTF-8 JSON, see [`Metadata`] |
+//! | 72 + *M* | *S* | signature: the signer's Ed25519 public key (32 bytes), then the signature (64 bytes), see [`Signature`] |
+//! | 72 + *M* + *S* | *B* | block list: 48 bytes a block |
+//! | … + *B* | *R* | slug directory |
+//! | … + *R* | *I* | index: one fixed-size entry per product, then one per site document |
 //! | … + *I* | *T* | table: every slug, date, ETag, page path, `lastmod` and document name |
 //! | … + *T* | *D* | bodies |
 //!
@@ -48,57 +50,71 @@
 //! table bytes are one run of the table, each entry's bodies one run of
 //! the bodies, in index order from the first byte of each to its last, so
 //! every offset follows from the lengths before it, and an edit changes
-//! the entries it touches and no other. (In memory, the index is held as
-//! stored, with where each entry's two runs start, 16 bytes an entry:
-//! a request reads its spans from its entry's lengths in place.)
+//! the entries it touches and no other.
 //!
 //! The block list cuts the entries into blocks: each is the number of
-//! entries it holds (u32), the number of table bytes they have (u32), and
-//! the SHA-256 of the block's index entries followed by its table bytes.
-//! A build ends a block after an entry whose name's SHA-256 starts with a
-//! multiple of 64 (as a u32), or at 256 entries: about 64 entries a block,
-//! and boundaries that depend on the names alone, so an edit changes one
-//! block and an insertion moves no boundary but its own block's. A reader
-//! checks that the blocks cover every entry and table byte, in order, and
-//! each block's digest. A replica fetches the blocks it does not hold
+//! entries it holds (u32, at most 256), the number of table bytes they
+//! have (u32), the number of body bytes they have (u64), and the SHA-256
+//! of the block's index entries followed by its table bytes. A build ends
+//! a block after an entry whose name's SHA-256 starts with a multiple of
+//! 64 (as a u32), or at 256 entries: about 64 entries a block, and
+//! boundaries that depend on the names alone, so an edit changes one
+//! block and an insertion moves no boundary but its own block's. Where
+//! each block's entries, table bytes and bodies start follows from the
+//! block list alone, so a reader reads a block without the rest of the
+//! index. A replica fetches the blocks it does not hold
 //! ([`crate::delta::Plan::head`]).
 //!
+//! The slug directory is one entry a product, sorted: the first 16 bytes
+//! of the SHA-256 of its slug, then its entry's number (u32). A reader
+//! finds a product by a binary search, then compares the entry's own
+//! slug. [`Metadata::directory_sha256`] is its digest.
+//!
 //! The signature is Ed25519 (RFC 8032) over the bytes
-//! `foundry-catalog artifact signature\n`, the format version (u32, `4`),
-//! *M* (u64), the metadata, *B* (u64) and the block list. The
-//! block list names the index and the table; the metadata holds
-//! [`Metadata::content_sha256`], which names every slug, page path,
-//! `lastmod`, document path and ETag; each ETag names its body's bytes;
-//! and the index's lengths must tile the table and the bodies, so they fix
-//! both. A signature that verifies, with every block and every ETag checked
-//! against what it names, covers every byte served (`Artifact::verify`,
-//! with the `signing` feature).
+//! `foundry-catalog artifact signature\n`, the format version (u32, `5`),
+//! *M* (u64), the metadata, *B* (u64) and the block list. The block list
+//! names the index and the table a block at a time; the metadata holds
+//! the slug directory's digest, and [`Metadata::content_sha256`], which
+//! names every slug, page path, `lastmod`, document path and ETag; each
+//! ETag names its body's bytes; and the index's lengths must tile the
+//! table and the bodies (and each block's, the block list's runs), so
+//! they fix both. A signature that verifies, with every block and every
+//! ETag checked against what it names, covers every byte served
+//! (`Artifact::verify`, with the `signing` feature).
 //!
 //! # Older formats
 //!
-//! Versions 1 to 3 (a 40- or 48-byte header, an index of offsets, each
-//! product's names and bodies interleaved in one data region) are refused
-//! with an error that says to rebuild the file: an artifact is a build
-//! output, which `foundry-catalog build` makes again in seconds.
+//! Versions 1 to 4 are refused with an error that says to rebuild the
+//! file: an artifact is a build output, which `foundry-catalog build`
+//! makes again in seconds.
 //!
 //! # Checks when loading
 //!
-//! The magic, the version (4), the lengths (the file must be exactly
-//! as long as its header says, so a truncated file is named as such), the
-//! CRC-32, the metadata, the signature region's length, the index's length
-//! (the one the metadata implies) and that its lengths add
-//! up to the table's and the bodies', the block list (every entry and
-//! table byte covered, in order, each block's digest), every slug ([`foundry_catalog_core::Slug`]), every
-//! ETag's form, every date (the `Last-Modified` text must be `modified` as
-//! an IMF-fixdate), no slug twice, every page path (`/<route>/<slug>` of
-//! its own product) and document name (`/robots.txt`, `/sitemap.xml`,
-//! `/sitemap-<n>.xml`, `404`), none twice, and
-//! [`Metadata::content_sha256`] recomputed from the slugs, paths and
-//! ETags. Nothing in a file can make the loader panic or read out of
-//! bounds. The CRC-32 finds accidental corruption, not tampering: that is
-//! the signature's job. A body is checked against its ETag before it is
-//! served: when it is first read from the file (or, for an artifact
-//! parsed from memory, when its catalog is loaded).
+//! Opened from its file ([`Artifact::open`]), at start: the magic, the
+//! version (5), the lengths (the file must be exactly as long as its
+//! header says, so a truncated file is named as such; the index's and the
+//! directory's the ones the metadata implies), the metadata, the
+//! signature region's length, the block list (every entry, table byte and
+//! body covered, in order, at most 256 entries and 4 KiB of table bytes an
+//! entry a block), the CRC-32, and the slug directory (its digest, its
+//! keys in order, every product once). Then each block, the first time
+//! one of its entries is used: its digest, its entries' lengths
+//! against the block list's runs, and every entry: its slug (a
+//! [`foundry_catalog_core::Slug`], found by the directory at its own
+//! entry, so no slug is held twice), its date (the `Last-Modified` text
+//! must be `modified` as an IMF-fixdate), its ETags' form, its page path
+//! (`/<route>/<slug>` of its own product) and `lastmod`, and each site
+//! document's name (`/robots.txt`, `/sitemap.xml`, `/sitemap-<n>.xml`,
+//! `404`, list pages and their cards); the site documents' blocks are
+//! read at start. A head read whole ([`Artifact::read`],
+//! [`Artifact::parse`], [`Artifact::from_head`]) has every block checked
+//! at once, and [`Metadata::content_sha256`] recomputed from the slugs,
+//! paths and ETags, when a catalog loads it. Nothing in a file can make
+//! the loader panic or read out of bounds. The CRC-32 finds accidental
+//! corruption, not tampering: that is the signature's job. A body is
+//! checked against its ETag before it is served: when it is first read
+//! from the file (or, for an artifact parsed from memory, when its
+//! catalog is loaded).
 
 use std::sync::Arc;
 

@@ -100,7 +100,7 @@ impl Artifact {
     /// then, only when the lengths are the ones the metadata implies, the
     /// block list and the slug directory, whose CRC-32 it checks. Each
     /// block of the index and the table is read and checked when it is
-    /// first used ([`lazy`](super::lazy)); the bodies are read when asked for (by
+    /// first used (as dm-verity reads a hash tree); the bodies are read when asked for (by
     /// [`crate::catalog::ResponseCatalog`], which checks each against its
     /// ETag before it serves a byte of it). Both are read from the file as
     /// opened: renaming another file over its path changes nothing this
@@ -226,6 +226,44 @@ impl Artifact {
         Self::from_head_parts(&header, Some(&head[..HEADER_LEN]), [meta_and_signature, rest], Bodies::Absent)
     }
 
+    /// Writes the slug directory into `head` (an artifact file's head, of
+    /// a file of `file_len` bytes: its bytes up to its bodies, the
+    /// directory's left as anything), made from its index and table: what
+    /// a replica does rather than fetch it ([`crate::delta::Source::Made`]).
+    /// What it makes is checked against the metadata's digest of it (which
+    /// the signature covers) when the head is read
+    /// ([`Artifact::from_head`]), like any directory.
+    pub fn fill_directory(head: &mut [u8], file_len: u64) -> Result<(), ArtifactError> {
+        let header = Header::parse(head.get(..HEADER_LEN).unwrap_or(head), file_len)?;
+        header.check_head_lengths()?;
+        let short = ArtifactError::Length { expected: header.head_end(), found: head.len() as u64 };
+        let (blocks_at, directory_at, index_at) = (header.at(BLOCKS), header.directory_at(), header.index_at());
+        let (data_at, head_end) = (header.data_at(), header.head_end());
+        if (head.len() as u64) < head_end {
+            return Err(short);
+        }
+        let meta_and_signature = &head[HEADER_LEN..blocks_at as usize];
+        header.check_index_lengths(meta_and_signature)?;
+        let metadata: Metadata = serde_json::from_slice(&meta_and_signature[..header.lengths[0] as usize])
+            .map_err(|e| ArtifactError::Malformed(format!("metadata: {e}")))?;
+        let [.., table_len, bodies_len] = header.lengths;
+        let (stored, table) = head[index_at as usize..head_end as usize].split_at((data_at - index_at) as usize);
+        let starts = head::load(stored, &metadata, table_len, table_len + bodies_len)?;
+        let view = head::View { first: 0, index: stored, table, table_at: 0, starts: &starts };
+        let products = usize::try_from(metadata.products).unwrap_or(usize::MAX);
+        let slugs: Vec<&[u8]> = (0..products.min(starts.len()))
+            .map(|n| view.entry(&metadata, n).and_then(|entry| entry.table_span(0)).and_then(|span| view.bytes(span)))
+            .collect::<Option<_>>()
+            .ok_or_else(|| ArtifactError::Malformed("a slug outside the table".to_owned()))?;
+        let directory = head::directory(slugs.into_iter());
+        let region = &mut head[directory_at as usize..index_at as usize];
+        if region.len() != directory.len() {
+            return Err(ArtifactError::Malformed(format!("a slug directory of {} bytes", region.len())));
+        }
+        region.copy_from_slice(&directory);
+        Ok(())
+    }
+
     /// Assembles an artifact from its head's parts (the metadata and
     /// signature, then the block list, index and table), checking the
     /// CRC-32 when given the header's bytes `prefix` (else it was checked),
@@ -266,7 +304,7 @@ impl Artifact {
     /// placed from the stored lengths, its block list checked to cover
     /// the index, the table and the bodies, its slug directory checked to
     /// name each product once (their digests and entries are checked by
-    /// [`Artifact::check_head`]); `data` is the table, or the table and
+    /// `Artifact::check_blocks` and `check_entries`); `data` is the table, or the table and
     /// the bodies, of `[table, table and bodies]` bytes.
     pub(super) fn placed(
         metadata: Metadata,

@@ -108,7 +108,14 @@ impl Origin {
                     fetched += more.len() as u64;
                     head.extend_from_slice(&more);
                 }
+                // Made once the rest of the head is here.
+                delta::Source::Made => head.resize(head.len() + run.len as usize, 0),
             }
+        }
+        if head_plan.runs().iter().any(|run| run.source == delta::Source::Made)
+            && let Err(error) = Artifact::fill_directory(&mut head, total)
+        {
+            return refused(error);
         }
         let head = bytes::Bytes::from(head);
         let new = match Artifact::from_head(head.clone(), total).and_then(|new| new.check_blocks().map(|()| new)) {
@@ -126,7 +133,7 @@ impl Origin {
             .iter()
             .filter_map(|run| match run.source {
                 delta::Source::Old { at } => Some(old.bytes_to_copy(at, run.len, Some(old))),
-                delta::Source::Origin => None,
+                delta::Source::Origin | delta::Source::Made => None,
             })
             .sum::<io::Result<u64>>()
             .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?;
@@ -163,7 +170,7 @@ impl Origin {
                     old.copy_range(at, run.len, &mut file, holes_for)
                         .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?;
                 }
-                delta::Source::Origin => {
+                delta::Source::Origin | delta::Source::Made => {
                     if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);
                         let etag = etag_of(&response);

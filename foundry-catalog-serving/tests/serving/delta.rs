@@ -33,7 +33,7 @@ fn identity_artifact(numbers: &[usize], title: impl Fn(usize) -> String) -> Vec<
 /// fetched; and both plans.
 fn carry_out(old: &[u8], new: &[u8], max_ranges: usize) -> (Vec<u8>, u64, [Plan; 2]) {
     let total = new.len() as u64;
-    let mut fetched = 64.min(new.len());
+    let mut fetched = 72.min(new.len());
     let summary_len = loop {
         let needed = Summary::len_needed(&new[..fetched], total).expect("a summary");
         let needed = usize::try_from(needed).expect("small");
@@ -65,11 +65,15 @@ fn carry_out(old: &[u8], new: &[u8], max_ranges: usize) -> (Vec<u8>, u64, [Plan;
                     written.extend_from_slice(&new[at..at + len]);
                     from_origin += run.len;
                 }
+                Source::Made => written.resize(at + len, 0),
             }
         }
         assert_eq!(written.len() as u64, plan.end());
     };
     carry(&head_plan, &mut written, true);
+    if head_plan.runs().iter().any(|run| run.source == Source::Made) {
+        Artifact::fill_directory(&mut written, total).expect("the directory made");
+    }
     let head = Artifact::from_head(written.clone(), total).expect("a checked head");
     let plan = Plan::new(&head, &old_artifact, max_ranges);
     assert_eq!(plan.start(), summary.head_len());
@@ -132,14 +136,14 @@ fn a_body_of_the_same_length_is_told_apart_by_its_etag() {
 
 #[test]
 fn what_is_not_an_artifact_is_refused_from_its_first_bytes() {
-    assert!(artifact::file_len_of(&[0; 64]).is_err(), "zeros");
+    assert!(artifact::file_len_of(&[0; 72]).is_err(), "zeros");
     assert!(artifact::file_len_of(b"<html>").is_err());
     let new = artifact(&[1], |n| format!("Product {n}"));
-    assert_eq!(artifact::file_len_of(&new[..64]), Ok(new.len() as u64));
-    assert!(Summary::len_needed(&new[..64], new.len() as u64 + 1).is_err(), "lengths that do not add up");
+    assert_eq!(artifact::file_len_of(&new[..72]), Ok(new.len() as u64));
+    assert!(Summary::len_needed(&new[..72], new.len() as u64 + 1).is_err(), "lengths that do not add up");
     // Nothing yet, or too little to judge: the header is asked for.
-    for first in [0, 4, 8, 12, 63] {
-        assert_eq!(Summary::len_needed(&new[..first], new.len() as u64), Ok(64), "{first} bytes");
+    for first in [0, 4, 8, 12, 71] {
+        assert_eq!(Summary::len_needed(&new[..first], new.len() as u64), Ok(72), "{first} bytes");
     }
     assert_eq!(Summary::len_needed(b"<html>\n<he", new.len() as u64), Err(artifact::ArtifactError::NotAnArtifact));
 }
@@ -200,7 +204,7 @@ fn write_pull(path: &std::path::Path, new: &[u8], old: &Artifact, layered: bool)
                 assert_eq!(copied, to_copy, "bytes_to_copy says what copy_range copies");
                 written += copied;
             }
-            Source::Origin => {
+            Source::Origin | Source::Made => {
                 file.write_all(&new[run.at as usize..(run.at + run.len) as usize]).expect("written");
                 written += run.len;
             }

@@ -8,6 +8,7 @@ mod delta;
 #[cfg(feature = "compression")]
 mod encoding;
 mod incremental;
+mod lazy;
 #[cfg(feature = "pages")]
 mod pages;
 #[cfg(feature = "signing")]

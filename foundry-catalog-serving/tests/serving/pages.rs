@@ -13,7 +13,7 @@ use foundry_catalog_serving::endpoint::{Request, answer};
 use proptest::prelude::*;
 use sha2::Digest as _;
 
-use crate::catalog::with_checksum;
+use crate::catalog::{with_checksum, with_digests};
 
 const SITE: &str = "https://catalog.example.com";
 
@@ -55,10 +55,10 @@ fn load(bytes: Vec<u8>) -> Result<ResponseCatalog, ArtifactError> {
     Artifact::parse(Bytes::from(bytes)).and_then(ResponseCatalog::from_artifact)
 }
 
-/// `bytes` with the content digest and the CRC made good: a file whose
+/// `bytes` with the content digest, the block digests and the CRC made good: a file whose
 /// only fault is what the load checks judge (as a signer's would be).
 fn with_digest(bytes: Vec<u8>) -> Vec<u8> {
-    let bytes = with_checksum(bytes);
+    let bytes = with_digests(bytes);
     let Err(error) = load(bytes.clone()) else { return bytes };
     let message = error.to_string();
     let Some((stated, computed)) = message
@@ -71,7 +71,7 @@ fn with_digest(bytes: Vec<u8>) -> Vec<u8> {
     let at = bytes.windows(64).position(|w| w == stated.as_bytes()).expect("the stated digest");
     let mut fixed = bytes;
     fixed[at..at + 64].copy_from_slice(computed.as_bytes());
-    with_checksum(fixed)
+    with_digests(fixed)
 }
 
 fn get<'a>(path: &'a str) -> Request<'a> {
@@ -300,7 +300,7 @@ fn the_pages_are_in_the_content_digest_and_the_load_checks() {
     let at = bytes.windows(etag.len()).position(|w| w == &etag[..]).expect("the ETag");
     let mut tampered = bytes.clone();
     tampered[at + 1] = if tampered[at + 1] == b'0' { b'1' } else { b'0' };
-    let Err(error) = load(with_checksum(tampered)) else { panic!("a changed page ETag loads") };
+    let Err(error) = load(with_digests(tampered)) else { panic!("a changed page ETag loads") };
     assert!(error.to_string().contains("content_sha256"), "{error}");
 
     // A page moved to another product's path, or a document renamed to

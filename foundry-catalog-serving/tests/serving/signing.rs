@@ -104,9 +104,9 @@ fn bytes_appended_to_the_data_region_are_refused_even_with_a_valid_signature() {
     let key = SigningKey::from_seed([3; 32]);
     let mut bytes = signed(&key);
     bytes.extend_from_slice(b"<script>appended</script>");
-    // The bodies' length, the last of the header's (version 4).
-    let data_len = u64::from_le_bytes(bytes[56..64].try_into().expect("8 bytes")) + 25;
-    bytes[56..64].copy_from_slice(&data_len.to_le_bytes());
+    // The bodies' length, the last of the header's (version 5).
+    let data_len = u64::from_le_bytes(bytes[64..72].try_into().expect("8 bytes")) + 25;
+    bytes[64..72].copy_from_slice(&data_len.to_le_bytes());
     let bytes = with_checksum(bytes);
     let error = open(&bytes, &key.verify_key()).expect_err("appended bytes");
     assert!(error.to_string().contains("25 bytes at the end of the data region belong to no product"), "{error}");
