@@ -103,3 +103,39 @@ fn a_changed_block_is_refused_when_first_used_and_the_others_are_served() {
     assert_eq!(read + 1, all, "every block but the changed one is kept");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A slug directory whose entries name each other's products (keys in
+/// order, every product once, its digest in the metadata and the CRC-32
+/// made good, as an unsigned file can be made): the products it misplaces
+/// are refused when their block is checked, read whole or a block at a
+/// time, never served under another's slug.
+#[test]
+fn a_directory_that_names_another_entry_is_refused() {
+    use sha2::Digest;
+    let bytes = products(3);
+    let at = HEADER + length(&bytes, 16) + length(&bytes, 24) + length(&bytes, 32);
+    let mut swapped = bytes.clone();
+    // The first two entries' numbers swapped.
+    let (first, second) = (at + 16..at + 20, at + 36..at + 40);
+    let number = bytes[first.clone()].to_vec();
+    swapped.copy_within(second.clone(), first.start);
+    swapped[second].copy_from_slice(&number);
+    let stated = hex::encode(sha2::Sha256::digest(&bytes[at..at + 60]));
+    let made = hex::encode(sha2::Sha256::digest(&swapped[at..at + 60]));
+    let digest_at = swapped.windows(64).position(|w| w == stated.as_bytes()).expect("the directory's digest");
+    swapped[digest_at..digest_at + 64].copy_from_slice(made.as_bytes());
+    let swapped = crate::catalog::with_checksum(swapped);
+    let whole = Artifact::parse(swapped.clone().into()).and_then(ResponseCatalog::from_artifact);
+    let error = whole.expect_err("read whole").to_string();
+    assert!(error.contains("is not where the slug directory finds it"), "{error}");
+    let dir = temp("lazy-directory");
+    let file = dir.join("catalog.fcat");
+    std::fs::write(&file, &swapped).expect("write");
+    let catalog = ResponseCatalog::open(&file).expect("what start-up reads is consistent");
+    let (_, slugs) = slugs(&bytes);
+    for slug in &slugs {
+        let error = catalog.lookup(slug).expect_err("its block fails its checks").to_string();
+        assert!(error.contains("is not where the slug directory finds it"), "{slug}: {error}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
