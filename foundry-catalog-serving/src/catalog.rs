@@ -10,8 +10,8 @@
 //! [`ResponseCatalog`] is loaded from an artifact, built in memory or read
 //! from a file: its bodies are slices of the artifact's few large buffers
 //! or bodies read from its file and checked once (no allocation per
-//! product), and a lookup is one hash-map probe, slug to position in the
-//! index, whose [`CatalogEntry`] is a view that reads its spans from the
+//! product), and a lookup is a binary search of the artifact's slug
+//! directory, slug to position in the index, whose [`CatalogEntry`] is a view that reads its spans from the
 //! index in place and returns the bodies as a [`Bytes`], whose clone is a
 //! reference-count increment: nothing is serialized per request.
 

@@ -306,7 +306,7 @@ fn a_header_claiming_more_bodies_than_its_head_is_refused_before_the_bodies() {
         // The block list, which says where every block's bodies end,
         // is read before the CRC-32 is checked: fixed up or not, the
         // claim is refused there.
-        let expected = "the head's block list";
+        let expected = "belong to no product";
         assert!(error.contains(expected), "{error}");
         let fetched = replica.counters().fetched_bytes();
         assert!(fetched <= real.len() as u64, "{fetched} bytes fetched of an artifact of {} bytes", real.len());

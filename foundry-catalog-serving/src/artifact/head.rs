@@ -366,6 +366,12 @@ pub(crate) fn blocks(
         });
         (first, table_at, body_at) = (last, table_at + table, body_end);
     }
+    if first == total && table_at == table_len && body_at < data_len {
+        return Err(ArtifactError::Malformed(format!(
+            "{} bytes at the end of the data region belong to no product",
+            data_len - body_at
+        )));
+    }
     if first != total || table_at != table_len || body_at != data_len {
         return Err(malformed(format!(
             "blocks of {first} entries, {table_at} table bytes and a data region of {body_at}, for {total} entries, {table_len} and {data_len}"
