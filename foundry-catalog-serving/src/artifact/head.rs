@@ -12,7 +12,6 @@ use std::ops::Range;
 
 use sha2::{Digest, Sha256};
 
-use super::header::le_u64;
 use super::{ArtifactError, DocumentEntry, IndexEntry, Metadata, PageSpans, SOURCE_LEN, Span};
 
 /// Hands its last argument the table's bytes from the first, as many as
@@ -343,7 +342,9 @@ pub(crate) fn blocks(
     for stored in list.chunks_exact(BLOCK_LEN) {
         let count = u64::from(u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]));
         let table = u64::from(u32::from_le_bytes([stored[4], stored[5], stored[6], stored[7]]));
-        let bodies = le_u64(&stored[8..16]);
+        let bodies = u64::from_le_bytes([
+            stored[8], stored[9], stored[10], stored[11], stored[12], stored[13], stored[14], stored[15],
+        ]);
         let last = first + count;
         if count == 0 || count > u64::from(BLOCK_MAX) || last > total {
             return Err(malformed(format!("a block of {count} entries from entry {first} of {total}")));
@@ -481,7 +482,7 @@ pub(crate) fn find(directory: &[u8], slug: &[u8]) -> Option<usize> {
 /// Checks the slug directory of `metadata`'s products: its digest (what
 /// the signature covers of it), keys in strictly increasing order, and
 /// every product numbered once. Whether each key is its product's slug's
-/// is checked with the product's block ([`super::checks`]).
+/// is checked with the product's block ([`super::forms`]).
 pub(crate) fn check_directory(directory: &[u8], metadata: &Metadata) -> Result<(), ArtifactError> {
     let malformed = |what: &str| ArtifactError::Malformed(format!("the slug directory: {what}"));
     if hex::encode(Sha256::digest(directory)) != metadata.directory_sha256 {

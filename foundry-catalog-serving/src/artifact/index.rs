@@ -9,7 +9,7 @@ use bytes::Bytes;
 
 use super::header::le_u64;
 use super::lazy::{LazyHead, Placed};
-use super::{Artifact, ArtifactError, Block, DocumentEntry, IndexEntry, Response, Span, checks, head};
+use super::{Artifact, ArtifactError, Block, DocumentEntry, IndexEntry, Response, Span, forms, head};
 
 /// An artifact's stored index and table.
 #[derive(Debug, Clone)]
@@ -39,7 +39,7 @@ impl Artifact {
     /// Block `k` of a head read a block at a time, read and checked if it
     /// was not yet.
     fn block<'a>(&'a self, lazy: &'a LazyHead, k: usize) -> Result<&'a Placed, ArtifactError> {
-        lazy.placed(k, &self.metadata, &|view| checks::check_view(view, &self.metadata, &self.directory))
+        lazy.placed(k, &self.metadata, &|view| forms::check_view(view, &self.metadata, &self.directory))
     }
 
     /// The block holding entry `n` of a head read a block at a time.

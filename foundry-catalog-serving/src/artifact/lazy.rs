@@ -5,7 +5,7 @@
 //! bytes the first time one of its entries is asked for. They are checked
 //! against the block's digest in the block list, placed from where the
 //! block list says its runs start, and every entry checked
-//! ([`super::checks`]), before any of it is used; a block that fails is
+//! ([`super::forms`]), before any of it is used; a block that fails is
 //! an error for each request that needs it (the server answers 503) and
 //! is read again at the next one, never kept. So start-up reads what
 //! grows with the block count (48 bytes a block of about 64 products) and

@@ -124,6 +124,7 @@ mod bodies;
 mod checks;
 mod entries;
 mod error;
+mod forms;
 mod head;
 mod header;
 mod index;
@@ -145,7 +146,6 @@ pub(crate) use head::{Block, store_product};
 pub(crate) use header::HeadCrc;
 #[cfg(feature = "signing")]
 pub(crate) use header::signed_message;
-use index::Index;
 #[cfg(feature = "signing")]
 pub(crate) use layout::FORMAT_VERSION;
 pub use layout::HEADER_LEN;
@@ -166,13 +166,13 @@ pub struct Artifact {
     metadata_json: Bytes,
     pub(crate) signature: Option<Signature>,
     /// The index and the table: held whole, or read a block at a time.
-    index: Index,
+    index: index::Index,
     /// The block list, which names the stored index and the table.
     blocks: Bytes,
     /// The slug directory: each product's key and entry, sorted.
     directory: Bytes,
     /// The data region's pieces: `(offset in the data region, piece)`, in
-    /// order: the table (unless the index is [`Index::Lazy`]), then the
+    /// order: the table (unless the index is [`index::Index::Lazy`]), then the
     /// bodies held in memory or placed in files. For an artifact whose
     /// bodies are in its file, or absent, only the table.
     data: Vec<(u64, Piece)>,
