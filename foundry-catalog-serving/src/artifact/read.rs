@@ -131,9 +131,9 @@ impl Artifact {
         let header = Header::parse(&prefix[..prefix_len], len)?;
         let [meta_len, signature_len, ..] = header.lengths;
         header.check_head_lengths()?;
-        // Read into reserved memory (no zeroing pass first). What is read
-        // is bounded (checked before each read), and lies in the file (the
-        // header's lengths add up).
+        // Read into memory taken fallibly (what the system cannot give is
+        // an error). What is read is bounded (checked before each read),
+        // and lies in the file (the header's lengths add up).
         let read_into = |at: u64, len: u64| -> Result<Vec<u8>, ArtifactError> {
             let size = usize::try_from(len).map_err(|_| ArtifactError::Read(format!("{len} bytes")))?;
             let mut bytes = Vec::new();
