@@ -11,9 +11,10 @@
 //! from a file: its bodies are slices of the artifact's few large buffers
 //! or bodies read from its file and checked once (no allocation per
 //! product), and a lookup is a binary search of the artifact's slug
-//! directory, slug to position in the index, whose [`CatalogEntry`] is a view that reads its spans from the
-//! index in place and returns the bodies as a [`Bytes`], whose clone is a
-//! reference-count increment: nothing is serialized per request.
+//! directory, slug to position in the index, whose [`CatalogEntry`] is a
+//! view that reads its spans from the index in place and returns the
+//! bodies as a [`Bytes`], whose clone is a reference-count increment:
+//! nothing is serialized per request.
 
 use std::collections::HashMap;
 use std::fmt;
