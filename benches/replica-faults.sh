@@ -341,21 +341,23 @@ PY
 cat > "$work/claiming.py" <<'PY'
 import json, struct, sys
 real, out, claimed_products = open(sys.argv[1], "rb").read(), sys.argv[2], int(sys.argv[3])
-meta_len, signature_len, _, index_len, _, _ = struct.unpack_from("<6Q", real, 16)
-metadata = json.loads(real[64:64 + meta_len])
+meta_len, signature_len, _, _, index_len, _, _ = struct.unpack_from("<7Q", real, 16)
+metadata = json.loads(real[72:72 + meta_len])
 assert not metadata.get("pages"), "no site documents in the index"
 entry_len = index_len // metadata["products"]
 metadata["products"] = claimed_products
 claimed = json.dumps(metadata, separators=(",", ":")).encode()
 index_len, table_len = claimed_products * entry_len, claimed_products * 50
-lengths = [len(claimed), signature_len, 40, index_len, table_len, 0]
-head = real[:16] + struct.pack("<6Q", *lengths) + claimed
-head += real[64 + meta_len:64 + meta_len + signature_len]
-head += struct.pack("<II", claimed_products, table_len) + bytes(32)
+assert claimed_products % 256 == 0, "whole blocks of 256 entries"
+blocks = claimed_products // 256
+lengths = [len(claimed), signature_len, blocks * 48, claimed_products * 20, index_len, table_len, 0]
+head = real[:16] + struct.pack("<7Q", *lengths) + claimed
+head += real[72 + meta_len:72 + meta_len + signature_len]
+head += b"".join(struct.pack("<IIQ", 256, table_len // blocks, 0) + bytes(32) for _ in range(blocks))
 with open(out, "wb") as f:
     f.write(head)
-    f.truncate(64 + sum(lengths))
-print(64 + sum(lengths))
+    f.truncate(72 + sum(lengths))
+print(72 + sum(lengths))
 PY
 
 mkdir -p "$work/www"
