@@ -286,11 +286,8 @@ pub(crate) fn load(
     }
     let (starts, end) = place(stored, metadata, 0, products + documents, Start { table: 0, bodies: table_len });
     let Start { table: table_at, bodies: body_at } = end;
-    if table_at == table_len && body_at < data_len {
-        return Err(ArtifactError::Malformed(format!(
-            "{} bytes at the end of the data region belong to no product",
-            data_len - body_at
-        )));
+    if table_at == table_len {
+        untiled_bodies(body_at, data_len)?;
     }
     if table_at != table_len || body_at != data_len {
         return Err(ArtifactError::Malformed(format!(
@@ -298,6 +295,21 @@ pub(crate) fn load(
         )));
     }
     Ok(starts)
+}
+
+/// Refuses bodies that end at `body_at`, short of a data region of
+/// `data_len` bytes: the bytes after them belong to no product (what a
+/// file with bytes appended, its lengths fixed up, holds). Checked where
+/// the index places the bodies ([`load`]) and where the block list does
+/// ([`blocks`]).
+fn untiled_bodies(body_at: u64, data_len: u64) -> Result<(), ArtifactError> {
+    if body_at < data_len {
+        return Err(ArtifactError::Malformed(format!(
+            "{} bytes at the end of the data region belong to no product",
+            data_len - body_at
+        )));
+    }
+    Ok(())
 }
 
 /// One block of the head: its entries (products, then site documents, as
@@ -367,11 +379,8 @@ pub(crate) fn blocks(
         });
         (first, table_at, body_at) = (last, table_at + table, body_end);
     }
-    if first == total && table_at == table_len && body_at < data_len {
-        return Err(ArtifactError::Malformed(format!(
-            "{} bytes at the end of the data region belong to no product",
-            data_len - body_at
-        )));
+    if first == total && table_at == table_len {
+        untiled_bodies(body_at, data_len)?;
     }
     if first != total || table_at != table_len || body_at != data_len {
         return Err(malformed(format!(

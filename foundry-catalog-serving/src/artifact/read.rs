@@ -158,9 +158,7 @@ impl Artifact {
         for part in [&prefix[..], &meta_and_signature, &blocks] {
             crc.update(part);
         }
-        let streamed = index_at - directory_at > STREAMED;
-        let mut crc = Some(crc);
-        if let Some(mut crc) = crc.take_if(|_| streamed) {
+        let directory = if index_at - directory_at > STREAMED {
             let mut buffer = vec![0; 8 << 20];
             let mut at = directory_at;
             while at < index_at {
@@ -170,12 +168,13 @@ impl Artifact {
                 at += len as u64;
             }
             header.check_streamed_crc(crc)?;
-        }
-        let directory = read_into(directory_at, index_at - directory_at)?;
-        if let Some(mut crc) = crc {
+            read_into(directory_at, index_at - directory_at)?
+        } else {
+            let directory = read_into(directory_at, index_at - directory_at)?;
             crc.update(&directory);
             header.check_streamed_crc(crc)?;
-        }
+            directory
+        };
         let metadata = summary.metadata().clone();
         head::check_directory(&directory, &metadata)?;
         let mut meta_and_signature = Bytes::from(meta_and_signature);
