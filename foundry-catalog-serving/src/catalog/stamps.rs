@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -25,6 +26,16 @@ use crate::artifact::SOURCE_LEN;
 /// "racily clean" entries), so it is read again. Two seconds cover the
 /// coarsest file times in use (FAT's).
 const SETTLED: Duration = Duration::from_secs(2);
+
+/// Appends `bytes` in lowercase hex to `text`, through `buffer`.
+fn push_hex(text: &mut String, bytes: &[u8], buffer: &mut Vec<u8>) {
+    buffer.clear();
+    buffer.resize(bytes.len() * 2, 0);
+    if hex::encode_to_slice(bytes, buffer).is_ok() {
+        // Hex digits are ASCII.
+        text.push_str(std::str::from_utf8(buffer).unwrap_or_default());
+    }
+}
 
 /// The stamps of one build of one folder.
 #[derive(Debug)]
@@ -108,18 +119,21 @@ impl Stamps {
         );
         let mut files: Vec<(&OsString, &Stamp)> = self.files.iter().collect();
         files.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        // A line is written in place: at 100,000 manifests, a string and
+        // two hex strings made per line were most of writing the file.
+        text.reserve(files.len() * 160);
+        let mut hex_buffer = Vec::new();
         for (name, stamp) in files {
             let Some((modified, modified_nanos)) = since(stamp.modified) else { continue };
-            text.push_str(&format!(
-                "{} {modified} {modified_nanos} {} {} {} {} {} {}\n",
-                stamp.len,
-                stamp.changed.0,
-                stamp.changed.1,
-                stamp.inode,
-                stamp.device,
-                hex::encode(stamp.source),
-                hex::encode(name.as_bytes())
-            ));
+            let _ = write!(
+                text,
+                "{} {modified} {modified_nanos} {} {} {} {} ",
+                stamp.len, stamp.changed.0, stamp.changed.1, stamp.inode, stamp.device,
+            );
+            push_hex(&mut text, &stamp.source, &mut hex_buffer);
+            text.push(' ');
+            push_hex(&mut text, name.as_bytes(), &mut hex_buffer);
+            text.push('\n');
         }
         text
     }
