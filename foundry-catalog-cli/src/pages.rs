@@ -8,7 +8,7 @@ use foundry_catalog::product::ProductRecord;
 use foundry_catalog::response::ProductResponse;
 use foundry_catalog_core::RecordSchema;
 use foundry_catalog_pages::list::{Card, Cards, HOME_PATH};
-use foundry_catalog_pages::{Pages, Site, sitemap};
+use foundry_catalog_pages::{Language, Pages, Site, SiteName, sitemap};
 use foundry_catalog_serving::catalog::{Builder, ContentCoding, ResponseCatalog};
 
 use crate::{BROKEN, USAGE, fail};
@@ -39,6 +39,15 @@ pub(crate) struct Args {
     /// (it takes absolute URLs only).
     #[arg(long, env = "FOUNDRY_CATALOG_SITE_URL", value_name = "URL", value_parser = |s: &str| Site::new(s))]
     site_url: Option<Site>,
+    /// The site's name ("Product catalog" unless given): the header,
+    /// every page's title, og:site_name and the home page's JSON-LD.
+    #[arg(long, env = "FOUNDRY_CATALOG_SITE_NAME", value_name = "NAME", value_parser = |s: &str| SiteName::new(s))]
+    site_name: Option<SiteName>,
+    /// The language of the site's own words, a BCP 47 tag (en unless
+    /// given; ar or he lay the site out right to left): <html lang> and
+    /// og:locale.
+    #[arg(long, env = "FOUNDRY_CATALOG_SITE_LANGUAGE", value_name = "TAG", value_parser = |s: &str| Language::new(s))]
+    site_language: Option<Language>,
     /// Write FILE.gz and FILE.br beside every file, compressed as `build`
     /// stores them, for a server that sends a file's compressed sibling
     /// when the request accepts it (nginx's gzip_static, brotli_static).
@@ -54,7 +63,13 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
-    let site = args.site_url.clone().unwrap_or_else(Site::unknown);
+    let mut site = args.site_url.clone().unwrap_or_else(Site::unknown);
+    if let Some(name) = &args.site_name {
+        site = site.named(name.clone());
+    }
+    if let Some(language) = &args.site_language {
+        site = site.in_language(language.clone());
+    }
     let pages = match &args.templates {
         None => Pages::new(site),
         Some(dir) => match Pages::from_dir(site, dir) {

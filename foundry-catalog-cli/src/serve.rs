@@ -68,9 +68,11 @@ pub(crate) fn run(args: Args) -> ExitCode {
             "--verify-key needs --catalog FILE or URL, an artifact (a folder of manifests or the compiled-in catalog carries no signature)",
         );
     }
-    if (config.pages.site_url.is_some() || config.pages.templates.is_some()) && artifact {
+    let pages = &config.pages;
+    let site_given = pages.site_url.is_some() || pages.site_name.is_some() || pages.site_language.is_some();
+    if (site_given || pages.templates.is_some()) && artifact {
         return crate::usage_error(
-            "--site-url and --templates need --catalog DIR or the compiled-in catalog (an artifact's pages were built with it: `build --site-url`)",
+            "--site-url, --site-name, --site-language and --templates need --catalog DIR or the compiled-in catalog (an artifact's pages were built with them: `build --site-url`)",
         );
     }
     config.record_types = record_types.for_server();

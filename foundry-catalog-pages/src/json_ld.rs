@@ -109,11 +109,12 @@ pub fn object(record: &ProductRecord, site: &Site) -> Value {
     object
 }
 
-/// The marketplace listings, the primary one (the call to action) first,
-/// the others in the record's order: the order of the page's links and
-/// of the JSON-LD's offers.
+/// The marketplace listings safe to show the public (`public_safe`; the
+/// others are on no page and in no JSON-LD), the primary one (the call to
+/// action) first, the others in the record's order: the order of the
+/// page's links and of the JSON-LD's offers.
 pub(crate) fn listings(record: &ProductRecord) -> Vec<&foundry_catalog::product::MarketplaceListing> {
-    let mut listings: Vec<_> = record.marketplaces.iter().collect();
+    let mut listings: Vec<_> = record.marketplaces.iter().filter(|l| l.public_safe).collect();
     listings.sort_by_key(|l| !l.primary);
     listings
 }
@@ -127,12 +128,14 @@ pub fn script(record: &ProductRecord, site: &Site) -> String {
 }
 
 /// The home page's JSON-LD: the site as a [`WebSite`](https://schema.org/WebSite)
-/// named `name`, safe to place in a script element (as [`script`]).
-pub fn website_script(name: &str, site: &Site) -> String {
+/// with its name and language, safe to place in a script element (as
+/// [`script`]).
+pub fn website_script(site: &Site) -> String {
     let object = json!({
         "@context": "https://schema.org",
         "@type": "WebSite",
-        "name": name,
+        "name": site.name(),
+        "inLanguage": site.language().tag(),
         "url": site.url(foundry_catalog::product::HOME_PATH),
     });
     escape_for_script(&object.to_string())

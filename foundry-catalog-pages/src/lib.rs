@@ -49,10 +49,10 @@ pub mod json_ld;
 pub mod list;
 mod markup;
 mod render;
-mod site;
+pub mod site;
 pub mod sitemap;
 mod templates;
 
 pub use error::PageError;
-pub use render::{ListPage, ListPlan, Pages};
-pub use site::{InvalidSite, Site};
+pub use render::{CARD_SUMMARY, ListPage, ListPlan, Pages};
+pub use site::{InvalidLanguage, InvalidName, InvalidSite, Language, Site, SiteName};

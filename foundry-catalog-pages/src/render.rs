@@ -1,6 +1,7 @@
 //! Rendering: the template environment, the context a page template
 //! sees, and errors that name the template's file and line.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -12,10 +13,6 @@ use sha2::{Digest, Sha256};
 use crate::list::{self, Card, Cards};
 use crate::templates::{DEFAULTS, read_dir};
 use crate::{PageError, Site, json_ld};
-
-/// The site's name in the home page's JSON-LD (the default templates
-/// write it in the header and titles).
-const SITE_NAME: &str = "Product catalog";
 
 /// The templates every environment must have (a folder may replace each).
 const PRODUCT: &str = "product.html";
@@ -52,6 +49,9 @@ struct PageContext<'a> {
     /// `last_updated_at` for a reader: the day, as `1 March 2026` (the
     /// record's own date, in its own offset; never the build's clock).
     updated: String,
+    /// `last_updated_at` as HTML's `<time datetime>` takes it
+    /// ([`html_datetime`]).
+    datetime: String,
     /// The schema.org JSON-LD, safe to place in a script element.
     json_ld: Value,
     /// `Dataset`, `Actor`, `Automation connector`.
@@ -136,7 +136,26 @@ impl std::fmt::Debug for ListPlan<'_> {
 struct CardContext<'a> {
     url: String,
     title: &'a str,
-    summary: &'a str,
+    /// The summary, clipped to [`CARD_SUMMARY`] characters.
+    summary: Cow<'a, str>,
+}
+
+/// The most characters of a summary a card shows (about three lines of a
+/// list page): a longer one is cut at a word, with `…`. The product's
+/// own page shows it whole.
+pub const CARD_SUMMARY: usize = 200;
+
+/// `text` if it has at most `max` characters; else its first words that
+/// fit in `max - 1`, then `…` (a word longer than that is cut).
+fn clip(text: &str, max: usize) -> Cow<'_, str> {
+    let Some((cut, _)) = text.char_indices().nth(max) else { return Cow::Borrowed(text) };
+    let head = &text[..text.char_indices().nth(max - 1).map_or(cut, |(at, _)| at)];
+    let head = match head.rfind(char::is_whitespace) {
+        Some(at) if at > 0 => &head[..at],
+        _ => head,
+    };
+    let head = head.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '.' | '-' | '—'));
+    Cow::Owned(format!("{head}…"))
 }
 
 /// What `list.html` sees as `page`.
@@ -235,6 +254,8 @@ impl Pages {
         };
         part(concat!("foundry-catalog-pages ", env!("CARGO_PKG_VERSION")).as_bytes());
         part(site.url("").as_bytes());
+        part(site.name().as_bytes());
+        part(site.language().tag().as_bytes());
         for (name, text) in &sources {
             part(name.as_bytes());
             part(text.as_bytes());
@@ -302,6 +323,7 @@ impl Pages {
             canonical_url: self.site.url(&record.canonical_path()),
             noindex: !crate::sitemap::indexable(record),
             updated: human_date(record.last_updated_at.as_datetime().date()),
+            datetime: html_datetime(record.last_updated_at.as_str()),
             json_ld: Value::from_safe_string(json_ld::script(record, &self.site)),
             kind: match record.route {
                 Route::Datasets => "Dataset",
@@ -361,7 +383,7 @@ impl Pages {
     }
 
     fn card<'a>(&self, card: &'a Card) -> CardContext<'a> {
-        CardContext { url: self.site.url(&card.path), title: &card.title, summary: &card.summary }
+        CardContext { url: self.site.url(&card.path), title: &card.title, summary: clip(&card.summary, CARD_SUMMARY) }
     }
 
     /// The list pages of the products of `cards` ([`list`]), each
@@ -487,7 +509,7 @@ impl Pages {
                     page => minijinja::context! {
                         canonical_url => canonical_url,
                         routes => Value::from_serialize(routes),
-                        json_ld => Value::from_safe_string(json_ld::website_script(SITE_NAME, &self.site)),
+                        json_ld => Value::from_safe_string(json_ld::website_script(&self.site)),
                     },
                 };
                 self.render(HOME, home, None)
@@ -507,7 +529,12 @@ impl Pages {
                 url: Some(self.site.url(&list::route_path(route, 1))),
             })
             .collect();
+        let language = self.site.language();
         minijinja::context! {
+            name => self.site.name(),
+            language => language.tag(),
+            direction => language.direction(),
+            locale => language.og_locale(),
             url => self.site.is_known().then(|| self.site.url("")),
             home => self.site.url(list::HOME_PATH),
             favicon => self.site.url(crate::favicon::PATH),
@@ -598,7 +625,52 @@ fn check_seo(record: &ProductRecord) -> Result<(), PageError> {
     Ok(())
 }
 
+/// An RFC 3339 timestamp as HTML's "valid global date and time string":
+/// `T` and `Z` in capitals and at most three digits of a second's
+/// fraction (RFC 3339 allows any number; HTML does not), the rest as it
+/// is.
+fn html_datetime(timestamp: &str) -> String {
+    let upper = timestamp.to_ascii_uppercase();
+    let Some(dot) = upper.find('.') else { return upper };
+    let digits = upper[dot + 1..].bytes().take_while(u8::is_ascii_digit).count();
+    if digits <= 3 {
+        return upper;
+    }
+    format!("{}{}", &upper[..dot + 4], &upper[dot + 1 + digits..])
+}
+
 /// A date as a reader writes it: `1 March 2026`.
 fn human_date(date: foundry_catalog_core::time::Date) -> String {
     format!("{} {} {}", date.day(), date.month(), date.year())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clip, html_datetime};
+
+    #[test]
+    fn timestamps_become_html_datetimes() {
+        for (given, html) in [
+            ("2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z"),
+            ("2026-03-01t10:00:00z", "2026-03-01T10:00:00Z"),
+            ("2026-03-01T10:00:00.5+02:00", "2026-03-01T10:00:00.5+02:00"),
+            ("2026-03-01T10:00:00.123Z", "2026-03-01T10:00:00.123Z"),
+            ("2026-03-01T10:00:00.123456Z", "2026-03-01T10:00:00.123Z"),
+            ("2026-03-01T10:00:00.123456789-05:30", "2026-03-01T10:00:00.123-05:30"),
+        ] {
+            assert_eq!(html_datetime(given), html, "{given}");
+        }
+    }
+
+    #[test]
+    fn card_summaries_are_clipped_at_a_word() {
+        assert_eq!(clip("short enough", 20), "short enough");
+        assert_eq!(clip(&"x".repeat(20), 20), "x".repeat(20));
+        assert_eq!(clip("one two three four", 12), "one two…");
+        assert_eq!(clip("one two, three four", 13), "one two…");
+        assert_eq!(clip(&"y".repeat(30), 10), format!("{}…", "y".repeat(9)));
+        let arabic = "ملخص طويل جدا ".repeat(40);
+        let clipped = clip(&arabic, 200);
+        assert!(clipped.chars().count() <= 200 && clipped.ends_with('…'), "{clipped}");
+    }
 }

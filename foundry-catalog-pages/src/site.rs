@@ -1,5 +1,6 @@
-//! The public site's address: what makes a page path an absolute URL (the
-//! canonical link, JSON-LD's `url`, the sitemap's `loc`).
+//! The public site: its address, which makes a page path an absolute URL
+//! (the canonical link, JSON-LD's `url`, the sitemap's `loc`), its name
+//! and its language.
 
 use std::fmt;
 
@@ -9,10 +10,185 @@ use std::fmt;
 /// without knowing where they will be served. Without a site, the
 /// canonical link and JSON-LD's `url` are the bare `canonical_path`, and
 /// there is no sitemap (the sitemap protocol takes absolute URLs only).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+///
+/// A site also has a [`SiteName`] ([`Site::named`]; [`DEFAULT_NAME`] unless set),
+/// which the header, titles, `og:site_name` and the home page's JSON-LD
+/// say, and a [`Language`] ([`Site::in_language`]; `en` unless set),
+/// which `<html lang>` and `og:locale` say.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
     /// The URL without a trailing slash; empty when unknown.
     base: String,
+    /// [`Site::name`].
+    name: String,
+    /// [`Site::language`].
+    language: Language,
+}
+
+impl Default for Site {
+    fn default() -> Site {
+        Site { base: String::new(), name: DEFAULT_NAME.to_owned(), language: Language::default() }
+    }
+}
+
+/// The site's name unless one is given (`--site-name`).
+pub const DEFAULT_NAME: &str = "Product catalog";
+
+/// The most characters of a site's name: it is in every page's title,
+/// after the page's own.
+pub const MAX_NAME: usize = 60;
+
+/// A site's name: 1 to [`MAX_NAME`] characters, not only spaces, no
+/// control characters (spaces around it are dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteName(String);
+
+impl SiteName {
+    /// The name `name`, checked.
+    pub fn new(name: &str) -> Result<SiteName, InvalidName> {
+        let refuse = |reason| Err(InvalidName { name: name.to_owned(), reason });
+        let trimmed = name.trim();
+        if trimmed.is_empty() {
+            return refuse("it is empty");
+        }
+        if trimmed.chars().count() > MAX_NAME {
+            return refuse("it is over 60 characters, and every page's title ends with it");
+        }
+        if trimmed.chars().any(char::is_control) {
+            return refuse("it has a control character");
+        }
+        Ok(SiteName(trimmed.to_owned()))
+    }
+}
+
+impl std::str::FromStr for SiteName {
+    type Err = InvalidName;
+    fn from_str(name: &str) -> Result<SiteName, InvalidName> {
+        SiteName::new(name)
+    }
+}
+
+/// Why a site name was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{name:?} is not a site name: {reason}; hint: give the name visitors know the site by, like \"Acme data catalog\""
+)]
+pub struct InvalidName {
+    /// The text given.
+    pub name: String,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+/// The language the site's own words are in, as a BCP 47 tag (`en`,
+/// `en-GB`, `ar`, `zh-Hant-TW`): `<html lang>` says it, `<html dir>` is
+/// its script's direction, and `og:locale` is its language and region
+/// (`en_GB`). A product's own text is marked `dir="auto"` wherever it
+/// is shown, so a Hebrew title on an English site reads right to left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Language {
+    tag: String,
+}
+
+impl Default for Language {
+    fn default() -> Language {
+        Language { tag: "en".to_owned() }
+    }
+}
+
+/// Why a language tag was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{tag:?} is not a language tag: {reason}; hint: give a BCP 47 tag, like en, en-GB, ar or zh-Hant-TW")]
+pub struct InvalidLanguage {
+    /// The text given.
+    pub tag: String,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+/// The languages whose scripts are written right to left (ISO 639 codes:
+/// Arabic, Central Kurdish, Dhivehi, Persian, Hebrew, Pashto, Sindhi,
+/// Syriac, Uyghur, Urdu, Yiddish).
+const RIGHT_TO_LEFT: [&str; 11] = ["ar", "ckb", "dv", "fa", "he", "ps", "sd", "syr", "ug", "ur", "yi"];
+
+/// The scripts written right to left (ISO 15924), for a tag that names
+/// its script (`az-Arab`).
+const RIGHT_TO_LEFT_SCRIPTS: [&str; 6] = ["arab", "hebr", "syrc", "thaa", "nkoo", "adlm"];
+
+impl Language {
+    /// The language `tag`: a language subtag of 2 or 3 letters, then
+    /// subtags of 1 to 8 letters or digits, joined by `-` (RFC 5646's
+    /// shape; the subtags are not looked up in the registry). Written as
+    /// BCP 47 recommends: the language in lower case, a script
+    /// capitalised, a region in upper case.
+    pub fn new(tag: &str) -> Result<Language, InvalidLanguage> {
+        let refuse = |reason| Err(InvalidLanguage { tag: tag.to_owned(), reason });
+        let mut subtags = tag.split('-');
+        let language = subtags.next().unwrap_or_default();
+        if !(2..=3).contains(&language.len()) || !language.bytes().all(|b| b.is_ascii_alphabetic()) {
+            return refuse("it does not start with a language code of 2 or 3 letters");
+        }
+        let mut written = language.to_ascii_lowercase();
+        for subtag in subtags {
+            if subtag.is_empty() || subtag.len() > 8 || !subtag.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                return refuse("each part after the language is 1 to 8 letters or digits");
+            }
+            written.push('-');
+            match subtag.len() {
+                4 if subtag.bytes().all(|b| b.is_ascii_alphabetic()) => {
+                    written.push_str(&subtag[..1].to_ascii_uppercase());
+                    written.push_str(&subtag[1..].to_ascii_lowercase());
+                }
+                2 if subtag.bytes().all(|b| b.is_ascii_alphabetic()) => written.push_str(&subtag.to_ascii_uppercase()),
+                _ => written.push_str(&subtag.to_ascii_lowercase()),
+            }
+        }
+        Ok(Language { tag: written })
+    }
+
+    /// The tag (`en-GB`).
+    pub fn tag(&self) -> &str {
+        &self.tag
+    }
+
+    /// The direction of its script: `rtl` for a right-to-left language
+    /// or script, else `ltr`.
+    pub fn direction(&self) -> &'static str {
+        let mut subtags = self.tag.split('-');
+        let language = subtags.next().unwrap_or_default();
+        let script = subtags.next().filter(|s| s.len() == 4).map(str::to_ascii_lowercase);
+        let rtl = match script {
+            Some(script) => RIGHT_TO_LEFT_SCRIPTS.contains(&script.as_str()),
+            None => RIGHT_TO_LEFT.contains(&language),
+        };
+        if rtl { "rtl" } else { "ltr" }
+    }
+
+    /// Its `og:locale`: the language and, when the tag has one, its region
+    /// (`en_GB`; `en` for `en`), as the Open Graph protocol writes a
+    /// locale.
+    pub fn og_locale(&self) -> String {
+        let mut subtags = self.tag.split('-');
+        let language = subtags.next().unwrap_or_default();
+        let region = subtags.find(|s| s.len() == 2 || (s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit())));
+        match region {
+            Some(region) => format!("{language}_{region}"),
+            None => language.to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.tag)
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = InvalidLanguage;
+    fn from_str(tag: &str) -> Result<Language, InvalidLanguage> {
+        Language::new(tag)
+    }
 }
 
 /// Why a site URL was refused.
@@ -53,7 +229,32 @@ impl Site {
         if uri.fragment().is_some() {
             return refuse("it has a fragment");
         }
-        Ok(Site { base: url.trim_end_matches('/').to_owned() })
+        Ok(Site { base: url.trim_end_matches('/').to_owned(), ..Site::default() })
+    }
+
+    /// This site, named `name`.
+    #[must_use]
+    pub fn named(mut self, name: SiteName) -> Site {
+        self.name = name.0;
+        self
+    }
+
+    /// This site, its own words in `language`.
+    #[must_use]
+    pub fn in_language(mut self, language: Language) -> Site {
+        self.language = language;
+        self
+    }
+
+    /// The site's name ([`DEFAULT_NAME`] unless [`Site::named`]).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The language of the site's own words (`en` unless
+    /// [`Site::in_language`]).
+    pub fn language(&self) -> &Language {
+        &self.language
     }
 
     /// No known site: links are paths.
@@ -100,5 +301,39 @@ mod tests {
             assert!(Site::new(bad).is_err(), "{bad}");
         }
         assert_eq!(Site::unknown().url("/datasets/x"), "/datasets/x");
+    }
+
+    #[test]
+    fn a_site_is_named_with_words_a_title_can_end_with() {
+        use super::SiteName;
+        assert_eq!(Site::unknown().name(), "Product catalog");
+        assert_eq!(Site::unknown().named(SiteName::new("  Acme data  ").unwrap()).name(), "Acme data");
+        assert_eq!(Site::unknown().named(SiteName::new("كتالوج المنتجات").unwrap()).name(), "كتالوج المنتجات");
+        assert!(SiteName::new(&"x".repeat(60)).is_ok());
+        for bad in ["", "   ", "a\nb", &"x".repeat(61)] {
+            assert!(SiteName::new(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn languages_are_bcp_47_tags_with_their_direction_and_locale() {
+        let cases = [
+            ("en", "en", "ltr", "en"),
+            ("EN-gb", "en-GB", "ltr", "en_GB"),
+            ("ar", "ar", "rtl", "ar"),
+            ("he-IL", "he-IL", "rtl", "he_IL"),
+            ("fa", "fa", "rtl", "fa"),
+            ("zh-hant-tw", "zh-Hant-TW", "ltr", "zh_TW"),
+            ("az-arab", "az-Arab", "rtl", "az"),
+            ("es-419", "es-419", "ltr", "es_419"),
+            ("sr-Latn", "sr-Latn", "ltr", "sr"),
+        ];
+        for (given, tag, direction, locale) in cases {
+            let language = super::Language::new(given).unwrap();
+            assert_eq!((language.tag(), language.direction(), language.og_locale().as_str()), (tag, direction, locale));
+        }
+        for bad in ["", "e", "english", "en_GB", "en-", "en--GB", "en-GBGBGBGBG", "1en", "en-G B"] {
+            assert!(super::Language::new(bad).is_err(), "{bad:?}");
+        }
     }
 }

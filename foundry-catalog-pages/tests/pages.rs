@@ -6,7 +6,7 @@ use std::path::Path;
 use foundry_catalog::examples::MANIFESTS;
 use foundry_catalog::product::{ProductManifest, ProductRecord};
 use foundry_catalog_pages::list::{Card, Cards};
-use foundry_catalog_pages::{PageError, Pages, Site, json_ld, sitemap};
+use foundry_catalog_pages::{Language, PageError, Pages, Site, SiteName, json_ld, sitemap};
 
 fn examples() -> Vec<ProductRecord> {
     MANIFESTS.iter().map(|(_, text)| ProductManifest::from_json(text).unwrap().build().unwrap()).collect()
@@ -243,7 +243,7 @@ fn a_page_holds_its_record() {
         assert!(html.contains(&updated), "{updated}");
         // Each listing's link names its marketplace once: "View on Data
         // Exchange", not "View on Data Exchange on Data Exchange".
-        for listing in &record.marketplaces {
+        for listing in record.marketplaces.iter().filter(|l| l.public_safe) {
             let link = format!("{}</a>", listing.cta_label);
             let named = format!("{link} on {}", listing.label);
             assert_eq!(html.contains(&named), !listing.cta_label.contains(listing.label.as_str()), "{named}");
@@ -338,7 +338,7 @@ fn a_folder_replaces_the_defaults_it_names() {
     let dir = folder(&[("style.css", "body { color: #123456; }"), (".swap", "ignored")]);
     let pages = Pages::from_dir(site(), dir.path()).unwrap();
     let html = pages.product(&examples()[0], &Cards::default()).unwrap();
-    assert!(html.contains("body { color: #123456; }") && html.contains("<h1>"));
+    assert!(html.contains("body { color: #123456; }") && html.contains("<h1 dir=\"auto\">"));
     assert_ne!(pages.digest(), Pages::new(site()).digest());
     assert_ne!(Pages::new(Site::unknown()).digest(), Pages::new(site()).digest());
 }
@@ -529,4 +529,142 @@ fn list_pages_since_render_exactly_the_pages_that_changed() {
     let mut added = actors(10);
     added.push(Card { path: "/actors/a-0007a".to_owned(), ..added[0].clone() });
     assert_eq!(rendered(&Cards::new(added)), ["/", "/actors", "/actors/page/3", "/actors/page/4"]);
+}
+
+/// Every page a site has: each example's, the not-found page, the home
+/// page and each route's first list page.
+fn every_page(pages: &Pages) -> Vec<String> {
+    let cards = Cards::new(examples().iter().filter_map(Card::of));
+    let mut html: Vec<String> = examples().iter().map(|record| pages.product(record, &cards).unwrap()).collect();
+    html.push(pages.not_found().unwrap());
+    html.extend(pages.list_pages(&cards).unwrap().into_iter().filter_map(|page| page.html));
+    html
+}
+
+/// The value of `<meta property="{property}" content="…">` in `html`.
+fn meta<'a>(html: &'a str, property: &str) -> Option<&'a str> {
+    let start = html.find(&format!(r#"<meta property="{property}" content=""#))? + property.len() + 27;
+    Some(&html[start..start + html[start..].find('"')?])
+}
+
+#[test]
+fn a_site_says_its_name_and_language_on_every_page() {
+    let default = every_page(&Pages::new(site()));
+    for html in &default {
+        assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\" dir=\"ltr\">"), "{html}");
+        assert_eq!(meta(html, "og:site_name"), Some("Product catalog"));
+        assert_eq!(meta(html, "og:locale"), Some("en"));
+    }
+    let named = site().named(SiteName::new("Katalog & Co").unwrap()).in_language(Language::new("ar-EG").unwrap());
+    let pages = Pages::new(named);
+    let default = Pages::new(site());
+    let name = Pages::new(site().named(SiteName::new("Katalog & Co").unwrap()));
+    let language = Pages::new(site().in_language(Language::new("ar-EG").unwrap()));
+    for other in [&pages, &name, &language] {
+        assert_ne!(other.digest(), default.digest(), "the name and the language each render every page");
+    }
+    assert_ne!(name.digest(), language.digest());
+    for html in every_page(&pages) {
+        assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"ar-EG\" dir=\"rtl\">"), "{html}");
+        assert_eq!(meta(&html, "og:site_name"), Some("Katalog &amp; Co"));
+        assert_eq!(meta(&html, "og:locale"), Some("ar_EG"));
+        // The default name is nowhere the site's own words are.
+        for default in [">Product catalog<", "content=\"Product catalog", "· Product catalog"] {
+            assert!(!html.contains(default), "{default} in {html}");
+        }
+    }
+    let cards = Cards::new(examples().iter().filter_map(Card::of));
+    // A list page's title ends with the site's name (a product's is its seo.title).
+    for html in pages.list_pages(&cards).unwrap().into_iter().filter_map(|page| page.html) {
+        let title = &html[html.find("<title>").unwrap()..html.find("</title>").unwrap()];
+        assert!(title.contains("Katalog &amp; Co"), "{title}");
+    }
+    let home = pages.list_pages(&cards).unwrap().remove(0).html.unwrap();
+    let start = home.find(r#"<script type="application/ld+json">"#).unwrap() + 35;
+    let ld: serde_json::Value =
+        serde_json::from_str(&home[start..start + home[start..].find("</script>").unwrap()]).unwrap();
+    assert_eq!((ld["name"].as_str(), ld["inLanguage"].as_str()), (Some("Katalog & Co"), Some("ar-EG")));
+    // Home and list pages describe themselves to a shared link too.
+    for html in pages.list_pages(&cards).unwrap().into_iter().filter_map(|page| page.html) {
+        let description = meta(&html, "og:description").unwrap();
+        assert!(html.contains(&format!(r#"<meta name="description" content="{description}">"#)), "{html}");
+    }
+}
+
+/// The start tag of the element whose text begins at `at` in `html`.
+fn tag_before(html: &str, at: usize) -> &str {
+    &html[html[..at].rfind('<').unwrap()..at]
+}
+
+#[test]
+fn a_products_own_words_read_in_their_own_direction() {
+    let pages = Pages::new(site());
+    let mut record = examples().remove(0);
+    record.title = "כותרת בעברית".to_owned();
+    record.summary = "ملخص باللغة العربية.".to_owned();
+    record.buyer_outcome = "نتيجة للمشتري.".to_owned();
+    record.use_cases = vec!["حالة استخدام".to_owned()];
+    record.target_audiences = vec!["קהל יעד".to_owned()];
+    let cards = Cards::new(std::iter::once(Card::of(&record).unwrap()));
+    let texts =
+        [&record.title, &record.summary, &record.buyer_outcome, &record.use_cases[0], &record.target_audiences[0]];
+    let product = pages.product(&record, &cards).unwrap();
+    let lists = pages.list_pages(&cards).unwrap();
+    let home = lists[0].html.clone().unwrap();
+    for text in texts {
+        let shown: Vec<usize> = product.match_indices(&format!(">{text}<")).map(|(at, _)| at + 1).collect();
+        assert!(!shown.is_empty(), "{text}");
+        for at in shown {
+            let tag = tag_before(&product, at);
+            assert!(tag.contains(r#"dir="auto""#) || tag == "<title>", "{text} in {tag}");
+        }
+    }
+    for text in [&record.title, &record.summary] {
+        let at = home.find(&format!(">{text}<")).unwrap() + 1;
+        assert!(tag_before(&home, at).contains(r#"dir="auto""#), "{text}");
+    }
+}
+
+#[test]
+fn listings_not_safe_for_the_public_are_neither_linked_nor_offered() {
+    let pages = Pages::new(site());
+    let mut record = examples().into_iter().find(|r| r.marketplaces.len() > 1).expect("an example with two listings");
+    let hidden = record.marketplaces.iter_mut().find(|l| !l.primary).unwrap();
+    hidden.public_safe = false;
+    let (url, label) = (hidden.url.clone(), hidden.cta_label.clone());
+    let html = pages.product(&record, &Cards::default()).unwrap();
+    let listings = &html
+        [html.find(r#"<section aria-labelledby="where">"#).unwrap()..html.find(r#"<div class="table-wrap""#).unwrap()];
+    assert!(!listings.contains(&url) && !listings.contains(&label), "{listings}");
+    let ld = json_ld::object(&record, &site()).to_string();
+    assert!(!ld.contains(&url), "{ld}");
+    let shown = record.marketplaces.iter().filter(|l| l.public_safe).count();
+    assert_eq!(listings.matches("<li dir=\"auto\"><a href=").count(), shown, "{listings}");
+}
+
+#[test]
+fn an_update_time_with_microseconds_is_a_valid_html_datetime() {
+    let (_, text) = MANIFESTS[0];
+    let mut manifest: serde_json::Value = serde_json::from_str(text).unwrap();
+    manifest["last_updated_at"] = "2026-11-04T07:45:10.123456-05:00".into();
+    let record = ProductManifest::from_json(&manifest.to_string()).unwrap().build().unwrap();
+    let html = Pages::new(site()).product(&record, &Cards::default()).unwrap();
+    assert!(html.contains(r#"<time datetime="2026-11-04T07:45:10.123-05:00">4 November 2026</time>"#), "{html}");
+}
+
+#[test]
+fn a_long_summary_is_clipped_on_cards_and_whole_on_its_page() {
+    let pages = Pages::new(site());
+    let mut record = examples().remove(0);
+    record.summary = "A summary that goes on. ".repeat(40);
+    let cards = Cards::new(std::iter::once(Card::of(&record).unwrap()));
+    let lists = pages.list_pages(&cards).unwrap();
+    for html in lists.iter().filter_map(|page| page.html.as_deref()) {
+        assert!(!html.contains(record.summary.trim()), "the card shows the summary whole");
+        if let Some(at) = html.find(r#"<p dir="auto">A summary"#) {
+            let shown = &html[at + 14..at + html[at..].find("</p>").unwrap()];
+            assert!(shown.chars().count() <= foundry_catalog_pages::CARD_SUMMARY && shown.ends_with('…'), "{shown}");
+        }
+    }
+    assert!(pages.product(&record, &cards).unwrap().contains(record.summary.as_str()));
 }

@@ -167,6 +167,19 @@ pub struct PageOptions {
     #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_SITE_URL", value_name = "URL",
         value_parser = cli::site, conflicts_with = "no_pages"))]
     pub site_url: Option<foundry_catalog_pages::Site>,
+    /// The site's name ("Product catalog" unless given): the header,
+    /// every page's title, `og:site_name` and the home page's JSON-LD say
+    /// it.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_SITE_NAME", value_name = "NAME",
+        value_parser = |s: &str| foundry_catalog_pages::SiteName::new(s), conflicts_with = "no_pages"))]
+    pub site_name: Option<foundry_catalog_pages::SiteName>,
+    /// The language of the site's own words, a BCP 47 tag (`en` unless
+    /// given; `ar` or `he` lay the site out right to left): `<html lang>`
+    /// and `og:locale` say it. A product's own text is shown in its own
+    /// direction whatever the site's.
+    #[cfg_attr(feature = "clap", arg(long, env = "FOUNDRY_CATALOG_SITE_LANGUAGE", value_name = "TAG",
+        value_parser = |s: &str| foundry_catalog_pages::Language::new(s), conflicts_with = "no_pages"))]
+    pub site_language: Option<foundry_catalog_pages::Language>,
     /// A folder of templates replacing the compiled-in ones
     /// (`product.html`, `base.html`, `home.html`, `list.html`,
     /// `breadcrumbs.html`, `cards.html`, `not_found.html`, `style.css`; see
@@ -188,6 +201,20 @@ impl PageOptions {
     #[must_use]
     pub fn site_url(mut self, site: foundry_catalog_pages::Site) -> Self {
         self.site_url = Some(site);
+        self
+    }
+
+    /// Sets the `site_name` field.
+    #[must_use]
+    pub fn site_name(mut self, name: foundry_catalog_pages::SiteName) -> Self {
+        self.site_name = Some(name);
+        self
+    }
+
+    /// Sets the `site_language` field.
+    #[must_use]
+    pub fn site_language(mut self, language: foundry_catalog_pages::Language) -> Self {
+        self.site_language = Some(language);
         self
     }
 
@@ -245,7 +272,13 @@ impl PageOptions {
         if self.no_pages {
             return Ok(None);
         }
-        let site = self.site_url.clone().or(default_site).unwrap_or_else(foundry_catalog_pages::Site::unknown);
+        let mut site = self.site_url.clone().or(default_site).unwrap_or_else(foundry_catalog_pages::Site::unknown);
+        if let Some(name) = &self.site_name {
+            site = site.named(name.clone());
+        }
+        if let Some(language) = &self.site_language {
+            site = site.in_language(language.clone());
+        }
         match &self.templates {
             Some(dir) => foundry_catalog_pages::Pages::from_dir(site, dir).map(Some),
             None => Ok(Some(foundry_catalog_pages::Pages::new(site))),

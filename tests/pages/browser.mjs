@@ -10,7 +10,7 @@
 // as the browser lays them out, are sample.rows; the first call to action
 // links to primary_cta; with JavaScript off the heading and the table are
 // there; axe-core finds no violation of WCAG 2.1 A/AA, at phone and
-// desktop widths; a screenshot of each width is saved. Under the page's
+// desktop widths, in light and in dark mode; a screenshot of each width is saved. Under the page's
 // own headers (axe runs with them bypassed, as it is a script): the
 // Content-Security-Policy, nosniff and Referrer-Policy are sent, the
 // console has no error (no policy violation), and the page links to the
@@ -221,6 +221,10 @@ async function checkProduct(record) {
     if (overflow) fail(`${slug}: the page scrolls sideways at ${viewport.width} px`);
     axeRules = Math.max(axeRules, await axe(page, `${slug} (${name})`));
     await page.screenshot({ path: join(args.shots, `${slug}-${name}.png`), fullPage: true });
+    // The same page for a reader whose system asks for dark pages: axe's
+    // contrast rules hold there too.
+    await page.emulateMedia({ colorScheme: "dark" });
+    await axe(page, `${slug} (${name}, dark)`);
     await context.close();
   }
   // Readable without JavaScript.
@@ -283,5 +287,5 @@ if (!(await page.locator("h1").innerText()).includes("not found")) fail("the 404
 await axe(page, "404 page");
 await browser.close();
 
-console.log(`browser: ${records.length} product pages, 5 list pages (home, routes, a second page) at two widths and the 404 page in Chromium; axe (${expectations.axe_tags.join(", ")}): ${failures.length ? "violations" : "no violation"} (${axeRules} rules passed on a page)`);
+console.log(`browser: ${records.length} product pages (light and dark), 5 list pages (home, routes, a second page) at two widths and the 404 page in Chromium; axe (${expectations.axe_tags.join(", ")}): ${failures.length ? "violations" : "no violation"} (${axeRules} rules passed on a page)`);
 process.exit(failures.length ? 1 : 0);

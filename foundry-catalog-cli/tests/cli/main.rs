@@ -110,6 +110,11 @@ fn usage_errors_exit_2_on_stderr() {
         &["serve", "--max-headers", "1001"],
         &["serve", "--catalog", "Cargo.toml", "--site-url", "https://catalog.example.com"],
         &["serve", "--site-url", "ftp://catalog.example.com"],
+        &["serve", "--catalog", "Cargo.toml", "--site-name", "Acme"],
+        &["serve", "--catalog", "Cargo.toml", "--site-language", "he"],
+        &["build", "examples/catalog", "--check", "--site-language", "en_GB"],
+        &["build", "examples/catalog", "--check", "--site-name", " "],
+        &["pages", "examples/catalog", "--out-dir", "x", "--site-language", "english"],
         &["build", "examples/catalog", "--check", "--no-pages", "--templates", "examples"],
         &["diff", "--mode", "sideways", "record-types", "record-types"],
     ] {
@@ -2138,4 +2143,47 @@ fn check_refuses_a_key_twice_in_one_object() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("/data/slug: [duplicate_key]"), "{}", text(&out.stdout));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--site-name` and `--site-language` reach every page `pages` writes,
+/// from manifests and from an artifact alike, and a build's pages: a
+/// build on an artifact made under another name renders every page again.
+#[test]
+fn a_site_is_built_under_its_name_and_in_its_language() {
+    let dir = temp("site-name");
+    let artifact = dir.join("catalog.fcat");
+    let site = ["--site-url", "https://katalog.example", "--site-name", "Katalog", "--site-language", "he-IL"];
+    let build = |output: &Path, previous: Option<&Path>, flags: &[&str]| {
+        let mut args = vec!["build", "examples/catalog", "-o", output.to_str().expect("utf-8")];
+        if let Some(previous) = previous {
+            args.extend(["--previous", previous.to_str().expect("utf-8")]);
+        }
+        args.extend(flags);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    build(&artifact, None, &site);
+    for (name, source) in [("from-artifact", artifact.to_str().expect("utf-8")), ("from-dir", "examples/catalog")] {
+        let out_dir = dir.join(name);
+        let mut args = vec!["pages", source, "--out-dir", out_dir.to_str().expect("utf-8")];
+        args.extend(site);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    for file in ["index.html", "datasets.html", "actors/lead-signal-extractor.html", "404.html"] {
+        let stored = std::fs::read_to_string(dir.join("from-artifact").join(file)).expect("written from the artifact");
+        let written = std::fs::read_to_string(dir.join("from-dir").join(file)).expect("written from the folder");
+        assert_eq!(stored, written, "{file}");
+        assert!(stored.contains(r#"<html lang="he-IL" dir="rtl">"#), "{file}: {stored}");
+        assert!(stored.contains(r#"<meta property="og:site_name" content="Katalog">"#), "{file}");
+        assert!(stored.contains(r#"<meta property="og:locale" content="he_IL">"#), "{file}");
+    }
+    let home = std::fs::read_to_string(dir.join("from-dir/index.html")).expect("home");
+    assert!(home.contains("<h1>Katalog</h1>") && home.contains(r#""name":"Katalog","inLanguage":"he-IL""#), "{home}");
+    // The same site again renders nothing; under another name, every page.
+    let same = build(&dir.join("same.fcat"), Some(&artifact), &site);
+    assert!(same.contains("(0 rendered, 0 compressed, 3 reused)"), "{same}");
+    let renamed = build(&dir.join("renamed.fcat"), Some(&artifact), &[&site[..3], &["Catalogue"], &site[4..]].concat());
+    assert!(renamed.contains("not building on") && renamed.contains("(3 rendered"), "{renamed}");
 }
