@@ -19,7 +19,9 @@ use crate::{BROKEN, USAGE, fail};
 /// The catalog is a folder of manifests (built and checked as `build`
 /// does) or an artifact file. Each page is rendered from the product's
 /// JSON body, with the templates compiled in or those of --templates.
-/// Files written: OUT/<route>/<slug>.html, the list pages (OUT/index.html,
+/// Files written: OUT/<route>/<slug>.html, each product's JSON record
+/// at OUT/api/public/foundry/products/<slug>.json (the body the endpoint
+/// answers, which each page links to), the list pages (OUT/index.html,
 /// OUT/<route>.html, OUT/<route>/page/<n>.html), OUT/404.html, OUT/robots.txt,
 /// OUT/favicon.ico and, with --site-url, OUT/sitemap.xml (and
 /// OUT/sitemap-N.xml past 50,000 pages); with --precompress, each also
@@ -132,18 +134,24 @@ fn write_site(
 ) -> Result<usize, Failure> {
     let slugs = catalog.slugs();
     let slugs: Vec<&str> = slugs.iter().map(String::as_str).collect();
-    let record = |slug: &str| -> Result<ProductRecord, Failure> {
+    // A product's JSON body, as the endpoint answers it, and its record.
+    let record = |slug: &str| {
         let body = catalog.get(slug).map(|entry| entry.body()).transpose();
         let body = body.map_err(|e| (BROKEN, format!("{slug}: {e}")))?.unwrap_or_default();
-        Ok(serde_json::from_slice(&body)
+        let record: ProductRecord = serde_json::from_slice(&body)
             .map_err(|e| e.to_string())
             .and_then(|body| ProductResponse::from_value_with(&body, record_types).map_err(|e| e.to_string()))
             .map_err(|e| (BROKEN, format!("{slug}: the body does not read as a record: {e}")))?
-            .data)
+            .data;
+        Ok::<_, Failure>((body, record))
     };
-    let cards = Cards::new(on_all_cores(&slugs, |slug| Ok(Card::of(&record(slug)?)))?.into_iter().flatten());
+    let cards = Cards::new(on_all_cores(&slugs, |slug| Ok(Card::of(&record(slug)?.1)))?.into_iter().flatten());
     on_all_cores(&slugs, |slug| {
-        let record = record(slug)?;
+        let (body, record) = record(slug)?;
+        // The JSON record each page links to, at its `api_path`, so that
+        // a static site's links all answer (docs/pages.md: nginx serves
+        // `<api_path>` from `<api_path>.json`).
+        out.write(&format!("{}.json", record.api_path()), &body)?;
         let html = pages.product(&record, &cards).map_err(|e| match manifests {
             Some(dir) => {
                 (BROKEN, format!("{}: cannot render its page: {e}", dir.join(format!("{slug}.json")).display()))

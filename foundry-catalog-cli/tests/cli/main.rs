@@ -1770,10 +1770,26 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
             "automation/crm-webhook-connector.html",
             "index.html",
             "datasets.html",
+            "api/public/foundry/products/eu-regulatory-status-signals.json",
         ];
         sites.push((page, sitemap, files.map(|f| std::fs::read(site.join(f)).expect("written"))));
     }
     assert!(sites[0] == sites[1], "an artifact's pages are its manifests' pages");
+    // Each page's link to its JSON record is a file: the body `render` makes.
+    let bodies = dir.join("bodies");
+    let out = run(&[
+        "render",
+        "examples/catalog/eu-regulatory-status-signals.json",
+        "--out-dir",
+        bodies.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // `render` writes it indented; the file is the endpoint's compact body
+    // (`.ci/pages` compares its bytes with `serve`'s answer).
+    let rendered = std::fs::read(bodies.join("eu-regulatory-status-signals.json")).expect("rendered");
+    let value = |bytes: &[u8]| serde_json::from_slice::<serde_json::Value>(bytes).expect("JSON");
+    assert!(value(&sites[0].2[6]) == value(&rendered), "the JSON record a static site holds is the product's body");
+    assert!(sites[0].0.contains(r#"href="/api/public/foundry/products/eu-regulatory-status-signals""#));
     // `pages` of the example catalog into `out`, with `extra` arguments.
     let pages_into = |out: &Path, extra: &[&str]| {
         run(&[&["pages", "examples/catalog", "--out-dir", out.to_str().expect("utf-8")], extra].concat())
