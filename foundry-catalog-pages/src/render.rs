@@ -149,7 +149,7 @@ pub const CARD_SUMMARY: usize = 200;
 /// fit in `max - 1`, then `…` (a word longer than that is cut).
 fn clip(text: &str, max: usize) -> Cow<'_, str> {
     let Some((cut, _)) = text.char_indices().nth(max) else { return Cow::Borrowed(text) };
-    let head = &text[..text.char_indices().nth(max - 1).map_or(cut, |(at, _)| at)];
+    let head = &text[..text.char_indices().nth(max.saturating_sub(1)).map_or(cut, |(at, _)| at)];
     let head = match head.rfind(char::is_whitespace) {
         Some(at) if at > 0 => &head[..at],
         _ => head,
