@@ -65,13 +65,11 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
-    let mut site = args.site_url.clone().unwrap_or_else(Site::unknown);
-    if let Some(name) = &args.site_name {
-        site = site.named(name.clone());
-    }
-    if let Some(language) = &args.site_language {
-        site = site.in_language(language.clone());
-    }
+    let site = args
+        .site_url
+        .clone()
+        .unwrap_or_else(Site::unknown)
+        .with_settings(args.site_name.as_ref(), args.site_language.as_ref());
     let pages = match &args.templates {
         None => Pages::new(site),
         Some(dir) => match Pages::from_dir(site, dir) {

@@ -38,6 +38,10 @@ pub const DEFAULT_NAME: &str = "Product catalog";
 /// after the page's own.
 pub const MAX_NAME: usize = 60;
 
+/// Why a name over [`MAX_NAME`] characters is refused (a test holds the
+/// number to the constant).
+const TOO_LONG: &str = "it is over 60 characters, and every list page's title ends with it";
+
 /// A site's name: 1 to [`MAX_NAME`] characters, not only spaces, no
 /// control characters (spaces around it are dropped).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +56,7 @@ impl SiteName {
             return refuse("it is empty");
         }
         if trimmed.chars().count() > MAX_NAME {
-            return refuse("it is over 60 characters, and every page's title ends with it");
+            return refuse(TOO_LONG);
         }
         if trimmed.chars().any(char::is_control) {
             return refuse("it has a control character");
@@ -129,12 +133,17 @@ impl Language {
             return refuse("it does not start with a language code of 2 or 3 letters");
         }
         let mut written = language.to_ascii_lowercase();
+        // After a single-character subtag (an extension, `-u-…`, or
+        // private use, `-x-…`) nothing is a script or a region.
+        let mut extended = false;
         for subtag in subtags {
             if subtag.is_empty() || subtag.len() > 8 || !subtag.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 return refuse("each part after the language is 1 to 8 letters or digits");
             }
             written.push('-');
+            extended |= subtag.len() == 1;
             match subtag.len() {
+                _ if extended => written.push_str(&subtag.to_ascii_lowercase()),
                 4 if subtag.bytes().all(|b| b.is_ascii_alphabetic()) => {
                     written.push_str(&subtag[..1].to_ascii_uppercase());
                     written.push_str(&subtag[1..].to_ascii_lowercase());
@@ -170,7 +179,9 @@ impl Language {
     pub fn og_locale(&self) -> String {
         let mut subtags = self.tag.split('-');
         let language = subtags.next().unwrap_or_default();
-        let region = subtags.find(|s| s.len() == 2 || (s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit())));
+        let region = subtags
+            .take_while(|s| s.len() > 1)
+            .find(|s| s.len() == 2 || (s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit())));
         match region {
             Some(region) => format!("{language}_{region}"),
             None => language.to_owned(),
@@ -237,6 +248,20 @@ impl Site {
     pub fn named(mut self, name: SiteName) -> Site {
         self.name = name.0;
         self
+    }
+
+    /// This site with the name and language given, if given (what
+    /// `--site-name` and `--site-language` set).
+    #[must_use]
+    pub fn with_settings(self, name: Option<&SiteName>, language: Option<&Language>) -> Site {
+        let site = match name {
+            Some(name) => self.named(name.clone()),
+            None => self,
+        };
+        match language {
+            Some(language) => site.in_language(language.clone()),
+            None => site,
+        }
     }
 
     /// This site, its own words in `language`.
@@ -309,7 +334,8 @@ mod tests {
         assert_eq!(Site::unknown().name(), "Product catalog");
         assert_eq!(Site::unknown().named(SiteName::new("  Acme data  ").unwrap()).name(), "Acme data");
         assert_eq!(Site::unknown().named(SiteName::new("كتالوج المنتجات").unwrap()).name(), "كتالوج المنتجات");
-        assert!(SiteName::new(&"x".repeat(60)).is_ok());
+        assert!(SiteName::new(&"x".repeat(super::MAX_NAME)).is_ok());
+        assert!(super::TOO_LONG.contains(&format!(" {} ", super::MAX_NAME)), "the refusal names the limit");
         for bad in ["", "   ", "a\nb", &"x".repeat(61)] {
             assert!(SiteName::new(bad).is_err(), "{bad:?}");
         }
@@ -327,6 +353,9 @@ mod tests {
             ("az-arab", "az-Arab", "rtl", "az"),
             ("es-419", "es-419", "ltr", "es_419"),
             ("sr-Latn", "sr-Latn", "ltr", "sr"),
+            // An extension's subtags are neither a script nor a region.
+            ("en-u-ca-gregory", "en-u-ca-gregory", "ltr", "en"),
+            ("de-CH-x-phonebk", "de-CH-x-phonebk", "ltr", "de_CH"),
         ];
         for (given, tag, direction, locale) in cases {
             let language = super::Language::new(given).unwrap();

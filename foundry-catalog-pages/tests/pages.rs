@@ -659,12 +659,15 @@ fn a_long_summary_is_clipped_on_cards_and_whole_on_its_page() {
     record.summary = "A summary that goes on. ".repeat(40);
     let cards = Cards::new(std::iter::once(Card::of(&record).unwrap()));
     let lists = pages.list_pages(&cards).unwrap();
+    let mut shown_on = 0;
     for html in lists.iter().filter_map(|page| page.html.as_deref()) {
         assert!(!html.contains(record.summary.trim()), "the card shows the summary whole");
         if let Some(at) = html.find(r#"<p dir="auto">A summary"#) {
             let shown = &html[at + 14..at + html[at..].find("</p>").unwrap()];
             assert!(shown.chars().count() <= foundry_catalog_pages::CARD_SUMMARY && shown.ends_with('…'), "{shown}");
+            shown_on += 1;
         }
     }
+    assert_eq!(shown_on, 2, "the home page and its route's page each show its card");
     assert!(pages.product(&record, &cards).unwrap().contains(record.summary.as_str()));
 }

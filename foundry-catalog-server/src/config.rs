@@ -272,13 +272,12 @@ impl PageOptions {
         if self.no_pages {
             return Ok(None);
         }
-        let mut site = self.site_url.clone().or(default_site).unwrap_or_else(foundry_catalog_pages::Site::unknown);
-        if let Some(name) = &self.site_name {
-            site = site.named(name.clone());
-        }
-        if let Some(language) = &self.site_language {
-            site = site.in_language(language.clone());
-        }
+        let site = self
+            .site_url
+            .clone()
+            .or(default_site)
+            .unwrap_or_else(foundry_catalog_pages::Site::unknown)
+            .with_settings(self.site_name.as_ref(), self.site_language.as_ref());
         match &self.templates {
             Some(dir) => foundry_catalog_pages::Pages::from_dir(site, dir).map(Some),
             None => Ok(Some(foundry_catalog_pages::Pages::new(site))),
