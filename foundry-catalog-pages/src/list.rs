@@ -94,6 +94,36 @@ pub fn route_label(route: Route) -> &'static str {
     }
 }
 
+/// The page numbers page `number` of a route's `pages` links to, in
+/// order (itself among them): the first and the last, the two on each
+/// side, and the pages that keep every page near the first. Pages are
+/// taken in blocks of `s` = ⌈√pages⌉: every page links to the first page
+/// of each block, and the first page of a block to every page of its
+/// block. So page 1 reaches any page in two clicks, whatever the route's
+/// length: with the home page's link to page 1 and a list page's links to
+/// its products, every product is at most 4 clicks from `/`. A page links
+/// to about √pages others, the first of a block to 2√pages (45 and 90 at
+/// 2,000 pages: 100,000 products in one route). The numbers depend on
+/// `number` and `pages` alone: a route whose page count changes renders
+/// all its pages again; one whose count holds, only the pages whose
+/// products changed.
+pub fn page_numbers(number: usize, pages: usize) -> Vec<usize> {
+    let pages = pages.max(1);
+    let number = number.clamp(1, pages);
+    let block = pages.isqrt() + usize::from(pages.isqrt().pow(2) < pages);
+    let own =
+        if (number - 1).is_multiple_of(block) { number..=(number + block - 1).min(pages) } else { number..=number };
+    let mut numbers: Vec<usize> = (1..=pages)
+        .step_by(block)
+        .chain(own)
+        .chain(number.saturating_sub(2).max(1)..=(number + 2).min(pages))
+        .chain([pages])
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
+}
+
 /// How many related products a product page links to ([`Cards::related`]).
 pub const RELATED: usize = 4;
 
@@ -180,6 +210,28 @@ impl Cards {
     }
 }
 
+/// The `n` most recently updated of `cards`, newest first: by `lastmod`
+/// compared as instants; of those at one instant, in the order given
+/// (path order); a card whose `lastmod` does not read after every one
+/// that does. What the home page shows of each route.
+pub fn newest_first(cards: &[Card], n: usize) -> Vec<&Card> {
+    use std::cmp::Reverse;
+    let mut keyed: Vec<_> = cards
+        .iter()
+        .enumerate()
+        .map(|(at, card)| {
+            let instant = foundry_catalog_core::OffsetTimestamp::new(card.lastmod.as_str()).ok();
+            (Reverse(instant.map(|instant| instant.as_datetime())), at)
+        })
+        .collect();
+    if keyed.len() > n && n > 0 {
+        keyed.select_nth_unstable(n - 1);
+    }
+    keyed.truncate(n);
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, at)| &cards[at]).collect()
+}
+
 /// The newest `lastmod` of `cards`, compared as instants (the offsets
 /// differ from record to record), written as that record wrote it; the
 /// latest in path order of those at the same instant.
@@ -212,6 +264,64 @@ mod tests {
         assert_eq!(route_path(Route::Actors, 1), "/actors");
         assert_eq!(route_path(Route::Actors, 3), "/actors/page/3");
         assert!(is_list_path(&route_path(Route::Automation, 40)));
+    }
+
+    /// Every page of a route is at most two clicks from its first,
+    /// whatever its length, through at most 2⌈√pages⌉ + 3 links a page
+    /// (⌈√pages⌉ + 6 but on the first page of a block); each page links
+    /// to its first, its last and its neighbours.
+    #[test]
+    fn every_page_is_two_clicks_from_the_first() {
+        for pages in (1..=700).chain([1_000, 2_000, 2_025, 2_026, 20_000]) {
+            let links = |n: usize| super::page_numbers(n, pages);
+            let mut reached = vec![false; pages + 1];
+            for one in links(1) {
+                for two in links(one) {
+                    reached[two] = true;
+                }
+            }
+            assert!(reached[1..].iter().all(|&r| r), "{pages} pages: not all within two clicks of the first");
+            let bound = 2 * pages.isqrt() + 5;
+            for n in [1, 2.min(pages), pages / 2 + 1, pages.saturating_sub(1).max(1), pages] {
+                let numbers = links(n);
+                assert!(numbers.len() <= bound, "page {n} of {pages} links to {}", numbers.len());
+                let block = pages.isqrt() + usize::from(pages.isqrt().pow(2) < pages);
+                if !(n - 1).is_multiple_of(block) {
+                    assert!(numbers.len() <= block + 6, "page {n} of {pages} links to {}", numbers.len());
+                }
+                assert!(numbers.windows(2).all(|w| w[0] < w[1]), "in order, once each");
+                for want in [1, n.saturating_sub(1).max(1), n, (n + 1).min(pages), pages] {
+                    assert!(numbers.contains(&want), "page {n} of {pages} lacks {want}: {numbers:?}");
+                }
+            }
+        }
+        assert_eq!(super::page_numbers(1, 1), [1]);
+        assert_eq!(super::page_numbers(7, 10), [1, 5, 6, 7, 8, 9, 10]);
+        assert_eq!(super::page_numbers(9, 16), [1, 5, 7, 8, 9, 10, 11, 12, 13, 16]);
+        assert_eq!(super::page_numbers(8, 16), [1, 5, 6, 7, 8, 9, 10, 13, 16]);
+    }
+
+    /// The home page's cards are the newest, as instants, newest first;
+    /// ties keep path order, and an unreadable date comes last.
+    #[test]
+    fn the_newest_cards_come_first() {
+        let card = |path: &str, lastmod: &str| Card {
+            path: path.to_owned(),
+            title: String::new(),
+            summary: String::new(),
+            lastmod: lastmod.to_owned(),
+        };
+        let cards = [
+            card("/actors/a", "2026-11-04T10:00:00+00:00"),
+            card("/actors/b", "2026-11-04T07:45:10-05:00"),
+            card("/actors/c", "not a date"),
+            card("/actors/d", "2026-11-04T12:45:10+00:00"),
+            card("/actors/e", "2026-01-01T00:00:00+00:00"),
+        ];
+        let paths = |n: usize| super::newest_first(&cards, n).iter().map(|c| c.path.as_str()).collect::<Vec<_>>();
+        assert_eq!(paths(3), ["/actors/b", "/actors/d", "/actors/a"]);
+        assert_eq!(paths(9), ["/actors/b", "/actors/d", "/actors/a", "/actors/e", "/actors/c"]);
+        assert!(paths(0).is_empty());
     }
 
     /// The newest of two dates is the later instant, not the later text.

@@ -168,15 +168,28 @@ struct ListContext<'a> {
     route: &'static str,
     /// This page's number, from 1.
     number: usize,
-    /// How many pages the route has, and how many products it lists: on
-    /// its first page only (none on the others), so that adding a
-    /// product changes the pages it moves, not every page of its route.
-    pages: Option<usize>,
+    /// How many pages the route has.
+    pages: usize,
+    /// How many products it lists: on its first page only (none on the
+    /// others), so that adding a product renders the pages it moves and
+    /// the first, not every page of its route.
     total: Option<usize>,
     cards: Vec<CardContext<'a>>,
     previous_url: Option<String>,
     next_url: Option<String>,
+    /// The numbered links ([`list::page_numbers`]).
+    numbers: Vec<PageLink>,
     breadcrumbs: Vec<Crumb>,
+}
+
+/// One number of a list page's pagination.
+#[derive(Serialize, PartialEq)]
+struct PageLink {
+    number: usize,
+    /// Its URL; none for the page itself.
+    url: Option<String>,
+    /// Whether pages are left out between the number before and this one.
+    gap: bool,
 }
 
 /// A list page before it is rendered: its path, `lastmod`, products,
@@ -459,7 +472,7 @@ impl Pages {
                 label: list::route_label(route),
                 url: self.site.url(&list::route_path(route, 1)),
                 total: cards.len(),
-                cards: cards.iter().take(list::HOME_SIZE).map(|c| self.card(c)).collect(),
+                cards: list::newest_first(cards, list::HOME_SIZE).into_iter().map(|c| self.card(c)).collect(),
             })
             .collect();
         let mut out = vec![Planned {
@@ -488,17 +501,31 @@ impl Pages {
                     label,
                     route: route.as_str(),
                     number,
-                    pages: (number == 1).then_some(pages),
+                    pages,
                     total: (number == 1).then_some(cards.len()),
                     cards: chunk.iter().map(|c| self.card(c)).collect(),
                     previous_url: (number > 1).then(|| self.site.url(&list::route_path(route, number - 1))),
                     next_url: (number < pages).then(|| self.site.url(&list::route_path(route, number + 1))),
+                    numbers: self.page_links(route, number, pages),
                     breadcrumbs,
                 };
                 out.push(Planned { lastmod: list::newest(chunk), cards: chunk, path, context: ListSpec::Route(page) });
             }
         }
         out
+    }
+
+    /// The numbered links of `route`'s page `number` of `pages`.
+    fn page_links(&self, route: Route, number: usize, pages: usize) -> Vec<PageLink> {
+        let mut last = 0;
+        list::page_numbers(number, pages)
+            .into_iter()
+            .map(|n| {
+                let gap = n > last + 1;
+                last = n;
+                PageLink { number: n, url: (n != number).then(|| self.site.url(&list::route_path(route, n))), gap }
+            })
+            .collect()
     }
 
     fn render_list(&self, spec: &ListSpec<'_>) -> Result<String, PageError> {

@@ -426,10 +426,48 @@ fn list_pages_show_every_product_once_in_pages_of_fifty() {
     assert!(html("/actors").contains(&format!("{total} products on 3 pages")));
     assert!(!html("/actors/page/2").contains(&total.to_string()));
     let home = html("/");
-    assert_eq!(actors_linked(home).len(), HOME_SIZE);
+    // The newest first: actors 27, 55 and 83 were updated on the 28th,
+    // 26, 54 and 82 on the 27th; the same day's in path order.
+    assert_eq!(actors_linked(home), [27, 55, 83, 26, 54, 82]);
+    assert_eq!(HOME_SIZE, 6);
     assert!(home.contains(&format!("All {total} actors")));
     // A route with no product still has its page, kept from search engines.
     assert!(html("/datasets").contains(r#"<meta name="robots" content="noindex">"#));
+}
+
+/// A visitor following links from the home page reaches every product of
+/// a long route in at most 4 clicks: the home page links to the route's
+/// first page, which reaches any page in two (a crawl of the rendered
+/// HTML, 1,000 pages of one product each); and each page's numbered
+/// links are the first, the last and a window about itself.
+#[test]
+fn every_product_is_four_clicks_from_home() {
+    let total = 1_000;
+    let pages = Pages::new(site()).with_page_size(1);
+    let cards = Cards::new(actors(total));
+    let lists = pages.list_pages(&cards).unwrap();
+    let html: std::collections::BTreeMap<String, String> =
+        lists.into_iter().map(|l| (format!("https://catalog.example.com{}", l.path), l.html.unwrap())).collect();
+    let mut depth = std::collections::BTreeMap::from([("https://catalog.example.com/".to_owned(), 0)]);
+    let mut queue = std::collections::VecDeque::from(["https://catalog.example.com/".to_owned()]);
+    while let Some(url) = queue.pop_front() {
+        let Some(page) = html.get(&url) else { continue };
+        let here = depth[&url];
+        for (at, _) in page.match_indices("href=\"") {
+            let link = &page[at + 6..];
+            let link = &link[..link.find('"').unwrap()];
+            if link.starts_with("https://catalog.example.com/") && !depth.contains_key(link) {
+                depth.insert(link.to_owned(), here + 1);
+                queue.push_back(link.to_owned());
+            }
+        }
+    }
+    let products: Vec<usize> = depth.iter().filter(|(url, _)| url.contains("/actors/a-")).map(|(_, &d)| d).collect();
+    assert_eq!(products.len(), total, "every product reached");
+    assert_eq!(products.iter().max(), Some(&4));
+    let page = &html["https://catalog.example.com/actors/page/500"];
+    let nav = &page[page.find("<nav aria-label=\"Pages\"").unwrap()..];
+    insta::assert_snapshot!("pagination-500-of-1000", &nav[..nav.find("</nav>").unwrap() + 6]);
 }
 
 /// A route of exactly k pages' products has k pages, no empty one after
@@ -492,10 +530,10 @@ fn a_product_page_links_to_its_nearest_neighbours_in_its_route() {
 
 /// Given the cards the pages were last made with, exactly the list pages
 /// that show something new are rendered: an edited title renders its own
-/// page (and the home page when it is shown there), a product added
+/// page (and the home page when it is among the newest), a product added
 /// renders the pages from its place on and the route's first page (its
 /// count), and a `lastmod` alone renders none, though its page's cards
-/// are new.
+/// are new, but the home page when it changes which are the newest.
 #[test]
 fn list_pages_since_render_exactly_the_pages_that_changed() {
     let pages = Pages::new(site()).with_page_size(3);
@@ -518,10 +556,15 @@ fn list_pages_since_render_exactly_the_pages_that_changed() {
         edit(&mut cards[9 - n]);
         Cards::new(cards)
     };
-    assert_eq!(rendered(&edited(7, |c| c.title.push_str(" again"))), ["/actors/page/3"]);
-    assert_eq!(rendered(&edited(1, |c| c.summary.push('!'))), ["/", "/actors"]);
-    let lastmod = edited(4, |c| c.lastmod = "2026-02-01T00:00:00+00:00".to_owned());
+    // Actors 4 to 9 are the newest: the home page shows them.
+    assert_eq!(rendered(&edited(7, |c| c.title.push_str(" again"))), ["/", "/actors/page/3"]);
+    assert_eq!(rendered(&edited(1, |c| c.summary.push('!'))), ["/actors"]);
+    assert_eq!(rendered(&edited(3, |c| c.title.push('!'))), ["/actors/page/2"]);
+    // Still older than actor 5's: the newest are in the same order.
+    let lastmod = edited(4, |c| c.lastmod = "2026-01-05T12:00:00+00:00".to_owned());
     assert!(rendered(&lastmod).is_empty());
+    let newest = edited(1, |c| c.lastmod = "2026-02-01T00:00:00+00:00".to_owned());
+    assert_eq!(rendered(&newest), ["/"], "the newest product moves to the home page");
     let lists = pages.list_pages_since(&lastmod, Some(&before)).unwrap();
     let same: Vec<bool> = lists.iter().map(|list| list.same_cards).collect();
     // /, /datasets, /actors, its pages 2 (actor 4's), 3 and 4, /automation.
