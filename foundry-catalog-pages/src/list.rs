@@ -102,11 +102,11 @@ pub fn route_label(route: Route) -> &'static str {
 /// block. So page 1 reaches any page in two clicks, whatever the route's
 /// length: with the home page's link to page 1 and a list page's links to
 /// its products, every product is at most 4 clicks from `/`. A page links
-/// to about √pages others, the first of a block to 2√pages (45 and 90 at
-/// 2,000 pages: 100,000 products in one route). The numbers depend on
-/// `number` and `pages` alone: a route whose page count changes renders
-/// all its pages again; one whose count holds, only the pages whose
-/// products changed.
+/// to about √pages others, the first of a block to 2√pages (at most 51
+/// and 92 numbers at 2,000 pages: 100,000 products in one route). The
+/// numbers depend on `number` and `pages` alone: a route whose page count
+/// changes renders all its pages again; one whose count holds, only the
+/// pages whose products changed.
 pub fn page_numbers(number: usize, pages: usize) -> Vec<usize> {
     let pages = pages.max(1);
     let number = number.clamp(1, pages);
