@@ -202,7 +202,9 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         builder = builder.spool_bodies(dir);
     }
     let last = Arc::new(Mutex::new(Progress::default()));
-    let builder = builder.on_progress(reporter(Arc::clone(&last)));
+    let builder = builder
+        .on_progress(reporter(Arc::clone(&last)))
+        .on_warning(|file, warning| eprintln!("warning: {file}: {warning}"));
     let catalog = builder.build_dir(&args.dir);
     let progress = *last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut catalog = match catalog {

@@ -144,12 +144,26 @@ fn write_site(
         Ok::<_, Failure>((body, record))
     };
     let cards = Cards::new(on_all_cores(&slugs, |slug| Ok(Card::of(&record(slug)?.1)))?.into_iter().flatten());
+    // What a warning names a product by: its manifest, as `build` does,
+    // or its slug in an artifact.
+    let name = |slug: &str| match manifests {
+        Some(dir) => dir.join(format!("{slug}.json")).display().to_string(),
+        None => slug.to_owned(),
+    };
+    let names: Vec<String> = cards.iter().map(|card| name(card.path.rsplit('/').next().unwrap_or_default())).collect();
+    let named: Vec<(&str, &Card)> = names.iter().map(String::as_str).zip(cards.iter()).collect();
+    for (at, warning) in foundry_catalog_pages::warnings::duplicates(&named) {
+        eprintln!("warning: {}: {warning}", named[at].0);
+    }
     on_all_cores(&slugs, |slug| {
         let (body, record) = record(slug)?;
         // The JSON record each page links to, at its `api_path`, so that
         // a static site's links all answer (docs/pages.md: nginx serves
         // `<api_path>` from `<api_path>.json`).
         out.write(&format!("{}.json", record.api_path()), &body)?;
+        for warning in foundry_catalog_pages::warnings::of(&record) {
+            eprintln!("warning: {}: {warning}", name(slug));
+        }
         let html = pages.product(&record, &cards).map_err(|e| match manifests {
             Some(dir) => {
                 (BROKEN, format!("{}: cannot render its page: {e}", dir.join(format!("{slug}.json")).display()))
@@ -174,6 +188,10 @@ fn write_site(
     out.write("/404.html", not_found.as_bytes())?;
     out.write(sitemap::ROBOTS_PATH, sitemap::robots(pages.site()).as_bytes())?;
     out.write(foundry_catalog_pages::favicon::PATH, &foundry_catalog_pages::favicon::ico())?;
+    if let Some(feed) = foundry_catalog_pages::feed::atom(pages.site(), &cards) {
+        out.write(foundry_catalog_pages::feed::PATH, feed.as_bytes())?;
+        out.write(foundry_catalog_pages::share_image::PATH, &foundry_catalog_pages::share_image::png())?;
+    }
     for file in sitemap::files(pages.site(), entries) {
         out.write(&file.path, file.xml.as_bytes())?;
     }

@@ -10,7 +10,9 @@
 //! the sample rows as a table under the schema preview's field names,
 //! and links to its related products. Beside them: the list pages (the
 //! home page and each route's, [`list`]), the sitemap ([`sitemap`]),
-//! `robots.txt` and the site's icon ([`favicon`]).
+//! `robots.txt`, an Atom feed of the newest products ([`feed`]), the
+//! site's icon ([`favicon`]) and the picture a shared link shows
+//! ([`share_image`]).
 //!
 //! Pages come from [Jinja2 templates](https://docs.rs/minijinja) with
 //! HTML autoescaping. The defaults are compiled in; a catalog team
@@ -45,13 +47,16 @@
 
 mod error;
 pub mod favicon;
+pub mod feed;
 pub mod json_ld;
 pub mod list;
 mod markup;
 mod render;
+pub mod share_image;
 pub mod site;
 pub mod sitemap;
 mod templates;
+pub mod warnings;
 
 pub use error::PageError;
 pub use render::{CARD_SUMMARY, ListPage, ListPlan, Pages};

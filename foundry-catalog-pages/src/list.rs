@@ -214,22 +214,23 @@ impl Cards {
 /// compared as instants; of those at one instant, in the order given
 /// (path order); a card whose `lastmod` does not read after every one
 /// that does. What the home page shows of each route.
-pub fn newest_first(cards: &[Card], n: usize) -> Vec<&Card> {
+pub fn newest_first<'a>(cards: impl IntoIterator<Item = &'a Card>, n: usize) -> Vec<&'a Card> {
     use std::cmp::Reverse;
     let mut keyed: Vec<_> = cards
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(at, card)| {
             let instant = foundry_catalog_core::OffsetTimestamp::new(card.lastmod.as_str()).ok();
-            (Reverse(instant.map(|instant| instant.as_datetime())), at)
+            (Reverse(instant.map(|instant| instant.as_datetime())), at, card)
         })
         .collect();
+    let order = |a: &(_, usize, &Card), b: &(_, usize, &Card)| (&a.0, a.1).cmp(&(&b.0, b.1));
     if keyed.len() > n && n > 0 {
-        keyed.select_nth_unstable(n - 1);
+        keyed.select_nth_unstable_by(n - 1, order);
     }
     keyed.truncate(n);
-    keyed.sort_unstable();
-    keyed.into_iter().map(|(_, at)| &cards[at]).collect()
+    keyed.sort_unstable_by(order);
+    keyed.into_iter().map(|(_, _, card)| card).collect()
 }
 
 /// The newest `lastmod` of `cards`, compared as instants (the offsets

@@ -565,6 +565,8 @@ impl Pages {
             url => self.site.is_known().then(|| self.site.url("")),
             home => self.site.url(list::HOME_PATH),
             favicon => self.site.url(crate::favicon::PATH),
+            feed => self.site.is_known().then(|| self.site.url(crate::feed::PATH)),
+            image => self.site.is_known().then(|| self.site.url(crate::share_image::PATH)),
             routes => Value::from_serialize(&routes),
         }
     }

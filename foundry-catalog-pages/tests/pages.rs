@@ -90,6 +90,7 @@ fn example_pages() {
     insta::assert_snapshot!("home", lists[0].html.as_deref().unwrap());
     insta::assert_snapshot!("list-datasets", lists[1].html.as_deref().unwrap());
     assert_eq!(pages.list_pages(&cards).unwrap(), lists, "the same cards give the same bytes");
+    insta::assert_snapshot!("feed", foundry_catalog_pages::feed::atom(&site(), &cards).unwrap());
 }
 
 #[test]
@@ -713,4 +714,30 @@ fn a_long_summary_is_clipped_on_cards_and_whole_on_its_page() {
     }
     assert_eq!(shown_on, 2, "the home page and its route's page each show its card");
     assert!(pages.product(&record, &cards).unwrap().contains(record.summary.as_str()));
+}
+
+/// A dataset whose description is shorter than Google's Dataset results
+/// take is warned about; at 50 characters, as a noindex page or as an
+/// actor, it is not.
+#[test]
+fn a_short_dataset_description_is_warned_about() {
+    use foundry_catalog::product::Route;
+    use foundry_catalog_pages::warnings;
+    let dataset = examples().into_iter().find(|r| r.route == Route::Datasets).unwrap();
+    let with = |description: &str, noindex: bool| {
+        let mut record = dataset.clone();
+        record.seo.description = description.to_owned();
+        record.seo.noindex = noindex;
+        warnings::of(&record)
+    };
+    let short = with("Ten chars.", false);
+    assert_eq!(short.len(), 1);
+    assert!(short[0].starts_with("its seo.description, its Dataset's description, is 10 characters"), "{short:?}");
+    assert!(with(&"x".repeat(50), false).is_empty());
+    assert_eq!(with(&"x".repeat(49), false).len(), 1);
+    assert!(with("Ten chars.", true).is_empty(), "a noindex page is judged by no one");
+    let mut actor = examples().into_iter().find(|r| r.route == Route::Actors).unwrap();
+    actor.seo.description = "Short.".to_owned();
+    assert!(warnings::of(&actor).is_empty());
+    assert!(warnings::of(&dataset).is_empty(), "the example's own description is long enough");
 }

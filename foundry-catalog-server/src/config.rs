@@ -103,11 +103,14 @@ impl CatalogSource {
                     Some(pages) => builder.pages(pages),
                     None => builder,
                 };
-                let mut builder = builder.on_progress(move |progress| {
-                    if let Ok(mut last) = seen.lock() {
-                        *last = *progress;
-                    }
-                });
+                let source = dir.display().to_string();
+                let mut builder = builder
+                    .on_progress(move |progress| {
+                        if let Ok(mut last) = seen.lock() {
+                            *last = *progress;
+                        }
+                    })
+                    .on_warning(move |file, warning| tracing::warn!(%source, file, "{warning}"));
                 match previous.map(|previous| builder.previous(previous)) {
                     Some(Err(reason)) => tracing::warn!(
                         source = %self,

@@ -204,10 +204,13 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
 }
 
 /// `Content-Type` of a site document, by its name's extension: the
-/// sitemap's XML, the icon, `robots.txt`'s text, else a list page.
+/// sitemap's XML, the Atom feed, the icon, the shared links' picture,
+/// `robots.txt`'s text, else a list page.
 fn document_type(path: &str) -> &'static str {
     match path.rsplit_once('.').map(|(_, extension)| extension) {
         Some("xml") => "application/xml",
+        Some("atom") => "application/atom+xml",
+        Some("png") => "image/png",
         Some("ico") => "image/x-icon",
         Some("txt") => "text/plain; charset=utf-8",
         _ => HTML,

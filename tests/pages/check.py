@@ -23,16 +23,26 @@ that share no code with the project:
   paths to them) reaches every indexable product, every link to the site
   leads to a page, every page it finds parses strictly, and the pages it
   finds that are not noindex are exactly the sitemap's;
-- robots.txt names the sitemap.
+- robots.txt names the sitemap;
+- every product page's og:image is og-image.png, a PNG of 1200 × 630
+  (each chunk's CRC, its pixels inflated with zlib);
+- the Atom feed (feed.atom) parses under feedparser as Atom 1.0 with no
+  error, has RFC 4287's required elements (lxml), lists the 50 most
+  recently updated pages of the sitemap (or all), newest first, each
+  entry's `updated` its page's lastmod, its title and summary the record's.
 
 Usage: check.py --site DIR --bodies DIR --site-url URL
 """
 
 import argparse
+import datetime
 import json
 import pathlib
+import struct
 import sys
+import zlib
 
+import feedparser
 import html5lib
 from lxml import etree, html as lhtml
 
@@ -106,6 +116,9 @@ def check_page(path, record, site_url):
     canonical = doc.xpath('//link[@rel="canonical"]/@href')
     if canonical != [site_url + record["canonical_path"]]:
         fail(f"{slug}: canonical {canonical!r}")
+    image = doc.xpath('//meta[@property="og:image"]/@content')
+    if image != [site_url + "/og-image.png"]:
+        fail(f"{slug}: og:image {image!r}")
     robots = doc.xpath('//meta[@name="robots"]/@content')
     if (robots == ["noindex"]) != hidden(record) or len(robots) > 1:
         fail(f"{slug}: robots {robots!r} with seo.noindex {record['seo']['noindex']}, is_visible {record['is_visible']}")
@@ -177,6 +190,79 @@ def check_sitemap(site, records, site_url):
     return listed
 
 
+ATOM = {"a": "http://www.w3.org/2005/Atom"}
+
+
+def instant(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def check_feed(site, site_url, listed, records):
+    """The Atom feed, read by feedparser and by lxml against RFC 4287."""
+    path = site / "feed.atom"
+    parsed = feedparser.parse(path.read_bytes())
+    if parsed.bozo or parsed.version != "atom10":
+        fail(f"feed.atom: feedparser reads {parsed.version!r}, error {parsed.get('bozo_exception')!r}")
+    feed = etree.parse(str(path)).getroot()
+    if feed.tag != "{http://www.w3.org/2005/Atom}feed":
+        fail(f"feed.atom: the root is {feed.tag}")
+    for required in ("a:id", "a:title", "a:updated", "a:author/a:name", "a:link[@rel='self']"):
+        if feed.find(required, ATOM) is None:
+            fail(f"feed.atom: no {required}")
+    products = {loc: lastmod for loc, lastmod in listed.items() if loc.count("/") == 4}
+    entries = feed.findall("a:entry", ATOM)
+    if len(entries) != min(50, len(products)):
+        fail(f"feed.atom: {len(entries)} entries for {len(products)} products")
+    by_url = {site_url + r["canonical_path"]: r for r in records}
+    updated = []
+    for entry in entries:
+        link = entry.find("a:link[@rel='alternate']", ATOM)
+        url, when = entry.findtext("a:id", namespaces=ATOM), entry.findtext("a:updated", namespaces=ATOM)
+        if link is None or link.get("href") != url or url not in products:
+            fail(f"feed.atom: an entry's id {url} is no page of the sitemap, or not its link")
+            continue
+        if when != products[url]:
+            fail(f"feed.atom: {url} updated {when}, its lastmod {products[url]}")
+        record = by_url.get(url)
+        if record and (entry.findtext("a:title", namespaces=ATOM) != record["title"]
+                       or entry.findtext("a:summary", namespaces=ATOM) != record["summary"]):
+            fail(f"feed.atom: {url}'s title or summary is not the record's")
+        updated.append(instant(when))
+    if updated != sorted(updated, reverse=True):
+        fail("feed.atom: the entries are not newest first")
+    ids = {entry.findtext("a:id", namespaces=ATOM) for entry in entries}
+    left_out = [instant(lastmod) for url, lastmod in products.items() if url not in ids]
+    if updated and left_out and max(left_out) > min(updated):
+        fail("feed.atom: a newer product is left out for an older one")
+    if updated and feed.findtext("a:updated", namespaces=ATOM) != entries[0].findtext("a:updated", namespaces=ATOM):
+        fail("feed.atom: the feed's updated is not its newest entry's")
+    return len(entries)
+
+
+def check_image(site):
+    """og-image.png: a PNG (its signature, each chunk's CRC) of 1200 × 630,
+    the size Open Graph and X's large cards ask for, read with zlib alone."""
+    data = (site / "og-image.png").read_bytes()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail("og-image.png: no PNG signature")
+        return
+    at, kinds = 8, []
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at:at + 4])
+        kind, body = data[at + 4:at + 8], data[at + 8:at + 8 + length]
+        (crc,) = struct.unpack(">I", data[at + 8 + length:at + 12 + length])
+        if zlib.crc32(kind + body) != crc:
+            fail(f"og-image.png: the {kind!r} chunk's CRC is wrong")
+        kinds.append((kind, body))
+        at += 12 + length
+    width, height = struct.unpack(">II", kinds[0][1][:8])
+    if kinds[0][0] != b"IHDR" or (width, height) != (1200, 630) or kinds[-1][0] != b"IEND":
+        fail(f"og-image.png: {kinds[0][0]!r} of {width} × {height}, ending {kinds[-1][0]!r}")
+    raw = zlib.decompress(b"".join(body for kind, body in kinds if kind == b"IDAT"))
+    if len(raw) != height * (1 + width * 3):
+        fail(f"og-image.png: {len(raw)} bytes of pixels for RGB {width} × {height}")
+
+
 def page_file(site, path):
     """The static site's file of a page path: / is index.html, others <path>.html;
     none for a path the site has no page at."""
@@ -206,7 +292,7 @@ def crawl(site, site_url, listed):
                 continue
             links += 1
             target = href[len(site_url):].split("#")[0]
-            if target.endswith(("/robots.txt", "/sitemap.xml", "/favicon.ico")):
+            if target.endswith(("/robots.txt", "/sitemap.xml", "/favicon.ico", "/feed.atom")):
                 continue
             if target not in found:
                 queue.append(target)
@@ -246,8 +332,11 @@ def main():
     for record in records:
         if not hidden(record) and record["canonical_path"] not in found:
             fail(f"the crawl from / does not reach {record['canonical_path']}")
+    entries = check_feed(args.site, args.site_url, listed or {}, records)
+    check_image(args.site)
     noindex = sum(hidden(r) for r in records)
-    print(f"pages: {len(records)} product pages ({noindex} noindex), 404.html, sitemap and robots.txt checked; "
+    print(f"pages: {len(records)} product pages ({noindex} noindex), 404.html, sitemap, robots.txt, the feed "
+          f"({entries} entries) and og-image.png checked; "
           f"a crawl from / over {links} links found {len(found)} pages, the sitemap's indexable set exactly")
     sys.exit(1 if failures else 0)
 

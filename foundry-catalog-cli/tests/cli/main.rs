@@ -2203,3 +2203,51 @@ fn a_site_is_built_under_its_name_and_in_its_language() {
     let renamed = build(&dir.join("renamed.fcat"), Some(&artifact), &[&site[..3], &["Catalogue"], &site[4..]].concat());
     assert!(renamed.contains("not building on") && renamed.contains("(3 rendered"), "{renamed}");
 }
+
+/// A dataset with a short description, and two products with one title,
+/// are built, each warned about by its manifest's path: by `build`, and
+/// by `pages` from the folder; a build without pages judges no page.
+#[test]
+fn build_and_pages_warn_about_a_short_dataset_description_and_a_shared_title() {
+    let dir = temp("warnings");
+    let catalog = dir.join("catalog");
+    std::fs::create_dir_all(&catalog).expect("a folder");
+    for entry in std::fs::read_dir(repo().join("examples/catalog")).expect("the examples") {
+        let path = entry.expect("an entry").path();
+        let mut manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("a manifest")).expect("JSON");
+        match manifest["route"].as_str() {
+            Some("datasets") => manifest["seo"]["description"] = "Ten chars.".into(),
+            Some("actors") => manifest["title"] = "CRM Webhook Connector".into(),
+            _ => {}
+        }
+        std::fs::write(catalog.join(path.file_name().expect("a name")), manifest.to_string()).expect("written");
+    }
+    let catalog = catalog.to_str().expect("utf-8");
+    let short = format!(
+        "warning: {catalog}/eu-regulatory-status-signals.json: its seo.description, its Dataset's description, is 10 characters"
+    );
+    let shared = [
+        format!(
+            "warning: {catalog}/lead-signal-extractor.json: its title is also the title of {catalog}/crm-webhook-connector.json;"
+        ),
+        format!(
+            "warning: {catalog}/crm-webhook-connector.json: its title is also the title of {catalog}/lead-signal-extractor.json;"
+        ),
+    ];
+    let artifact = dir.join("catalog.fcat");
+    let built =
+        run(&["build", catalog, "-o", artifact.to_str().expect("utf-8"), "--site-url", "https://catalog.example.com"]);
+    let pages = run(&["pages", catalog, "--out-dir", dir.join("site").to_str().expect("utf-8")]);
+    for out in [&built, &pages] {
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(&short), "{stderr}");
+        for line in &shared {
+            assert!(stderr.contains(line.as_str()), "{line}\n{stderr}");
+        }
+    }
+    let bare = run(&["build", catalog, "-o", dir.join("bare.fcat").to_str().expect("utf-8"), "--no-pages"]);
+    assert_eq!(bare.status.code(), Some(0), "{}", text(&bare.stderr));
+    assert!(!text(&bare.stderr).contains("warning: "), "{}", text(&bare.stderr));
+}

@@ -102,6 +102,14 @@ pub(crate) const CARDS_DOCUMENT: &str = "cards";
 /// `foundry_catalog_pages::favicon::PATH`.
 pub(crate) const ICON_DOCUMENT: &str = "/favicon.ico";
 
+/// The name of the site's Atom feed among the documents: its path,
+/// `foundry_catalog_pages::feed::PATH`.
+pub(crate) const FEED_DOCUMENT: &str = "/feed.atom";
+
+/// The name of the picture shared links show among the documents: its
+/// path, `foundry_catalog_pages::share_image::PATH`.
+pub(crate) const IMAGE_DOCUMENT: &str = "/og-image.png";
+
 /// Where a run of spans lies, when each starts where the one before it ends.
 pub(crate) fn contiguous(mut spans: impl Iterator<Item = Span>) -> Option<(u64, u64)> {
     let first = spans.next()?;

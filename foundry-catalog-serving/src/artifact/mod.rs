@@ -137,8 +137,9 @@ mod write;
 
 pub(crate) use bodies::{Bodies, BodyFile, Piece};
 pub(crate) use entries::{
-    CARDS_DOCUMENT, DocumentEntry, ICON_DOCUMENT, IndexEntry, LAST_HTTP_DATE, NOT_FOUND_DOCUMENT, PageSpans, Response,
-    SOURCE_LEN, Span, contiguous, etag_names, etag_of, is_http_date_of, is_strong_etag,
+    CARDS_DOCUMENT, DocumentEntry, FEED_DOCUMENT, ICON_DOCUMENT, IMAGE_DOCUMENT, IndexEntry, LAST_HTTP_DATE,
+    NOT_FOUND_DOCUMENT, PageSpans, Response, SOURCE_LEN, Span, contiguous, etag_names, etag_of, is_http_date_of,
+    is_strong_etag,
 };
 pub use error::ArtifactError;
 pub(crate) use head::{Block, store_product};

@@ -61,6 +61,8 @@ pub struct Builder {
     pages: Option<Arc<PageMaker>>,
     previous: Option<Arc<Previous>>,
     progress: Option<Arc<Report>>,
+    /// What is told each warning ([`Builder::on_warning`]).
+    warn: Option<Arc<Warn>>,
     /// Where bodies are written as they are made, when not kept in memory.
     spool: Option<Arc<Path>>,
 }
@@ -72,6 +74,9 @@ pub const DEFAULT_MAX_MANIFEST_LEN: u64 = 16 << 20;
 /// What [`Builder::on_progress`] is given.
 type Report = dyn Fn(&Progress) + Send + Sync;
 
+/// What [`Builder::on_warning`] is given.
+type Warn = dyn Fn(&str, &str) + Send + Sync;
+
 impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
@@ -81,6 +86,7 @@ impl fmt::Debug for Builder {
             .field("pages", &self.pages)
             .field("previous", &self.previous.as_ref().map(|p| p.products()))
             .field("progress", &self.progress.is_some())
+            .field("warn", &self.warn.is_some())
             .field("spool", &self.spool)
             .finish()
     }
@@ -96,6 +102,7 @@ impl Default for Builder {
             pages: None,
             previous: None,
             progress: None,
+            warn: None,
             spool: None,
         }
     }
@@ -290,6 +297,18 @@ impl Builder {
         self
     }
 
+    /// Calls `warn` with a manifest's name and a sentence (with a hint) for
+    /// each thing about its page that a search engine or a visitor would
+    /// fault, though the build goes on ([`foundry_catalog_pages::warnings`]
+    /// with the `pages` feature; none without pages): a dataset's short
+    /// description, when its manifest is read; a title or summary another
+    /// product has too, at every build with pages. From the building
+    /// threads; keep it quick.
+    pub fn on_warning(mut self, warn: impl Fn(&str, &str) + Send + Sync + 'static) -> Self {
+        self.warn = Some(Arc::new(warn));
+        self
+    }
+
     /// Builds the manifests `*.json` in a folder (sorted by name), read by
     /// the threads that build them. Every file is read; one that cannot
     /// be read or is not UTF-8 is one problem among the others, never a
@@ -391,7 +410,7 @@ impl Builder {
     /// from.
     fn seen(&self, pages: &PageMaker, before: Option<&Cards>, source: Source<'_>) -> Result<Seen, CatalogError> {
         match source {
-            Source::Unchanged { entry, from, .. } => {
+            Source::Unchanged { file, entry, from, .. } => {
                 let card = match from.page_listing(&entry) {
                     Some((path, lastmod)) if !lastmod.is_empty() => {
                         Some(pages.kept_card(before, &path).ok_or_else(|| CatalogError::Page {
@@ -401,13 +420,16 @@ impl Builder {
                     }
                     _ => None,
                 };
-                Ok(Seen { card, source: entry.source })
+                Ok(Seen { card: card.map(|card| (file, card)), source: entry.source })
             }
             Source::Manifest { file, bytes, source } => {
                 let record = self.renderer.build_manifest(&file, &bytes).ok();
-                Ok(Seen { card: record.and_then(|record| pages.card(&record)), source })
+                let card = record.and_then(|record| pages.card(&record));
+                Ok(Seen { card: card.map(|card| (file, card)), source })
             }
-            Source::Record { record, .. } => Ok(Seen { card: pages.card(record), source: [0; SOURCE_LEN] }),
+            Source::Record { file, record } => {
+                Ok(Seen { card: pages.card(record).map(|card| (file.to_owned(), card)), source: [0; SOURCE_LEN] })
+            }
             Source::Failed(_) => Ok(Seen { card: None, source: [0; SOURCE_LEN] }),
         }
     }
@@ -441,6 +463,11 @@ impl Builder {
             .renderer
             .body(record)
             .map_err(|violations| CatalogError::Invalid { file: file.to_owned(), violations })?;
+        if let (Some(pages), Some(warn)) = (self.pages.as_deref(), &self.warn) {
+            for warning in pages.warnings(record) {
+                warn(file, &warning);
+            }
+        }
         let slug = record.slug.to_string();
         if let Some(previous) = &self.previous
             && let Some(entry) = previous.same_body(&slug, &body, source)
@@ -526,7 +553,8 @@ enum Source<'a> {
 
 /// What the first pass of a build with pages learns of one source.
 struct Seen {
-    card: Option<Card>,
+    /// The card, with the name of the manifest (or record) it is of.
+    card: Option<(String, Card)>,
     /// The SHA-256 of the bytes it was read from (zeros for a record, or
     /// a file that could not be read).
     source: [u8; SOURCE_LEN],
@@ -737,11 +765,11 @@ impl Builder {
             None => None,
         };
         let seen = crate::parallel::map(items, |item| self.seen(pages, before.as_ref(), source(item, None)));
-        let (mut cards, mut sources, mut errors) = (Vec::new(), Vec::with_capacity(items.len()), Vec::new());
+        let (mut named, mut sources, mut errors) = (Vec::new(), Vec::with_capacity(items.len()), Vec::new());
         for seen in seen {
             match seen {
                 Ok(Seen { card, source }) => {
-                    cards.extend(card);
+                    named.extend(card);
                     sources.push(source);
                 }
                 Err(error) => errors.push(error),
@@ -750,6 +778,13 @@ impl Builder {
         if !errors.is_empty() {
             return Err(errors);
         }
+        if let Some(warn) = &self.warn {
+            let cards: Vec<(&str, &Card)> = named.iter().map(|(file, card)| (file.as_str(), card)).collect();
+            for (at, warning) in pages.duplicates(&cards) {
+                warn(cards[at].0, &warning);
+            }
+        }
+        let cards = named.into_iter().map(|(_, card)| card).collect();
         Ok((pages.linking(cards, before), sources))
     }
 

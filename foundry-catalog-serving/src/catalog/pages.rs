@@ -115,6 +115,17 @@ impl PageMaker {
         Linking { now: Cards::new(cards), before }
     }
 
+    /// What to warn about `record`'s page ([`foundry_catalog_pages::warnings::of`]).
+    pub(super) fn warnings(&self, record: &ProductRecord) -> Vec<String> {
+        foundry_catalog_pages::warnings::of(record)
+    }
+
+    /// What to warn about products sharing a title or a summary, each
+    /// named by its manifest ([`foundry_catalog_pages::warnings::duplicates`]).
+    pub(super) fn duplicates(&self, cards: &[(&str, &Card)]) -> Vec<(usize, String)> {
+        foundry_catalog_pages::warnings::duplicates(cards)
+    }
+
     /// The card the previous artifact's pages were made with for the page
     /// at `path`.
     pub(super) fn kept_card(&self, before: Option<&Cards>, path: &str) -> Option<Card> {
@@ -173,8 +184,8 @@ impl PageMaker {
 
     /// The site documents of the cards `linking.now`, each in every
     /// coding, given to `write` in the order they are stored:
-    /// `/robots.txt`, the sitemap files (none when the site is unknown),
-    /// the list pages, each route page's cards, the not-found page and
+    /// `/robots.txt`, the sitemap files, the Atom feed and the picture
+    /// shared links show (none when the site is unknown), the list pages, each route page's cards, the not-found page and
     /// the site's icon (`/favicon.ico`). They are rendered and compressed
     /// on all cores a few at a time ([`crate::parallel::for_each_windowed`]),
     /// each window written before the next is made, so a build never
@@ -202,6 +213,9 @@ impl PageMaker {
         let kept = |name: &str| previous.and_then(|previous| Some((previous.document(name)?, previous)));
         let mut jobs: Vec<Job<'_, '_>> = vec![Job::Robots];
         jobs.extend((0..sitemap.len()).map(Job::Sitemap));
+        if site.is_known() {
+            jobs.extend([Job::Feed, Job::Image]);
+        }
         let mut tally = ListTally::default();
         for plan in &plans {
             if !plan.cards.is_empty() {
@@ -235,6 +249,11 @@ impl PageMaker {
                     let file = sitemap.file(*n).ok_or_else(|| failed(format!("no sitemap file {n}")))?;
                     (file.path, file.xml.into_bytes())
                 }
+                Job::Feed => {
+                    let feed = foundry_catalog_pages::feed::atom(site, &linking.now);
+                    (crate::artifact::FEED_DOCUMENT.to_owned(), feed.unwrap_or_default().into_bytes())
+                }
+                Job::Image => (crate::artifact::IMAGE_DOCUMENT.to_owned(), foundry_catalog_pages::share_image::png()),
                 Job::Cards(plan) => (cards_document(&plan.path), Card::encode_all(plan.cards)),
                 Job::List(plan) => (
                     plan.path.clone(),
@@ -260,6 +279,10 @@ enum Job<'p, 'a> {
     Robots,
     /// The sitemap's `n`th file.
     Sitemap(usize),
+    /// The Atom feed of the newest products (when the site is known).
+    Feed,
+    /// The picture shared links show (when the site is known).
+    Image,
     /// The cards of a route's list page.
     Cards(&'p foundry_catalog_pages::ListPlan<'p>),
     /// A list page, rendered now.
@@ -285,6 +308,14 @@ impl PageMaker {
     }
 
     pub(super) fn linking(&self, _: Vec<Card>, _: Option<Cards>) -> Linking {
+        match *self {}
+    }
+
+    pub(super) fn warnings(&self, _: &ProductRecord) -> Vec<String> {
+        match *self {}
+    }
+
+    pub(super) fn duplicates(&self, _: &[(&str, &Card)]) -> Vec<(usize, String)> {
         match *self {}
     }
 
@@ -329,9 +360,12 @@ pub(super) fn encode(codings: &[ContentCoding], bytes: &[u8]) -> Vec<Vec<u8>> {
 
 #[cfg(all(test, feature = "pages"))]
 mod tests {
-    /// The icon is stored under the path the pages link to.
+    /// The icon, the feed and the picture are stored under the paths the
+    /// pages link to.
     #[test]
-    fn the_icon_is_stored_where_pages_link_to_it() {
+    fn the_icon_and_the_feed_are_stored_where_pages_link_to_them() {
         assert_eq!(crate::artifact::ICON_DOCUMENT, foundry_catalog_pages::favicon::PATH);
+        assert_eq!(crate::artifact::FEED_DOCUMENT, foundry_catalog_pages::feed::PATH);
+        assert_eq!(crate::artifact::IMAGE_DOCUMENT, foundry_catalog_pages::share_image::PATH);
     }
 }

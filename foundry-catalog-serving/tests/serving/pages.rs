@@ -84,7 +84,18 @@ fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
     let renderer = pages(SITE);
     let mut paths: Vec<String> = records().iter().map(ProductRecord::canonical_path).collect();
     paths.extend(
-        ["/robots.txt", "/sitemap.xml", "/favicon.ico", "/", "/datasets", "/actors", "/automation"].map(str::to_owned),
+        [
+            "/robots.txt",
+            "/sitemap.xml",
+            "/favicon.ico",
+            "/feed.atom",
+            "/og-image.png",
+            "/",
+            "/datasets",
+            "/actors",
+            "/automation",
+        ]
+        .map(str::to_owned),
     );
     paths.sort();
     assert_eq!(catalog.page_paths(), paths);
@@ -93,6 +104,13 @@ fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
     assert_eq!((icon.status, icon.content_type), (200, Some("image/x-icon")));
     assert_eq!(icon.body, foundry_catalog_pages::favicon::ico());
     assert_eq!(answer(&catalog, &get("/robots.txt")).content_type, Some("text/plain; charset=utf-8"));
+    // The feed, and the picture every page names as its og:image.
+    let feed = answer(&catalog, &get(foundry_catalog_pages::feed::PATH));
+    assert_eq!((feed.status, feed.content_type), (200, Some("application/atom+xml")));
+    assert!(feed.body.starts_with(b"<?xml") && feed.body.windows(7).any(|w| w == b"<entry>"));
+    let image = answer(&catalog, &get(foundry_catalog_pages::share_image::PATH));
+    assert_eq!((image.status, image.content_type), (200, Some("image/png")));
+    assert_eq!(image.body, foundry_catalog_pages::share_image::png());
     assert_eq!(answer(&catalog, &get("/sitemap.xml")).content_type, Some("application/xml"));
     let cards = Cards::new(records().iter().filter_map(Card::of));
     for record in records() {

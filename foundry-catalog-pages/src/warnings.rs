@@ -1,0 +1,126 @@
+//! What a build warns about a product whose page it makes, but that a
+//! search engine or a visitor would fault: each a sentence with a hint,
+//! which the caller prints after the manifest's name (`build`, `pages`,
+//! `serve` on a folder). A warning never fails a build.
+//!
+//! - [`of`]: a dataset whose description (`seo.description`, the
+//!   description of its `Dataset` JSON-LD) is shorter than Google's
+//!   Dataset results take ([`DATASET_DESCRIPTION`]);
+//! - [`duplicates`]: products with the same title, or the same summary,
+//!   as another (compared without case and runs of whitespace): lists and
+//!   search results would show two products a visitor cannot tell apart.
+//!
+//! Only indexable products are judged: a `noindex` page is in no list,
+//! no sitemap and no search engine.
+
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+
+use foundry_catalog::product::{ProductRecord, Route};
+
+use crate::list::Card;
+
+/// How many characters Google's Dataset results take of a dataset's
+/// description (<https://developers.google.com/search/docs/appearance/structured-data/dataset>);
+/// the page's own limit ([`crate::Pages::MAX_SEO_DESCRIPTION`]) is lower
+/// at the top, and an error.
+pub const DATASET_DESCRIPTION: RangeInclusive<usize> = 50..=5000;
+
+/// How many other products a duplicate's warning names.
+const NAMED: usize = 3;
+
+/// The warnings about `record`'s page alone.
+pub fn of(record: &ProductRecord) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let length = record.seo.description.chars().count();
+    if record.route == Route::Datasets && crate::sitemap::indexable(record) && length < *DATASET_DESCRIPTION.start() {
+        warnings.push(format!(
+            "its seo.description, its Dataset's description, is {length} characters; Google's Dataset results take {} \
+             to {}; hint: say what the data holds in at least {} characters",
+            DATASET_DESCRIPTION.start(),
+            DATASET_DESCRIPTION.end(),
+            DATASET_DESCRIPTION.start()
+        ));
+    }
+    warnings
+}
+
+/// The warnings about products that share a title, or a summary, with
+/// another: `cards` are each product's name (its manifest's, as the
+/// warning should say it) and card; each warning is given with the index
+/// of the product it is about, in the order of `cards`, and names up to
+/// three of the others.
+pub fn duplicates(cards: &[(&str, &Card)]) -> Vec<(usize, String)> {
+    let mut warnings = Vec::new();
+    for (what, text) in
+        [("title", (|card: &Card| card.title.as_str()) as fn(&Card) -> &str), ("summary", |card| &card.summary)]
+    {
+        let mut same: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (at, (_, card)) in cards.iter().enumerate() {
+            same.entry(normal(text(card))).or_default().push(at);
+        }
+        for group in same.values().filter(|group| group.len() > 1) {
+            for &at in group {
+                let others: Vec<&str> =
+                    group.iter().filter(|&&other| other != at).map(|&other| cards[other].0).collect();
+                let more = others.len().saturating_sub(NAMED);
+                let named = others[..others.len().min(NAMED)].join(", ");
+                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                warnings.push((
+                    at,
+                    format!(
+                        "its {what} is also the {what} of {named}{more}; hint: give each product a {what} of its own, \
+                         as lists and search results show it to tell products apart"
+                    ),
+                ));
+            }
+        }
+    }
+    warnings.sort_by_key(|(at, _)| *at);
+    warnings
+}
+
+/// `text` as duplicates are compared: lowercase, its runs of whitespace
+/// one space, trimmed.
+fn normal(text: &str) -> String {
+    text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Card, duplicates};
+
+    fn card(title: &str, summary: &str) -> Card {
+        Card {
+            path: format!("/actors/{}", title.len()),
+            title: title.to_owned(),
+            summary: summary.to_owned(),
+            lastmod: String::new(),
+        }
+    }
+
+    /// Each of a group is warned about, naming the others; case and
+    /// spacing do not make two titles different; a title alone is no
+    /// duplicate of a summary.
+    #[test]
+    fn products_sharing_a_title_or_a_summary_are_each_named() {
+        let cards =
+            [card("Lead  Finder", "One"), card("lead finder", "Two"), card("Other", "one"), card("Two", "Three")];
+        let named: Vec<(&str, &Card)> = ["a.json", "b.json", "c.json", "d.json"].into_iter().zip(&cards).collect();
+        let warnings = duplicates(&named);
+        let about: Vec<(usize, &str)> =
+            warnings.iter().map(|(at, text)| (*at, text.split(';').next().unwrap())).collect();
+        assert_eq!(
+            about,
+            [
+                (0, "its title is also the title of b.json"),
+                (0, "its summary is also the summary of c.json"),
+                (1, "its title is also the title of a.json"),
+                (2, "its summary is also the summary of a.json"),
+            ]
+        );
+        let many: Vec<Card> = (0..6).map(|n| card("Same", &n.to_string())).collect();
+        let named: Vec<(&str, &Card)> = ["a", "b", "c", "d", "e", "f"].into_iter().zip(&many).collect();
+        assert!(duplicates(&named)[0].1.starts_with("its title is also the title of b, c, d and 2 more;"));
+    }
+}
