@@ -48,29 +48,32 @@ pub fn of(record: &ProductRecord) -> Vec<String> {
 /// The warnings about products that share a title, or a summary, with
 /// another: `cards` are each product's name (its manifest's, as the
 /// warning should say it) and card; each warning is given with the index
-/// of the product it is about, in the order of `cards`, and names up to
-/// three of the others.
+/// of the product it is about, in the order of `cards`. Each of a few
+/// products sharing one is warned about, naming up to three of the others;
+/// of more than [`GROUP`], the first alone, with how many others there
+/// are (a catalog made from a template should not print a line a product
+/// at every build). The time is linear in the products.
 pub fn duplicates(cards: &[(&str, &Card)]) -> Vec<(usize, String)> {
     let mut warnings = Vec::new();
-    for (what, text) in
-        [("title", (|card: &Card| card.title.as_str()) as fn(&Card) -> &str), ("summary", |card| &card.summary)]
-    {
+    let fields: [(&str, fn(&Card) -> &str); 2] = [("title", |card| &card.title), ("summary", |card| &card.summary)];
+    for (what, text) in fields {
         let mut same: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (at, (_, card)) in cards.iter().enumerate() {
             same.entry(normal(text(card))).or_default().push(at);
         }
         for group in same.values().filter(|group| group.len() > 1) {
-            for &at in group {
-                let others: Vec<&str> =
-                    group.iter().filter(|&&other| other != at).map(|&other| cards[other].0).collect();
-                let more = others.len().saturating_sub(NAMED);
-                let named = others[..others.len().min(NAMED)].join(", ");
+            let warned = if group.len() > GROUP { &group[..1] } else { &group[..] };
+            for &at in warned {
+                let others = group.iter().filter(|&&other| other != at);
+                let named: Vec<&str> = others.take(NAMED).map(|&other| cards[other].0).collect();
+                let more = group.len() - 1 - named.len();
                 let more = if more > 0 { format!(" and {more} more") } else { String::new() };
                 warnings.push((
                     at,
                     format!(
-                        "its {what} is also the {what} of {named}{more}; hint: give each product a {what} of its own, \
-                         as lists and search results show it to tell products apart"
+                        "its {what} is also the {what} of {}{more}; hint: give each product a {what} of its own, \
+                         as lists and search results show it to tell products apart",
+                        named.join(", ")
                     ),
                 ));
             }
@@ -79,6 +82,10 @@ pub fn duplicates(cards: &[(&str, &Card)]) -> Vec<(usize, String)> {
     warnings.sort_by_key(|(at, _)| *at);
     warnings
 }
+
+/// The most products sharing a title (or a summary) that are each warned
+/// about; past it, only the first is.
+pub const GROUP: usize = 10;
 
 /// `text` as duplicates are compared: lowercase, its runs of whitespace
 /// one space, trimmed.
@@ -121,6 +128,17 @@ mod tests {
         );
         let many: Vec<Card> = (0..6).map(|n| card("Same", &n.to_string())).collect();
         let named: Vec<(&str, &Card)> = ["a", "b", "c", "d", "e", "f"].into_iter().zip(&many).collect();
-        assert!(duplicates(&named)[0].1.starts_with("its title is also the title of b, c, d and 2 more;"));
+        let warnings = duplicates(&named);
+        assert_eq!(warnings.len(), 6);
+        assert!(warnings[0].1.starts_with("its title is also the title of b, c, d and 2 more;"));
+        assert!(warnings[5].1.starts_with("its title is also the title of a, b, c and 2 more;"));
+        // Past `GROUP`, the first alone, with how many others.
+        let names: Vec<String> = (0..=super::GROUP).map(|n| format!("m{n}")).collect();
+        let same = card("Same", "S");
+        let named: Vec<(&str, &Card)> = names.iter().map(|name| (name.as_str(), &same)).collect();
+        let warnings = duplicates(&named);
+        let more = super::GROUP - 3;
+        assert_eq!(warnings.len(), 2, "one for the title, one for the summary");
+        assert!(warnings[0].1.starts_with(&format!("its title is also the title of m1, m2, m3 and {more} more;")));
     }
 }
