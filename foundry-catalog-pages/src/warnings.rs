@@ -55,7 +55,7 @@ pub fn of(record: &ProductRecord) -> Vec<String> {
 /// at every build). The time is linear in the products.
 pub fn duplicates(cards: &[(&str, &Card)]) -> Vec<(usize, String)> {
     let mut warnings = Vec::new();
-    let fields: [(&str, fn(&Card) -> &str); 2] = [("title", |card| &card.title), ("summary", |card| &card.summary)];
+    let fields: [(&str, Field); 2] = [("title", |card| &card.title), ("summary", |card| &card.summary)];
     for (what, text) in fields {
         let mut same: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (at, (_, card)) in cards.iter().enumerate() {
@@ -82,6 +82,9 @@ pub fn duplicates(cards: &[(&str, &Card)]) -> Vec<(usize, String)> {
     warnings.sort_by_key(|(at, _)| *at);
     warnings
 }
+
+/// What of a card [`duplicates`] compares.
+type Field = fn(&Card) -> &str;
 
 /// The most products sharing a title (or a summary) that are each warned
 /// about; past it, only the first is.
