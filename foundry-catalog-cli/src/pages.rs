@@ -144,8 +144,8 @@ fn write_site(
         Ok::<_, Failure>((body, record))
     };
     let cards = Cards::new(on_all_cores(&slugs, |slug| Ok(Card::of(&record(slug)?.1)))?.into_iter().flatten());
-    // What a warning names a product by: its manifest, as `build` does,
-    // or its slug in an artifact.
+    // What a warning or an error names a product by: its manifest, as
+    // `build` does, or its slug in an artifact.
     let name = |slug: &str| match manifests {
         Some(dir) => dir.join(format!("{slug}.json")).display().to_string(),
         None => slug.to_owned(),
@@ -165,9 +165,7 @@ fn write_site(
             eprintln!("warning: {}: {warning}", name(slug));
         }
         let html = pages.product(&record, &cards).map_err(|e| match manifests {
-            Some(dir) => {
-                (BROKEN, format!("{}: cannot render its page: {e}", dir.join(format!("{slug}.json")).display()))
-            }
+            Some(_) => (BROKEN, format!("{}: cannot render its page: {e}", name(slug))),
             None => (BROKEN, e.to_string()),
         })?;
         out.write(&format!("{}.html", record.canonical_path()), html.as_bytes())
