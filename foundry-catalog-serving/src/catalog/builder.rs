@@ -299,7 +299,7 @@ impl Builder {
 
     /// Calls `warn` with a manifest's name and a sentence (with a hint) for
     /// each thing about its page that a search engine or a visitor would
-    /// fault, though the build goes on ([`foundry_catalog_pages::warnings`]
+    /// fault, though the build goes on (`foundry_catalog_pages::warnings`
     /// with the `pages` feature; none without pages): a dataset's short
     /// description, when its manifest is read; a title or summary another
     /// product has too, at every build with pages. From the building
