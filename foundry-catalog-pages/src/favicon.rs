@@ -11,7 +11,7 @@
 pub const PATH: &str = "/favicon.ico";
 
 /// The icon's side, in pixels.
-const SIDE: usize = 32;
+pub(crate) const SIDE: usize = 32;
 
 /// The square's corner radius, in pixels.
 const RADIUS: usize = 6;
@@ -25,16 +25,44 @@ const WHITE: [u8; 4] = [0xff, 0xff, 0xff, 0xff];
 /// The rows (from the top) and columns each white bar covers.
 const BARS: [(std::ops::Range<usize>, std::ops::Range<usize>); 3] = [(8..12, 8..24), (14..18, 8..24), (20..24, 8..20)];
 
-/// The colour of the pixel at column `x`, row `y` from the top.
-fn pixel(x: usize, y: usize) -> [u8; 4] {
-    if BARS.iter().any(|(rows, columns)| rows.contains(&y) && columns.contains(&x)) {
-        return WHITE;
+/// What of the mark, drawn `scale` times the icon's size, is at column
+/// `x`, row `y` from its top left: the icon draws it at 1, and the picture
+/// shared links show ([`crate::share_image`]) at 10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// Past the square or outside one of its rounded corners.
+    Outside,
+    /// The rounded square.
+    Square,
+    /// One of its three bars.
+    Bar,
+}
+
+/// [`Mark`] at column `x`, row `y` of the mark drawn at `scale`.
+pub(crate) fn mark(x: usize, y: usize, scale: usize) -> Mark {
+    let (side, radius) = (SIDE * scale, RADIUS * scale);
+    if x >= side || y >= side {
+        return Mark::Outside;
     }
-    // Outside a corner's quarter circle: transparent.
-    let far = SIDE - 1 - RADIUS;
+    let scaled = |range: &std::ops::Range<usize>| range.start * scale..range.end * scale;
+    if BARS.iter().any(|(rows, columns)| scaled(rows).contains(&y) && scaled(columns).contains(&x)) {
+        return Mark::Bar;
+    }
+    // Outside a corner's quarter circle.
+    let far = side - 1 - radius;
     let (dx, dy) =
-        (x.saturating_sub(far).max(RADIUS.saturating_sub(x)), y.saturating_sub(far).max(RADIUS.saturating_sub(y)));
-    if dx * dx + dy * dy > RADIUS * RADIUS { [0; 4] } else { BLUE }
+        (x.saturating_sub(far).max(radius.saturating_sub(x)), y.saturating_sub(far).max(radius.saturating_sub(y)));
+    if dx * dx + dy * dy > radius * radius { Mark::Outside } else { Mark::Square }
+}
+
+/// The colour of the pixel at column `x`, row `y` from the top:
+/// transparent outside the square.
+fn pixel(x: usize, y: usize) -> [u8; 4] {
+    match mark(x, y, 1) {
+        Mark::Outside => [0; 4],
+        Mark::Square => BLUE,
+        Mark::Bar => WHITE,
+    }
 }
 
 /// The ICO file's bytes.

@@ -18,33 +18,24 @@ pub const WIDTH: usize = 1200;
 /// See [`WIDTH`].
 pub const HEIGHT: usize = 630;
 
-/// The mark's side and where it starts, in pixels (centred).
-const MARK: usize = 320;
+/// How many times the icon's size the mark is drawn.
+const SCALE: usize = 10;
+/// The mark's side, and where it starts (centred), in pixels.
+const MARK: usize = crate::favicon::SIDE * SCALE;
 const LEFT: usize = (WIDTH - MARK) / 2;
 const TOP: usize = (HEIGHT - MARK) / 2;
-/// The mark's corner radius.
-const RADIUS: usize = 60;
 
 const BLUE: [u8; 3] = [0x0b, 0x57, 0xd0];
 const WHITE: [u8; 3] = [0xff, 0xff, 0xff];
 
-/// The bars, as rows and columns of the mark (the icon's, scaled by 10).
-const BARS: [(std::ops::Range<usize>, std::ops::Range<usize>); 3] =
-    [(80..120, 80..240), (140..180, 80..240), (200..240, 80..200)];
-
-/// The colour of the pixel at column `x`, row `y` from the top.
+/// The colour of the pixel at column `x`, row `y` from the top: the
+/// icon's mark ([`crate::favicon`]) with its colours swapped, on blue.
 fn pixel(x: usize, y: usize) -> [u8; 3] {
     let (Some(mx), Some(my)) = (x.checked_sub(LEFT), y.checked_sub(TOP)) else { return BLUE };
-    if mx >= MARK || my >= MARK {
-        return BLUE;
+    match crate::favicon::mark(mx, my, SCALE) {
+        crate::favicon::Mark::Square => WHITE,
+        crate::favicon::Mark::Outside | crate::favicon::Mark::Bar => BLUE,
     }
-    if BARS.iter().any(|(rows, columns)| rows.contains(&my) && columns.contains(&mx)) {
-        return BLUE;
-    }
-    let far = MARK - 1 - RADIUS;
-    let (dx, dy) =
-        (mx.saturating_sub(far).max(RADIUS.saturating_sub(mx)), my.saturating_sub(far).max(RADIUS.saturating_sub(my)));
-    if dx * dx + dy * dy > RADIUS * RADIUS { BLUE } else { WHITE }
 }
 
 /// The PNG file's bytes.
