@@ -18,7 +18,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-pub use crate::locations::{API_PATH_PREFIX, HOME_PATH, Route, is_list_path};
+pub use crate::locations::{
+    API_PATH_PREFIX, HOME_PATH, MAX_TERM_SLUG, Route, Taxonomy, is_list_path, is_term_slug, term_key, term_slug,
+};
 use crate::preview::{Sample, SchemaPreview};
 use crate::shape::{Format, Shape, wire_object};
 use crate::{Currency, OffsetTimestamp, Slug, UtcTimestamp};

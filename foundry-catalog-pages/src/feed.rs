@@ -79,7 +79,13 @@ mod tests {
     use crate::list::Card;
 
     fn card(path: &str, title: &str, lastmod: &str) -> Card {
-        Card { path: path.to_owned(), title: title.to_owned(), summary: "S".to_owned(), lastmod: lastmod.to_owned() }
+        Card {
+            path: path.to_owned(),
+            title: title.to_owned(),
+            summary: "S".to_owned(),
+            lastmod: lastmod.to_owned(),
+            terms: Vec::new(),
+        }
     }
 
     #[test]

@@ -46,6 +46,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod facets;
 pub mod favicon;
 pub mod feed;
 pub mod json_ld;

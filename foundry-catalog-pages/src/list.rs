@@ -16,6 +16,8 @@
 use foundry_catalog::product::Route;
 use serde::{Deserialize, Serialize};
 
+use crate::facets::Term;
+
 /// The most products one list page shows: a visitor scans 50 titles
 /// with their summaries on one screen or two, and the page stays under
 /// 40 KB of HTML and well under Lighthouse's 800-element DOM budget; a
@@ -36,6 +38,9 @@ pub struct Card {
     pub summary: String,
     /// Its sitemap `lastmod` (`last_updated_at`).
     pub lastmod: String,
+    /// Its terms: the facet pages that list it ([`crate::facets`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<Term>,
 }
 
 impl Card {
@@ -47,6 +52,7 @@ impl Card {
             title: record.title.clone(),
             summary: record.summary.clone(),
             lastmod: record.last_updated_at.as_str().to_owned(),
+            terms: crate::facets::terms_of(record),
         })
     }
 
@@ -311,6 +317,7 @@ mod tests {
             title: String::new(),
             summary: String::new(),
             lastmod: lastmod.to_owned(),
+            terms: Vec::new(),
         };
         let cards = [
             card("/actors/a", "2026-11-04T10:00:00+00:00"),
@@ -333,6 +340,7 @@ mod tests {
             title: String::new(),
             summary: String::new(),
             lastmod: lastmod.to_owned(),
+            terms: Vec::new(),
         };
         // 12:45 UTC is after 10:00 UTC, though its text sorts before.
         let cards = [card("2026-11-04T10:00:00+00:00"), card("2026-11-04T07:45:10-05:00")];
@@ -346,6 +354,7 @@ mod tests {
             title: format!("T {path}"),
             summary: "S".to_owned(),
             lastmod: "2026-01-01T00:00:00+00:00".to_owned(),
+            terms: Vec::new(),
         };
         let cards = vec![card("/datasets/b"), card("/actors/a"), card("/datasets/a")];
         let read = Card::decode_all(&Card::encode_all(&cards)).unwrap();

@@ -10,6 +10,7 @@ use minijinja::{AutoEscape, Environment, ErrorKind, Output, State, UndefinedBeha
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::facets::{self, Facets, Taxonomy};
 use crate::list::{self, Card, Cards};
 use crate::templates::{DEFAULTS, read_dir};
 use crate::{PageError, Site, json_ld};
@@ -19,6 +20,7 @@ const PRODUCT: &str = "product.html";
 const NOT_FOUND: &str = "not_found.html";
 const HOME: &str = "home.html";
 const LIST: &str = "list.html";
+const TERMS: &str = "terms.html";
 
 /// Renders product pages and the not-found page from templates.
 pub struct Pages {
@@ -68,9 +70,34 @@ struct PageContext<'a> {
     related: Vec<CardContext<'a>>,
     /// The route's name (`Datasets`), for the related products' heading.
     route_label: &'static str,
+    /// `use_cases`, each with its facet page's URL (none on a `noindex`
+    /// page: its product is on no facet page).
+    use_cases: Vec<Crumb>,
+    /// `target_audiences`, likewise.
+    audiences: Vec<Crumb>,
+    /// `output_formats`, likewise.
+    formats: Vec<Crumb>,
+    /// `marketplace_availability`'s entries, each with its marketplace's
+    /// facet page.
+    availability: Vec<AvailabilityRow<'a>>,
+    /// The availability statuses of its entries ([`crate::facets::status_label`]),
+    /// each once, with their facet pages.
+    statuses: Vec<Crumb>,
 }
 
-/// One step of a page's breadcrumbs.
+/// One row of a product page's availability table.
+#[derive(Serialize)]
+struct AvailabilityRow<'a> {
+    /// The marketplace, and its facet page.
+    marketplace: Crumb,
+    /// The entry's own display text of its status.
+    status_label: &'a str,
+    action_label: &'a str,
+    /// Where the action leads, when the entry is clickable.
+    url: Option<&'a str>,
+}
+
+/// One step of a page's breadcrumbs, or any named link.
 #[derive(Serialize, PartialEq)]
 struct Crumb {
     /// What it is called.
@@ -158,14 +185,17 @@ fn clip(text: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{head}…"))
 }
 
-/// What `list.html` sees as `page`.
+/// What `list.html` sees as `page`: a route's list page, or a term's.
 #[derive(Serialize, PartialEq)]
 struct ListContext<'a> {
     canonical_url: String,
-    /// The route's name (`Datasets`).
-    label: &'static str,
-    /// The route (`datasets`).
-    route: &'static str,
+    /// The route's name (`Datasets`), or the term's (`Webhook fan-out`).
+    label: &'a str,
+    /// The route (`datasets`); none on a term's page.
+    route: Option<&'static str>,
+    /// What the term is (`Use case`, [`crate::facets::singular`]); none
+    /// on a route's page.
+    taxonomy: Option<&'static str>,
     /// This page's number, from 1.
     number: usize,
     /// How many pages the route has.
@@ -208,6 +238,76 @@ enum ListSpec<'a> {
     Home { canonical_url: String, routes: Vec<RouteSummary<'a>> },
     /// `list.html`'s.
     Route(ListContext<'a>),
+    /// A term's page, made into `list.html`'s context when it is
+    /// rendered: a catalog's terms list each product several times, so
+    /// the plan holds references, not what the page shows.
+    Term(TermSpec<'a>),
+    /// A page of a taxonomy's terms, `terms.html`'s.
+    Terms(TermsSpec<'a>),
+}
+
+/// Page `number` of `pages` of a term's products.
+struct TermSpec<'a> {
+    taxonomy: Taxonomy,
+    slug: &'a str,
+    label: &'a str,
+    number: usize,
+    pages: usize,
+    /// How many products have the term (counted on the first page only,
+    /// as a route's).
+    total: Option<usize>,
+    cards: Vec<&'a Card>,
+}
+
+impl PartialEq for TermSpec<'_> {
+    /// Whether the two show the same: what a card shows of each product,
+    /// not its date or terms.
+    fn eq(&self, other: &Self) -> bool {
+        fn shown<'c>(card: &&'c Card) -> (&'c str, &'c str, &'c str) {
+            (&card.path, &card.title, &card.summary)
+        }
+        (self.taxonomy, self.slug, self.label, self.number, self.pages, self.total)
+            == (other.taxonomy, other.slug, other.label, other.number, other.pages, other.total)
+            && self.cards.iter().map(shown).eq(other.cards.iter().map(shown))
+    }
+}
+
+/// Page `number` of `pages` of a taxonomy's terms: each slug, label and
+/// how many products have it.
+#[derive(PartialEq)]
+struct TermsSpec<'a> {
+    taxonomy: Taxonomy,
+    number: usize,
+    pages: usize,
+    total: usize,
+    terms: Vec<(&'a str, &'a str, usize)>,
+}
+
+/// What `terms.html` sees as `page`.
+#[derive(Serialize)]
+struct TermsContext {
+    canonical_url: String,
+    /// The taxonomy's name (`Use cases`).
+    label: &'static str,
+    /// This page's number, from 1, and how many there are.
+    number: usize,
+    pages: usize,
+    /// How many terms the taxonomy has.
+    total: usize,
+    /// This page's terms: `name`, `url`, and `count`, the products with it.
+    terms: Vec<TermLink>,
+    previous_url: Option<String>,
+    next_url: Option<String>,
+    numbers: Vec<PageLink>,
+    breadcrumbs: Vec<Crumb>,
+}
+
+/// One term on its taxonomy's page.
+#[derive(Serialize)]
+struct TermLink {
+    name: String,
+    url: String,
+    count: usize,
 }
 
 /// One route as the home page shows it.
@@ -356,6 +456,27 @@ impl Pages {
             ],
             related: self.related(cards, record.route, &record.canonical_path()),
             route_label: list::route_label(record.route),
+            use_cases: self.term_links(record, Taxonomy::UseCases, &record.use_cases),
+            audiences: self.term_links(record, Taxonomy::Audiences, &record.target_audiences),
+            formats: self.term_links(record, Taxonomy::Formats, &record.output_formats),
+            availability: record
+                .marketplace_availability
+                .iter()
+                .map(|entry| AvailabilityRow {
+                    marketplace: self.term_link(record, Taxonomy::Marketplaces, &entry.key, &entry.label),
+                    status_label: &entry.status_label,
+                    action_label: &entry.action_label,
+                    url: entry.url.as_deref(),
+                })
+                .collect(),
+            statuses: facets::terms_of(record)
+                .into_iter()
+                .filter(|term| term.taxonomy == Taxonomy::Availability)
+                .map(|term| Crumb {
+                    url: crate::sitemap::indexable(record).then(|| self.site.url(&term.path())),
+                    name: term.label,
+                })
+                .collect(),
         };
         let context = minijinja::context! {
             product => Value::from_serialize(record),
@@ -389,6 +510,18 @@ impl Pages {
             (&card.path, &card.title, &card.summary)
         }
         cards.related(route, path).into_iter().map(shown).eq(before.related(route, path).into_iter().map(shown))
+    }
+
+    /// `values` of `taxonomy`, each linking to its term's page when
+    /// `record`'s page is indexable (else its product is on none).
+    fn term_links(&self, record: &ProductRecord, taxonomy: Taxonomy, values: &[String]) -> Vec<Crumb> {
+        values.iter().map(|value| self.term_link(record, taxonomy, value, value)).collect()
+    }
+
+    fn term_link(&self, record: &ProductRecord, taxonomy: Taxonomy, value: &str, label: &str) -> Crumb {
+        let url =
+            crate::sitemap::indexable(record).then(|| self.site.url(&taxonomy.term_path(&facets::term_slug(value), 1)));
+        Crumb { name: label.to_owned(), url }
     }
 
     fn related<'a>(&self, cards: &'a Cards, route: Route, path: &str) -> Vec<CardContext<'a>> {
@@ -483,49 +616,141 @@ impl Pages {
         }];
         for (route, cards) in cards.routes() {
             let pages = cards.len().div_ceil(self.page_size).max(1);
+            let label = list::route_label(route);
             for number in 1..=pages {
                 let chunk = cards.chunks(self.page_size).nth(number - 1).unwrap_or_default();
                 let path = list::route_path(route, number);
-                let label = list::route_label(route);
-                let mut breadcrumbs =
-                    vec![Crumb { name: "Home".to_owned(), url: Some(self.site.url(list::HOME_PATH)) }];
-                if number > 1 {
-                    breadcrumbs
-                        .push(Crumb { name: label.to_owned(), url: Some(self.site.url(&list::route_path(route, 1))) });
-                    breadcrumbs.push(Crumb { name: format!("Page {number}"), url: None });
-                } else {
-                    breadcrumbs.push(Crumb { name: label.to_owned(), url: None });
-                }
                 let page = ListContext {
                     canonical_url: self.site.url(&path),
                     label,
-                    route: route.as_str(),
+                    route: Some(route.as_str()),
+                    taxonomy: None,
                     number,
                     pages,
                     total: (number == 1).then_some(cards.len()),
                     cards: chunk.iter().map(|c| self.card(c)).collect(),
                     previous_url: (number > 1).then(|| self.site.url(&list::route_path(route, number - 1))),
                     next_url: (number < pages).then(|| self.site.url(&list::route_path(route, number + 1))),
-                    numbers: self.page_links(route, number, pages),
-                    breadcrumbs,
+                    numbers: self.page_links(number, pages, |n| route.list_path(n)),
+                    breadcrumbs: self.trail(Vec::new(), label, &list::route_path(route, 1), number),
                 };
                 out.push(Planned { lastmod: list::newest(chunk), cards: chunk, path, context: ListSpec::Route(page) });
+            }
+        }
+        let facets = Facets::new(cards);
+        for (taxonomy, terms) in facets.taxonomies() {
+            let pages = terms.len().div_ceil(self.page_size).max(1);
+            for number in 1..=pages {
+                let chunk = terms.chunks(self.page_size).nth(number - 1).unwrap_or_default();
+                out.push(Planned {
+                    path: taxonomy.index_path(number),
+                    lastmod: list::newest(chunk.iter().flat_map(|term| term.cards.iter().copied())),
+                    cards: &[],
+                    context: ListSpec::Terms(TermsSpec {
+                        taxonomy,
+                        number,
+                        pages,
+                        total: terms.len(),
+                        terms: chunk.iter().map(|term| (term.slug, term.label, term.cards.len())).collect(),
+                    }),
+                });
+            }
+            for term in terms {
+                let pages = term.cards.len().div_ceil(self.page_size).max(1);
+                for (at, chunk) in term.cards.chunks(self.page_size).enumerate() {
+                    out.push(Planned {
+                        path: taxonomy.term_path(term.slug, at + 1),
+                        lastmod: list::newest(chunk.iter().copied()),
+                        cards: &[],
+                        context: ListSpec::Term(TermSpec {
+                            taxonomy,
+                            slug: term.slug,
+                            label: term.label,
+                            number: at + 1,
+                            pages,
+                            total: (at == 0).then_some(term.cards.len()),
+                            cards: chunk.to_vec(),
+                        }),
+                    });
+                }
             }
         }
         out
     }
 
-    /// The numbered links of `route`'s page `number` of `pages`.
-    fn page_links(&self, route: Route, number: usize, pages: usize) -> Vec<PageLink> {
+    /// The breadcrumbs of page `number` of the list `label` whose first
+    /// page is at `first`, under the home page and `parents`.
+    fn trail(&self, parents: Vec<Crumb>, label: &str, first: &str, number: usize) -> Vec<Crumb> {
+        let mut crumbs = vec![Crumb { name: "Home".to_owned(), url: Some(self.site.url(list::HOME_PATH)) }];
+        crumbs.extend(parents);
+        if number > 1 {
+            crumbs.push(Crumb { name: label.to_owned(), url: Some(self.site.url(first)) });
+            crumbs.push(Crumb { name: format!("Page {number}"), url: None });
+        } else {
+            crumbs.push(Crumb { name: label.to_owned(), url: None });
+        }
+        crumbs
+    }
+
+    /// The numbered links of page `number` of `pages`, page `n` being at
+    /// `path(n)`.
+    fn page_links(&self, number: usize, pages: usize, path: impl Fn(usize) -> String) -> Vec<PageLink> {
         let mut last = 0;
         list::page_numbers(number, pages)
             .into_iter()
             .map(|n| {
                 let gap = n > last + 1;
                 last = n;
-                PageLink { number: n, url: (n != number).then(|| self.site.url(&list::route_path(route, n))), gap }
+                PageLink { number: n, url: (n != number).then(|| self.site.url(&path(n))), gap }
             })
             .collect()
+    }
+
+    /// What `list.html` sees of a term's page.
+    fn term_context<'a>(&self, spec: &TermSpec<'a>) -> ListContext<'a> {
+        let TermSpec { taxonomy, slug, label, number, pages, total, .. } = *spec;
+        let index =
+            Crumb { name: facets::label(taxonomy).to_owned(), url: Some(self.site.url(&taxonomy.index_path(1))) };
+        ListContext {
+            canonical_url: self.site.url(&taxonomy.term_path(slug, number)),
+            label,
+            route: None,
+            taxonomy: Some(facets::singular(taxonomy)),
+            number,
+            pages,
+            total,
+            cards: spec.cards.iter().map(|c| self.card(c)).collect(),
+            previous_url: (number > 1).then(|| self.site.url(&taxonomy.term_path(slug, number - 1))),
+            next_url: (number < pages).then(|| self.site.url(&taxonomy.term_path(slug, number + 1))),
+            numbers: self.page_links(number, pages, |n| taxonomy.term_path(slug, n)),
+            breadcrumbs: self.trail(vec![index], label, &taxonomy.term_path(slug, 1), number),
+        }
+    }
+
+    /// What `terms.html` sees of a taxonomy's page.
+    fn terms_context(&self, spec: &TermsSpec<'_>) -> TermsContext {
+        let TermsSpec { taxonomy, number, pages, total, .. } = *spec;
+        let label = facets::label(taxonomy);
+        TermsContext {
+            canonical_url: self.site.url(&taxonomy.index_path(number)),
+            label,
+            number,
+            pages,
+            total,
+            terms: spec
+                .terms
+                .iter()
+                .map(|&(slug, name, count)| TermLink {
+                    name: name.to_owned(),
+                    url: self.site.url(&taxonomy.term_path(slug, 1)),
+                    count,
+                })
+                .collect(),
+            previous_url: (number > 1).then(|| self.site.url(&taxonomy.index_path(number - 1))),
+            next_url: (number < pages).then(|| self.site.url(&taxonomy.index_path(number + 1))),
+            numbers: self.page_links(number, pages, |n| taxonomy.index_path(n)),
+            breadcrumbs: self.trail(Vec::new(), label, &taxonomy.index_path(1), number),
+        }
     }
 
     fn render_list(&self, spec: &ListSpec<'_>) -> Result<String, PageError> {
@@ -541,11 +766,19 @@ impl Pages {
                 };
                 self.render(HOME, home, None)
             }
-            ListSpec::Route(page) => {
-                let context = minijinja::context! { site => self.site_context(), page => Value::from_serialize(page) };
-                self.render(LIST, context, None)
-            }
+            ListSpec::Route(page) => self.render_page(LIST, page),
+            ListSpec::Term(spec) => self.render_page(LIST, &self.term_context(spec)),
+            ListSpec::Terms(spec) => self.render_page(TERMS, &self.terms_context(spec)),
         }
+    }
+
+    /// The template `name` with `page` and the site.
+    fn render_page(&self, name: &str, page: &impl Serialize) -> Result<String, PageError> {
+        self.render(
+            name,
+            minijinja::context! { site => self.site_context(), page => Value::from_serialize(page) },
+            None,
+        )
     }
 
     fn site_context(&self) -> Value {
@@ -554,6 +787,13 @@ impl Pages {
             .map(|&route| Crumb {
                 name: list::route_label(route).to_owned(),
                 url: Some(self.site.url(&list::route_path(route, 1))),
+            })
+            .collect();
+        let taxonomies: Vec<Crumb> = Taxonomy::ALL
+            .iter()
+            .map(|&taxonomy| Crumb {
+                name: facets::label(taxonomy).to_owned(),
+                url: Some(self.site.url(&taxonomy.index_path(1))),
             })
             .collect();
         let language = self.site.language();
@@ -568,6 +808,7 @@ impl Pages {
             feed => self.site.is_known().then(|| self.site.url(crate::feed::PATH)),
             image => self.site.is_known().then(|| self.site.url(crate::share_image::PATH)),
             routes => Value::from_serialize(&routes),
+            taxonomies => Value::from_serialize(&taxonomies),
         }
     }
 
@@ -592,7 +833,7 @@ impl Pages {
                 "a page template sees `product` (the record, as its JSON body's data), `page` and `site`; see docs/pages.md"
             }
             ErrorKind::TemplateNotFound => {
-                "a template can extend or include any default template (base.html, product.html, home.html, list.html, breadcrumbs.html, cards.html, not_found.html, style.css) or another file of the templates folder"
+                "a template can extend or include any default template (base.html, product.html, home.html, list.html, terms.html, breadcrumbs.html, cards.html, pagination.html, term.html, not_found.html, style.css) or another file of the templates folder"
             }
             ErrorKind::OutOfFuel => {
                 "a page may take at most 10,000,000 template instructions (the default page takes a few thousand): look for a loop over a range, or loops nested in loops"

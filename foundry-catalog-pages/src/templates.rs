@@ -6,16 +6,20 @@ use std::path::{Path, PathBuf};
 use crate::PageError;
 
 /// The default templates, by name: the page layout, a product's page, the
-/// home and list pages with the breadcrumbs and product lists they
-/// include, the page for an unknown path, and the stylesheet the layout
+/// home and list pages with the breadcrumbs, product lists and page
+/// numbers they include, a taxonomy's page of terms and the link to a
+/// term, the page for an unknown path, and the stylesheet the layout
 /// inlines.
-pub(crate) const DEFAULTS: [(&str, &str); 8] = [
+pub(crate) const DEFAULTS: [(&str, &str); 11] = [
     ("base.html", include_str!("../templates/base.html")),
     ("product.html", include_str!("../templates/product.html")),
     ("home.html", include_str!("../templates/home.html")),
     ("list.html", include_str!("../templates/list.html")),
     ("breadcrumbs.html", include_str!("../templates/breadcrumbs.html")),
     ("cards.html", include_str!("../templates/cards.html")),
+    ("pagination.html", include_str!("../templates/pagination.html")),
+    ("terms.html", include_str!("../templates/terms.html")),
+    ("term.html", include_str!("../templates/term.html")),
     ("not_found.html", include_str!("../templates/not_found.html")),
     ("style.css", include_str!("../templates/style.css")),
 ];

@@ -106,6 +106,7 @@ mod tests {
             title: title.to_owned(),
             summary: summary.to_owned(),
             lastmod: String::new(),
+            terms: Vec::new(),
         }
     }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use foundry_catalog::examples::MANIFESTS;
-use foundry_catalog::product::{ProductManifest, ProductRecord};
+use foundry_catalog::product::{ProductManifest, ProductRecord, Taxonomy, term_slug};
 use foundry_catalog_pages::list::{Card, Cards};
 use foundry_catalog_pages::{Language, PageError, Pages, Site, SiteName, json_ld, sitemap};
 
@@ -86,9 +86,34 @@ fn example_pages() {
     insta::assert_snapshot!("not-found", pages.not_found().unwrap());
     let lists = pages.list_pages(&cards).unwrap();
     let paths: Vec<&str> = lists.iter().map(|list| list.path.as_str()).collect();
-    assert_eq!(paths, ["/", "/datasets", "/actors", "/automation"]);
+    assert_eq!(paths[..4], ["/", "/datasets", "/actors", "/automation"]);
+    // Then each taxonomy's index and its terms' pages, from the records'
+    // values: the three examples share none but `JSON`, `published` and
+    // `Data Exchange`.
+    let mut facets = Vec::new();
+    for taxonomy in Taxonomy::ALL {
+        let mut terms = std::collections::BTreeSet::new();
+        for record in examples() {
+            let values: Vec<String> = match taxonomy {
+                Taxonomy::UseCases => record.use_cases.clone(),
+                Taxonomy::Audiences => record.target_audiences.clone(),
+                Taxonomy::Formats => record.output_formats.clone(),
+                Taxonomy::Marketplaces => record.marketplace_availability.iter().map(|e| e.key.clone()).collect(),
+                Taxonomy::Availability => {
+                    record.marketplace_availability.iter().map(|e| e.status.as_str().to_owned()).collect()
+                }
+            };
+            terms.extend(values.iter().map(|value| taxonomy.term_path(&term_slug(value), 1)));
+        }
+        facets.push(taxonomy.index_path(1));
+        facets.extend(terms);
+    }
+    assert_eq!(paths[4..], facets);
     insta::assert_snapshot!("home", lists[0].html.as_deref().unwrap());
     insta::assert_snapshot!("list-datasets", lists[1].html.as_deref().unwrap());
+    let page = |path: &str| lists.iter().find(|list| list.path == path).and_then(|list| list.html.as_deref()).unwrap();
+    insta::assert_snapshot!("terms-marketplaces", page("/marketplaces"));
+    insta::assert_snapshot!("term-formats-json", page("/formats/json"));
     assert_eq!(pages.list_pages(&cards).unwrap(), lists, "the same cards give the same bytes");
     insta::assert_snapshot!("feed", foundry_catalog_pages::feed::atom(&site(), &cards).unwrap());
 }
@@ -387,6 +412,7 @@ fn actors(n: usize) -> Vec<Card> {
             title: format!("Actor {n:04}"),
             summary: format!("Summary {n}"),
             lastmod: format!("2026-01-{:02}T00:00:00+00:00", n % 28 + 1),
+            terms: Vec::new(),
         })
         .collect()
 }
@@ -509,6 +535,7 @@ fn a_product_page_links_to_its_nearest_neighbours_in_its_route() {
         title: "Actor 9999".to_owned(),
         summary: String::new(),
         lastmod: String::new(),
+        terms: Vec::new(),
     });
     let cards = Cards::new(cards);
     let related = |slug: &str| {
@@ -568,8 +595,9 @@ fn list_pages_since_render_exactly_the_pages_that_changed() {
     assert_eq!(rendered(&newest), ["/"], "the newest product moves to the home page");
     let lists = pages.list_pages_since(&lastmod, Some(&before)).unwrap();
     let same: Vec<bool> = lists.iter().map(|list| list.same_cards).collect();
-    // /, /datasets, /actors, its pages 2 (actor 4's), 3 and 4, /automation.
-    assert_eq!(same, [true, true, true, false, true, true, true]);
+    // /, /datasets, /actors, its pages 2 (actor 4's), 3 and 4, /automation,
+    // then each taxonomy's (empty) index.
+    assert_eq!(same, [true, true, true, false, true, true, true, true, true, true, true, true]);
     let mut added = actors(10);
     added.push(Card { path: "/actors/a-0007a".to_owned(), ..added[0].clone() });
     assert_eq!(rendered(&Cards::new(added)), ["/", "/actors", "/actors/page/3", "/actors/page/4"]);
@@ -712,7 +740,8 @@ fn a_long_summary_is_clipped_on_cards_and_whole_on_its_page() {
             shown_on += 1;
         }
     }
-    assert_eq!(shown_on, 2, "the home page and its route's page each show its card");
+    let terms = Card::of(&record).unwrap().terms.len();
+    assert_eq!(shown_on, 2 + terms, "the home page, its route's page and each of its terms' show its card");
     assert!(pages.product(&record, &cards).unwrap().contains(record.summary.as_str()));
 }
 

@@ -1026,13 +1026,26 @@ fn build_on_a_previous_artifact_renders_only_the_edit_and_writes_a_full_builds_b
     assert!(
         text(&out.stderr).contains("unverified: a product whose manifest is unchanged is taken as that file holds it")
     );
-    // The retitled product's route page and the home page, which shows it.
-    assert!(
-        text(&out.stderr)
-            .contains(", 2 of 4 list pages rendered, 0 product pages rendered again for their related products, "),
-        "{}",
-        text(&out.stderr)
+    // The retitled product's route page, the home page, which shows it,
+    // and the page of each of its terms; of the site's list pages: the
+    // home page, a page per route, and each taxonomy's index and terms'.
+    let cards: Vec<foundry_catalog_pages::list::Card> = std::fs::read_dir(&dir)
+        .expect("the catalog")
+        .map(|entry| {
+            let text = std::fs::read_to_string(entry.expect("an entry").path()).expect("readable");
+            let record = foundry_catalog::product::ProductManifest::from_json(&text).expect("a manifest");
+            foundry_catalog_pages::list::Card::of(&record.build().expect("a record")).expect("indexable")
+        })
+        .collect();
+    let retitled = cards.iter().find(|card| card.title == "Edited once").expect("the retitled card");
+    let cards = foundry_catalog_pages::list::Cards::new(cards.iter().cloned());
+    let facets = foundry_catalog_pages::facets::Facets::new(&cards);
+    let list_pages = 1 + 3 + facets.taxonomies().map(|(_, terms)| 1 + terms.len()).sum::<usize>();
+    let rendered = format!(
+        ", {} of {list_pages} list pages rendered, 0 product pages rendered again for their related products, ",
+        2 + retitled.terms.len()
     );
+    assert!(text(&out.stderr).contains(&rendered), "{rendered}: {}", text(&out.stderr));
     build_artifact(&dir, &full);
     assert!(std::fs::read(&incremental).expect("written") == std::fs::read(&full).expect("written"));
 
@@ -1739,6 +1752,26 @@ fn pages_names_a_missing_catalog_and_the_manifest_of_a_page_that_does_not_render
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The path of every `.html` file under `site` as its page's URL path
+/// (`index.html` is `/`, `datasets/x.html` is `/datasets/x`), in order.
+fn html_files(site: &Path) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut folders = vec![site.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("a folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if let Some(page) = path.to_str().and_then(|p| p.strip_suffix(".html")) {
+                let url = page.strip_prefix(site.to_str().expect("utf-8")).expect("under the site").to_owned();
+                paths.push(if url == "/index" { "/".to_owned() } else { url });
+            }
+        }
+    }
+    paths.sort();
+    paths
+}
+
 #[test]
 fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     let dir = temp("pages");
@@ -1761,8 +1794,19 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
             )
         );
         let sitemap = std::fs::read_to_string(site.join("sitemap.xml")).expect("a sitemap");
-        // Three products, the home page and a page per route.
-        assert_eq!(sitemap.matches("<loc>").count(), 7, "{sitemap}");
+        // Every page the site has, and nothing else: three products, the
+        // home page, a page per route and the facets' pages (each
+        // taxonomy's and each term's), all indexable.
+        let mut listed: Vec<String> = sitemap
+            .split("<loc>https://shop.example")
+            .skip(1)
+            .map(|rest| rest.split_once("</loc>").expect("closed").0.to_owned())
+            .collect();
+        listed.sort();
+        let mut written = html_files(&site);
+        written.retain(|path| path != "/404");
+        assert_eq!(listed, written);
+        assert!(written.len() > 3 + 1 + 3 + 5, "facet pages: {written:?}");
         let files = [
             "404.html",
             "robots.txt",

@@ -1,0 +1,246 @@
+//! Facets: the site's pages by taxonomy ([`Taxonomy`]). Each value a
+//! product has of a taxonomy (a term: a use case, an audience, an output
+//! format, a marketplace it has an availability entry on, or an
+//! availability status) has its own list of the indexable products with
+//! it, at `/<taxonomy>/<term>` ([`Taxonomy::term_path`]), paginated as a
+//! route is; each taxonomy lists its terms with their counts at
+//! `/<taxonomy>` ([`Taxonomy::index_path`]). A term's page is reached from
+//! each product page that shows the term, and each taxonomy's index from
+//! every page's footer.
+//!
+//! Terms are told apart by their [`term_key`] (case, and runs of spaces,
+//! `-` and `_`, do not count), and a term's page is named by its
+//! [`term_slug`], which depends on its text alone: a term's URL never
+//! moves when other products come or go. A term shows the text the first
+//! product listing it (in list order) gives it.
+
+use std::collections::BTreeMap;
+
+use foundry_catalog::product::{AvailabilityStatus, ProductRecord};
+pub use foundry_catalog::product::{Taxonomy, term_key, term_slug};
+use serde::{Deserialize, Serialize};
+
+use crate::list::{Card, Cards};
+
+/// One term of a product: a value of one of its taxonomies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "(Taxonomy, String, String)", from = "(Taxonomy, String, String)")]
+pub struct Term {
+    /// Whose value it is.
+    pub taxonomy: Taxonomy,
+    /// Its page's path segment ([`term_slug`]).
+    pub slug: String,
+    /// What a page shows of it.
+    pub label: String,
+}
+
+impl From<Term> for (Taxonomy, String, String) {
+    fn from(term: Term) -> Self {
+        (term.taxonomy, term.slug, term.label)
+    }
+}
+
+impl From<(Taxonomy, String, String)> for Term {
+    fn from((taxonomy, slug, label): (Taxonomy, String, String)) -> Self {
+        Term { taxonomy, slug, label }
+    }
+}
+
+impl Term {
+    /// The term of `taxonomy` named `value`, shown as `label`.
+    pub fn new(taxonomy: Taxonomy, value: &str, label: &str) -> Term {
+        Term { taxonomy, slug: term_slug(value), label: label.to_owned() }
+    }
+
+    /// Its first page's path.
+    pub fn path(&self) -> String {
+        self.taxonomy.term_path(&self.slug, 1)
+    }
+}
+
+/// A taxonomy's name as a page shows it (the index's heading).
+pub fn label(taxonomy: Taxonomy) -> &'static str {
+    match taxonomy {
+        Taxonomy::UseCases => "Use cases",
+        Taxonomy::Audiences => "Audiences",
+        Taxonomy::Formats => "Output formats",
+        Taxonomy::Marketplaces => "Marketplaces",
+        Taxonomy::Availability => "Availability",
+    }
+}
+
+/// What one term of `taxonomy` is, as a term page names it (`Use case`).
+pub fn singular(taxonomy: Taxonomy) -> &'static str {
+    match taxonomy {
+        Taxonomy::UseCases => "Use case",
+        Taxonomy::Audiences => "Audience",
+        Taxonomy::Formats => "Output format",
+        Taxonomy::Marketplaces => "Marketplace",
+        Taxonomy::Availability => "Availability",
+    }
+}
+
+/// What an availability status is called on its term's page: the first
+/// display text the spec gives it (`Awaiting Marketplace Review`). An
+/// entry's own `status_label` is not used: the spec lets a `published`
+/// entry say "Not Yet Published".
+pub fn status_label(status: AvailabilityStatus) -> &'static str {
+    status.status_labels().first().copied().unwrap_or(status.as_str())
+}
+
+/// The terms of `record`, each once (by taxonomy and slug), taxonomy by
+/// taxonomy in [`Taxonomy::ALL`] order, each in the record's order.
+pub fn terms_of(record: &ProductRecord) -> Vec<Term> {
+    let mut terms: Vec<Term> = Vec::new();
+    let mut add = |term: Term| {
+        if !terms.iter().any(|t| t.taxonomy == term.taxonomy && t.slug == term.slug) {
+            terms.push(term);
+        }
+    };
+    for (taxonomy, values) in [
+        (Taxonomy::UseCases, &record.use_cases),
+        (Taxonomy::Audiences, &record.target_audiences),
+        (Taxonomy::Formats, &record.output_formats),
+    ] {
+        for value in values {
+            add(Term::new(taxonomy, value, value));
+        }
+    }
+    for entry in &record.marketplace_availability {
+        add(Term::new(Taxonomy::Marketplaces, &entry.key, &entry.label));
+    }
+    for entry in &record.marketplace_availability {
+        add(Term::new(Taxonomy::Availability, entry.status.as_str(), status_label(entry.status)));
+    }
+    terms
+}
+
+/// One term and the cards that have it, in list order.
+#[derive(Debug)]
+pub struct TermCards<'a> {
+    /// Its page's path segment.
+    pub slug: &'a str,
+    /// What its pages show: the first card's label for it.
+    pub label: &'a str,
+    /// The cards with it, in [`Cards::iter`] order.
+    pub cards: Vec<&'a Card>,
+}
+
+/// The cards of a catalog by taxonomy and term: what the facet pages
+/// are made from.
+#[derive(Debug)]
+pub struct Facets<'a> {
+    taxonomies: Vec<(Taxonomy, Vec<TermCards<'a>>)>,
+}
+
+impl<'a> Facets<'a> {
+    /// The terms of `cards`, each taxonomy's in slug order.
+    pub fn new(cards: &'a Cards) -> Facets<'a> {
+        let mut by_term: BTreeMap<(Taxonomy, &'a str), TermCards<'a>> = BTreeMap::new();
+        for card in cards.iter() {
+            for term in &card.terms {
+                by_term
+                    .entry((term.taxonomy, term.slug.as_str()))
+                    .or_insert_with(|| TermCards { slug: &term.slug, label: &term.label, cards: Vec::new() })
+                    .cards
+                    .push(card);
+            }
+        }
+        let mut taxonomies: Vec<(Taxonomy, Vec<TermCards<'a>>)> =
+            Taxonomy::ALL.iter().map(|&taxonomy| (taxonomy, Vec::new())).collect();
+        for ((taxonomy, _), term) in by_term {
+            if let Some((_, terms)) = taxonomies.iter_mut().find(|(t, _)| *t == taxonomy) {
+                terms.push(term);
+            }
+        }
+        Facets { taxonomies }
+    }
+
+    /// Each taxonomy with its terms, in [`Taxonomy::ALL`] order.
+    pub fn taxonomies(&self) -> impl Iterator<Item = (Taxonomy, &[TermCards<'a>])> {
+        self.taxonomies.iter().map(|(taxonomy, terms)| (*taxonomy, terms.as_slice()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Facets, Taxonomy, Term, terms_of};
+    use crate::list::{Card, Cards};
+    use foundry_catalog::product::ProductManifest;
+
+    #[test]
+    fn a_records_terms_are_its_values_of_each_taxonomy_once() {
+        let (_, manifest) = foundry_catalog::examples::MANIFESTS
+            .iter()
+            .find(|(name, _)| name.contains("crm-webhook"))
+            .expect("the example connector");
+        let record = ProductManifest::from_json(manifest).unwrap().build().unwrap();
+        let terms = terms_of(&record);
+        let of = |taxonomy: Taxonomy| {
+            terms
+                .iter()
+                .filter(|t| t.taxonomy == taxonomy)
+                .map(|t| (t.slug.as_str(), t.label.as_str()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            of(Taxonomy::UseCases),
+            [("webhook-fan-out", "Webhook fan-out"), ("deduplicated-task-creation", "Deduplicated task creation")]
+        );
+        assert_eq!(of(Taxonomy::Formats), [("json", "JSON")]);
+        assert_eq!(
+            of(Taxonomy::Marketplaces),
+            [("integration-directory", "Integration Directory"), ("workspace-apps", "Workspace Apps")]
+        );
+        // Its two entries' statuses, by the spec's text, not the entry's
+        // ("Not Yet Published" on a published entry).
+        assert_eq!(
+            of(Taxonomy::Availability),
+            [("partially-published", "Partially published"), ("published", "Published")]
+        );
+    }
+
+    #[test]
+    fn terms_read_back_as_written() {
+        let term = Term::new(Taxonomy::UseCases, "Análisis", "Análisis");
+        let json = serde_json::to_string(&term).unwrap();
+        assert!(json.starts_with(r#"["use-cases","anlisis-"#), "{json}");
+        assert_eq!(serde_json::from_str::<Term>(&json).unwrap(), term);
+        // A card without terms (an earlier build's) reads with none.
+        let card: Card = serde_json::from_str(
+            r#"{"path":"/datasets/a","title":"A","summary":"S","lastmod":"2026-01-01T00:00:00Z"}"#,
+        )
+        .unwrap();
+        assert!(card.terms.is_empty());
+    }
+
+    /// Cards meet under one term whatever the case and separators of
+    /// their text; the term shows the first card's text.
+    #[test]
+    fn cards_are_grouped_by_term() {
+        let card = |path: &str, terms: &[&str]| Card {
+            path: path.to_owned(),
+            title: path.to_owned(),
+            summary: String::new(),
+            lastmod: "2026-01-01T00:00:00Z".to_owned(),
+            terms: terms.iter().map(|t| Term::new(Taxonomy::UseCases, t, t)).collect(),
+        };
+        let cards = Cards::new([
+            card("/datasets/b", &["Fan out", "Alerts"]),
+            card("/datasets/a", &["fan-out"]),
+            card("/actors/c", &["FAN_OUT"]),
+        ]);
+        let facets = Facets::new(&cards);
+        let (_, terms) = facets.taxonomies().next().unwrap();
+        let shown: Vec<(&str, &str, Vec<&str>)> =
+            terms.iter().map(|t| (t.slug, t.label, t.cards.iter().map(|c| c.path.as_str()).collect())).collect();
+        assert_eq!(
+            shown,
+            [
+                ("alerts", "Alerts", vec!["/datasets/b"]),
+                ("fan-out", "fan-out", vec!["/datasets/a", "/datasets/b", "/actors/c"]),
+            ]
+        );
+        assert!(facets.taxonomies().skip(1).all(|(_, terms)| terms.is_empty()));
+    }
+}
