@@ -770,3 +770,94 @@ fn a_short_dataset_description_is_warned_about() {
     assert!(warnings::of(&actor).is_empty());
     assert!(warnings::of(&dataset).is_empty(), "the example's own description is long enough");
 }
+
+/// The links of `html` to product pages, in order, as paths.
+fn product_links(html: &str) -> Vec<String> {
+    html.split(r#"<a href="https://catalog.example.com/actors/"#)
+        .skip(1)
+        .map(|rest| format!("/actors/{}", rest.split_once('"').unwrap().0))
+        .collect()
+}
+
+/// Each term's pages list, across their page numbers and in order,
+/// exactly the products that have it; its taxonomy's page counts them;
+/// an edit renders again only the pages that show it.
+#[test]
+fn facet_pages_list_each_terms_products_and_render_again_only_what_changed() {
+    use foundry_catalog_pages::facets::Term;
+    let pages = Pages::new(site()).with_page_size(3);
+    let tagged = |edit: &dyn Fn(usize, &mut Card)| -> Cards {
+        let mut cards = actors(10);
+        for card in &mut cards {
+            let n: usize = card.path["/actors/a-".len()..].parse().unwrap();
+            card.terms.push(Term::new(Taxonomy::UseCases, "Monitoring", "Monitoring"));
+            if n % 3 == 0 {
+                card.terms.push(Term::new(Taxonomy::UseCases, "Lead alerts", "Lead alerts"));
+            }
+            edit(n, card);
+        }
+        Cards::new(cards)
+    };
+    let before = tagged(&|_, _| {});
+    let lists = pages.list_pages(&before).unwrap();
+    let html = |lists: &[foundry_catalog_pages::ListPage<'_>], path: &str| {
+        lists.iter().find(|list| list.path == path).and_then(|list| list.html.clone()).unwrap_or_default()
+    };
+    // Each term's pages, followed by their numbered links from the first.
+    for (slug, every) in [("monitoring", 1), ("lead-alerts", 3)] {
+        let want: Vec<String> = (0..10).filter(|n| n % every == 0).map(|n| format!("/actors/a-{n:04}")).collect();
+        let mut listed = Vec::new();
+        for number in 1..=want.len().div_ceil(3) {
+            let path = Taxonomy::UseCases.term_path(slug, number);
+            let page = html(&lists, &path);
+            assert!(!page.is_empty(), "{path} is a page");
+            listed.extend(product_links(&page));
+            if number > 1 {
+                let first = html(&lists, &Taxonomy::UseCases.term_path(slug, 1));
+                assert!(first.contains(&format!(r#"href="https://catalog.example.com{path}""#)), "{path} linked");
+            }
+        }
+        assert_eq!(listed, want, "{slug}");
+        let index = html(&lists, "/use-cases");
+        let entry = format!(r#"href="https://catalog.example.com/use-cases/{slug}" dir="auto">"#);
+        let at = index.find(&entry).unwrap_or_else(|| panic!("{slug} on the index: {index}"));
+        let count = format!("({} products)", want.len());
+        assert!(index[at..].split("</li>").next().unwrap().contains(&count), "{slug}: {count}");
+    }
+    let rendered = |cards: &Cards| -> Vec<String> {
+        let lists = pages.list_pages_since(cards, Some(&before)).unwrap();
+        let full = pages.list_pages(cards).unwrap();
+        for (list, full) in lists.iter().zip(&full) {
+            assert_eq!(list.path, full.path);
+            if list.html.is_some() {
+                assert_eq!(list.html, full.html, "a page rendered is the full rendering's");
+            }
+        }
+        lists.iter().filter(|list| list.html.is_some()).map(|list| list.path.clone()).collect()
+    };
+    assert!(rendered(&before).is_empty(), "nothing changed");
+    // Actor 2 (not a lead alert, and not among the six newest) is on
+    // /actors and /use-cases/monitoring.
+    let retitled = tagged(&|n, card| {
+        if n == 2 {
+            card.title.push('!');
+        }
+    });
+    assert_eq!(rendered(&retitled), ["/actors", "/use-cases/monitoring"]);
+    // A term added to actor 2: lead alerts has 5 products, which moves
+    // the two after it to its second page, and its count changes on the
+    // index; what the card shows did not change elsewhere.
+    let added = tagged(&|n, card| {
+        if n == 2 {
+            card.terms.push(Term::new(Taxonomy::UseCases, "Lead alerts", "Lead alerts"));
+        }
+    });
+    assert_eq!(rendered(&added), ["/use-cases", "/use-cases/lead-alerts", "/use-cases/lead-alerts/page/2"]);
+    // A term of its own: a new page, and the index.
+    let new = tagged(&|n, card| {
+        if n == 2 {
+            card.terms.push(Term::new(Taxonomy::Formats, "Parquet", "Parquet"));
+        }
+    });
+    assert_eq!(rendered(&new), ["/formats", "/formats/parquet"]);
+}
