@@ -38,6 +38,7 @@ import argparse
 import datetime
 import json
 import pathlib
+import re
 import struct
 import sys
 import zlib
@@ -209,7 +210,8 @@ def check_feed(site, site_url, listed, records):
     for required in ("a:id", "a:title", "a:updated", "a:author/a:name", "a:link[@rel='self']"):
         if feed.find(required, ATOM) is None:
             fail(f"feed.atom: no {required}")
-    products = {loc: lastmod for loc, lastmod in listed.items() if loc.count("/") == 4}
+    products = {loc: lastmod for loc, lastmod in listed.items()
+                if re.fullmatch(r"/(datasets|actors|automation)/[^/]+", loc[len(site_url):])}
     entries = feed.findall("a:entry", ATOM)
     if len(entries) != min(50, len(products)):
         fail(f"feed.atom: {len(entries)} entries for {len(products)} products")
@@ -310,6 +312,83 @@ def crawl(site, site_url, listed):
     return found, links
 
 
+# Each taxonomy's pages, and the values of a record it groups it by.
+TAXONOMIES = {
+    "use-cases": lambda r: r["use_cases"],
+    "audiences": lambda r: r["target_audiences"],
+    "formats": lambda r: r["output_formats"],
+    "marketplaces": lambda r: [e["label"] for e in r["marketplace_availability"]],
+    "availability": None,
+}
+
+
+def term_products(site, site_url, first):
+    """The product links of a term's pages, from its first page along each
+    page's rel=next link, in order."""
+    products, path = [], first
+    while path:
+        file = page_file(site, path)
+        if file is None:
+            fail(f"no page at {path}")
+            return products
+        doc = lhtml.fromstring(file.read_bytes())
+        products += [h[len(site_url):] for h in doc.xpath('//ul[@class="cards"]/li/a/@href')]
+        following = doc.xpath('//a[@rel="next"]/@href')
+        path = following[0][len(site_url):] if following else None
+    return products
+
+
+def check_facets(site, site_url, records):
+    """Each indexable product page links each of its values to a term page
+    whose pages list the product; a noindex product links to none and is on
+    none; each taxonomy's pages count each term's products as its pages list
+    them. Returns how many term pages were read."""
+    listed_on, terms = {}, 0
+    for taxonomy in TAXONOMIES:
+        # The taxonomy's pages, along rel=next: each term's name, link, count.
+        path = f"/{taxonomy}"
+        while path:
+            doc = lhtml.fromstring(page_file(site, path).read_bytes())
+            for li in doc.xpath('//ul[@class="terms"]/li'):
+                link, count = li.xpath("./a")[0], li.xpath('./span[@class="meta"]')[0].text_content()
+                first = link.get("href")[len(site_url):]
+                products = term_products(site, site_url, first)
+                terms += 1
+                if count != f"({len(products)} product{'' if len(products) == 1 else 's'})":
+                    fail(f"{path}: {link.text_content()} says {count}, its pages list {len(products)}")
+                heading = lhtml.fromstring(page_file(site, first).read_bytes()).findtext(".//h1")
+                if heading != link.text_content():
+                    fail(f"{first}: heading {heading!r}, named {link.text_content()!r} on {path}")
+                for product in products:
+                    listed_on.setdefault(product, set()).add(first)
+            following = doc.xpath('//a[@rel="next"]/@href')
+            path = following[0][len(site_url):] if following else None
+    for record in records:
+        doc = lhtml.fromstring(page_file(site, record["canonical_path"]).read_bytes())
+        links = {
+            (a.get("href")[len(site_url):], a.text_content())
+            for a in doc.xpath("//main//a[@href]")
+            if a.get("href").startswith(site_url + "/") and a.get("href")[len(site_url) + 1:].split("/")[0] in TAXONOMIES
+        }
+        if hidden(record):
+            if links or record["canonical_path"] in listed_on:
+                fail(f"{record['slug']}: a noindex page links to terms {sorted(links)} or is on a term's page")
+            continue
+        for taxonomy, values in TAXONOMIES.items():
+            for value in values(record) if values else []:
+                targets = [path for path, text in links if text == value and path.startswith(f"/{taxonomy}/")]
+                if len(targets) != 1:
+                    fail(f"{record['slug']}: {value!r} links to {targets}, not one {taxonomy} page")
+                elif targets[0] not in listed_on.get(record["canonical_path"], set()):
+                    fail(f"{record['slug']}: not listed on {targets[0]}, which its page links {value!r} to")
+        statuses = {path for path, _ in links if path.startswith("/availability/")}
+        if len(statuses) != len({e["status"] for e in record["marketplace_availability"]}):
+            fail(f"{record['slug']}: links to availability {sorted(statuses)}")
+        if not statuses <= listed_on.get(record["canonical_path"], set()):
+            fail(f"{record['slug']}: not listed on each availability it links to")
+    return terms
+
+
 def hidden(record):
     """Whether a page is kept from search engines: seo.noindex, or not listed publicly."""
     return record["seo"]["noindex"] or not record["is_visible"]
@@ -333,10 +412,11 @@ def main():
         if not hidden(record) and record["canonical_path"] not in found:
             fail(f"the crawl from / does not reach {record['canonical_path']}")
     entries = check_feed(args.site, args.site_url, listed or {}, records)
+    terms = check_facets(args.site, args.site_url, records)
     check_image(args.site)
     noindex = sum(hidden(r) for r in records)
     print(f"pages: {len(records)} product pages ({noindex} noindex), 404.html, sitemap, robots.txt, the feed "
-          f"({entries} entries) and og-image.png checked; "
+          f"({entries} entries), og-image.png and {terms} terms' pages checked; "
           f"a crawl from / over {links} links found {len(found)} pages, the sitemap's indexable set exactly")
     sys.exit(1 if failures else 0)
 
