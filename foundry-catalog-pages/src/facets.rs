@@ -14,7 +14,8 @@
 //! moves when other products come or go. A term shows the text the first
 //! product listing it (in list order) gives it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use foundry_catalog::product::{AvailabilityStatus, ProductRecord};
 pub use foundry_catalog::product::{Taxonomy, term_key, term_slug};
@@ -23,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::list::{Card, Cards};
 
 /// One term of a product: a value of one of its taxonomies.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "(Taxonomy, String, String)", from = "(Taxonomy, String, String)")]
 pub struct Term {
     /// Whose value it is.
@@ -55,6 +56,49 @@ impl Term {
     /// Its first page's path.
     pub fn path(&self) -> String {
         self.taxonomy.term_path(&self.slug, 1)
+    }
+}
+
+/// One copy of each term, which the cards that have it share: a
+/// catalog's products repeat a few thousand terms ten times each, so a
+/// term held once per card would cost more than the rest of the card (at
+/// 100,000 products, over 100 MB). The cards [`crate::list::Card::of`]
+/// makes and a document decodes each hold their own; [`TermTable::share`]
+/// gives them the table's. Safe to share between threads.
+#[derive(Debug, Default)]
+pub struct TermTable {
+    terms: Mutex<HashSet<Arc<Term>>>,
+}
+
+impl TermTable {
+    /// A table with no term.
+    pub fn new() -> TermTable {
+        TermTable::default()
+    }
+
+    /// `card` with each of its terms the table's copy (added when the
+    /// table has none yet).
+    pub fn share(&self, mut card: Card) -> Card {
+        let mut terms = self.terms.lock().unwrap_or_else(PoisonError::into_inner);
+        for term in &mut card.terms {
+            match terms.get(&**term) {
+                Some(shared) => *term = Arc::clone(shared),
+                None => {
+                    terms.insert(Arc::clone(term));
+                }
+            }
+        }
+        card
+    }
+
+    /// How many distinct terms it holds.
+    pub fn len(&self) -> usize {
+        self.terms.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -200,6 +244,25 @@ mod tests {
         );
     }
 
+    /// Cards made or read apart hold one copy of each term once shared.
+    #[test]
+    fn a_table_gives_cards_one_copy_of_each_term() {
+        let record = |at: usize| {
+            let (_, manifest) = foundry_catalog::examples::MANIFESTS[at];
+            ProductManifest::from_json(manifest).unwrap().build().unwrap()
+        };
+        let table = super::TermTable::new();
+        let first = table.share(Card::of(&record(0)).unwrap());
+        let again =
+            table.share(Card::decode_all(&Card::encode_all(&[Card::of(&record(0)).unwrap()])).unwrap().remove(0));
+        let other = table.share(Card::of(&record(1)).unwrap());
+        assert_eq!(first, again);
+        assert!(first.terms.iter().zip(&again.terms).all(|(a, b)| std::sync::Arc::ptr_eq(a, b)));
+        let json = first.terms.iter().find(|t| t.slug == "json").expect("JSON");
+        assert!(other.terms.iter().any(|t| std::sync::Arc::ptr_eq(t, json)), "a term two products share");
+        assert!(table.len() < first.terms.len() + other.terms.len());
+    }
+
     #[test]
     fn terms_read_back_as_written() {
         let term = Term::new(Taxonomy::UseCases, "Análisis", "Análisis");
@@ -223,7 +286,7 @@ mod tests {
             title: path.to_owned(),
             summary: String::new(),
             lastmod: "2026-01-01T00:00:00Z".to_owned(),
-            terms: terms.iter().map(|t| Term::new(Taxonomy::UseCases, t, t)).collect(),
+            terms: terms.iter().map(|t| Term::new(Taxonomy::UseCases, t, t).into()).collect(),
         };
         let cards = Cards::new([
             card("/datasets/b", &["Fan out", "Alerts"]),

@@ -13,6 +13,8 @@
 //! and renders again only the pages that show something new
 //! ([`crate::Pages::list_pages_since`], [`crate::Pages::same_related`]).
 
+use std::sync::Arc;
+
 use foundry_catalog::product::Route;
 use serde::{Deserialize, Serialize};
 
@@ -38,9 +40,11 @@ pub struct Card {
     pub summary: String,
     /// Its sitemap `lastmod` (`last_updated_at`).
     pub lastmod: String,
-    /// Its terms: the facet pages that list it ([`crate::facets`]).
+    /// Its terms: the facet pages that list it ([`crate::facets`]), each
+    /// shared with the other cards that have it when they are made or
+    /// read through one [`crate::facets::TermTable`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub terms: Vec<Term>,
+    pub terms: Vec<Arc<Term>>,
 }
 
 impl Card {
@@ -52,7 +56,7 @@ impl Card {
             title: record.title.clone(),
             summary: record.summary.clone(),
             lastmod: record.last_updated_at.as_str().to_owned(),
-            terms: crate::facets::terms_of(record),
+            terms: crate::facets::terms_of(record).into_iter().map(Arc::new).collect(),
         })
     }
 

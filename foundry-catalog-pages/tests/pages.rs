@@ -790,9 +790,9 @@ fn facet_pages_list_each_terms_products_and_render_again_only_what_changed() {
         let mut cards = actors(10);
         for card in &mut cards {
             let n: usize = card.path["/actors/a-".len()..].parse().unwrap();
-            card.terms.push(Term::new(Taxonomy::UseCases, "Monitoring", "Monitoring"));
-            if n % 3 == 0 {
-                card.terms.push(Term::new(Taxonomy::UseCases, "Lead alerts", "Lead alerts"));
+            card.terms.push(Term::new(Taxonomy::UseCases, "Monitoring", "Monitoring").into());
+            if n.is_multiple_of(3) {
+                card.terms.push(Term::new(Taxonomy::UseCases, "Lead alerts", "Lead alerts").into());
             }
             edit(n, card);
         }
@@ -849,14 +849,14 @@ fn facet_pages_list_each_terms_products_and_render_again_only_what_changed() {
     // index; what the card shows did not change elsewhere.
     let added = tagged(&|n, card| {
         if n == 2 {
-            card.terms.push(Term::new(Taxonomy::UseCases, "Lead alerts", "Lead alerts"));
+            card.terms.push(Term::new(Taxonomy::UseCases, "Lead alerts", "Lead alerts").into());
         }
     });
     assert_eq!(rendered(&added), ["/use-cases", "/use-cases/lead-alerts", "/use-cases/lead-alerts/page/2"]);
     // A term of its own: a new page, and the index.
     let new = tagged(&|n, card| {
         if n == 2 {
-            card.terms.push(Term::new(Taxonomy::Formats, "Parquet", "Parquet"));
+            card.terms.push(Term::new(Taxonomy::Formats, "Parquet", "Parquet").into());
         }
     });
     assert_eq!(rendered(&new), ["/formats", "/formats/parquet"]);

@@ -73,6 +73,8 @@ pub(super) struct Linking {
 #[derive(Debug)]
 pub(super) struct PageMaker {
     pages: foundry_catalog_pages::Pages,
+    /// The terms every card of the build shares.
+    terms: foundry_catalog_pages::facets::TermTable,
 }
 
 /// What renders a build's pages: none without the `pages` feature.
@@ -90,7 +92,7 @@ pub(crate) fn cards_document(path: &str) -> String {
 #[cfg(feature = "pages")]
 impl PageMaker {
     pub(super) fn new(pages: foundry_catalog_pages::Pages) -> PageMaker {
-        PageMaker { pages }
+        PageMaker { pages, terms: foundry_catalog_pages::facets::TermTable::new() }
     }
 
     /// [`crate::artifact::SitePages::digest`].
@@ -106,7 +108,7 @@ impl PageMaker {
 
     /// The card of `record`, when its page is indexable.
     pub(super) fn card(&self, record: &ProductRecord) -> Option<Card> {
-        Card::of(record)
+        Card::of(record).map(|card| self.terms.share(card))
     }
 
     /// The linking of a build whose products have `cards`, on a previous
@@ -148,7 +150,8 @@ impl PageMaker {
         }
         let read = crate::parallel::map(&names, |name| {
             let bytes = previous.catalog().document(name).transpose().map_err(|e| failed(format!("{name}: {e}")))?;
-            Card::decode_all(&bytes.unwrap_or_default()).map_err(|e| failed(format!("{name}: {e}")))
+            let cards = Card::decode_all(&bytes.unwrap_or_default()).map_err(|e| failed(format!("{name}: {e}")))?;
+            Ok(cards.into_iter().map(|card| self.terms.share(card)).collect::<Vec<_>>())
         });
         let mut cards = Vec::new();
         for chunk in read {

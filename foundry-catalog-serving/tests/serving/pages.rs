@@ -97,6 +97,19 @@ fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
         ]
         .map(str::to_owned),
     );
+    // And every list page: the home page, the routes', and the facets'
+    // (each taxonomy's and each term's), each as the renderer makes it.
+    let cards = Cards::new(records().iter().filter_map(Card::of));
+    let lists = renderer.list_pages(&cards).expect("renders");
+    assert!(lists.iter().any(|list| list.path == "/formats/json"), "a term's page");
+    for list in &lists {
+        let reply = answer(&catalog, &get(&list.path));
+        assert_eq!((reply.status, reply.content_type), (200, Some("text/html; charset=utf-8")), "{}", list.path);
+        assert_eq!(std::str::from_utf8(&reply.body).ok(), list.html.as_deref(), "{}", list.path);
+        if !paths.contains(&list.path) {
+            paths.push(list.path.clone());
+        }
+    }
     paths.sort();
     assert_eq!(catalog.page_paths(), paths);
     // The icon every page links to, as an icon.
@@ -112,7 +125,6 @@ fn every_page_is_served_at_its_canonical_path_as_rendered_from_its_record() {
     assert_eq!((image.status, image.content_type), (200, Some("image/png")));
     assert_eq!(image.body, foundry_catalog_pages::share_image::png());
     assert_eq!(answer(&catalog, &get("/sitemap.xml")).content_type, Some("application/xml"));
-    let cards = Cards::new(records().iter().filter_map(Card::of));
     for record in records() {
         let path = record.canonical_path();
         let reply = answer(&catalog, &get(&path));
