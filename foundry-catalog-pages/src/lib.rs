@@ -57,6 +57,7 @@ pub mod share_image;
 pub mod site;
 pub mod sitemap;
 mod templates;
+mod terms;
 pub mod warnings;
 
 pub use error::PageError;

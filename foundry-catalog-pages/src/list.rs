@@ -18,7 +18,7 @@ use std::sync::Arc;
 use foundry_catalog::product::Route;
 use serde::{Deserialize, Serialize};
 
-use crate::facets::Term;
+use crate::terms::Term;
 
 /// The most products one list page shows: a visitor scans 50 titles
 /// with their summaries on one screen or two, and the page stays under
@@ -56,7 +56,7 @@ impl Card {
             title: record.title.clone(),
             summary: record.summary.clone(),
             lastmod: record.last_updated_at.as_str().to_owned(),
-            terms: crate::facets::terms_of(record).into_iter().map(Arc::new).collect(),
+            terms: crate::terms::terms_of(record).into_iter().map(Arc::new).collect(),
         })
     }
 
