@@ -861,3 +861,24 @@ fn facet_pages_list_each_terms_products_and_render_again_only_what_changed() {
     });
     assert_eq!(rendered(&new), ["/formats", "/formats/parquet"]);
 }
+
+/// A `noindex` product is on no term's page, so its page shows its
+/// terms as text: every link it has to a facet would be to a page
+/// without it (or to none).
+#[test]
+fn a_noindex_page_links_no_term() {
+    let pages = Pages::new(site());
+    let mut record = examples().remove(0);
+    let linked = |record: &ProductRecord| {
+        let html = pages.product(record, &Cards::default()).unwrap();
+        Taxonomy::ALL
+            .iter()
+            .map(|taxonomy| html.matches(&format!(r#"href="https://catalog.example.com/{taxonomy}/"#)).count())
+            .sum::<usize>()
+    };
+    let terms = Card::of(&record).unwrap().terms.len();
+    assert!(linked(&record) >= terms, "an indexable page links each of its {terms} terms");
+    record.seo.noindex = true;
+    assert_eq!(linked(&record), 0);
+    assert!(pages.product(&record, &Cards::default()).unwrap().contains(&format!(">{}<", record.use_cases[0])));
+}
