@@ -574,9 +574,11 @@ impl Pages {
     /// HTML of a catalog's list pages is never all in memory at once.
     pub fn list_plans_since<'a>(&self, cards: &'a Cards, previous: Option<&Cards>) -> Vec<ListPlan<'a>> {
         let before: BTreeMap<String, Planned<'_>> = previous
-            .map(|previous| self.list_specs(previous).into_iter().map(|spec| (spec.path.clone(), spec)).collect())
+            .map(|previous| {
+                self.list_specs(previous, false).into_iter().map(|spec| (spec.path.clone(), spec)).collect()
+            })
             .unwrap_or_default();
-        self.list_specs(cards)
+        self.list_specs(cards, true)
             .into_iter()
             .map(|spec| {
                 let was = before.get(&spec.path);
@@ -598,7 +600,12 @@ impl Pages {
     }
 
     /// What each list page of `cards` shows.
-    fn list_specs<'a>(&self, cards: &'a Cards) -> Vec<Planned<'a>> {
+    /// What each list page of `cards` shows; with each page's `lastmod`
+    /// when `lastmods` (else empty: the previous cards' pages are only
+    /// compared, and a catalog's facets list each product ten times).
+    fn list_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
+        let newest =
+            |cards: &mut dyn Iterator<Item = &Card>| if lastmods { list::newest(cards) } else { String::new() };
         let summaries: Vec<RouteSummary<'_>> = cards
             .routes()
             .map(|(route, cards)| RouteSummary {
@@ -610,7 +617,7 @@ impl Pages {
             .collect();
         let mut out = vec![Planned {
             path: list::HOME_PATH.to_owned(),
-            lastmod: list::newest(cards.iter()),
+            lastmod: newest(&mut cards.iter()),
             cards: &[],
             context: ListSpec::Home { canonical_url: self.site.url(list::HOME_PATH), routes: summaries },
         }];
@@ -634,33 +641,27 @@ impl Pages {
                     numbers: self.page_links(number, pages, |n| route.list_path(n)),
                     breadcrumbs: self.trail(Vec::new(), label, &list::route_path(route, 1), number),
                 };
-                out.push(Planned { lastmod: list::newest(chunk), cards: chunk, path, context: ListSpec::Route(page) });
+                out.push(Planned {
+                    lastmod: newest(&mut chunk.iter()),
+                    cards: chunk,
+                    path,
+                    context: ListSpec::Route(page),
+                });
             }
         }
         let facets = Facets::new(cards);
         for (taxonomy, terms) in facets.taxonomies() {
-            let pages = terms.len().div_ceil(self.page_size).max(1);
-            for number in 1..=pages {
-                let chunk = terms.chunks(self.page_size).nth(number - 1).unwrap_or_default();
-                out.push(Planned {
-                    path: taxonomy.index_path(number),
-                    lastmod: list::newest(chunk.iter().flat_map(|term| term.cards.iter().copied())),
-                    cards: &[],
-                    context: ListSpec::Terms(TermsSpec {
-                        taxonomy,
-                        number,
-                        pages,
-                        total: terms.len(),
-                        terms: chunk.iter().map(|term| (term.slug, term.label, term.cards.len())).collect(),
-                    }),
-                });
-            }
+            // Each term's pages, then the newest of each term (from its
+            // pages'), for the taxonomy's pages, which come first.
+            let mut term_pages = Vec::new();
+            let mut term_newest = Vec::with_capacity(terms.len());
             for term in terms {
                 let pages = term.cards.len().div_ceil(self.page_size).max(1);
+                let first = term_pages.len();
                 for (at, chunk) in term.cards.chunks(self.page_size).enumerate() {
-                    out.push(Planned {
+                    term_pages.push(Planned {
                         path: taxonomy.term_path(term.slug, at + 1),
-                        lastmod: list::newest(chunk.iter().copied()),
+                        lastmod: newest(&mut chunk.iter().copied()),
                         cards: &[],
                         context: ListSpec::Term(TermSpec {
                             taxonomy,
@@ -673,7 +674,25 @@ impl Pages {
                         }),
                     });
                 }
+                term_newest.push(crate::sitemap::newest_of(term_pages[first..].iter().map(|p| p.lastmod.as_str())));
             }
+            let pages = terms.len().div_ceil(self.page_size).max(1);
+            for number in 1..=pages {
+                let range = (number - 1) * self.page_size..(number * self.page_size).min(terms.len());
+                out.push(Planned {
+                    path: taxonomy.index_path(number),
+                    lastmod: crate::sitemap::newest_of(term_newest[range.clone()].iter().map(String::as_str)),
+                    cards: &[],
+                    context: ListSpec::Terms(TermsSpec {
+                        taxonomy,
+                        number,
+                        pages,
+                        total: terms.len(),
+                        terms: terms[range].iter().map(|term| (term.slug, term.label, term.cards.len())).collect(),
+                    }),
+                });
+            }
+            out.append(&mut term_pages);
         }
         out
     }
