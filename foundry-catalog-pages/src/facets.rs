@@ -18,7 +18,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::list::{Card, Cards};
-pub use crate::terms::{Taxonomy, Term, label, singular, status_label, term_key, term_slug, terms_of};
+pub use crate::terms::{
+    Taxonomy, Term, is_term, label, marketplace_name, singular, status_label, term_key, term_slug, terms_of,
+};
 
 /// One copy of each term, which the cards that have it share: a
 /// catalog's products repeat a few thousand terms ten times each, so a

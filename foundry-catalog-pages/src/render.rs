@@ -463,7 +463,12 @@ impl Pages {
                 .marketplace_availability
                 .iter()
                 .map(|entry| AvailabilityRow {
-                    marketplace: self.term_link(record, Taxonomy::Marketplaces, &entry.key, &entry.label),
+                    marketplace: self.term_link(
+                        record,
+                        Taxonomy::Marketplaces,
+                        &entry.key,
+                        facets::marketplace_name(entry),
+                    ),
                     status_label: &entry.status_label,
                     action_label: &entry.action_label,
                     url: entry.url.as_deref(),
@@ -519,8 +524,8 @@ impl Pages {
     }
 
     fn term_link(&self, record: &ProductRecord, taxonomy: Taxonomy, value: &str, label: &str) -> Crumb {
-        let url =
-            crate::sitemap::indexable(record).then(|| self.site.url(&taxonomy.term_path(&facets::term_slug(value), 1)));
+        let url = (crate::sitemap::indexable(record) && facets::is_term(value))
+            .then(|| self.site.url(&taxonomy.term_path(&facets::term_slug(value), 1)));
         Crumb { name: label.to_owned(), url }
     }
 

@@ -1,7 +1,7 @@
 //! What a product is listed under on the facet pages ([`crate::facets`]):
 //! its terms, each a value of one of its taxonomies, named and slugged.
 
-use foundry_catalog::product::{AvailabilityStatus, ProductRecord};
+use foundry_catalog::product::{AvailabilityEntry, AvailabilityStatus, ProductRecord};
 pub use foundry_catalog::product::{Taxonomy, term_key, term_slug};
 use serde::{Deserialize, Serialize};
 
@@ -71,8 +71,22 @@ pub fn status_label(status: AvailabilityStatus) -> &'static str {
     status.status_labels().first().copied().unwrap_or(status.as_str())
 }
 
+/// Whether `value` names a term: it has a character besides spaces, `-`
+/// and `_` (its [`term_key`] is not empty). A blank value (the spec's
+/// text may be empty) is shown as it is and is on no facet page.
+pub fn is_term(value: &str) -> bool {
+    value.chars().any(|c| !(c.is_whitespace() || c == '-' || c == '_'))
+}
+
+/// What a page calls the marketplace of an availability entry: its
+/// `label`, or its `key` when the label is blank (a link needs text).
+pub fn marketplace_name(entry: &AvailabilityEntry) -> &str {
+    if entry.label.trim().is_empty() { &entry.key } else { &entry.label }
+}
+
 /// The terms of `record`, each once (by taxonomy and slug), taxonomy by
-/// taxonomy in [`Taxonomy::ALL`] order, each in the record's order.
+/// taxonomy in [`Taxonomy::ALL`] order, each in the record's order;
+/// blank values are none ([`is_term`]).
 pub fn terms_of(record: &ProductRecord) -> Vec<Term> {
     let mut terms: Vec<Term> = Vec::new();
     let mut add = |term: Term| {
@@ -85,12 +99,12 @@ pub fn terms_of(record: &ProductRecord) -> Vec<Term> {
         (Taxonomy::Audiences, &record.target_audiences),
         (Taxonomy::Formats, &record.output_formats),
     ] {
-        for value in values {
+        for value in values.iter().filter(|value| is_term(value)) {
             add(Term::new(taxonomy, value, value));
         }
     }
     for entry in &record.marketplace_availability {
-        add(Term::new(Taxonomy::Marketplaces, &entry.key, &entry.label));
+        add(Term::new(Taxonomy::Marketplaces, &entry.key, marketplace_name(entry)));
     }
     for entry in &record.marketplace_availability {
         add(Term::new(Taxonomy::Availability, entry.status.as_str(), status_label(entry.status)));

@@ -882,3 +882,28 @@ fn a_noindex_page_links_no_term() {
     assert_eq!(linked(&record), 0);
     assert!(pages.product(&record, &Cards::default()).unwrap().contains(&format!(">{}<", record.use_cases[0])));
 }
+
+/// A blank value (the spec's text may be empty) names no term: it is
+/// on no facet page, and its product's page shows it without a link; a
+/// marketplace with a blank label is named by its key.
+#[test]
+fn a_blank_value_names_no_term() {
+    let pages = Pages::new(site());
+    let mut record = examples().remove(0);
+    record.use_cases = vec![String::new(), " - ".to_owned(), "Real one".to_owned()];
+    record.marketplace_availability[0].label = "  ".to_owned();
+    let card = Card::of(&record).unwrap();
+    let use_cases: Vec<&str> =
+        card.terms.iter().filter(|t| t.taxonomy == Taxonomy::UseCases).map(|t| t.slug.as_str()).collect();
+    assert_eq!(use_cases, ["real-one"]);
+    let key = &record.marketplace_availability[0].key;
+    assert!(card.terms.iter().any(|t| t.taxonomy == Taxonomy::Marketplaces && &t.label == key));
+    let cards = Cards::new([card]);
+    let html = pages.product(&record, &cards).unwrap();
+    assert!(!html.contains("\"></a>") && !html.contains("\" dir=\"auto\"></a>"), "an empty link");
+    assert_eq!(html.matches(r#"href="https://catalog.example.com/use-cases/"#).count(), 1);
+    for list in pages.list_pages(&cards).unwrap() {
+        let page = list.html.unwrap();
+        assert!(!page.contains("\" dir=\"auto\"></a>") && !page.contains("<h1 dir=\"auto\"></h1>"), "{}", list.path);
+    }
+}
