@@ -243,8 +243,9 @@ for (const record of records) {
 }
 
 // The list pages: the home page, each route's first page and a second
-// page; at both widths: 200, no sideways scroll, axe; the route pages'
-// breadcrumbs lead home; under the pages' own policy, a silent console.
+// page, a taxonomy's page and a term's; at both widths: 200, no sideways
+// scroll, axe in light and in dark mode; the other pages' breadcrumbs lead home; under the pages'
+// own policy, a silent console.
 async function checkList(path) {
   for (const [name, viewport] of widths) {
     const context = await browser.newContext({ viewport, bypassCSP: true });
@@ -253,8 +254,8 @@ async function checkList(path) {
     const response = await page.goto(args.base + path);
     if (response.status() !== 200) fail(`${path}: answered ${response.status()}`);
     if ((await page.locator("h1").count()) !== 1) fail(`${path}: not one h1`);
-    const products = await page.locator("ul.cards a").count();
-    if (!products) fail(`${path}: lists no product`);
+    const products = await page.locator("ul.cards a, ul.terms a").count();
+    if (!products) fail(`${path}: lists no product or term`);
     if (path !== "/") {
       const crumbs = await page.locator('nav[aria-label="Breadcrumb"] a').evaluateAll((as) => as.map((a) => new URL(a.href).pathname));
       if (crumbs[0] !== "/") fail(`${path}: breadcrumbs ${crumbs}`);
@@ -262,6 +263,9 @@ async function checkList(path) {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
     if (overflow) fail(`${path}: the page scrolls sideways at ${viewport.width} px`);
     await axe(page, `${path} (${name})`);
+    await page.emulateMedia({ colorScheme: "dark" });
+    await axe(page, `${path} (${name}, dark)`);
+    await page.emulateMedia({ colorScheme: "light" });
     await page.screenshot({ path: join(args.shots, `list${path.replaceAll("/", "-")}-${name}.png`), fullPage: true });
     await context.close();
   }
@@ -274,7 +278,8 @@ async function checkList(path) {
   if (said.length) fail(`${path}: the console says ${said.join(" | ")}`);
   await context.close();
 }
-for (const path of ["/", "/datasets", "/datasets/page/2", "/actors", "/automation"]) {
+const lists = ["/", "/datasets", "/datasets/page/2", "/actors", "/automation", "/use-cases", "/formats/json"];
+for (const path of lists) {
   await checkList(path).catch((e) => fail(`${path}: ${e.message.split("\n")[0]}`));
 }
 
@@ -287,5 +292,5 @@ if (!(await page.locator("h1").innerText()).includes("not found")) fail("the 404
 await axe(page, "404 page");
 await browser.close();
 
-console.log(`browser: ${records.length} product pages (light and dark), 5 list pages (home, routes, a second page) at two widths and the 404 page in Chromium; axe (${expectations.axe_tags.join(", ")}): ${failures.length ? "violations" : "no violation"} (${axeRules} rules passed on a page)`);
+console.log(`browser: ${records.length} product pages (light and dark), ${lists.length} list pages (home, routes, a second page, a taxonomy's, a term's; light and dark) at two widths and the 404 page in Chromium; axe (${expectations.axe_tags.join(", ")}): ${failures.length ? "violations" : "no violation"} (${axeRules} rules passed on a page)`);
 process.exit(failures.length ? 1 : 0);
