@@ -175,6 +175,10 @@ mod tests {
         let json = serde_json::to_string(&term).unwrap();
         assert!(json.starts_with(r#"["use-cases","anlisis-"#), "{json}");
         assert_eq!(serde_json::from_str::<Term>(&json).unwrap(), term);
+        // A slug that would name a path outside its taxonomy is refused.
+        for bad in [r#"["use-cases","../x","X"]"#, r#"["formats","",""]"#, r#"["formats","Json","JSON"]"#] {
+            assert!(serde_json::from_str::<Term>(bad).is_err(), "{bad}");
+        }
         // A card without terms (an earlier build's) reads with none.
         let card: Card = serde_json::from_str(
             r#"{"path":"/datasets/a","title":"A","summary":"S","lastmod":"2026-01-01T00:00:00Z"}"#,

@@ -432,9 +432,17 @@ impl Pages {
                     .collect()
             })
             .collect();
+        // A page search engines skip is on no term's page: it links none.
+        let linked = crate::sitemap::indexable(record);
+        let mut statuses = Vec::new();
+        for entry in &record.marketplace_availability {
+            if !statuses.contains(&entry.status) {
+                statuses.push(entry.status);
+            }
+        }
         let page = PageContext {
             canonical_url: self.site.url(&record.canonical_path()),
-            noindex: !crate::sitemap::indexable(record),
+            noindex: !linked,
             updated: human_date(record.last_updated_at.as_datetime().date()),
             datetime: html_datetime(record.last_updated_at.as_str()),
             json_ld: Value::from_safe_string(json_ld::script(record, &self.site)),
@@ -456,15 +464,15 @@ impl Pages {
             ],
             related: self.related(cards, record.route, &record.canonical_path()),
             route_label: list::route_label(record.route),
-            use_cases: self.term_links(record, Taxonomy::UseCases, &record.use_cases),
-            audiences: self.term_links(record, Taxonomy::Audiences, &record.target_audiences),
-            formats: self.term_links(record, Taxonomy::Formats, &record.output_formats),
+            use_cases: self.term_links(linked, Taxonomy::UseCases, &record.use_cases),
+            audiences: self.term_links(linked, Taxonomy::Audiences, &record.target_audiences),
+            formats: self.term_links(linked, Taxonomy::Formats, &record.output_formats),
             availability: record
                 .marketplace_availability
                 .iter()
                 .map(|entry| AvailabilityRow {
                     marketplace: self.term_link(
-                        record,
+                        linked,
                         Taxonomy::Marketplaces,
                         &entry.key,
                         facets::marketplace_name(entry),
@@ -474,12 +482,10 @@ impl Pages {
                     url: entry.url.as_deref(),
                 })
                 .collect(),
-            statuses: facets::terms_of(record)
+            statuses: statuses
                 .into_iter()
-                .filter(|term| term.taxonomy == Taxonomy::Availability)
-                .map(|term| Crumb {
-                    url: crate::sitemap::indexable(record).then(|| self.site.url(&term.path())),
-                    name: term.label,
+                .map(|status| {
+                    self.term_link(linked, Taxonomy::Availability, status.as_str(), facets::status_label(status))
                 })
                 .collect(),
         };
@@ -517,14 +523,17 @@ impl Pages {
         cards.related(route, path).into_iter().map(shown).eq(before.related(route, path).into_iter().map(shown))
     }
 
-    /// `values` of `taxonomy`, each linking to its term's page when
-    /// `record`'s page is indexable (else its product is on none).
-    fn term_links(&self, record: &ProductRecord, taxonomy: Taxonomy, values: &[String]) -> Vec<Crumb> {
-        values.iter().map(|value| self.term_link(record, taxonomy, value, value)).collect()
+    /// `values` of `taxonomy`, each a [`Pages::term_link`].
+    fn term_links(&self, linked: bool, taxonomy: Taxonomy, values: &[String]) -> Vec<Crumb> {
+        values.iter().map(|value| self.term_link(linked, taxonomy, value, value)).collect()
     }
 
-    fn term_link(&self, record: &ProductRecord, taxonomy: Taxonomy, value: &str, label: &str) -> Crumb {
-        let url = (crate::sitemap::indexable(record) && facets::is_term(value))
+    /// `label`, linking to the page of the term `value` of `taxonomy`
+    /// when `linked` (the product's page is indexable: else its product
+    /// is on no term's page) and the value names a term
+    /// ([`facets::is_term`]).
+    fn term_link(&self, linked: bool, taxonomy: Taxonomy, value: &str, label: &str) -> Crumb {
+        let url = (linked && facets::is_term(value))
             .then(|| self.site.url(&taxonomy.term_path(&facets::term_slug(value), 1)));
         Crumb { name: label.to_owned(), url }
     }
@@ -857,7 +866,7 @@ impl Pages {
                 "a page template sees `product` (the record, as its JSON body's data), `page` and `site`; see docs/pages.md"
             }
             ErrorKind::TemplateNotFound => {
-                "a template can extend or include any default template (base.html, product.html, home.html, list.html, terms.html, breadcrumbs.html, cards.html, pagination.html, term.html, not_found.html, style.css) or another file of the templates folder"
+                "a template can extend or include any default template (base.html, product.html, home.html, list.html, terms.html, breadcrumbs.html, cards.html, pagination.html, list_head.html, term.html, not_found.html, style.css) or another file of the templates folder"
             }
             ErrorKind::OutOfFuel => {
                 "a page may take at most 10,000,000 template instructions (the default page takes a few thousand): look for a loop over a range, or loops nested in loops"

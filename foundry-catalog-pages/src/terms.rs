@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// One term of a product: a value of one of its taxonomies.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(into = "(Taxonomy, String, String)", from = "(Taxonomy, String, String)")]
+#[serde(into = "(Taxonomy, String, String)", try_from = "(Taxonomy, String, String)")]
 pub struct Term {
     /// Whose value it is.
     pub taxonomy: Taxonomy,
@@ -23,9 +23,17 @@ impl From<Term> for (Taxonomy, String, String) {
     }
 }
 
-impl From<(Taxonomy, String, String)> for Term {
-    fn from((taxonomy, slug, label): (Taxonomy, String, String)) -> Self {
-        Term { taxonomy, slug, label }
+/// A term read back (from an artifact's cards): its slug must have the
+/// shape [`term_slug`] gives, since it names a page's path (a slug such as
+/// `../x` would name one outside its taxonomy).
+impl TryFrom<(Taxonomy, String, String)> for Term {
+    type Error = String;
+
+    fn try_from((taxonomy, slug, label): (Taxonomy, String, String)) -> Result<Self, Self::Error> {
+        if !foundry_catalog::product::is_term_slug(&slug) {
+            return Err(format!("{slug:?} is not a term's slug (lowercase ASCII words joined by `-`)"));
+        }
+        Ok(Term { taxonomy, slug, label })
     }
 }
 
