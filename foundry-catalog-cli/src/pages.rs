@@ -22,7 +22,9 @@ use crate::{BROKEN, USAGE, fail};
 /// Files written: OUT/<route>/<slug>.html, each product's JSON record
 /// at OUT/api/public/foundry/products/<slug>.json (the body the endpoint
 /// answers, which each page links to), the list pages (OUT/index.html,
-/// OUT/<route>.html, OUT/<route>/page/<n>.html), OUT/404.html, OUT/robots.txt,
+/// OUT/<route>.html, OUT/<route>/page/<n>.html), OUT/404.html,
+/// OUT/search.html (which says that a static site has no search and
+/// links to the list and facet pages), OUT/robots.txt,
 /// OUT/favicon.ico and, with --site-url, OUT/sitemap.xml (and
 /// OUT/sitemap-N.xml past 50,000 pages); with --precompress, each also
 /// as FILE.gz and FILE.br. A static server maps /<route>/<slug> to the
@@ -184,6 +186,9 @@ fn write_site(
         .filter(|entry| !entry.lastmod.is_empty());
     let not_found = pages.not_found().map_err(|e| (BROKEN, e.to_string()))?;
     out.write("/404.html", not_found.as_bytes())?;
+    // A static site has no search: its search page says so.
+    let search = pages.search_unavailable().map_err(|e| (BROKEN, e.to_string()))?;
+    out.write(&format!("{}.html", foundry_catalog_pages::search::PATH), search.as_bytes())?;
     out.write(sitemap::ROBOTS_PATH, sitemap::robots(pages.site()).as_bytes())?;
     out.write(foundry_catalog_pages::favicon::PATH, &foundry_catalog_pages::favicon::ico())?;
     if let Some(feed) = foundry_catalog_pages::feed::atom(pages.site(), &cards) {

@@ -53,6 +53,7 @@ pub mod json_ld;
 pub mod list;
 mod markup;
 mod render;
+pub mod search;
 pub mod share_image;
 pub mod site;
 pub mod sitemap;

@@ -30,8 +30,13 @@ pub struct Pages {
     files: BTreeMap<String, PathBuf>,
     /// [`Pages::digest`].
     digest: String,
+    /// The digest of the site and templates alone (the page size's
+    /// default).
+    templates_digest: String,
     /// [`Pages::page_size`].
     page_size: usize,
+    /// Every template's text, by name: what [`Pages::settings`] stores.
+    sources: BTreeMap<String, String>,
 }
 
 impl std::fmt::Debug for Pages {
@@ -99,11 +104,11 @@ struct AvailabilityRow<'a> {
 
 /// One step of a page's breadcrumbs, or any named link.
 #[derive(Serialize, PartialEq)]
-struct Crumb {
+pub(crate) struct Crumb {
     /// What it is called.
-    name: String,
+    pub(crate) name: String,
     /// Its absolute URL (a path without a site); none for the page itself.
-    url: Option<String>,
+    pub(crate) url: Option<String>,
 }
 
 /// One list page: rendered, or found to be the page the previous cards
@@ -160,7 +165,7 @@ impl std::fmt::Debug for ListPlan<'_> {
 
 /// What a page template sees of a product it links to.
 #[derive(Serialize, PartialEq)]
-struct CardContext<'a> {
+pub(crate) struct CardContext<'a> {
     url: String,
     title: &'a str,
     /// The summary, clipped to [`CARD_SUMMARY`] characters.
@@ -214,7 +219,7 @@ struct ListContext<'a> {
 
 /// One number of a list page's pagination.
 #[derive(Serialize, PartialEq)]
-struct PageLink {
+pub(crate) struct PageLink {
     number: usize,
     /// Its URL; none for the page itself.
     url: Option<String>,
@@ -374,25 +379,81 @@ impl Pages {
             part(text.as_bytes());
         }
         let digest = hex::encode(hasher.finalize().as_slice());
-        let mut pages = Pages { env: Environment::new(), site, files, digest, page_size: list::PAGE_SIZE };
-        for (name, text) in sources {
-            env.add_template_owned(name, text).map_err(|e| pages.error(&e, None))?;
+        let mut pages = Pages {
+            env: Environment::new(),
+            site,
+            files,
+            templates_digest: digest.clone(),
+            digest,
+            page_size: list::PAGE_SIZE,
+            sources: BTreeMap::new(),
+        };
+        for (name, text) in &sources {
+            env.add_template_owned(name.clone(), text.clone()).map_err(|e| pages.error(&e, None))?;
         }
+        pages.sources = sources;
         pages.env = env;
         Ok(pages)
     }
 
     /// These pages with `size` products a list page (at least one;
-    /// [`list::PAGE_SIZE`] unless set), which the [`Pages::digest`] covers.
+    /// [`list::PAGE_SIZE`] unless set), which the [`Pages::digest`] covers
+    /// when it is not the default.
     #[must_use]
     pub fn with_page_size(mut self, size: usize) -> Pages {
         self.page_size = size.max(1);
-        let mut hasher = Sha256::new();
-        hasher.update(self.digest.as_bytes());
-        hasher.update(b" page size ");
-        hasher.update((self.page_size as u64).to_le_bytes());
-        self.digest = hex::encode(hasher.finalize().as_slice());
+        self.digest = self.templates_digest.clone();
+        if self.page_size != list::PAGE_SIZE {
+            let mut hasher = Sha256::new();
+            hasher.update(self.digest.as_bytes());
+            hasher.update(b" page size ");
+            hasher.update((self.page_size as u64).to_le_bytes());
+            self.digest = hex::encode(hasher.finalize().as_slice());
+        }
         self
+    }
+
+    /// Everything these pages are rendered with, as one JSON document: the
+    /// site's URL, name and language, the page size and every template's
+    /// text. A build stores it, so that a server renders the pages it
+    /// makes on request (search) as the build rendered the rest
+    /// ([`Pages::from_settings`]).
+    pub fn settings(&self) -> Vec<u8> {
+        let site = &self.site;
+        serde_json::to_vec(&serde_json::json!({
+            "url": if site.is_known() { site.url("") } else { String::new() },
+            "name": site.name(),
+            "language": site.language().tag(),
+            "page_size": self.page_size,
+            "templates": &self.sources,
+        }))
+        .unwrap_or_default()
+    }
+
+    /// The pages [`Pages::settings`] wrote: the same digest, the same
+    /// bytes for the same record (with this crate's version).
+    pub fn from_settings(bytes: &[u8]) -> Result<Pages, PageError> {
+        #[derive(serde::Deserialize)]
+        struct Settings {
+            url: String,
+            name: String,
+            language: String,
+            page_size: usize,
+            templates: BTreeMap<String, String>,
+        }
+        let file = PathBuf::from("<the artifact's site settings>");
+        let broken = |reason: String| PageError::Read { file: file.clone(), reason };
+        let settings: Settings = serde_json::from_slice(bytes).map_err(|e| broken(e.to_string()))?;
+        let site = if settings.url.is_empty() { Ok(Site::unknown()) } else { Site::new(&settings.url) };
+        let site = site.map_err(|e| broken(e.to_string()))?;
+        let name = crate::SiteName::new(&settings.name).map_err(|e| broken(e.to_string()))?;
+        let language = crate::Language::new(&settings.language).map_err(|e| broken(e.to_string()))?;
+        let templates = settings
+            .templates
+            .into_iter()
+            .map(|(name, text)| crate::templates::TemplateFile { path: file.join(&name), name, text })
+            .collect();
+        Ok(Pages::with(site.named(name).in_language(language), templates)?.with_page_size(settings.page_size))
     }
 
     /// How many products a list page shows at most.
@@ -542,7 +603,7 @@ impl Pages {
         cards.related(route, path).into_iter().map(|card| self.card(card)).collect()
     }
 
-    fn card<'a>(&self, card: &'a Card) -> CardContext<'a> {
+    pub(crate) fn card<'a>(&self, card: &'a Card) -> CardContext<'a> {
         CardContext { url: self.site.url(&card.path), title: &card.title, summary: clip(&card.summary, CARD_SUMMARY) }
     }
 
@@ -713,7 +774,7 @@ impl Pages {
 
     /// The breadcrumbs of page `number` of the list `label` whose first
     /// page is at `first`, under the home page and `parents`.
-    fn trail(&self, parents: Vec<Crumb>, label: &str, first: &str, number: usize) -> Vec<Crumb> {
+    pub(crate) fn trail(&self, parents: Vec<Crumb>, label: &str, first: &str, number: usize) -> Vec<Crumb> {
         let mut crumbs = vec![Crumb { name: "Home".to_owned(), url: Some(self.site.url(list::HOME_PATH)) }];
         crumbs.extend(parents);
         if number > 1 {
@@ -727,7 +788,7 @@ impl Pages {
 
     /// The numbered links of page `number` of `pages`, page `n` being at
     /// `path(n)`.
-    fn page_links(&self, number: usize, pages: usize, path: impl Fn(usize) -> String) -> Vec<PageLink> {
+    pub(crate) fn page_links(&self, number: usize, pages: usize, path: impl Fn(usize) -> String) -> Vec<PageLink> {
         let mut last = 0;
         list::page_numbers(number, pages)
             .into_iter()
@@ -806,7 +867,7 @@ impl Pages {
     }
 
     /// The template `name` with `page` and the site.
-    fn render_page(&self, name: &str, page: &impl Serialize) -> Result<String, PageError> {
+    pub(crate) fn render_page(&self, name: &str, page: &impl Serialize) -> Result<String, PageError> {
         self.render(
             name,
             minijinja::context! { site => self.site_context(), page => Value::from_serialize(page) },
@@ -842,6 +903,7 @@ impl Pages {
             image => self.site.is_known().then(|| self.site.url(crate::share_image::PATH)),
             routes => Value::from_serialize(&routes),
             taxonomies => Value::from_serialize(&taxonomies),
+            search => self.site.url(crate::search::PATH),
         }
     }
 
@@ -866,7 +928,7 @@ impl Pages {
                 "a page template sees `product` (the record, as its JSON body's data), `page` and `site`; see docs/pages.md"
             }
             ErrorKind::TemplateNotFound => {
-                "a template can extend or include any default template (base.html, product.html, home.html, list.html, terms.html, breadcrumbs.html, cards.html, pagination.html, list_head.html, term.html, not_found.html, style.css) or another file of the templates folder"
+                "a template can extend or include any default template (base.html, product.html, home.html, list.html, terms.html, search.html, breadcrumbs.html, cards.html, pagination.html, list_head.html, term.html, not_found.html, style.css) or another file of the templates folder"
             }
             ErrorKind::OutOfFuel => {
                 "a page may take at most 10,000,000 template instructions (the default page takes a few thousand): look for a loop over a range, or loops nested in loops"

@@ -216,10 +216,12 @@ pub(crate) fn newest_of<'a>(lastmods: impl IntoIterator<Item = &'a str>) -> Stri
         .unwrap_or_default()
 }
 
-/// `robots.txt`: every path may be crawled, and the sitemap is named
-/// when the site is known.
+/// `robots.txt`: every path may be crawled but the search page's (its
+/// pages are made on request, one per query: crawling them would only
+/// find again the pages the sitemap lists), and the sitemap is named when
+/// the site is known.
 pub fn robots(site: &Site) -> String {
-    let mut robots = String::from("User-agent: *\nAllow: /\n");
+    let mut robots = format!("User-agent: *\nAllow: /\nDisallow: {}\n", crate::search::PATH);
     if site.is_known() {
         robots.push_str(&format!("\nSitemap: {}\n", site.url(PATH)));
     }

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use crate::PageError;
 
 /// The default templates, by name: the page layout, a product's page, the
-/// home and list pages with the breadcrumbs, product lists, page
-/// numbers and head (meta tags) they include, a taxonomy's page of terms and the link to a
-/// term, the page for an unknown path, and the stylesheet the layout
-/// inlines.
-pub(crate) const DEFAULTS: [(&str, &str); 12] = [
+/// home and list pages with the breadcrumbs, product lists, page numbers
+/// and head (meta tags) they include, a taxonomy's page of terms and the
+/// link to a term, the search page, the page for an unknown path, and
+/// the stylesheet the layout inlines.
+pub(crate) const DEFAULTS: [(&str, &str); 13] = [
     ("base.html", include_str!("../templates/base.html")),
     ("product.html", include_str!("../templates/product.html")),
     ("home.html", include_str!("../templates/home.html")),
@@ -21,6 +21,7 @@ pub(crate) const DEFAULTS: [(&str, &str); 12] = [
     ("list_head.html", include_str!("../templates/list_head.html")),
     ("terms.html", include_str!("../templates/terms.html")),
     ("term.html", include_str!("../templates/term.html")),
+    ("search.html", include_str!("../templates/search.html")),
     ("not_found.html", include_str!("../templates/not_found.html")),
     ("style.css", include_str!("../templates/style.css")),
 ];

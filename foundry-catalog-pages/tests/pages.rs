@@ -907,3 +907,64 @@ fn a_blank_value_names_no_term() {
         assert!(!page.contains("\" dir=\"auto\"></a>") && !page.contains("<h1 dir=\"auto\"></h1>"), "{}", list.path);
     }
 }
+
+/// The settings a build stores make, in a server, the pages the build
+/// made: the same digest, the same bytes, a folder's templates included.
+#[test]
+fn pages_read_back_from_their_settings_render_the_same_bytes() {
+    let dir = folder(&[
+        ("style.css", "body { color: #123456; }"),
+        ("cards.html", "<ol>{% for c in cards %}<li>{{ c.title }}</li>{% endfor %}</ol>"),
+    ]);
+    let site = site().named(SiteName::new("Shop").unwrap()).in_language(Language::new("he").unwrap());
+    for pages in [Pages::new(Site::unknown()), Pages::from_dir(site, dir.path()).unwrap().with_page_size(7)] {
+        let again = Pages::from_settings(&pages.settings()).unwrap();
+        assert_eq!(again.digest(), pages.digest());
+        assert_eq!(again.page_size(), pages.page_size());
+        let cards = Cards::new(actors(30));
+        let query = foundry_catalog_pages::search::Query::parse(Some("q=actor")).unwrap();
+        let shown: Vec<Card> = cards.iter().take(3).cloned().collect();
+        assert_eq!(again.search_page(&query, 30, &shown).unwrap(), pages.search_page(&query, 30, &shown).unwrap());
+        assert_eq!(again.product(&examples()[0], &cards).unwrap(), pages.product(&examples()[0], &cards).unwrap());
+    }
+    for broken in
+        [&b"{}"[..], b"not json", br#"{"url":"ftp://x","name":"a","language":"en","page_size":1,"templates":{}}"#]
+    {
+        assert!(Pages::from_settings(broken).is_err());
+    }
+    let bad_template = br#"{"url":"","name":"a","language":"en","page_size":1,"templates":{"base.html":"{% if %}"}}"#;
+    assert!(Pages::from_settings(bad_template).unwrap_err().to_string().contains("base.html"));
+}
+
+/// The search page as a server renders it (matches, page numbers, no
+/// match, no words) and as the static site writes it.
+#[test]
+fn search_pages() {
+    use foundry_catalog_pages::search::Query;
+    let pages = Pages::new(site());
+    let cards = Cards::new(actors(60));
+    let shown: Vec<Card> = cards.iter().skip(20).take(20).cloned().collect();
+    let query = Query::parse(Some("q=actor+%3Cb%3E&page=2")).unwrap();
+    let found = pages.search_page(&query, 60, &shown).unwrap();
+    // The query is escaped wherever it is shown, and kept in the links.
+    assert!(!found.contains("<b>") && found.contains("actor &lt;b&gt;"), "{found}");
+    assert!(found.contains(r#"href="https://catalog.example.com/search?q=actor+%3Cb%3E&amp;page=3""#), "{found}");
+    assert_eq!(actors_linked(&found), (20..40).collect::<Vec<_>>());
+    insta::assert_snapshot!("search-found", main_of(&found));
+    let none = pages.search_page(&Query::parse(Some("q=zzz")).unwrap(), 0, &[]).unwrap();
+    insta::assert_snapshot!("search-none", main_of(&none));
+    let blank = pages.search_page(&Query::parse(None).unwrap(), 0, &[]).unwrap();
+    assert!(blank.contains("A product matches when it has every word") && !blank.contains("No product matches"));
+    let unavailable = pages.search_unavailable().unwrap();
+    insta::assert_snapshot!("search-static", main_of(&unavailable));
+    // Every page's header has the same search form, served or static.
+    let form = |html: &str| html[html.find("<form").unwrap()..html.find("</form>").unwrap()].to_owned();
+    let home = &pages.list_pages(&cards).unwrap()[0];
+    assert_eq!(form(home.html.as_deref().unwrap()), form(&unavailable));
+    assert!(form(&unavailable).contains(r#"action="https://catalog.example.com/search""#));
+}
+
+/// The `<main>` of a page: what a snapshot of it reviews.
+fn main_of(html: &str) -> String {
+    html[html.find("<main>").unwrap()..html.find("</main>").unwrap() + 7].to_owned()
+}

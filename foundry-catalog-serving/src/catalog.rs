@@ -36,6 +36,7 @@ mod pages;
 mod place;
 mod previous;
 mod render;
+mod search;
 mod stamps;
 
 pub use bodies::{BodyCache, Representation};
@@ -44,6 +45,7 @@ pub use builder::{Builder, DEFAULT_MAX_MANIFEST_LEN, Progress, UnavailableCoding
 pub use errors::{CatalogError, CatalogErrors};
 pub use load::OpenOptions;
 pub use previous::{RecordTypeChange, RecordTypeChanges, Unusable};
+pub use search::{SEARCH_PATH, SearchPage};
 
 /// One pre-built response of a catalog (a product's body, its page, or a
 /// site document): the body in every stored content coding, and its
@@ -128,6 +130,11 @@ struct SiteEntries {
     documents: HashMap<Bytes, usize>,
     /// The not-found page's.
     not_found: Option<usize>,
+    /// The site search, once a search has read it. Unwind-safe as the
+    /// rest of the catalog is: nothing in it changes once it is made
+    /// (the template engine's closures are only called).
+    #[cfg(feature = "pages")]
+    search: once_cell::race::OnceBox<std::panic::AssertUnwindSafe<search::SiteSearch>>,
 }
 
 /// What a request at a path outside the product endpoint finds among a

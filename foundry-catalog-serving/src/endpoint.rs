@@ -71,6 +71,9 @@ pub struct Request<'a> {
     pub method: &'a str,
     /// The request target's path, still percent-encoded, without the query.
     pub path: &'a str,
+    /// The request target's query, without the `?` (only the search page
+    /// reads it).
+    pub query: Option<&'a str>,
     /// `If-Match`, if sent.
     pub if_match: Option<&'a [u8]>,
     /// `If-None-Match`, if sent.
@@ -187,6 +190,11 @@ pub const HTML: &str = "text/html; charset=utf-8";
 /// under `/api/` always get the JSON error.
 fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> Reply {
     let head = request.method == "HEAD";
+    if path == crate::catalog::SEARCH_PATH
+        && let Some(page) = catalog.search(request.query)
+    {
+        return search_reply(catalog, page, request);
+    }
     let resource = if path.starts_with("/api/") { None } else { catalog.site_resource(path) };
     let (entry, content_type) = match resource {
         None => return Reply::error(ErrorKind::NoResource, head),
@@ -201,6 +209,42 @@ fn answer_site(catalog: &ResponseCatalog, request: &Request<'_>, path: &str) -> 
         Some(SiteResource::Document(document)) => (document, document_type(path)),
     };
     represent(catalog, entry, request, content_type)
+}
+
+/// The search page's reply: made on request, so compressed now, in the
+/// coding `Accept-Encoding` asks for, and cached as pages are, but with no
+/// validators (nothing to compare a later request with). A page of
+/// matches no search has is not found.
+fn search_reply(catalog: &ResponseCatalog, page: crate::catalog::SearchPage, request: &Request<'_>) -> Reply {
+    use crate::catalog::SearchPage;
+    let head = request.method == "HEAD";
+    let html = match page {
+        SearchPage::Page(html) => html,
+        SearchPage::Unavailable => return Reply::error(ErrorKind::Unavailable, head),
+        SearchPage::NoSuchPage => {
+            return match catalog.site_resource(crate::catalog::SEARCH_PATH) {
+                Some(SiteResource::NotFound(page)) => not_found_page(catalog, page, request),
+                _ => Reply::error(ErrorKind::NoResource, head),
+            };
+        }
+    };
+    let Some(coding) = negotiate(request.accept_encoding, catalog.codings()) else {
+        return Reply { vary: Some(VARY), ..Reply::error(ErrorKind::NotAcceptable, head) };
+    };
+    let Some(body) = coding.encode(html.as_bytes()) else { return Reply::error(ErrorKind::Unavailable, head) };
+    Reply {
+        status: 200,
+        content_type: Some(HTML),
+        etag: None,
+        content_encoding: coding.header(),
+        vary: Some(VARY),
+        last_modified: None,
+        cache_control: Some(CACHE_CONTROL),
+        allow: None,
+        location: None,
+        content_length: body.len(),
+        body: if head { Bytes::new() } else { Bytes::from(body) },
+    }
 }
 
 /// `Content-Type` of a site document, by its name's extension: the

@@ -182,6 +182,7 @@ pub fn respond<B>(catalog: &ResponseCatalog, request: &http::Request<B>) -> http
             &endpoint::Request {
                 method: request.method().as_str(),
                 path: request.uri().path(),
+                query: request.uri().query(),
                 if_match: if_match.as_deref(),
                 if_none_match: if_none_match.as_deref(),
                 if_modified_since: wanted.if_modified_since.first.map(HeaderValue::as_bytes),
@@ -200,12 +201,13 @@ pub const NOSNIFF: &str = "nosniff";
 /// `Content-Security-Policy` of every answer: nothing loads but the
 /// page's own inline stylesheet and the site's images (the icon), and
 /// only the site's own files may be fetched from inside a page (as
-/// Lighthouse reads `robots.txt`); no script runs (the JSON-LD is data, not run), no form posts, no `<base>`
-/// moves links, and no other site frames a page. Styles are allowed
+/// Lighthouse reads `robots.txt`); no script runs (the JSON-LD is data,
+/// not run), a form is sent to the site only (the search form), no
+/// `<base>` moves links, and no other site frames a page. Styles are allowed
 /// inline, as the default layout inlines its stylesheet for the first
 /// paint and a team's templates may change it; autoescaping keeps a
 /// record's text out of it.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// `Referrer-Policy` of every answer: a link to a marketplace tells it
 /// the site's origin, never the page's path.

@@ -1796,7 +1796,8 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
         let sitemap = std::fs::read_to_string(site.join("sitemap.xml")).expect("a sitemap");
         // Every page the site has, and nothing else: three products, the
         // home page, a page per route and the facets' pages (each
-        // taxonomy's and each term's), all indexable.
+        // taxonomy's and each term's), all indexable; and the search
+        // page, which is not (robots.txt keeps crawlers out of it).
         let mut listed: Vec<String> = sitemap
             .split("<loc>https://shop.example")
             .skip(1)
@@ -1804,8 +1805,10 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
             .collect();
         listed.sort();
         let mut written = html_files(&site);
-        written.retain(|path| path != "/404");
+        written.retain(|path| path != "/404" && path != "/search");
         assert_eq!(listed, written);
+        let search = std::fs::read_to_string(site.join("search.html")).expect("the search page");
+        assert!(search.contains("it has no search") && search.contains(r#"<meta name="robots" content="noindex">"#));
         assert!(written.len() > 3 + 1 + 3 + 5, "facet pages: {written:?}");
         let files = [
             "404.html",
@@ -1814,6 +1817,7 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
             "automation/crm-webhook-connector.html",
             "index.html",
             "datasets.html",
+            "search.html",
             "api/public/foundry/products/eu-regulatory-status-signals.json",
         ];
         sites.push((page, sitemap, files.map(|f| std::fs::read(site.join(f)).expect("written"))));

@@ -98,6 +98,17 @@ pub(crate) const NOT_FOUND_DOCUMENT: &str = "404";
 /// what its pages were made with.
 pub(crate) const CARDS_DOCUMENT: &str = "cards";
 
+/// The name the site search's index (`foundry_catalog_pages::search::index`)
+/// is stored under: not a path, so never served; `/search` is answered
+/// from it.
+pub(crate) const SEARCH_DOCUMENT: &str = "search";
+
+/// The name the site's settings and templates
+/// (`foundry_catalog_pages::Pages::settings`) are stored under: not a
+/// path, so never served; the pages a server makes on request (search)
+/// are rendered from them.
+pub(crate) const SETTINGS_DOCUMENT: &str = "settings";
+
 /// The name of the site's icon among the documents: its path,
 /// `foundry_catalog_pages::favicon::PATH`.
 pub(crate) const ICON_DOCUMENT: &str = "/favicon.ico";

@@ -3,8 +3,8 @@
 //! page paths, `lastmod` and site documents' names.
 
 use super::{
-    ArtifactError, CARDS_DOCUMENT, FEED_DOCUMENT, ICON_DOCUMENT, IMAGE_DOCUMENT, Metadata, NOT_FOUND_DOCUMENT, Span,
-    head, is_http_date_of, is_strong_etag,
+    ArtifactError, CARDS_DOCUMENT, FEED_DOCUMENT, ICON_DOCUMENT, IMAGE_DOCUMENT, Metadata, NOT_FOUND_DOCUMENT,
+    SEARCH_DOCUMENT, SETTINGS_DOCUMENT, Span, head, is_http_date_of, is_strong_etag,
 };
 use crate::encoding::ContentCoding;
 
@@ -111,6 +111,8 @@ pub(crate) fn is_document_name(name: &[u8]) -> bool {
         ICON_DOCUMENT.as_bytes(),
         FEED_DOCUMENT.as_bytes(),
         IMAGE_DOCUMENT.as_bytes(),
+        SEARCH_DOCUMENT.as_bytes(),
+        SETTINGS_DOCUMENT.as_bytes(),
         // Every card in one document, as earlier builds kept them.
         CARDS_DOCUMENT.as_bytes(),
     ];
@@ -132,13 +134,29 @@ mod tests {
 
     #[test]
     fn only_the_names_a_build_gives_are_site_documents() {
-        for name in
-            ["/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/sitemap-20.xml", "404", "/feed.atom", "/og-image.png"]
-        {
+        for name in [
+            "/robots.txt",
+            "/sitemap.xml",
+            "/sitemap-1.xml",
+            "/sitemap-20.xml",
+            "404",
+            "/feed.atom",
+            "/og-image.png",
+            "search",
+            "settings",
+        ] {
             assert!(is_document_name(name.as_bytes()), "{name}");
         }
-        for name in ["/sitemap-0.xml", "/sitemap-01.xml", "/sitemap-.xml", "/sitemap-1.xml/", "/404", "/index.html", ""]
-        {
+        for name in [
+            "/sitemap-0.xml",
+            "/sitemap-01.xml",
+            "/sitemap-.xml",
+            "/sitemap-1.xml/",
+            "/404",
+            "/index.html",
+            "",
+            "/search",
+        ] {
             assert!(!is_document_name(name.as_bytes()), "{name}");
         }
     }

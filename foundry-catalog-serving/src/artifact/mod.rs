@@ -138,8 +138,8 @@ mod write;
 pub(crate) use bodies::{Bodies, BodyFile, Piece};
 pub(crate) use entries::{
     CARDS_DOCUMENT, DocumentEntry, FEED_DOCUMENT, ICON_DOCUMENT, IMAGE_DOCUMENT, IndexEntry, LAST_HTTP_DATE,
-    NOT_FOUND_DOCUMENT, PageSpans, Response, SOURCE_LEN, Span, contiguous, etag_names, etag_of, is_http_date_of,
-    is_strong_etag,
+    NOT_FOUND_DOCUMENT, PageSpans, Response, SEARCH_DOCUMENT, SETTINGS_DOCUMENT, SOURCE_LEN, Span, contiguous,
+    etag_names, etag_of, is_http_date_of, is_strong_etag,
 };
 pub use error::ArtifactError;
 pub(crate) use head::{Block, store_product};

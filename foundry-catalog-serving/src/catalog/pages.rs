@@ -188,8 +188,9 @@ impl PageMaker {
     /// The site documents of the cards `linking.now`, each in every
     /// coding, given to `write` in the order they are stored:
     /// `/robots.txt`, the sitemap files, the Atom feed and the picture
-    /// shared links show (none when the site is unknown), the list pages, each route page's cards, the not-found page and
-    /// the site's icon (`/favicon.ico`). They are rendered and compressed
+    /// shared links show (none when the site is unknown), the site's
+    /// settings and search index, the list pages, each route page's
+    /// cards, the not-found page and the site's icon (`/favicon.ico`). They are rendered and compressed
     /// on all cores a few at a time ([`crate::parallel::for_each_windowed`]),
     /// each window written before the next is made, so a build never
     /// holds more than a window of them. A list page that shows what it
@@ -219,6 +220,7 @@ impl PageMaker {
         if site.is_known() {
             jobs.extend([Job::Feed, Job::Image]);
         }
+        jobs.extend([Job::Settings, Job::Search]);
         let mut tally = ListTally::default();
         for plan in &plans {
             if !plan.cards.is_empty() {
@@ -257,6 +259,11 @@ impl PageMaker {
                     (crate::artifact::FEED_DOCUMENT.to_owned(), feed.unwrap_or_default().into_bytes())
                 }
                 Job::Image => (crate::artifact::IMAGE_DOCUMENT.to_owned(), foundry_catalog_pages::share_image::png()),
+                Job::Settings => (crate::artifact::SETTINGS_DOCUMENT.to_owned(), self.pages.settings()),
+                Job::Search => (
+                    crate::artifact::SEARCH_DOCUMENT.to_owned(),
+                    foundry_catalog_pages::search::index(&linking.now, self.pages.page_size()),
+                ),
                 Job::Cards(plan) => (cards_document(&plan.path), Card::encode_all(plan.cards)),
                 Job::List(plan) => (
                     plan.path.clone(),
@@ -286,6 +293,11 @@ enum Job<'p, 'a> {
     Feed,
     /// The picture shared links show (when the site is known).
     Image,
+    /// What the pages are rendered with, for the pages a server makes
+    /// on request.
+    Settings,
+    /// The site search's index of the cards.
+    Search,
     /// The cards of a route's list page.
     Cards(&'p foundry_catalog_pages::ListPlan<'p>),
     /// A list page, rendered now.

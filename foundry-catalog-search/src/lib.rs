@@ -1,0 +1,41 @@
+//! # foundry-catalog-search
+//!
+//! The full-text index of foundry-catalog's site search. A build adds
+//! each product as a document of weighted fields ([`IndexBuilder`]) and
+//! stores the bytes it finishes with in its artifact; a server opens
+//! those bytes in place ([`Index::open`], no copy, no parse beyond a
+//! check) and answers each query by reading the words it asks for:
+//!
+//! - words: [`words`] (letters and digits, lowercased; pairs of
+//!   characters in Han, kana and Hangul);
+//! - matching: every word of the query (AND);
+//! - ranking: BM25 (k1 = 1.2, b = 0.75), a word's count weighted by the
+//!   fields it is in;
+//! - layout: [`format`], versioned, deterministic (the same documents
+//!   give the same bytes on every machine).
+//!
+//! ```
+//! use foundry_catalog_search::{Index, IndexBuilder};
+//!
+//! let mut builder = IndexBuilder::new();
+//! builder.add(&[(3, "Webhook connector"), (1, "Sends CRM events to a URL")]);
+//! builder.add(&[(3, "CRM export"), (1, "A webhook, daily")]);
+//! builder.add(&[(3, "EU signals"), (1, "Daily market signals")]);
+//! let index = Index::open(builder.finish()).unwrap();
+//! let found = index.search("Webhook", 0, 10).unwrap();
+//! // In a title (weight 3) ranks above in a summary (weight 1).
+//! assert_eq!(found.hits.iter().map(|hit| hit.doc).collect::<Vec<_>>(), [0, 1]);
+//! assert_eq!(index.search("crm daily", 0, 10).unwrap().total, 1);
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod format;
+mod read;
+mod tokens;
+mod write;
+
+pub use read::{Found, Hit, Index, IndexError, MAX_QUERY_WORDS};
+pub use tokens::{MAX_WORD, words};
+pub use write::IndexBuilder;
