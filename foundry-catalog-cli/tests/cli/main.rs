@@ -1836,7 +1836,7 @@ fn pages_writes_the_same_site_from_manifests_and_from_their_artifact() {
     // (`.ci/pages` compares its bytes with `serve`'s answer).
     let rendered = std::fs::read(bodies.join("eu-regulatory-status-signals.json")).expect("rendered");
     let value = |bytes: &[u8]| serde_json::from_slice::<serde_json::Value>(bytes).expect("JSON");
-    assert!(value(&sites[0].2[6]) == value(&rendered), "the JSON record a static site holds is the product's body");
+    assert!(value(&sites[0].2[7]) == value(&rendered), "the JSON record a static site holds is the product's body");
     assert!(sites[0].0.contains(r#"href="/api/public/foundry/products/eu-regulatory-status-signals""#));
     // `pages` of the example catalog into `out`, with `extra` arguments.
     let pages_into = |out: &Path, extra: &[&str]| {

@@ -54,6 +54,15 @@ fn the_compiled_in_catalog_serves_every_page_the_sitemap_and_robots() {
     let missing = exchange(server.addr, &get("/datasets/no-such-product"));
     assert_eq!((missing.status, missing.header("content-type")), (404, Some("text/html; charset=utf-8")));
     assert!(missing.text().contains("<h1>Page not found</h1>"));
+    // The search page: the query read from the request target, each word
+    // of it (percent-encoded or `+`) matched; CSP lets its form be sent.
+    let search = exchange(server.addr, &get("/search?q=Lead+signal%20EXTRACTOR&utm=x"));
+    assert_eq!((search.status, search.header("content-type")), (200, Some("text/html; charset=utf-8")));
+    assert!(search.text().contains(&format!(r#"<a href="{SITE}/actors/lead-signal-extractor""#)), "{}", search.text());
+    assert!(search.text().contains(r#"value="Lead signal EXTRACTOR""#));
+    assert!(search.header("content-security-policy").is_some_and(|csp| csp.contains("form-action 'self'")));
+    let beyond = exchange(server.addr, &get("/search?q=lead&page=2"));
+    assert_eq!(beyond.status, 404);
     // The product endpoint is as it was.
     let json = exchange(server.addr, &get("/api/public/foundry/products/lead-signal-extractor"));
     assert_eq!((json.status, json.header("content-type")), (200, Some("application/json")));

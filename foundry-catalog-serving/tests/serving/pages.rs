@@ -534,3 +534,102 @@ fn a_catalog_read_back_answers_every_response_as_the_one_built() {
         assert_eq!(a, b, "{name}");
     }
 }
+
+/// What the search page at `query` lists, following its pages: the
+/// products' paths in the order shown, and the count it states.
+fn searched(catalog: &ResponseCatalog, query: &str) -> (Vec<String>, usize) {
+    let mut shown = Vec::new();
+    let mut stated = 0;
+    let mut next = Some(format!("q={query}"));
+    while let Some(at) = next.take() {
+        let reply = answer(catalog, &Request { query: Some(&at), ..get("/search") });
+        assert_eq!((reply.status, reply.content_type), (200, Some("text/html; charset=utf-8")), "{at}");
+        let html = String::from_utf8(reply.body.to_vec()).expect("UTF-8");
+        if let Some((_, meta)) = html.split_once(r#"<p class="meta">"#) {
+            stated = meta.split(' ').next().expect("a count").parse().expect("a number");
+        }
+        if let Some((_, list)) = html.split_once(r#"<ul class="cards">"#) {
+            let list = list.split_once("</ul>").expect("closed").0;
+            shown.extend(
+                list.split(&format!(r#"href="{SITE}"#))
+                    .skip(1)
+                    .map(|rest| rest.split('"').next().unwrap_or_default().to_owned()),
+            );
+        }
+        next = html
+            .split_once(r#"rel="next" href=""#)
+            .map(|(_, rest)| rest.split('"').next().unwrap_or_default().replace("&amp;", "&"))
+            .and_then(|url| url.split_once('?').map(|(_, query)| query.to_owned()));
+    }
+    (shown, stated)
+}
+
+/// The search page of a catalog read back from its bytes lists exactly
+/// the indexable products that have every word of the query, in their
+/// title, summary or terms, judged by reading the records, each once,
+/// across its pages; the card shown is the product's own.
+#[test]
+fn search_finds_exactly_the_products_that_have_every_word() {
+    use foundry_catalog_search::words;
+    let sources = many(50);
+    let catalog = reloaded(&Builder::new().pages(paged()).build(sources.clone()).expect("builds"));
+    let cards: Vec<Card> = sources
+        .iter()
+        .filter_map(|(_, text)| Card::of(&ProductManifest::from_json(text).ok()?.build().ok()?))
+        .collect();
+    let text_of = |card: &Card| {
+        let terms: Vec<&str> = card.terms.iter().map(|term| term.label.as_str()).collect();
+        format!("{} {} {}", card.title, card.summary, terms.join(" "))
+    };
+    let mut queries: Vec<String> =
+        vec!["webhook".into(), "Signals+EU".into(), "7".into(), "zzz".into(), "signals+zzz".into()];
+    queries.extend(cards.iter().take(8).map(|card| card.title.replace(' ', "+")));
+    queries.extend(cards.iter().flat_map(|card| card.terms.first()).map(|term| term.label.replace(' ', "+")));
+    for query in &queries {
+        let asked = words(&query.replace('+', " "));
+        let mut expected: Vec<String> = cards
+            .iter()
+            .filter(|card| {
+                let has = words(&text_of(card));
+                asked.iter().all(|word| has.contains(word))
+            })
+            .map(|card| card.path.clone())
+            .collect();
+        let (mut shown, stated) = searched(&catalog, query);
+        assert_eq!(stated, expected.len(), "{query}");
+        shown.sort();
+        expected.sort();
+        assert_eq!(shown, expected, "{query}");
+    }
+    // The hidden product is found by no word of its title.
+    assert_eq!(searched(&catalog, "Draft").0, Vec::<String>::new());
+}
+
+/// The search page by the endpoint's rules: HEAD, each coding, 404 for a
+/// page no search has, no validators; none in a catalog without pages.
+#[test]
+fn the_search_page_follows_the_endpoints_http_rules() {
+    let catalog = reloaded(&Builder::new().pages(paged()).build(many(30)).expect("builds"));
+    let search = |query: &'static str| Request { query: Some(query), ..get("/search") };
+    let plain = answer(&catalog, &search("q=signals"));
+    assert_eq!((plain.status, plain.etag.clone(), plain.vary), (200, None, Some("Accept-Encoding")));
+    let head = answer(&catalog, &Request { method: "HEAD", ..search("q=signals") });
+    assert_eq!((head.status, head.body.len(), head.content_length), (200, 0, plain.body.len()));
+    let gzip = answer(&catalog, &Request { accept_encoding: Some(b"gzip"), ..search("q=signals") });
+    assert_eq!(gzip.content_encoding, Some("gzip"));
+    let mut decoded = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzip.body[..]), &mut decoded).expect("gzip");
+    assert_eq!(decoded, plain.body.to_vec());
+    for missing in ["q=signals&page=0", "q=signals&page=x", "q=signals&page=50", "q=zzz&page=2", "page=51"] {
+        let reply = answer(&catalog, &search(missing));
+        assert_eq!((reply.status, reply.content_type), (404, Some("text/html; charset=utf-8")), "{missing}");
+    }
+    let blank = answer(&catalog, &search(""));
+    assert_eq!(blank.status, 200);
+    assert_eq!(answer(&catalog, &get("/search")).body, blank.body);
+    let without = Builder::new().build(sources()).expect("builds");
+    assert_eq!(answer(&without, &search("q=signals")).status, 404);
+    // robots.txt keeps crawlers out of it.
+    let robots = answer(&catalog, &get("/robots.txt")).body;
+    assert!(String::from_utf8_lossy(&robots).contains("Disallow: /search\n"));
+}
