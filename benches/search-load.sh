@@ -29,7 +29,7 @@ catalog=${CATALOG:-$work/catalog}
 [ -d "$catalog" ] || python3 benches/make-catalog.py "$N" "$catalog"
 artifact=${ARTIFACT:-$work/catalog.fcat}
 [ -f "$artifact" ] || "$bin" build "$catalog" -o "$artifact" --site-url https://catalog.example.com 2>/dev/null
-slug=$(ls "$catalog" | head -1); slug=${slug%.json}
+slug=$(find "$catalog" -name '*.json' -print -quit); slug=${slug##*/}; slug=${slug%.json}
 
 # The queries, as paths: words the bench catalog's products share (its
 # three examples' words), and title numbers, each matching one product.

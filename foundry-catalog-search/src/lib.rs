@@ -11,7 +11,7 @@
 //! - matching: every word of the query (AND);
 //! - ranking: BM25 (k1 = 1.2, b = 0.75), a word's count weighted by the
 //!   fields it is in;
-//! - layout: [`format`], versioned, deterministic (the same documents
+//! - layout: [`format`](mod@format), versioned, deterministic (the same documents
 //!   give the same bytes on every machine).
 //!
 //! ```

@@ -159,3 +159,21 @@ fn an_index_of_another_version_or_none_is_refused() {
     let empty = Index::open(IndexBuilder::new().finish()).unwrap();
     assert_eq!((empty.docs(), empty.search("alpha", 0, 10).unwrap().total), (0, 0));
 }
+
+/// Postings that name a document twice, or one past the last, are
+/// refused when a query reads them, not counted twice or read past.
+#[test]
+fn postings_out_of_order_or_out_of_range_are_refused() {
+    let bytes = build(&[vec![(1, "alpha".into())], vec![(1, "alpha".into())]]);
+    // The postings are last: gap 0, count 1, gap 1, count 1.
+    assert_eq!(&bytes[bytes.len() - 4..], [0, 1, 1, 1]);
+    let index = Index::open(&bytes[..]).unwrap();
+    assert_eq!(index.search("alpha", 0, 10).unwrap().total, 2);
+    for (at, value) in [(2, 0), (2, 2), (4, 1)] {
+        let mut broken = bytes.clone();
+        let at = broken.len() - at;
+        broken[at] = value;
+        let index = Index::open(&broken[..]).unwrap();
+        assert!(index.search("alpha", 0, 10).is_err(), "byte {at} = {value}");
+    }
+}
