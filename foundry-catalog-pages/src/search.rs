@@ -18,7 +18,7 @@
 //! and facet pages; [`crate::Pages::search_unavailable`]).
 
 use foundry_catalog::product::Route;
-use foundry_catalog_search::{Index, IndexBuilder, IndexError};
+use foundry_catalog_search::{Index, IndexBuilder, IndexError, Part};
 use serde::Serialize;
 
 use crate::list::{Card, Cards};
@@ -48,10 +48,10 @@ pub const MAX_PAGES: usize = 50;
 pub const MAX_QUERY: usize = 200;
 
 /// The index of `cards` for a site whose route pages show `page_size`
-/// cards each, as a build stores it: a header of the page size and each
-/// route's number of cards ([`Route::ALL`] order), then the
-/// [`foundry_catalog_search`] index.
-pub fn index(cards: &Cards, page_size: usize) -> Vec<u8> {
+/// cards each, as a build stores it: the head (a header of the page size
+/// and each route's number of cards, [`Route::ALL`] order, then the
+/// [`foundry_catalog_search`] index's head) and the index's parts.
+pub fn index(cards: &Cards, page_size: usize) -> Stored {
     let mut builder = IndexBuilder::new();
     let mut terms = String::new();
     for card in cards.iter() {
@@ -62,13 +62,23 @@ pub fn index(cards: &Cards, page_size: usize) -> Vec<u8> {
         }
         builder.add(&[(TITLE, card.title.as_str()), (TERMS, terms.as_str()), (SUMMARY, card.summary.as_str())]);
     }
-    let mut out = Vec::new();
-    out.extend_from_slice(&u32_of(page_size).to_le_bytes());
+    let built = builder.finish();
+    let mut head = Vec::with_capacity(HEADER + built.head.len());
+    head.extend_from_slice(&u32_of(page_size).to_le_bytes());
     for (_, cards) in cards.routes() {
-        out.extend_from_slice(&u32_of(cards.len()).to_le_bytes());
+        head.extend_from_slice(&u32_of(cards.len()).to_le_bytes());
     }
-    out.extend_from_slice(&builder.finish());
-    out
+    head.extend_from_slice(&built.head);
+    Stored { head, parts: built.parts }
+}
+
+/// A site's search index as a build stores it ([`index`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The head: page size, routes' counts, the documents' lengths.
+    pub head: Vec<u8>,
+    /// The parts of the words, each stored apart.
+    pub parts: Vec<Vec<u8>>,
 }
 
 fn u32_of(n: usize) -> u32 {
@@ -88,7 +98,8 @@ impl<B: AsRef<[u8]>> AsRef<[u8]> for After<B> {
 /// The bytes of the header: the page size and a count per route.
 const HEADER: usize = 4 * (1 + Route::ALL.len());
 
-/// A stored index ([`index`]), opened in place.
+/// A stored index's head ([`index`]), opened in place; its parts are
+/// opened apart ([`Search::open_part`]), when a query needs them.
 #[derive(Debug, Clone)]
 pub struct Search<B> {
     index: Index<After<B>>,
@@ -119,7 +130,7 @@ pub struct Matches {
 }
 
 impl<B: AsRef<[u8]>> Search<B> {
-    /// The stored index in `bytes`, checked.
+    /// The stored index's head in `bytes`, checked.
     pub fn open(bytes: B) -> Result<Search<B>, IndexError> {
         let all = bytes.as_ref();
         let Some(head) = all.get(..HEADER) else {
@@ -146,10 +157,26 @@ impl<B: AsRef<[u8]>> Search<B> {
         self.len() == 0
     }
 
-    /// The matches of `query` on its page, most relevant first.
-    pub fn find(&self, query: &Query) -> Result<Matches, IndexError> {
+    /// How many parts its words are in ([`Stored::parts`]).
+    pub fn parts(&self) -> usize {
+        self.index.parts()
+    }
+
+    /// Part `k` of its words, in `bytes`, checked against this head.
+    pub fn open_part<P: AsRef<[u8]>>(&self, bytes: P, k: usize) -> Result<Part<P>, IndexError> {
+        Part::open(bytes, &self.index, k)
+    }
+
+    /// The matches of `query` on its page, most relevant first; `part(k)`
+    /// gives part `k` opened ([`Search::open_part`]), asked for the
+    /// query's words' parts only.
+    pub fn find<'p, P: AsRef<[u8]> + 'p>(
+        &self,
+        query: &Query,
+        part: impl FnMut(usize) -> Result<&'p Part<P>, IndexError>,
+    ) -> Result<Matches, IndexError> {
         let skip = (query.page - 1) * RESULTS;
-        let found = self.index.search(&query.text, skip, RESULTS)?;
+        let found = self.index.search(&query.text, skip, RESULTS, part)?;
         let locations = found.hits.iter().filter_map(|hit| self.location(hit.doc as usize)).collect();
         Ok(Matches { total: found.total, locations })
     }

@@ -1,17 +1,32 @@
-//! The bytes of an index: a fixed header, then fixed-width tables, then
-//! the words and the postings. Every integer is little-endian.
+//! The bytes of an index: a head, and its words split among parts by a
+//! hash of each word, so that an edit of one document changes the head
+//! and the parts of the words it changed, not the whole index (what a
+//! replica fetches for an edit). Every integer is little-endian.
+//!
+//! The head:
 //!
 //! | offset | bytes | what |
 //! |---|---|---|
 //! | 0 | 8 | [`MAGIC`] |
 //! | 8 | 4 | [`VERSION`] |
 //! | 12 | 4 | documents, `D` |
-//! | 16 | 4 | words, `W` |
-//! | 20 | 4 | bytes of the words, `T` |
-//! | 24 | 4 | bytes of the postings, `P` |
-//! | 28 | 8 | the sum of the documents' lengths |
-//! | 36 | 4·D | each document's length (the weights of its words) |
-//! | … | 4·W | where each word ends in the words' bytes |
+//! | 16 | 4 | parts, `S` (a power of two, at most [`MAX_PARTS`]) |
+//! | 20 | 8 | the sum of the documents' lengths |
+//! | 28 | 4·D | each document's length (the weights of its words) |
+//!
+//! Part `k` holds the words whose [`part_of`] is `k`:
+//!
+//! | offset | bytes | what |
+//! |---|---|---|
+//! | 0 | 8 | [`PART_MAGIC`] |
+//! | 8 | 4 | [`VERSION`] |
+//! | 12 | 4 | `k` |
+//! | 16 | 4 | `S` |
+//! | 20 | 4 | documents, `D` (the head's) |
+//! | 24 | 4 | words, `W` |
+//! | 28 | 4 | bytes of the words, `T` |
+//! | 32 | 4 | bytes of the postings, `P` |
+//! | 36 | 4·W | where each word ends in the words' bytes |
 //! | … | 4·W | where each word's postings end in the postings' bytes |
 //! | … | 4·W | how many documents have each word |
 //! | … | T | the words, UTF-8, in byte order, each once |
@@ -21,14 +36,38 @@
 //! order, the gap from the previous document (the first from 0) and the
 //! word's weighted count in that document, each a LEB128 varint.
 
-/// What an index starts with.
+/// What an index's head starts with.
 pub const MAGIC: &[u8; 8] = b"FCSEARCH";
+
+/// What each part starts with.
+pub const PART_MAGIC: &[u8; 8] = b"FCSPART1";
 
 /// The layout's version; an index of another is refused.
 pub const VERSION: u32 = 1;
 
-/// The header's bytes.
-pub(crate) const HEADER: usize = 36;
+/// The most parts an index is split into.
+pub const MAX_PARTS: usize = 4096;
+
+/// About how many bytes of words and postings a part holds: the index is
+/// split into the fewest parts (a power of two) that keeps them under it.
+pub const PART_BYTES: usize = 64 * 1024;
+
+/// The head's bytes before the lengths.
+pub(crate) const HEAD: usize = 28;
+
+/// A part's header bytes.
+pub(crate) const PART_HEADER: usize = 36;
+
+/// The part of `parts` that holds `word`: FNV-1a (64 bits) of its bytes,
+/// modulo `parts`. The same on every machine.
+pub fn part_of(word: &str, parts: usize) -> usize {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in word.as_bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (hash % parts.max(1) as u64) as usize
+}
 
 /// `value` appended as a LEB128 varint.
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u32) {
@@ -67,7 +106,7 @@ pub(crate) fn u32_at(bytes: &[u8], at: usize) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{get_varint, put_varint};
+    use super::{get_varint, part_of, put_varint};
 
     #[test]
     fn varints_round_trip_and_refuse_overflow() {
@@ -82,5 +121,15 @@ mod tests {
         assert_eq!(get_varint(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F], &mut at), None);
         let mut at = 0;
         assert_eq!(get_varint(&[0x80], &mut at), None);
+    }
+
+    /// FNV-1a's published values: the part of a word is the same on
+    /// every machine.
+    #[test]
+    fn a_words_part_is_fnv_1a_of_its_bytes() {
+        assert_eq!(part_of("", usize::MAX), (0xcbf2_9ce4_8422_2325_u64 % usize::MAX as u64) as usize);
+        assert_eq!(part_of("a", 1 << 16), (0xaf63_dc4c_8601_ec8c_u64 % (1 << 16)) as usize);
+        assert_eq!(part_of("foobar", 1 << 16), (0x8594_4171_f739_67e8_u64 % (1 << 16)) as usize);
+        assert_eq!(part_of("anything", 1), 0);
     }
 }

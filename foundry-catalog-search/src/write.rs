@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::format::{HEADER, MAGIC, VERSION, put_varint};
+use crate::format::{HEAD, MAGIC, MAX_PARTS, PART_BYTES, PART_HEADER, PART_MAGIC, VERSION, part_of, put_varint};
 use crate::words;
 
 /// Builds an index of documents, each a list of weighted fields; a
@@ -62,46 +62,117 @@ impl IndexBuilder {
         self.lengths.is_empty()
     }
 
-    /// The index's bytes ([`crate::format`]): the same documents, added
-    /// in the same order, give the same bytes.
-    pub fn finish(self) -> Vec<u8> {
-        let mut words: Vec<(String, Vec<(u32, u32)>)> = self.postings.into_iter().collect();
+    /// The index's bytes ([`crate::format`]): its head and its parts. The
+    /// same documents, added in the same order, give the same bytes.
+    pub fn finish(self) -> Built {
+        let mut words: Vec<Word> = self.postings.into_iter().collect();
         words.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut text = Vec::new();
-        let mut postings = Vec::new();
-        let (mut text_ends, mut posting_ends, mut frequencies) = (Vec::new(), Vec::new(), Vec::new());
-        for (word, list) in &words {
-            text.extend_from_slice(word.as_bytes());
-            let mut previous = 0;
-            for &(doc, count) in list {
-                put_varint(&mut postings, doc - previous);
-                put_varint(&mut postings, count);
-                previous = doc;
-            }
-            text_ends.push(fits(text.len()));
-            posting_ends.push(fits(postings.len()));
-            frequencies.push(fits(list.len()));
+        // Words and postings take about a byte a word and two a posting.
+        let bytes: usize = words.iter().map(|(word, list)| word.len() + 2 * list.len()).sum();
+        let parts = bytes.div_ceil(PART_BYTES).next_power_of_two().clamp(1, MAX_PARTS);
+        let mut split: Vec<Vec<&Word>> = vec![Vec::new(); parts];
+        for entry in &words {
+            split[part_of(&entry.0, parts)].push(entry);
         }
+        let docs = fits(self.lengths.len());
         let total: u64 = self.lengths.iter().map(|&l| u64::from(l)).sum();
-        let mut out =
-            Vec::with_capacity(HEADER + 4 * self.lengths.len() + 12 * words.len() + text.len() + postings.len());
-        out.extend_from_slice(MAGIC);
-        for value in [VERSION, fits(self.lengths.len()), fits(words.len()), fits(text.len()), fits(postings.len())] {
+        let mut head = Vec::with_capacity(HEAD + 4 * self.lengths.len());
+        head.extend_from_slice(MAGIC);
+        for value in [VERSION, docs, fits(parts)] {
+            head.extend_from_slice(&value.to_le_bytes());
+        }
+        head.extend_from_slice(&total.to_le_bytes());
+        for length in &self.lengths {
+            head.extend_from_slice(&length.to_le_bytes());
+        }
+        let parts = split.iter().enumerate().map(|(k, words)| part(k, parts, docs, words)).collect();
+        Built { head, parts }
+    }
+}
+
+/// A word and its postings: (document, weighted count), in document order.
+type Word = (String, Vec<(u32, u32)>);
+
+/// An index's bytes: its head, and each of its parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Built {
+    /// The head: the documents' lengths.
+    pub head: Vec<u8>,
+    /// Part `k` of the words ([`crate::format::part_of`]) and their postings.
+    pub parts: Vec<Vec<u8>>,
+}
+
+/// Part `k` of `parts`, holding `words` (sorted) in an index of `docs`
+/// documents.
+fn part(k: usize, parts: usize, docs: u32, words: &[&Word]) -> Vec<u8> {
+    let mut text = Vec::new();
+    let mut postings = Vec::new();
+    let (mut text_ends, mut posting_ends, mut frequencies) = (Vec::new(), Vec::new(), Vec::new());
+    for (word, list) in words {
+        text.extend_from_slice(word.as_bytes());
+        let mut previous = 0;
+        for &(doc, count) in list {
+            put_varint(&mut postings, doc - previous);
+            put_varint(&mut postings, count);
+            previous = doc;
+        }
+        text_ends.push(fits(text.len()));
+        posting_ends.push(fits(postings.len()));
+        frequencies.push(fits(list.len()));
+    }
+    let mut out = Vec::with_capacity(PART_HEADER + 12 * words.len() + text.len() + postings.len());
+    out.extend_from_slice(PART_MAGIC);
+    for value in [VERSION, fits(k), fits(parts), docs, fits(words.len()), fits(text.len()), fits(postings.len())] {
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+    for table in [&text_ends, &posting_ends, &frequencies] {
+        for value in table {
             out.extend_from_slice(&value.to_le_bytes());
         }
-        out.extend_from_slice(&total.to_le_bytes());
-        for table in [&self.lengths, &text_ends, &posting_ends, &frequencies] {
-            for value in table {
-                out.extend_from_slice(&value.to_le_bytes());
-            }
-        }
-        out.extend_from_slice(&text);
-        out.extend_from_slice(&postings);
-        out
     }
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&postings);
+    out
 }
 
 /// `n` as a `u32`: an index larger than 4 GiB is not one this layout holds.
 fn fits(n: usize) -> u32 {
     u32::try_from(n).expect("an index section under 4 GiB")
+}
+
+impl Built {
+    /// The index these bytes hold, every part opened: for an index kept
+    /// whole in memory (a server that stores the parts apart opens each
+    /// when a query first needs it, [`crate::Part::open`]).
+    pub fn open(&self) -> Result<Opened<'_>, crate::IndexError> {
+        let index = crate::Index::open(&self.head[..])?;
+        let parts = self
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(k, part)| crate::Part::open(&part[..], &index, k))
+            .collect::<Result<Vec<_>, _>>()?;
+        if parts.len() != index.parts() {
+            return Err(crate::IndexError::new("it has another number of parts than its head says"));
+        }
+        Ok(Opened { index, parts })
+    }
+}
+
+/// A [`Built`] index, opened whole.
+#[derive(Debug, Clone)]
+pub struct Opened<'a> {
+    /// The head.
+    pub index: crate::Index<&'a [u8]>,
+    /// Every part, in order.
+    pub parts: Vec<crate::Part<&'a [u8]>>,
+}
+
+impl Opened<'_> {
+    /// [`crate::Index::search`] over its parts.
+    pub fn search(&self, query: &str, skip: usize, limit: usize) -> Result<crate::Found, crate::IndexError> {
+        self.index.search(query, skip, limit, |k| {
+            self.parts.get(k).ok_or(crate::IndexError::new("a part its head names is missing"))
+        })
+    }
 }

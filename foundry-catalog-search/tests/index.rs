@@ -3,7 +3,7 @@
 //! index finds and ranks; and no bytes, however broken, make the index
 //! panic or allocate past them.
 
-use foundry_catalog_search::{Index, IndexBuilder, MAX_QUERY_WORDS, words};
+use foundry_catalog_search::{Built, Index, IndexBuilder, MAX_QUERY_WORDS, Part, words};
 use proptest::prelude::*;
 
 /// A document as the scan sees it: its fields as (weight, text).
@@ -53,7 +53,7 @@ fn scan(docs: &[Doc], query: &str) -> Vec<(u32, f64)> {
     ranked
 }
 
-fn build(docs: &[Doc]) -> Vec<u8> {
+fn build(docs: &[Doc]) -> Built {
     let mut builder = IndexBuilder::new();
     for doc in docs {
         let fields: Vec<(u32, &str)> = doc.iter().map(|(weight, text)| (*weight, text.as_str())).collect();
@@ -84,7 +84,8 @@ proptest! {
         skip in 0usize..5,
         limit in 1usize..10,
     ) {
-        let index = Index::open(build(&docs)).unwrap();
+        let built = build(&docs);
+        let index = built.open().unwrap();
         let expected = scan(&docs, &query);
         let found = index.search(&query, skip, limit).unwrap();
         prop_assert_eq!(found.total, expected.len());
@@ -102,18 +103,27 @@ proptest! {
         flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         cut in any::<prop::sample::Index>(),
         query in text(),
+        in_head in any::<bool>(),
     ) {
-        let bytes = build(&docs);
-        let mut broken = bytes.clone();
+        let built = build(&docs);
+        let mut broken = built.clone();
+        // The head, or the part of the query's first word (the one a
+        // query reads).
+        let k = words(&query).first().map_or(0, |word| Index::open(&built.head[..]).unwrap().part_of(word));
+        let target = if in_head { &mut broken.head } else { &mut broken.parts[k] };
         for (at, value) in flips {
-            let at = at.index(broken.len());
-            broken[at] = value;
+            let at = at.index(target.len());
+            target[at] = value;
         }
-        if let Ok(index) = Index::open(&broken[..]) {
-            let _ = index.search(&query, 0, 10);
+        if let Ok(index) = Index::open(&broken.head[..]) {
+            let parts: Vec<_> = broken.parts.iter().enumerate().map(|(k, p)| Part::open(&p[..], &index, k)).collect();
+            let _ = index.search(&query, 0, 10, |k| parts.get(k).and_then(|p| p.as_ref().ok()).ok_or(foundry_catalog_search::IndexError::new("refused")));
         }
-        let short = &bytes[..cut.index(bytes.len())];
+        let short = &built.head[..cut.index(built.head.len())];
         prop_assert!(Index::open(short).is_err());
+        let index = Index::open(&built.head[..]).unwrap();
+        let short = &built.parts[0][..cut.index(built.parts[0].len())];
+        prop_assert!(Part::open(short, &index, 0).is_err());
     }
 }
 
@@ -136,7 +146,8 @@ fn a_title_word_outranks_a_summary_word_and_every_word_must_match() {
         vec![(3, "Webhook connector".into()), (1, "Sends CRM events".into())],
         vec![(3, "EU signals".into()), (1, "Daily market signals".into())],
     ];
-    let index = Index::open(build(&docs)).unwrap();
+    let built = build(&docs);
+    let index = built.open().unwrap();
     let ranked = |query: &str| -> Vec<u32> { index.search(query, 0, 10).unwrap().hits.iter().map(|h| h.doc).collect() };
     assert_eq!(ranked("webhook"), [1, 0]);
     // Each has one word in its title and one in its summary: a tie, in
@@ -151,29 +162,64 @@ fn a_title_word_outranks_a_summary_word_and_every_word_must_match() {
 
 #[test]
 fn an_index_of_another_version_or_none_is_refused() {
-    let mut bytes = build(&[vec![(1, "alpha".into())]]);
-    assert!(Index::open(&bytes[..]).is_ok());
-    bytes[8] = 2;
-    assert!(Index::open(&bytes[..]).unwrap_err().to_string().contains("version"));
+    let mut built = build(&[vec![(1, "alpha".into())]]);
+    assert!(built.open().is_ok());
+    built.head[8] = 2;
+    assert!(built.open().unwrap_err().to_string().contains("version"));
     assert!(Index::open(&b"not an index at all, but long enough"[..]).is_err());
-    let empty = Index::open(IndexBuilder::new().finish()).unwrap();
-    assert_eq!((empty.docs(), empty.search("alpha", 0, 10).unwrap().total), (0, 0));
+    let empty = IndexBuilder::new().finish();
+    let opened = empty.open().unwrap();
+    assert_eq!((opened.index.docs(), opened.search("alpha", 0, 10).unwrap().total), (0, 0));
+}
+
+/// A part is refused where another is asked for, or in another index.
+#[test]
+fn a_part_is_only_its_own_index_and_number() {
+    let docs: Vec<Doc> = (0..20_000).map(|i| vec![(1, format!("word{i} shared"))]).collect();
+    let built = build(&docs);
+    assert!(built.parts.len() > 1, "{} parts", built.parts.len());
+    let index = Index::open(&built.head[..]).unwrap();
+    assert!(Part::open(&built.parts[1][..], &index, 0).is_err());
+    let other = build(&docs[..10]);
+    let other_index = Index::open(&other.head[..]).unwrap();
+    assert!(Part::open(&built.parts[0][..], &other_index, 0).is_err());
+}
+
+/// An edit of one document's words changes the head and the parts of
+/// the words it added or removed, not the others: what a replica fetches
+/// for an edit.
+#[test]
+fn an_edit_changes_the_head_and_its_words_parts_only() {
+    let docs: Vec<Doc> =
+        (0..20_000).map(|i| vec![(3, format!("title {i}")), (1, format!("summary word{} common", i % 500))]).collect();
+    let before = build(&docs);
+    let mut edited = docs.clone();
+    edited[7][0].1 = "title 7 renamed".to_owned();
+    let after = build(&edited);
+    assert_eq!(after.parts.len(), before.parts.len());
+    assert!(before.parts.len() >= 4, "{} parts", before.parts.len());
+    let changed: Vec<usize> = (0..after.parts.len()).filter(|&k| after.parts[k] != before.parts[k]).collect();
+    let index = Index::open(&after.head[..]).unwrap();
+    // "renamed" is new; "title" and "7" keep their counts in doc 7.
+    assert_eq!(changed, [index.part_of("renamed")]);
+    assert_ne!(after.head, before.head);
 }
 
 /// Postings that name a document twice, or one past the last, are
 /// refused when a query reads them, not counted twice or read past.
 #[test]
 fn postings_out_of_order_or_out_of_range_are_refused() {
-    let bytes = build(&[vec![(1, "alpha".into())], vec![(1, "alpha".into())]]);
+    let built = build(&[vec![(1, "alpha".into())], vec![(1, "alpha".into())]]);
+    assert_eq!(built.parts.len(), 1);
     // The postings are last: gap 0, count 1, gap 1, count 1.
-    assert_eq!(&bytes[bytes.len() - 4..], [0, 1, 1, 1]);
-    let index = Index::open(&bytes[..]).unwrap();
-    assert_eq!(index.search("alpha", 0, 10).unwrap().total, 2);
+    let part = &built.parts[0];
+    assert_eq!(&part[part.len() - 4..], [0, 1, 1, 1]);
+    assert_eq!(built.open().unwrap().search("alpha", 0, 10).unwrap().total, 2);
     for (at, value) in [(2, 0), (2, 2), (4, 1)] {
-        let mut broken = bytes.clone();
-        let at = broken.len() - at;
-        broken[at] = value;
-        let index = Index::open(&broken[..]).unwrap();
-        assert!(index.search("alpha", 0, 10).is_err(), "byte {at} = {value}");
+        let mut broken = built.clone();
+        let at = broken.parts[0].len() - at;
+        broken.parts[0][at] = value;
+        let opened = broken.open().unwrap();
+        assert!(opened.search("alpha", 0, 10).is_err(), "byte {at} = {value}");
     }
 }

@@ -99,9 +99,16 @@ pub(crate) const NOT_FOUND_DOCUMENT: &str = "404";
 pub(crate) const CARDS_DOCUMENT: &str = "cards";
 
 /// The name the site search's index (`foundry_catalog_pages::search::index`)
-/// is stored under: not a path, so never served; `/search` is answered
-/// from it.
+/// is stored under (its head; part `k` of its words under `search/<k>`,
+/// [`search_part_document`]): not a path, so never served; `/search` is
+/// answered from it.
 pub(crate) const SEARCH_DOCUMENT: &str = "search";
+
+/// The name part `k` of the search index's words is stored under.
+#[cfg_attr(not(feature = "pages"), allow(dead_code))]
+pub(crate) fn search_part_document(k: usize) -> String {
+    format!("{SEARCH_DOCUMENT}/{k}")
+}
 
 /// The name the site's settings and templates
 /// (`foundry_catalog_pages::Pages::settings`) are stored under: not a

@@ -122,7 +122,14 @@ pub(crate) fn is_document_name(name: &[u8]) -> bool {
         name.strip_prefix(CARDS_DOCUMENT.as_bytes()).and_then(|path| std::str::from_utf8(path).ok()).is_some_and(
             |path| path != foundry_catalog::product::HOME_PATH && foundry_catalog::product::is_list_path(path),
         );
+    // A part of the search index (`search/12`, the
+    // `artifact::search_part_document` of its number).
+    let part =
+        name.strip_prefix(SEARCH_DOCUMENT.as_bytes()).and_then(|rest| rest.strip_prefix(b"/")).is_some_and(|n| {
+            !n.is_empty() && n.len() <= 4 && (n == b"0" || n[0] != b'0') && n.iter().all(u8::is_ascii_digit)
+        });
     numbered
+        || part
         || cards
         || fixed.contains(&name)
         || std::str::from_utf8(name).is_ok_and(foundry_catalog::product::is_list_path)

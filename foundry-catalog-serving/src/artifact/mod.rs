@@ -136,6 +136,8 @@ mod summary;
 mod write;
 
 pub(crate) use bodies::{Bodies, BodyFile, Piece};
+#[cfg_attr(not(feature = "pages"), allow(unused_imports))]
+pub(crate) use entries::search_part_document;
 pub(crate) use entries::{
     CARDS_DOCUMENT, DocumentEntry, FEED_DOCUMENT, ICON_DOCUMENT, IMAGE_DOCUMENT, IndexEntry, LAST_HTTP_DATE,
     NOT_FOUND_DOCUMENT, PageSpans, Response, SEARCH_DOCUMENT, SETTINGS_DOCUMENT, SOURCE_LEN, Span, contiguous,

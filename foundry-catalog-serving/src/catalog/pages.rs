@@ -220,7 +220,10 @@ impl PageMaker {
         if site.is_known() {
             jobs.extend([Job::Feed, Job::Image]);
         }
+        // One index of every card: its head, then each part of its words.
+        let search = foundry_catalog_pages::search::index(&linking.now, self.pages.page_size());
         jobs.extend([Job::Settings, Job::Search]);
+        jobs.extend((0..search.parts.len()).map(Job::SearchPart));
         let mut tally = ListTally::default();
         for plan in &plans {
             if !plan.cards.is_empty() {
@@ -260,10 +263,8 @@ impl PageMaker {
                 }
                 Job::Image => (crate::artifact::IMAGE_DOCUMENT.to_owned(), foundry_catalog_pages::share_image::png()),
                 Job::Settings => (crate::artifact::SETTINGS_DOCUMENT.to_owned(), self.pages.settings()),
-                Job::Search => (
-                    crate::artifact::SEARCH_DOCUMENT.to_owned(),
-                    foundry_catalog_pages::search::index(&linking.now, self.pages.page_size()),
-                ),
+                Job::Search => (crate::artifact::SEARCH_DOCUMENT.to_owned(), search.head.clone()),
+                Job::SearchPart(k) => (crate::artifact::search_part_document(*k), search.parts[*k].clone()),
                 Job::Cards(plan) => (cards_document(&plan.path), Card::encode_all(plan.cards)),
                 Job::List(plan) => (
                     plan.path.clone(),
@@ -296,8 +297,10 @@ enum Job<'p, 'a> {
     /// What the pages are rendered with, for the pages a server makes
     /// on request.
     Settings,
-    /// The site search's index of the cards.
+    /// The head of the site search's index of the cards.
     Search,
+    /// Part `k` of the search index's words.
+    SearchPart(usize),
     /// The cards of a route's list page.
     Cards(&'p foundry_catalog_pages::ListPlan<'p>),
     /// A list page, rendered now.

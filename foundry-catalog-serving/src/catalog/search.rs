@@ -1,12 +1,13 @@
 //! The site search a catalog with pages answers at [`SEARCH_PATH`]
-//! (`/search?q=…`; feature `pages`). The index and the site's settings
-//! are read from the artifact (each checked as any body is) the first
-//! time a search is asked, not at start-up, and kept while the catalog is
-//! served; a search then reads the cards of its matches from the
-//! documents the route pages' cards are kept in, and renders the page
-//! with the site's own templates.
+//! (`/search?q=…`; feature `pages`). The index's head and the site's
+//! settings are read from the artifact (each checked as any body is) the
+//! first time a search is asked, not at start-up, and each part of the
+//! index's words the first time a query has a word in it; all are kept
+//! while the catalog is served. A search then reads the cards of its
+//! matches from the documents the route pages' cards are kept in, and
+//! renders the page with the site's own templates.
 
-use super::{ResponseCatalog, pages::cards_document};
+use super::ResponseCatalog;
 
 /// Where the search page is: `foundry_catalog_pages::search::PATH`.
 pub const SEARCH_PATH: &str = "/search";
@@ -30,6 +31,8 @@ pub enum SearchPage {
 pub(super) struct SiteSearch {
     pages: foundry_catalog_pages::Pages,
     index: foundry_catalog_pages::search::Search<bytes::Bytes>,
+    /// Each part of the index's words, once a query has read it.
+    parts: Vec<once_cell::race::OnceBox<foundry_catalog_search::Part<bytes::Bytes>>>,
 }
 
 impl ResponseCatalog {
@@ -50,7 +53,7 @@ impl ResponseCatalog {
 
     #[cfg(feature = "pages")]
     fn search_with_pages(&self, query: Option<&str>) -> Option<SearchPage> {
-        use crate::artifact::{SEARCH_DOCUMENT, SETTINGS_DOCUMENT};
+        use crate::artifact::{SEARCH_DOCUMENT, SETTINGS_DOCUMENT, search_part_document};
         use foundry_catalog_pages::search::{Query, Search, pages};
         let site = self.site.as_deref()?;
         if !site.documents.contains_key(SEARCH_DOCUMENT.as_bytes()) {
@@ -62,13 +65,23 @@ impl ResponseCatalog {
             let read = |name: &str| self.document(name).and_then(Result::ok).ok_or(());
             let pages = foundry_catalog_pages::Pages::from_settings(&read(SETTINGS_DOCUMENT)?).map_err(|_| ())?;
             let index = Search::open(read(SEARCH_DOCUMENT)?).map_err(|_| ())?;
-            Ok::<_, ()>(Box::new(std::panic::AssertUnwindSafe(SiteSearch { pages, index })))
+            let parts = (0..index.parts()).map(|_| once_cell::race::OnceBox::new()).collect();
+            Ok::<_, ()>(Box::new(std::panic::AssertUnwindSafe(SiteSearch { pages, index, parts })))
         });
         let Ok(search) = loaded else { return Some(SearchPage::Unavailable) };
         let html = if query.is_blank() {
             search.pages.search_page(&query, 0, &[])
         } else {
-            let Ok(matches) = search.index.find(&query) else { return Some(SearchPage::Unavailable) };
+            // A part that cannot be read is not kept: the next query reads it again.
+            let part = |k: usize| {
+                let unreadable = foundry_catalog_search::IndexError::new("a part of the index cannot be read");
+                let slot = search.parts.get(k).ok_or(unreadable.clone())?;
+                slot.get_or_try_init(|| {
+                    let bytes = self.document(&search_part_document(k)).and_then(Result::ok).ok_or(unreadable)?;
+                    search.index.open_part(bytes, k).map(Box::new)
+                })
+            };
+            let Ok(matches) = search.index.find(&query, part) else { return Some(SearchPage::Unavailable) };
             if query.page > pages(matches.total) {
                 return Some(SearchPage::NoSuchPage);
             }
@@ -85,6 +98,7 @@ impl ResponseCatalog {
         &self,
         locations: &[foundry_catalog_pages::search::Location],
     ) -> Option<Vec<foundry_catalog_pages::list::Card>> {
+        use super::pages::cards_document;
         use foundry_catalog_pages::list::{Card, route_of};
         let mut read: Vec<((foundry_catalog::product::Route, usize), Vec<Card>)> = Vec::new();
         let mut cards = Vec::with_capacity(locations.len());
