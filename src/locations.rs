@@ -22,6 +22,10 @@ foundry_catalog_core::wire_enum! {
 /// The path of the site's home page, which lists every route.
 pub const HOME_PATH: &str = "/";
 
+/// The path of the site's search page (`/search?q=…`), which a server
+/// answers on request.
+pub const SEARCH_PATH: &str = "/search";
+
 impl Route {
     /// The path of this route's list page `page` (from 1), which is also
     /// its category's: `/datasets`, then `/datasets/page/2`, ….

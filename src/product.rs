@@ -19,7 +19,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub use crate::locations::{
-    API_PATH_PREFIX, HOME_PATH, MAX_TERM_SLUG, Route, Taxonomy, is_list_path, is_term_slug, term_key, term_slug,
+    API_PATH_PREFIX, HOME_PATH, MAX_TERM_SLUG, Route, SEARCH_PATH, Taxonomy, is_list_path, is_term_slug, term_key,
+    term_slug,
 };
 use crate::preview::{Sample, SchemaPreview};
 use crate::shape::{Format, Shape, wire_object};

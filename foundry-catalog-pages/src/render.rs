@@ -903,7 +903,7 @@ impl Pages {
             image => self.site.is_known().then(|| self.site.url(crate::share_image::PATH)),
             routes => Value::from_serialize(&routes),
             taxonomies => Value::from_serialize(&taxonomies),
-            search => self.site.url(crate::search::PATH),
+            search => self.site.url(foundry_catalog::product::SEARCH_PATH),
         }
     }
 

@@ -26,7 +26,7 @@ use crate::render::{CardContext, Crumb, PageLink};
 use crate::{PageError, Pages};
 
 /// Where the search page is.
-pub const PATH: &str = "/search";
+pub use foundry_catalog::product::SEARCH_PATH as PATH;
 
 /// The weight of a word of a product's title.
 pub const TITLE: u32 = 3;

@@ -221,7 +221,7 @@ pub(crate) fn newest_of<'a>(lastmods: impl IntoIterator<Item = &'a str>) -> Stri
 /// find again the pages the sitemap lists), and the sitemap is named when
 /// the site is known.
 pub fn robots(site: &Site) -> String {
-    let mut robots = format!("User-agent: *\nAllow: /\nDisallow: {}\n", crate::search::PATH);
+    let mut robots = format!("User-agent: *\nAllow: /\nDisallow: {}\n", foundry_catalog::product::SEARCH_PATH);
     if site.is_known() {
         robots.push_str(&format!("\nSitemap: {}\n", site.url(PATH)));
     }

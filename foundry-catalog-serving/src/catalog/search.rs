@@ -9,8 +9,7 @@
 
 use super::ResponseCatalog;
 
-/// Where the search page is: `foundry_catalog_pages::search::PATH`.
-pub const SEARCH_PATH: &str = "/search";
+pub use foundry_catalog::product::SEARCH_PATH;
 
 /// What a search asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
