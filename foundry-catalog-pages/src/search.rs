@@ -175,7 +175,7 @@ impl<B: AsRef<[u8]>> Search<B> {
         query: &Query,
         part: impl FnMut(usize) -> Result<&'p Part<P>, IndexError>,
     ) -> Result<Matches, IndexError> {
-        let skip = (query.page - 1) * RESULTS;
+        let skip = query.page.saturating_sub(1) * RESULTS;
         let found = self.index.search(&query.text, skip, RESULTS, part)?;
         let locations = found.hits.iter().filter_map(|hit| self.location(hit.doc as usize)).collect();
         Ok(Matches { total: found.total, locations })

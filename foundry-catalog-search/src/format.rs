@@ -1,7 +1,9 @@
 //! The bytes of an index: a head, and its words split among parts by a
 //! hash of each word, so that an edit of one document changes the head
-//! and the parts of the words it changed, not the whole index (what a
-//! replica fetches for an edit). Every integer is little-endian.
+//! and the parts of the words whose count in it changed, not the whole
+//! index (what a replica fetches for an edit); a document added or
+//! removed renumbers those after it, and changes every part. Every
+//! integer is little-endian.
 //!
 //! The head:
 //!

@@ -5,10 +5,11 @@
 //! stores the bytes it finishes with in its artifact: a head (the
 //! documents' lengths) and parts (the words, split by a hash of each),
 //! so that an edit of one document changes the head and the parts of
-//! the words it changed. A server opens those bytes in place
-//! ([`Index::open`], [`Part::open`]: no copy, no parse beyond a check)
-//! and answers each query by reading the words it asks for from their
-//! parts:
+//! the words whose count in it changed (adding or removing a document
+//! renumbers those after it, and changes every part). A server opens
+//! those bytes in place ([`Index::open`], [`Part::open`]: no copy, no
+//! parse beyond a check) and answers each query by reading the words it
+//! asks for from their parts:
 //!
 //! - words: [`words`] (letters and digits, lowercased; pairs of
 //!   characters in Han, kana and Hangul);
@@ -41,6 +42,6 @@ mod read;
 mod tokens;
 mod write;
 
-pub use read::{Found, Hit, Index, IndexError, MAX_QUERY_WORDS, Part};
+pub use read::{Found, Hit, Index, IndexError, MAX_QUERY_WORDS, Part, query_words};
 pub use tokens::{MAX_WORD, words};
 pub use write::{Built, IndexBuilder, Opened};

@@ -124,13 +124,13 @@ impl<B: AsRef<[u8]>> Index<B> {
         limit: usize,
         mut part: impl FnMut(usize) -> Result<&'p Part<P>, IndexError>,
     ) -> Result<Found, IndexError> {
-        let mut asked = words(query);
-        asked.sort_unstable();
-        asked.dedup();
-        asked.truncate(MAX_QUERY_WORDS);
+        let asked = query_words(query);
         let mut found: Vec<(&Part<P>, usize)> = Vec::with_capacity(asked.len());
         for word in &asked {
             let holder = part(self.part_of(word))?;
+            if holder.docs != self.docs {
+                return Err(IndexError("a part of another index"));
+            }
             match holder.find(word) {
                 Some(w) => found.push((holder, w)),
                 None => return Ok(Found::default()),
@@ -149,6 +149,9 @@ impl<B: AsRef<[u8]>> Index<B> {
                 matches =
                     postings.iter().map(|&(doc, count)| Hit { doc, score: self.bm25(weight, doc, count) }).collect();
                 continue;
+            }
+            if matches.is_empty() {
+                break;
             }
             let mut next = postings.iter().peekable();
             matches.retain_mut(|hit| {
@@ -189,6 +192,21 @@ impl<B: AsRef<[u8]>> Index<B> {
         let count = f64::from(count);
         idf * count * (K1 + 1.0) / (count + K1 * (1.0 - B + B * length / self.average))
     }
+}
+
+/// The words of a query that count: its first [`MAX_QUERY_WORDS`]
+/// distinct words, as typed.
+pub fn query_words(query: &str) -> Vec<String> {
+    let mut asked: Vec<String> = Vec::new();
+    for word in words(query) {
+        if asked.len() == MAX_QUERY_WORDS {
+            break;
+        }
+        if !asked.contains(&word) {
+            asked.push(word);
+        }
+    }
+    asked
 }
 
 impl<B: AsRef<[u8]>> Part<B> {

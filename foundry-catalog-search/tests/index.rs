@@ -3,7 +3,7 @@
 //! index finds and ranks; and no bytes, however broken, make the index
 //! panic or allocate past them.
 
-use foundry_catalog_search::{Built, Index, IndexBuilder, MAX_QUERY_WORDS, Part, words};
+use foundry_catalog_search::{Built, Index, IndexBuilder, Part, query_words, words};
 use proptest::prelude::*;
 
 /// A document as the scan sees it: its fields as (weight, text).
@@ -13,10 +13,7 @@ type Doc = Vec<(u32, String)>;
 /// each word's weighted count and each document's length counted again
 /// from the text, idf and the average from the whole collection.
 fn scan(docs: &[Doc], query: &str) -> Vec<(u32, f64)> {
-    let mut asked = words(query);
-    asked.sort();
-    asked.dedup();
-    asked.truncate(MAX_QUERY_WORDS);
+    let asked = query_words(query);
     if asked.is_empty() {
         return Vec::new();
     }
@@ -65,9 +62,16 @@ fn build(docs: &[Doc]) -> Built {
 /// Text from a small vocabulary, so that words repeat across documents;
 /// with case, punctuation and a script written without spaces.
 fn text() -> impl Strategy<Value = String> {
-    let word =
-        prop::sample::select(vec!["alpha", "Beta", "gamma", "DELTA", "eps", "数据", "处理", "42", "fan-out", "ünï"]);
+    let word = prop::sample::select(vec![
+        "alpha", "Beta", "gamma", "DELTA", "eps", "数据", "处理", "42", "fan-out", "ünï", "zeta", "eta", "theta",
+        "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron",
+    ]);
     prop::collection::vec(word, 0..8).prop_map(|words| words.join(" "))
+}
+
+/// A query: up to 24 of the text's words, so that some pass the 16 that count.
+fn long_query() -> impl Strategy<Value = String> {
+    prop::collection::vec(text(), 1..4).prop_map(|texts| texts.join(" "))
 }
 
 fn doc() -> impl Strategy<Value = Doc> {
@@ -80,7 +84,7 @@ proptest! {
     #[test]
     fn the_index_finds_and_ranks_what_a_scan_does(
         docs in prop::collection::vec(doc(), 1..30),
-        query in text(),
+        query in long_query(),
         skip in 0usize..5,
         limit in 1usize..10,
     ) {
@@ -125,6 +129,20 @@ proptest! {
         let short = &built.parts[0][..cut.index(built.parts[0].len())];
         prop_assert!(Part::open(short, &index, 0).is_err());
     }
+}
+
+/// The words that count are the first 16 distinct ones as typed: a
+/// 17th is left out whatever it sorts as.
+#[test]
+fn the_first_sixteen_distinct_words_count_as_typed() {
+    let typed: Vec<String> = (0..20).map(|n| format!("w{:02}", 19 - n)).collect();
+    let query = format!("{} {}", typed[0], typed.join(" "));
+    assert_eq!(query_words(&query), typed[..16]);
+    let docs: Vec<Doc> = vec![vec![(1, typed[..16].join(" "))], vec![(1, typed[4..].join(" "))]];
+    // Document 0 has the 16 that count (w19 … w04), not w03 … w00.
+    let built = build(&docs);
+    let found = built.open().unwrap().search(&query, 0, 10).unwrap();
+    assert_eq!(found.hits.iter().map(|hit| hit.doc).collect::<Vec<_>>(), [0]);
 }
 
 #[test]

@@ -69,6 +69,10 @@ impl ResponseCatalog {
         });
         let Ok(search) = loaded else { return Some(SearchPage::Unavailable) };
         let html = if query.is_blank() {
+            // A query of no words has one page: the form.
+            if query.page > 1 {
+                return Some(SearchPage::NoSuchPage);
+            }
             search.pages.search_page(&query, 0, &[])
         } else {
             // A part that cannot be read is not kept: the next query reads it again.

@@ -620,7 +620,9 @@ fn the_search_page_follows_the_endpoints_http_rules() {
     let mut decoded = Vec::new();
     std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzip.body[..]), &mut decoded).expect("gzip");
     assert_eq!(decoded, plain.body.to_vec());
-    for missing in ["q=signals&page=0", "q=signals&page=x", "q=signals&page=50", "q=zzz&page=2", "page=51"] {
+    for missing in
+        ["q=signals&page=0", "q=signals&page=x", "q=signals&page=50", "q=zzz&page=2", "page=51", "page=2", "q=+&page=7"]
+    {
         let reply = answer(&catalog, &search(missing));
         assert_eq!((reply.status, reply.content_type), (404, Some("text/html; charset=utf-8")), "{missing}");
     }
