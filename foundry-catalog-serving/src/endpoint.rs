@@ -28,6 +28,7 @@
 //! | a product's `canonical_path` (`/datasets/<slug>`, …) | 200, `text/html; charset=utf-8`, the page, its own `ETag`, the product's `Last-Modified` |
 //! | `/`, a route's list page (`/datasets`, `/datasets/page/2`, …) | 200, `text/html; charset=utf-8`, its own `ETag` (no `Last-Modified`) |
 //! | `/robots.txt`, `/sitemap.xml` (and `/sitemap-<n>.xml` past 50,000 pages), `/favicon.ico` | 200, `text/plain`, `application/xml` or `image/x-icon`, its own `ETag` (no `Last-Modified`) |
+//! | `/search?q=…&page=n` (an artifact built with search) | 200, `text/html; charset=utf-8`, the matches, made on request ([`ResponseCatalog::search`]) and compressed as asked, no validators; a `page` no search has gets the not-found page with 404 |
 //! | a page's path with a trailing slash (`/actors/x/`) or `.html` (`/actors/x.html`, `/index.html`) | 301, `Location:` the page's path (`/actors/x`, `/`) |
 //! | any other path outside `/api/` | 404 with the not-found page (`text/html`), not cached |
 //!
