@@ -222,6 +222,12 @@ impl PageMaker {
         }
         // One index of every card: its head, then each part of its words.
         let search = foundry_catalog_pages::search::index(&linking.now, self.pages.page_size());
+        // A server renders the search page on request: a template that
+        // cannot render it fails the build, naming its file and line, not
+        // a search.
+        let query = foundry_catalog_pages::search::Query { text: "check".to_owned(), page: 1 };
+        let sample: Vec<Card> = linking.now.iter().take(foundry_catalog_pages::search::RESULTS).cloned().collect();
+        self.pages.search_page(&query, linking.now.len(), &sample).map_err(|error| failed(error.to_string()))?;
         jobs.extend([Job::Settings, Job::Search]);
         jobs.extend((0..search.parts.len()).map(Job::SearchPart));
         let mut tally = ListTally::default();

@@ -535,6 +535,22 @@ fn a_catalog_read_back_answers_every_response_as_the_one_built() {
     }
 }
 
+/// A search page template that does not render fails the build, naming
+/// its file and line: a server would otherwise fail each search.
+#[test]
+fn a_search_template_that_does_not_render_fails_the_build() {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-broken-search-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("search.html"), "<p>\n{{ page.no_such_field.deeper }}\n").expect("write");
+    let pages = Pages::from_dir(Site::unknown(), &dir).expect("parses");
+    let errors = Builder::new().pages(pages).build(sources()).expect_err("fails to render");
+    let CatalogError::Page { file, error } = &errors.errors[0] else { panic!("{errors}") };
+    assert_eq!(file, "<templates>");
+    assert!(error.contains("search.html:2:") && error.contains("hint:"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// What the search page at `query` lists, following its pages: the
 /// products' paths in the order shown, and the count it states.
 fn searched(catalog: &ResponseCatalog, query: &str) -> (Vec<String>, usize) {
