@@ -262,10 +262,7 @@ fn without_a_site_there_is_no_sitemap_and_links_are_paths() {
 
 #[test]
 fn a_broken_template_fails_the_build_naming_the_manifest_and_the_template_line() {
-    let dir = std::env::temp_dir().join(format!("foundry-catalog-broken-templates-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(dir.join("product.html"), "<p>\n{{ product.title }\n").expect("write");
+    let dir = templates_folder("broken-templates", "product.html", "<p>\n{{ product.title }\n");
     let broken = Pages::from_dir(Site::unknown(), &dir);
     // A template that does not parse is refused when read.
     assert!(broken.is_err());
@@ -535,14 +532,21 @@ fn a_catalog_read_back_answers_every_response_as_the_one_built() {
     }
 }
 
+/// A new templates folder (`foundry-catalog-<name>-<pid>` in the temp
+/// dir) holding `file` with `text`.
+fn templates_folder(name: &str, file: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("foundry-catalog-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join(file), text).expect("write");
+    dir
+}
+
 /// A search page template that does not render fails the build, naming
 /// its file and line: a server would otherwise fail each search.
 #[test]
 fn a_search_template_that_does_not_render_fails_the_build() {
-    let dir = std::env::temp_dir().join(format!("foundry-catalog-broken-search-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(dir.join("search.html"), "<p>\n{{ page.no_such_field.deeper }}\n").expect("write");
+    let dir = templates_folder("broken-search", "search.html", "<p>\n{{ page.no_such_field.deeper }}\n");
     let pages = Pages::from_dir(Site::unknown(), &dir).expect("parses");
     let errors = Builder::new().pages(pages).build(sources()).expect_err("fails to render");
     let CatalogError::Page { file, error } = &errors.errors[0] else { panic!("{errors}") };
