@@ -51,16 +51,22 @@ pub const MAX_QUERY: usize = 200;
 /// cards each, as a build stores it: the head (a header of the page size
 /// and each route's number of cards, [`Route::ALL`] order, then the
 /// [`foundry_catalog_search`] index's head) and the index's parts.
+///
+/// The cards are read on every available core, a run of them a core, and
+/// the runs' indexes joined in order ([`IndexBuilder::append`]): the same
+/// bytes on one core or many.
 pub fn index(cards: &Cards, page_size: usize) -> Stored {
+    let all: Vec<&Card> = cards.iter().collect();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let run = all.len().div_ceil(cores).max(1);
+    let runs: Vec<IndexBuilder> = std::thread::scope(|scope| {
+        let workers: Vec<_> = all.chunks(run).map(|run| scope.spawn(|| index_run(run))).collect();
+        // A worker panics only if indexing does; then so does the caller.
+        workers.into_iter().map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
     let mut builder = IndexBuilder::new();
-    let mut terms = String::new();
-    for card in cards.iter() {
-        terms.clear();
-        for term in &card.terms {
-            terms.push_str(&term.label);
-            terms.push('\n');
-        }
-        builder.add(&[(TITLE, card.title.as_str()), (TERMS, terms.as_str()), (SUMMARY, card.summary.as_str())]);
+    for run in runs {
+        builder.append(run);
     }
     let built = builder.finish();
     let mut head = Vec::with_capacity(HEADER + built.head.len());
@@ -70,6 +76,21 @@ pub fn index(cards: &Cards, page_size: usize) -> Stored {
     }
     head.extend_from_slice(&built.head);
     Stored { head, parts: built.parts }
+}
+
+/// One document a card, in order.
+fn index_run(cards: &[&Card]) -> IndexBuilder {
+    let mut builder = IndexBuilder::new();
+    let mut terms = String::new();
+    for card in cards {
+        terms.clear();
+        for term in &card.terms {
+            terms.push_str(&term.label);
+            terms.push('\n');
+        }
+        builder.add(&[(TITLE, card.title.as_str()), (TERMS, terms.as_str()), (SUMMARY, card.summary.as_str())]);
+    }
+    builder
 }
 
 /// A site's search index as a build stores it ([`index`]).
@@ -329,7 +350,27 @@ impl Pages {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_PAGES, MAX_QUERY, Query, page_number};
+    use super::{MAX_PAGES, MAX_QUERY, Query, index, index_run, page_number};
+    use crate::list::{Card, Cards};
+
+    /// Indexed on every core, a run of cards a core, the bytes are those
+    /// of the cards indexed in one run, in the route pages' order.
+    #[test]
+    fn the_index_made_on_several_cores_is_the_one_made_on_one() {
+        let route = ["datasets", "actors", "automation-connectors"];
+        let cards = Cards::new((0..301).map(|n| Card {
+            path: format!("/{}/product-{n:03}", route[n % 3]),
+            title: format!("Product {n} of {}", n % 7),
+            summary: format!("Summary {} words", n % 11),
+            lastmod: String::new(),
+            terms: Vec::new(),
+        }));
+        let all: Vec<&Card> = cards.iter().collect();
+        let one = index_run(&all).finish();
+        let stored = index(&cards, 50);
+        assert_eq!(stored.parts, one.parts);
+        assert!(stored.head.ends_with(&one.head));
+    }
 
     #[test]
     fn a_query_string_reads_as_a_form_does() {

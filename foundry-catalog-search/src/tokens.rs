@@ -44,7 +44,16 @@ pub fn words(text: &str) -> Vec<String> {
         pairs.clear();
     };
     for c in text.chars() {
-        if is_unspaced(c) {
+        // Most text of most catalogs is ASCII: its case needs no tables.
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                flush_pairs(&mut pairs, &mut out);
+                word.push(c.to_ascii_lowercase());
+            } else {
+                flush_word(&mut word, &mut out);
+                flush_pairs(&mut pairs, &mut out);
+            }
+        } else if is_unspaced(c) {
             flush_word(&mut word, &mut out);
             pairs.push(c);
         } else if c.is_alphanumeric() {

@@ -33,23 +33,50 @@ impl IndexBuilder {
     /// weight of 0 leaves its field out. Panics past `u32::MAX` documents.
     pub fn add(&mut self, fields: &[(u32, &str)]) -> u32 {
         let doc = u32::try_from(self.lengths.len()).expect("at most u32::MAX documents");
-        let mut counts: HashMap<String, u32> = HashMap::new();
-        let mut length: u32 = 0;
+        // A document's words, sorted, then each word's weights summed: a
+        // few dozen words, where a map a document would cost more.
+        let mut weighted: Vec<(String, u32)> = Vec::new();
         for &(weight, text) in fields {
-            if weight == 0 {
-                continue;
-            }
-            for word in words(text) {
-                let count = counts.entry(word).or_default();
-                *count = count.saturating_add(weight);
-                length = length.saturating_add(weight);
+            if weight != 0 {
+                weighted.extend(words(text).into_iter().map(|word| (word, weight)));
             }
         }
-        for (word, count) in counts {
-            self.postings.entry(word).or_default().push((doc, count));
+        let length = weighted.iter().fold(0u32, |length, &(_, weight)| length.saturating_add(weight));
+        weighted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut weighted = weighted.into_iter().peekable();
+        while let Some((word, mut count)) = weighted.next() {
+            while let Some((_, weight)) = weighted.next_if(|(next, _)| *next == word) {
+                count = count.saturating_add(weight);
+            }
+            match self.postings.get_mut(word.as_str()) {
+                Some(list) => list.push((doc, count)),
+                None => {
+                    self.postings.insert(word, vec![(doc, count)]);
+                }
+            }
         }
         self.lengths.push(length);
         doc
+    }
+
+    /// Adds `other`'s documents after this one's, in their order (the
+    /// first of them is numbered [`IndexBuilder::len`]): the index of
+    /// documents added to builders in turn, as one builder would have
+    /// made it, so that a caller can add them on several threads. Panics
+    /// past `u32::MAX` documents.
+    pub fn append(&mut self, other: IndexBuilder) {
+        let first = u32::try_from(self.lengths.len()).expect("at most u32::MAX documents");
+        assert!(u32::try_from(self.lengths.len() + other.lengths.len()).is_ok(), "at most u32::MAX documents");
+        for (word, list) in other.postings {
+            let renumbered = list.into_iter().map(|(doc, count)| (doc + first, count));
+            match self.postings.get_mut(word.as_str()) {
+                Some(mine) => mine.extend(renumbered),
+                None => {
+                    self.postings.insert(word, renumbered.collect());
+                }
+            }
+        }
+        self.lengths.extend(other.lengths);
     }
 
     /// How many documents were added.

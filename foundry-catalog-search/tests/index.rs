@@ -101,6 +101,31 @@ proptest! {
         }
     }
 
+    /// Documents added to several builders in turn, the builders then
+    /// appended in order, give one builder's bytes: what lets a caller
+    /// index on several threads.
+    #[test]
+    fn builders_appended_in_order_give_one_builders_bytes(
+        docs in prop::collection::vec(doc(), 0..30),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+    ) {
+        let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(docs.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut joined = IndexBuilder::new();
+        let mut from = 0;
+        for to in cuts.into_iter().chain([docs.len()]) {
+            let mut run = IndexBuilder::new();
+            for doc in &docs[from..to] {
+                let fields: Vec<(u32, &str)> = doc.iter().map(|(weight, text)| (*weight, text.as_str())).collect();
+                run.add(&fields);
+            }
+            joined.append(run);
+            from = to;
+        }
+        prop_assert_eq!(joined.len(), docs.len());
+        prop_assert_eq!(joined.finish(), build(&docs));
+    }
+
     #[test]
     fn broken_bytes_are_refused_or_answered_never_a_panic(
         docs in prop::collection::vec(doc(), 1..10),

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use super::Piece;
 use super::forms::check_view;
 use super::index::Index;
-use super::{Artifact, ArtifactError, IndexEntry, Span, contiguous, etag_names, head};
+use super::{Artifact, ArtifactError, DocumentEntry, IndexEntry, Span, contiguous, etag_names, head};
 use crate::encoding::ContentCoding;
 
 impl Artifact {
@@ -149,7 +149,7 @@ impl Artifact {
         let failures = crate::parallel::map(&entries, |entry| self.check_entry_bodies(entry).err());
         failures.into_iter().flatten().next().map_or(Ok(()), Err)?;
         for document in self.documents() {
-            self.check_representations(document.path, &document.representations)?;
+            self.check_document_bodies(&document)?;
         }
         self.bodies_checked.store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(())
@@ -183,7 +183,7 @@ impl Artifact {
         }
         for document in self.documents() {
             if touched(contiguous(document.body_spans())) {
-                self.check_representations(document.path, &document.representations)?;
+                self.check_document_bodies(&document)?;
             }
         }
         Ok(())
@@ -203,6 +203,11 @@ impl Artifact {
             Some(page) => self.check_representations(page.path, &page.representations),
             None => Ok(()),
         }
+    }
+
+    /// Checks that each of one site document's bodies hashes to its ETag.
+    pub(crate) fn check_document_bodies(&self, document: &DocumentEntry) -> Result<(), ArtifactError> {
+        self.check_representations(document.path, &document.representations)
     }
 
     /// Checks that each stored body hashes to its ETag; the error names

@@ -142,7 +142,7 @@ impl PageMaker {
         for route in foundry_catalog::product::Route::ALL {
             for number in 1.. {
                 let name = cards_document(&route.list_path(number));
-                if previous.document(&name).is_none() {
+                if previous.catalog().document_entry(&name).is_none() {
                     break;
                 }
                 names.push(name);
@@ -238,20 +238,17 @@ impl PageMaker {
                     None => Job::Cards(plan),
                 });
             }
-            jobs.push(match (plan.changed, kept(&plan.path)) {
-                (true, _) => {
-                    tally.rendered += 1;
-                    Job::List(plan)
-                }
-                (false, Some(entry)) => {
+            // A page the previous artifact does not hold, or holds in
+            // bodies that fail their ETags, is rendered as a full build
+            // renders it.
+            jobs.push(match kept(&plan.path).filter(|_| !plan.changed) {
+                Some(entry) => {
                     tally.kept += 1;
                     Job::Kept(entry)
                 }
-                (false, None) => {
-                    return Err(CatalogError::Page {
-                        file: "<the previous artifact>".to_owned(),
-                        error: format!("{}: it does not hold this list page; build without it", plan.path),
-                    });
+                None => {
+                    tally.rendered += 1;
+                    Job::List(plan)
                 }
             });
         }
@@ -283,9 +280,27 @@ impl PageMaker {
                 Job::Icon => (crate::artifact::ICON_DOCUMENT.to_owned(), foundry_catalog_pages::favicon::ico()),
                 Job::Kept((entry, from)) => return Ok(Document::Kept(entry.clone(), from)),
             };
+            // A document made again as it was (a sitemap file, the search
+            // index's parts no edited word is in) is not compressed again.
+            if let Some(previous) = previous
+                && let Some(entry) = previous.same_document(&name, &bytes)
+            {
+                return Ok(Document::Kept(entry, previous));
+            }
             Ok(Document::New(name, encode(codings, &bytes)))
         };
-        crate::parallel::for_each_windowed(&jobs, make, |document| write(document?))?;
+        // A kept document takes no work: it is written in turn, and only
+        // the runs of documents to make are handed to the cores.
+        let mut rest = jobs.as_slice();
+        while !rest.is_empty() {
+            let kept = rest.iter().take_while(|job| matches!(job, Job::Kept(_))).count();
+            for job in &rest[..kept] {
+                write(make(job)?)?;
+            }
+            let made = rest[kept..].iter().take_while(|job| !matches!(job, Job::Kept(_))).count();
+            crate::parallel::for_each_windowed(&rest[kept..kept + made], make, |document| write(document?))?;
+            rest = &rest[kept + made..];
+        }
         Ok(tally)
     }
 }

@@ -238,10 +238,22 @@ impl Previous {
         &self.catalog
     }
 
-    /// Its site document `name`'s index entry.
+    /// Its site document `name`'s index entry, when every body of it
+    /// hashes to its ETag (as [`Previous::unchanged`] takes a product).
     #[cfg_attr(not(feature = "pages"), allow(dead_code))]
     pub(super) fn document(&self, name: &str) -> Option<DocumentEntry> {
-        self.catalog.document_entry(name)
+        let entry = self.catalog.document_entry(name)?;
+        (self.artifact.bodies_checked() || self.artifact.check_document_bodies(&entry).is_ok()).then_some(entry)
+    }
+
+    /// Its site document `name` if its body (identity) is `bytes`: kept as
+    /// it is stored rather than compressed again (as [`Previous::same_body`]
+    /// takes a product).
+    #[cfg_attr(not(feature = "pages"), allow(dead_code))]
+    pub(super) fn same_document(&self, name: &str, bytes: &[u8]) -> Option<DocumentEntry> {
+        let entry = self.catalog.document_entry(name)?;
+        let stored = self.artifact.body(&entry.representations, self.identity()?).ok()?;
+        (stored == bytes).then(|| self.document(name)).flatten()
     }
 
     /// Appends the site document `entry` of this artifact to `data`, as
