@@ -54,6 +54,16 @@ pub(crate) struct Args {
     /// are rendered again.
     #[arg(long, value_name = "ARTIFACT")]
     previous: Option<PathBuf>,
+    /// Write OUTPUT as a packed artifact: a small pack list naming its
+    /// bytes in packs in the folder `fcpacks` beside it (each named by its
+    /// SHA-256, never changed). With --previous a packed artifact in the
+    /// same folder, only the new head and the bodies that changed are
+    /// written (one new pack); the packs no list in the folder names any
+    /// more are removed. `serve` and a build read it from its folder as
+    /// they read one file; a replica pulls an artifact in one file, so
+    /// publish to replicas one built without --packs.
+    #[arg(long, conflicts_with = "check")]
+    packs: bool,
     /// Read every manifest: do not take one whose length, times and inode
     /// are those `ARTIFACT.stamps` recorded as unchanged, and write no
     /// `OUT.stamps` (by default `build -o OUT` writes what it saw of each
@@ -253,7 +263,20 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let (verb, result) = match &args.output {
         None => (format!("checked {}", args.dir.display()), Ok(())),
         Some(output) => {
-            let written = foundry_catalog_serving::files::replace(output, |file| catalog.write_file(file));
+            let written = if args.packs {
+                catalog.write_packed(output).map(|tally| {
+                    eprintln!(
+                        "packs: {} bytes written to a new pack, {} named in packs already, {} ranges, {} packs removed{}",
+                        tally.written,
+                        tally.kept,
+                        tally.ranges,
+                        tally.removed,
+                        if tally.compacted { ", written as one pack again" } else { "" }
+                    );
+                })
+            } else {
+                foundry_catalog_serving::files::replace(output, |file| catalog.write_file(file))
+            };
             // What this build saw of each manifest, for the next one: a
             // cache beside the artifact (a stale one is replaced, a lost
             // one costs reading every manifest once).

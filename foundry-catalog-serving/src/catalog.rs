@@ -206,6 +206,14 @@ impl ResponseCatalog {
         out.flush()
     }
 
+    /// Writes its artifact as a packed artifact at `path`
+    /// ([`Artifact::write_packed`]): the bytes that packs beside `path`
+    /// hold already (a previous packed artifact's there, which a build on
+    /// it took unread) are named, not copied.
+    pub fn write_packed(&self, path: &std::path::Path) -> std::io::Result<artifact::PackTally> {
+        self.artifact.write_packed(path)
+    }
+
     /// Writes what the folder build that made this catalog saw of each
     /// manifest (its length, times, inode and digest: git's index for
     /// manifests) as a stamps file's text, bound to this catalog's

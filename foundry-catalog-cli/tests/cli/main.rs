@@ -1008,6 +1008,42 @@ fn a_connection_that_never_finishes_still_lets_the_process_exit_0_at_the_drain_t
     drop(stuck);
 }
 
+/// `build --packs` writes a pack list and its packs; a build on it with
+/// `--packs` writes only what changed, names the rest, removes the pack
+/// no list names, and holds a full build's bytes, which `serve` answers
+/// from its folder.
+#[test]
+fn a_packed_build_on_a_packed_artifact_writes_what_changed_and_serves() {
+    let dir = catalog_copy("build-packs");
+    let work = temp("build-packs-out");
+    let (packed, full) = (work.join("catalog.fcat"), work.join("full.fcat"));
+    let path = |p: &Path| p.to_str().expect("utf-8").to_owned();
+    let out = run(&["build", &path(&dir), "-o", &path(&packed), "--packs"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(" named in packs already, 2 ranges, 0 packs removed"), "{}", text(&out.stderr));
+    retitle(&dir, "Edited once");
+    let out = run(&["build", &path(&dir), "-o", &path(&packed), "--packs", "--previous", &path(&packed)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("(1 rendered, 1 compressed, 2 reused)") && stderr.contains(", 1 packs removed"),
+        "{stderr}"
+    );
+    build_artifact(&dir, &full);
+    let stored = foundry_catalog_serving::artifact::Artifact::read(&packed).expect("reads").to_vec();
+    assert!(stored == std::fs::read(&full).expect("written"), "the packed artifact holds a full build's bytes");
+    let packs = std::fs::read_dir(work.join("fcpacks")).expect("fcpacks").count();
+    assert_eq!(packs, 3, "the first bodies, the edit's head and its bodies");
+    // `--packs` wants a file to write.
+    let out = run(&["build", &path(&dir), "--check", "--packs"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let server = Server::start(&["--catalog", &path(&packed)]);
+    let (status, body) = server.fetch("/api/public/foundry/products/eu-regulatory-status-signals");
+    assert!(status == 200 && body.contains("Edited once"), "{status} {body}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
 #[test]
 fn build_on_a_previous_artifact_renders_only_the_edit_and_writes_a_full_builds_bytes() {
     let dir = catalog_copy("build-previous");

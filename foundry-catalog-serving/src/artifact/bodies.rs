@@ -38,7 +38,7 @@ pub(crate) enum Bodies {
 /// serves them.
 #[derive(Debug)]
 pub(crate) struct BodyFile {
-    pub(super) file: std::fs::File,
+    pub(super) file: super::stored::StoredFile,
     /// Where the data region starts in the file.
     pub(super) data_at: u64,
 }
@@ -47,14 +47,15 @@ impl BodyFile {
     /// A file a build writes bodies to as it makes them (its data region
     /// is the whole file).
     pub(crate) fn spool(file: std::fs::File) -> BodyFile {
-        BodyFile { file, data_at: 0 }
+        BodyFile { file: super::stored::StoredFile::plain(file, 0), data_at: 0 }
     }
 
     /// Writes `bytes` at `offset` of the data region.
     pub(crate) fn write_at(&self, bytes: &[u8], offset: u64) -> std::io::Result<()> {
         use std::os::unix::fs::FileExt;
         let at = self.data_at.checked_add(offset).ok_or(std::io::ErrorKind::InvalidInput)?;
-        self.file.write_all_at(bytes, at)
+        let file = self.file.plain_file().ok_or(std::io::ErrorKind::Unsupported)?;
+        file.write_all_at(bytes, at)
     }
 
     /// The file's metadata as it is now (`fstat` of the file opened).
@@ -68,34 +69,13 @@ impl BodyFile {
     /// its block boundaries, which an artifact's bodies are not), else
     /// through a buffer; an error when the file has become shorter.
     pub(crate) fn copy_to(&self, offset: u64, len: u64, out: &mut std::fs::File) -> std::io::Result<()> {
-        use std::io::Write;
-        let mut from = self.data_at.checked_add(offset).ok_or(std::io::ErrorKind::InvalidInput)?;
-        let mut left = len;
-        while left > 0 {
-            let chunk = usize::try_from(left.min(1 << 30)).unwrap_or(1 << 30);
-            match rustix::fs::copy_file_range(&self.file, Some(&mut from), &*out, None, chunk) {
-                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-                Ok(copied) => left -= copied as u64,
-                // Not between these files (another filesystem, an old
-                // kernel): through a buffer.
-                Err(_) => {
-                    let mut at = from - self.data_at;
-                    while left > 0 {
-                        let piece = left.min(8 << 20);
-                        out.write_all(&self.read(at, piece as usize)?)?;
-                        at += piece;
-                        left -= piece;
-                    }
-                }
-            }
-        }
-        Ok(())
+        let from = self.data_at.checked_add(offset).ok_or(std::io::ErrorKind::InvalidInput)?;
+        self.file.copy_to(from, len, out)
     }
 
     /// Reads `len` bytes of the data region from `offset`: an error, not
     /// a short read, when the file has become shorter.
     pub(crate) fn read(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
-        use std::os::unix::fs::FileExt;
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(len).map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
         bytes.resize(len, 0);
@@ -214,6 +194,7 @@ impl Artifact {
         if !matches!(self.bodies, Bodies::Absent) || len != self.file_len() {
             return Err(ArtifactError::Length { expected: self.file_len(), found: len });
         }
+        let file = super::stored::StoredFile::plain(file, len);
         let own = Arc::new(BodyFile { file, data_at: self.data_at() });
         if !layered {
             self.bodies = Bodies::File(own);

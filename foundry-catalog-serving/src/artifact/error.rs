@@ -15,6 +15,13 @@ pub enum ArtifactError {
         "not a foundry-catalog artifact (it does not start with the artifact magic); hint: build one with `foundry-catalog build <manifest-dir> -o <file>`, or pass a folder of manifests"
     )]
     NotAnArtifact,
+    /// The bytes are a pack list (`build --packs`), which names the
+    /// artifact's bytes in packs beside it: read from its folder it is an
+    /// artifact; fetched alone it is not.
+    #[error(
+        "a packed artifact (a pack list naming its bytes in the folder fcpacks beside it), where one file was expected; hint: a replica pulls an artifact in one file: publish one built without --packs"
+    )]
+    Packed,
     /// The file has another format version.
     #[error(
         "artifact format version {found}, but this build of foundry-catalog reads version {FORMAT_VERSION} only; hint: rebuild it from its manifests with this version's `foundry-catalog build`"

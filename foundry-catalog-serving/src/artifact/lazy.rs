@@ -102,7 +102,6 @@ impl LazyHead {
     /// Reads block `k`'s index entries and table bytes, checks them
     /// against its digest and places its entries.
     fn read(&self, k: usize, metadata: &Metadata) -> Result<Placed, ArtifactError> {
-        use std::os::unix::fs::FileExt;
         let block = &self.blocks[k];
         let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
         // Bounded by the block list's checks: at most 256 entries, 4 KiB of table bytes each.

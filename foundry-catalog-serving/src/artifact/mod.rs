@@ -131,7 +131,9 @@ mod index;
 mod layout;
 mod lazy;
 mod metadata;
+mod pack;
 mod read;
+mod stored;
 mod summary;
 mod write;
 
@@ -154,6 +156,7 @@ pub(crate) use layout::FORMAT_VERSION;
 pub use layout::HEADER_LEN;
 pub(crate) use metadata::{Contents, Release, inflated_identity};
 pub use metadata::{HighestServed, Metadata, RecordTypeId, Signature, SitePages};
+pub use pack::PackTally;
 pub use summary::{CheckSummary, Summary, file_len_of};
 pub(crate) use write::Part;
 

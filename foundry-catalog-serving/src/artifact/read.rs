@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::bodies::regular_len;
 use super::header::{CRC_FROM, HeadCrc, Header, Stored, signature_of};
 use super::index::Index;
 use super::layout::{BLOCKS, HEADER_LEN};
 use super::lazy::LazyHead;
+use super::stored::StoredFile;
 use super::{Artifact, ArtifactError, Bodies, BodyFile, CheckSummary, Metadata, Piece, Signature, Summary, head};
 
 /// A slug directory larger than this is checked against the CRC as it is
@@ -20,11 +20,10 @@ const STREAMED: u64 = 64 << 20;
 /// Reads a file in one piece per core, after its header: a file that is
 /// not an artifact, or whose lengths do not add up, costs its header, not
 /// its length in memory.
-pub(super) fn read_file(file: &std::fs::File, max_len: u64) -> Result<Vec<u8>, ArtifactError> {
-    use std::os::unix::fs::FileExt;
+pub(super) fn read_file(file: &StoredFile, max_len: u64) -> Result<Vec<u8>, ArtifactError> {
     const BLOCK: usize = 8 << 20;
     let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
-    let len = regular_len(file, max_len)?;
+    let len = stored_len(file, max_len)?;
     let mut prefix = [0; HEADER_LEN];
     let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));
     file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;
@@ -84,14 +83,8 @@ impl Artifact {
     /// what a catalog needs before it serves, leaving the bodies in the
     /// file.
     pub fn read_at_most(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
-        let file = crate::files::open_nonblocking(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
-        Self::read_open(&file, max_len)
-    }
-
-    /// Reads an artifact from a file already open, as
-    /// [`Artifact::read_at_most`] does.
-    pub(crate) fn read_open(file: &std::fs::File, max_len: u64) -> Result<Artifact, ArtifactError> {
-        Self::checked(Bytes::from(read_file(file, max_len)?))
+        let file = StoredFile::open(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+        Self::checked(Bytes::from(read_file(&file, max_len)?))
     }
 
     /// Opens an artifact file of at most `max_len` bytes and reads what
@@ -121,10 +114,9 @@ impl Artifact {
         max_len: u64,
         check: &CheckSummary<'_>,
     ) -> Result<Artifact, ArtifactError> {
-        use std::os::unix::fs::FileExt;
         let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
-        let file = crate::files::open_nonblocking(path).map_err(read_error)?;
-        let len = regular_len(&file, max_len)?;
+        let file = StoredFile::open(path).map_err(read_error)?;
+        let len = stored_len(&file, max_len)?;
         let mut prefix = [0; HEADER_LEN];
         let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));
         file.read_exact_at(&mut prefix[..prefix_len], 0).map_err(read_error)?;
@@ -354,4 +346,13 @@ impl Artifact {
         artifact.bodies = Bodies::Read;
         Ok(artifact)
     }
+}
+
+/// The length of a stored artifact, at most `max_len` bytes.
+fn stored_len(file: &StoredFile, max_len: u64) -> Result<u64, ArtifactError> {
+    let len = file.len();
+    if len > max_len {
+        return Err(ArtifactError::TooLarge { len, max: max_len });
+    }
+    Ok(len)
 }

@@ -9,6 +9,7 @@ mod delta;
 mod encoding;
 mod incremental;
 mod lazy;
+mod packs;
 #[cfg(feature = "pages")]
 mod pages;
 #[cfg(feature = "signing")]

@@ -1,0 +1,327 @@
+//! Writing a packed artifact ([`super::stored`]): one new pack of the
+//! bytes no pack beside it holds yet, a pack list naming every range, and
+//! the packs no list beside it names any more removed.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::stored::{self, PACK_LIST_MAGIC, PACK_SUFFIX, PACKS_DIR};
+use super::{Artifact, Part};
+
+/// What writing a packed artifact did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PackTally {
+    /// The bytes of the new pack (0 when every byte was in a pack already,
+    /// or the same pack was there).
+    pub written: u64,
+    /// The bytes named in packs that were there before.
+    pub kept: u64,
+    /// How many ranges the pack list names.
+    pub ranges: usize,
+    /// How many packs no list names any more were removed.
+    pub removed: usize,
+    /// Whether the artifact was written as one pack again, its packs
+    /// holding more than twice its bytes.
+    pub compacted: bool,
+}
+
+/// Where a range of the new artifact is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum In {
+    /// The new pack of its head (the header to the table), which the next
+    /// edit replaces whole.
+    Head,
+    /// The new pack of the bodies no pack held.
+    Bodies,
+    /// A pack that was there, by its SHA-256.
+    Pack([u8; 32]),
+}
+
+/// A range of the new artifact: where, from which byte, how long.
+type Range = (In, u64, u64);
+
+/// A range of the new artifact in a pack: its SHA-256, from which byte,
+/// how long.
+type Named = ([u8; 32], u64, u64);
+
+impl Artifact {
+    /// Writes it as a packed artifact at `path`: the bytes that packs in
+    /// the folder `fcpacks` beside `path` hold already (those of a previous
+    /// packed artifact there, which a build took unread) are named, not
+    /// copied, and the rest goes to one new pack, named by its SHA-256;
+    /// then the pack list replaces `path` (written beside it, synced and
+    /// renamed, as [`crate::files::replace`] does), and the packs that no
+    /// pack list in `path`'s folder names are removed. When the packs it
+    /// would name hold more than twice its bytes (old versions of edited
+    /// products), it is written as one new pack instead, and the others
+    /// are removed with the rest. Builds writing into one folder take
+    /// turns (a lock on `fcpacks`), so that none removes a pack another
+    /// has written and not yet named.
+    pub fn write_packed(&self, path: &Path) -> io::Result<PackTally> {
+        let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        match std::fs::create_dir(dir.join(PACKS_DIR)) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
+            _ => {}
+        }
+        let packs = stored::open_packs_dir(dir)?;
+        rustix::fs::flock(&packs, rustix::fs::FlockOperation::LockExclusive)?;
+        let meta = packs.metadata()?;
+        let here = (meta.dev(), meta.ino());
+        let mut tally = PackTally::default();
+        let mut ranges = self.pack_ranges(Some(here), &|_| true, &packs, &mut tally)?;
+        let named = distinct(&ranges);
+        if tally.kept > 0 && pack_bytes(&packs, &named) > 2 * self.file_len() {
+            tally = PackTally { compacted: true, ..PackTally::default() };
+            ranges = self.pack_ranges(None, &|_| false, &packs, &mut tally)?;
+        } else if named.len() > MAX_PACKS {
+            // The packs of earlier edits, each small, into the new one; the
+            // pack that holds the most stays named.
+            let most =
+                named.iter().max_by_key(|pack| ranges.iter().filter(|r| r.0 == **pack).map(|r| r.2).sum::<u64>());
+            let most = most.copied();
+            tally = PackTally::default();
+            ranges = self.pack_ranges(Some(here), &|pack| Some(*pack) == most, &packs, &mut tally)?;
+        }
+        let list = stored::list_bytes(&ranges);
+        crate::files::replace(path, |file| file.write_all(&list))?;
+        tally.ranges = ranges.len();
+        tally.removed = remove_unnamed(dir, &packs)?;
+        Ok(tally)
+    }
+
+    /// Writes the new pack in `packs` and returns every range of the
+    /// artifact, each new range named by the new pack's digest; bytes in a
+    /// pack of the folder `here` (device, inode) are named where they are,
+    /// none when `here` is none.
+    fn pack_ranges(
+        &self,
+        here: Option<(u64, u64)>,
+        keep: &dyn Fn(&[u8; 32]) -> bool,
+        packs: &File,
+        tally: &mut PackTally,
+    ) -> io::Result<Vec<Named>> {
+        // The head in a pack of its own, the bodies in another: an edit
+        // writes a new head, and the old head's pack is named no more.
+        let mut head = NewPack::create(packs)?;
+        let mut bodies = match NewPack::create(packs) {
+            Ok(bodies) => bodies,
+            Err(e) => {
+                head.discard(packs);
+                return Err(e);
+            }
+        };
+        let mut ranges: Vec<Range> = Vec::new();
+        let push = |range: Range, ranges: &mut Vec<Range>| match ranges.last_mut() {
+            Some((pack, at, len)) if *pack == range.0 && *at + *len == range.1 => *len += range.2,
+            _ => ranges.push(range),
+        };
+        let written = self.write_parts(|part| {
+            let (new, slot, bytes): (&mut NewPack, In, &[u8]) = match part {
+                Part::Head(bytes) => (&mut head, In::Head, bytes),
+                Part::Data(bytes) => (&mut bodies, In::Bodies, bytes),
+                Part::File(file, at, len) => {
+                    let from = file.data_at.checked_add(at).ok_or(io::ErrorKind::InvalidInput)?;
+                    let same_folder = here.is_some() && file.file.packs_dir() == here;
+                    let in_packs = file.file.in_packs(from, len).filter(|_| same_folder);
+                    let pieces = in_packs.unwrap_or_else(|| vec![([0; 32], u64::MAX, len)]);
+                    let mut cursor = from;
+                    for (pack, at, len) in pieces {
+                        if at != u64::MAX && keep(&pack) {
+                            tally.kept += len;
+                            push((In::Pack(pack), at, len), &mut ranges);
+                        } else {
+                            let at = bodies.len;
+                            bodies.copy_from(&file.file, cursor, len)?;
+                            push((In::Bodies, at, len), &mut ranges);
+                        }
+                        cursor += len;
+                    }
+                    return Ok(());
+                }
+            };
+            if !bytes.is_empty() {
+                let at = new.len;
+                new.write(bytes)?;
+                push((slot, at, bytes.len() as u64), &mut ranges);
+            }
+            Ok(())
+        });
+        if let Err(e) = written {
+            head.discard(packs);
+            bodies.discard(packs);
+            return Err(e);
+        }
+        tally.written = head.len + bodies.len;
+        let bodies = if bodies.len == 0 {
+            bodies.discard(packs);
+            None
+        } else {
+            match bodies.finish(packs) {
+                Ok(digest) => Some(digest),
+                Err(e) => {
+                    head.discard(packs);
+                    return Err(e);
+                }
+            }
+        };
+        let head = head.finish(packs)?;
+        Ok(ranges
+            .into_iter()
+            .map(|(slot, at, len)| match slot {
+                In::Head => (head, at, len),
+                // A range of bodies was written: they have a pack.
+                In::Bodies => (bodies.unwrap_or(head), at, len),
+                In::Pack(pack) => (pack, at, len),
+            })
+            .collect())
+    }
+}
+
+/// A pack being written: a new file in the packs folder, hashed as it is
+/// written.
+struct NewPack {
+    file: File,
+    name: String,
+    hash: Sha256,
+    len: u64,
+}
+
+impl NewPack {
+    /// A new file in `packs`, created exclusively under a name no pack
+    /// has (never through a link).
+    fn create(packs: &File) -> io::Result<NewPack> {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        for attempt in 0..100 {
+            let name = format!(".new-{}-{attempt}{PACK_SUFFIX}.tmp", std::process::id());
+            match rustix::fs::openat(packs, name.as_str(), flags, Mode::from_raw_mode(0o644)) {
+                Ok(fd) => return Ok(NewPack { file: File::from(fd), name, hash: Sha256::new(), len: 0 }),
+                Err(rustix::io::Errno::EXIST) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(io::Error::new(io::ErrorKind::AlreadyExists, "every temporary pack name is taken; hint: remove them"))
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all(bytes)?;
+        self.hash.update(bytes);
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Copies `len` bytes of `from` at `at` into the pack, through a
+    /// buffer (they are hashed).
+    fn copy_from(&mut self, from: &stored::StoredFile, at: u64, len: u64) -> io::Result<()> {
+        let mut buffer = vec![0; usize::try_from(len.min(8 << 20)).unwrap_or(8 << 20)];
+        let (mut at, mut left) = (at, len);
+        while left > 0 {
+            let piece = usize::try_from(left).unwrap_or(usize::MAX).min(buffer.len());
+            from.read_exact_at(&mut buffer[..piece], at)?;
+            self.write(&buffer[..piece])?;
+            at += piece as u64;
+            left -= piece as u64;
+        }
+        Ok(())
+    }
+
+    /// Syncs it and names it by its SHA-256 (a pack of that name holds
+    /// the same bytes: it is kept, and this one removed); returns the
+    /// digest.
+    fn finish(self, packs: &File) -> io::Result<[u8; 32]> {
+        let digest: [u8; 32] = self.hash.clone().finalize().into();
+        let renamed = self.file.sync_all().and_then(|()| {
+            let name = stored::pack_name(&digest);
+            match rustix::fs::statat(packs, name.as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(_) => {
+                    rustix::fs::unlinkat(packs, self.name.as_str(), rustix::fs::AtFlags::empty())?;
+                    Ok(())
+                }
+                Err(_) => {
+                    rustix::fs::renameat(packs, self.name.as_str(), packs, name.as_str())?;
+                    Ok(())
+                }
+            }
+        });
+        if renamed.is_err() {
+            let _ = rustix::fs::unlinkat(packs, self.name.as_str(), rustix::fs::AtFlags::empty());
+        }
+        renamed?;
+        rustix::fs::fsync(packs)?;
+        Ok(digest)
+    }
+
+    fn discard(self, packs: &File) {
+        let _ = rustix::fs::unlinkat(packs, self.name.as_str(), rustix::fs::AtFlags::empty());
+    }
+}
+
+/// The most packs a list names before the small ones are written into
+/// one: each is a file a server holds open.
+const MAX_PACKS: usize = 16;
+
+/// The packs `ranges` name, each once.
+fn distinct(ranges: &[Named]) -> Vec<[u8; 32]> {
+    let mut packs: Vec<[u8; 32]> = ranges.iter().map(|(pack, _, _)| *pack).collect();
+    packs.sort_unstable();
+    packs.dedup();
+    packs
+}
+
+/// The bytes of the packs `named` (in the folder `packs`).
+fn pack_bytes(packs: &File, named: &[[u8; 32]]) -> u64 {
+    named
+        .iter()
+        .filter_map(|pack| {
+            rustix::fs::statat(packs, stored::pack_name(pack).as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()
+        })
+        .map(|stat| u64::try_from(stat.st_size).unwrap_or(0))
+        .sum()
+}
+
+/// Removes the packs in `packs` that no pack list in `dir` names; returns
+/// how many. A file in `dir` is a pack list when it is a regular file
+/// (not a link) that starts with the pack list's magic; one that does but
+/// does not read as a list names nothing, and a pack is kept unless it is
+/// named nowhere and its name is a pack's.
+fn remove_unnamed(dir: &Path, packs: &File) -> io::Result<usize> {
+    let mut named: Vec<[u8; 32]> = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(file) = crate::files::open_nonblocking(&entry.path()) else { continue };
+        let Ok(metadata) = file.metadata() else { continue };
+        let mut magic = [0; 8];
+        if !metadata.is_file()
+            || std::os::unix::fs::FileExt::read_exact_at(&file, &mut magic, 0).is_err()
+            || magic != PACK_LIST_MAGIC
+        {
+            continue;
+        }
+        match stored::read_list(&file, metadata.len()) {
+            Ok(list) => named.extend(list.ranges.into_iter().map(|(pack, _, _)| pack)),
+            // A list being written, or broken: keep every pack, to be safe.
+            Err(_) => return Ok(0),
+        }
+    }
+    named.sort_unstable();
+    named.dedup();
+    let mut removed = 0;
+    for entry in std::fs::read_dir(dir.join(PACKS_DIR))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(hex) = name.to_str().and_then(|name| name.strip_suffix(PACK_SUFFIX)) else { continue };
+        let Some(pack) = hex::decode(hex).ok().and_then(|bytes| <[u8; 32]>::try_from(bytes).ok()) else { continue };
+        if hex.len() == 64 && named.binary_search(&pack).is_err() {
+            rustix::fs::unlinkat(packs, name.as_os_str(), rustix::fs::AtFlags::empty())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}

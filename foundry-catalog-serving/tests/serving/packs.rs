@@ -1,0 +1,261 @@
+//! Packed artifacts (`Artifact::write_packed`, `build --packs`): one
+//! artifact file's bytes, stored as ranges of packs named by a small list;
+//! an edit writes its new head and what changed, not the catalog; the
+//! packs no list names are removed and those a list names stay few; a
+//! list is read as an attacker could have written it.
+
+use std::path::{Path, PathBuf};
+
+use foundry_catalog_serving::artifact::{Artifact, ArtifactError, Summary};
+use foundry_catalog_serving::catalog::{Builder, ResponseCatalog};
+use foundry_catalog_serving::endpoint::{Request, answer};
+
+use crate::incremental::manifest;
+
+/// A folder of its own, removed when the test ends, however it ends.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new(name: &str) -> Folder {
+        let dir = std::env::temp_dir().join(format!("foundry-catalog-packs-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Folder(dir)
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// The packs in its `fcpacks` folder, by name, sorted.
+    fn packs(&self) -> Vec<String> {
+        let mut packs: Vec<String> = std::fs::read_dir(self.join("fcpacks"))
+            .expect("fcpacks")
+            .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".fcpack"))
+            .collect();
+        packs.sort();
+        packs
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `n` products, product `k` titled `titles(k)`.
+fn sources(n: usize, title: impl Fn(usize) -> String) -> Vec<(String, String)> {
+    (0..n).map(|k| manifest(k, &title(k))).collect()
+}
+
+fn build(sources: &[(String, String)], previous: Option<&ResponseCatalog>) -> ResponseCatalog {
+    let mut builder = Builder::new();
+    if let Some(previous) = previous {
+        builder.previous(previous).expect("usable");
+    }
+    builder.build(sources.to_vec()).expect("builds")
+}
+
+/// The bytes of the artifact stored at `path`, read back whole.
+fn stored(path: &Path) -> Vec<u8> {
+    Artifact::read(path).expect("reads").to_vec()
+}
+
+#[test]
+fn a_packed_artifact_is_the_one_files_bytes_and_an_edit_writes_what_changed() {
+    let folder = Folder::new("edit");
+    let path = folder.join("catalog.fcat");
+    let mut titles = sources(400, |k| format!("Product {k}"));
+    let first = build(&titles, None);
+    let tally = first.write_packed(&path).expect("writes");
+    assert_eq!((tally.written, tally.kept), (first.artifact().file_len(), 0));
+    assert!(stored(&path) == first.artifact().to_vec(), "a packed artifact holds the one file's bytes");
+    let list_len = std::fs::metadata(&path).expect("list").len();
+    assert!(list_len < 200, "the list is {list_len} bytes");
+    assert_eq!(folder.packs().len(), 2, "a head pack and a bodies pack");
+
+    // One title edited, built on the packed artifact as opened from its folder.
+    titles[123] = manifest(123, "Product 123, edited");
+    let previous = ResponseCatalog::open_to_build_on(&path).expect("opens");
+    let edited = build(&titles, Some(&previous));
+    let before = folder.packs();
+    let tally = edited.write_packed(&path).expect("writes");
+    drop(previous);
+    let full = build(&titles, None).artifact().to_vec();
+    assert!(stored(&path) == full, "the edit's packed artifact is a full build's bytes");
+    assert_eq!(tally.kept + tally.written, edited.artifact().file_len(), "every byte is written or named");
+    assert!(
+        tally.written * 5 < full.len() as u64 && tally.kept * 2 > full.len() as u64,
+        "an edit writes its head and what changed ({} of {} bytes), and names the rest",
+        tally.written,
+        full.len()
+    );
+    assert_eq!(tally.removed, 1, "the old head's pack is named no more");
+    let after = folder.packs();
+    assert!(after.iter().filter(|pack| before.contains(pack)).count() == 1, "the bodies pack stays: {after:?}");
+
+    // Served from its folder as the one file is.
+    let served = ResponseCatalog::open(&path).expect("serves");
+    let full = ResponseCatalog::from_artifact(Artifact::parse(full.into()).expect("parses")).expect("loads");
+    for slug in ["product-123", "product-0", "product-399"] {
+        let path = format!("/api/public/foundry/products/{slug}");
+        assert_eq!(answer(&served, &Request::new("GET", &path)), answer(&full, &Request::new("GET", &path)));
+    }
+}
+
+#[test]
+fn packs_another_list_names_are_kept_and_a_list_names_few_packs() {
+    let folder = Folder::new("many");
+    let (a, b) = (folder.join("a.fcat"), folder.join("b.fcat"));
+    let mut titles = sources(200, |k| format!("Product {k}"));
+    build(&titles, None).write_packed(&a).expect("writes");
+    let a_packs = folder.packs();
+    // b is an edit of a, in the same folder: a's packs are kept while a's
+    // list names them.
+    titles[7] = manifest(7, "Seven");
+    let on_a = ResponseCatalog::open_to_build_on(&a).expect("opens");
+    build(&titles, Some(&on_a)).write_packed(&b).expect("writes");
+    drop(on_a);
+    assert!(a_packs.iter().all(|pack| folder.packs().contains(pack)), "a's packs are kept");
+    assert!(stored(&a) == build(&sources(200, |k| format!("Product {k}")), None).artifact().to_vec());
+    std::fs::remove_file(&a).expect("remove a");
+
+    // Many edits of b: its list names at most 16 packs, and the folder
+    // holds no pack no list names, after each.
+    for edit in 0..24 {
+        titles[edit * 7 % 200] = manifest(edit * 7 % 200, &format!("Edit {edit}"));
+        let previous = ResponseCatalog::open_to_build_on(&b).expect("opens");
+        build(&titles, Some(&previous)).write_packed(&b).expect("writes");
+        drop(previous);
+        let list = std::fs::read(&b).expect("list");
+        let ranges = u32::from_le_bytes(list[12..16].try_into().expect("count")) as usize;
+        let mut named: Vec<String> =
+            (0..ranges).map(|r| format!("{}.fcpack", hex::encode(&list[24 + 48 * r..24 + 48 * r + 32]))).collect();
+        named.sort();
+        named.dedup();
+        assert!(named.len() <= 16, "edit {edit}: the list names {} packs", named.len());
+        assert_eq!(folder.packs(), named, "edit {edit}: the folder holds the packs the list names");
+    }
+    assert!(stored(&b) == build(&titles, None).artifact().to_vec(), "after every edit, a full build's bytes");
+}
+
+/// `list` with its CRC-32 made good.
+fn with_crc(mut list: Vec<u8>) -> Vec<u8> {
+    let end = list.len() - 4;
+    let crc = crc32fast::hash(&list[..end]);
+    list[end..].copy_from_slice(&crc.to_le_bytes());
+    list
+}
+
+#[test]
+fn a_broken_pack_list_is_refused_never_followed_or_waited_on() {
+    let folder = Folder::new("hostile");
+    let path = folder.join("catalog.fcat");
+    build(&sources(50, |k| format!("Product {k}")), None).write_packed(&path).expect("writes");
+    let good = std::fs::read(&path).expect("list");
+    let packs = folder.packs();
+    let refused = |list: &[u8], why: &str| {
+        std::fs::write(&path, list).expect("write");
+        let error = Artifact::open(&path, u64::MAX).expect_err(why);
+        assert!(ResponseCatalog::open(&path).is_err(), "{why}");
+        error.to_string()
+    };
+    let u64_le = |n: u64| n.to_le_bytes();
+    // Cut, or a byte changed: its length or its CRC-32 says so.
+    refused(&good[..good.len() - 1], "cut");
+    let mut flipped = good.clone();
+    flipped[30] ^= 1;
+    assert!(refused(&flipped, "a changed byte").contains("CRC-32"));
+    // More ranges than its length holds, checked before they are read.
+    let mut more = good.clone();
+    more[12..16].copy_from_slice(&1_000_000u32.to_le_bytes());
+    assert!(refused(&with_crc(more), "a count its length does not hold").contains("1000000 ranges"));
+    // Ranges that do not add up to the length, or an empty one.
+    let mut longer = good.clone();
+    longer[16..24].copy_from_slice(&u64_le(u64::from_le_bytes(good[16..24].try_into().unwrap()) + 1));
+    assert!(refused(&with_crc(longer), "ranges short of the length").contains("add up"));
+    let mut empty = good.clone();
+    let first_len = u64::from_le_bytes(good[64..72].try_into().unwrap());
+    empty[64..72].copy_from_slice(&u64_le(0));
+    empty[16..24].copy_from_slice(&u64_le(u64::from_le_bytes(good[16..24].try_into().unwrap()) - first_len));
+    assert!(refused(&with_crc(empty), "an empty range").contains("empty range"));
+    // A pack no file is, and bytes past a pack's end.
+    let mut missing = good.clone();
+    missing[24] ^= 0xff;
+    refused(&with_crc(missing), "a pack that is not there");
+    let mut past = good.clone();
+    past[56..64].copy_from_slice(&u64_le(1 << 40));
+    assert!(refused(&with_crc(past), "a range past its pack").contains("which has"));
+    // Another version.
+    let mut version = good.clone();
+    version[8] = 2;
+    assert!(refused(&with_crc(version), "version 2").contains("version 2"));
+
+    // A pack that is a link (to the pack itself, renamed), a FIFO, or a
+    // packs folder that is a link: refused, never followed or waited on.
+    std::fs::write(&path, &good).expect("write");
+    let pack = folder.join("fcpacks").join(&packs[0]);
+    let moved = folder.join("moved.fcpack");
+    std::fs::rename(&pack, &moved).expect("rename");
+    std::os::unix::fs::symlink(&moved, &pack).expect("symlink");
+    assert!(Artifact::open(&path, u64::MAX).is_err(), "a pack through a link");
+    std::fs::remove_file(&pack).expect("remove link");
+    rustix::fs::mknodat(rustix::fs::CWD, &pack, rustix::fs::FileType::Fifo, rustix::fs::Mode::from_raw_mode(0o600), 0)
+        .expect("fifo");
+    assert!(Artifact::open(&path, u64::MAX).is_err(), "a FIFO for a pack");
+    std::fs::remove_file(&pack).expect("remove fifo");
+    std::fs::rename(&moved, &pack).expect("rename back");
+    let packs_dir = folder.join("fcpacks");
+    let elsewhere = folder.join("elsewhere");
+    std::fs::rename(&packs_dir, &elsewhere).expect("rename");
+    std::os::unix::fs::symlink(&elsewhere, &packs_dir).expect("symlink");
+    assert!(Artifact::open(&path, u64::MAX).is_err(), "a packs folder through a link");
+    std::fs::remove_file(&packs_dir).expect("remove link");
+    std::fs::rename(&elsewhere, &packs_dir).expect("rename back");
+    assert!(Artifact::open(&path, u64::MAX).is_ok(), "the list as written opens");
+}
+
+#[test]
+fn a_pack_list_fetched_alone_is_named_as_such() {
+    let folder = Folder::new("alone");
+    let path = folder.join("catalog.fcat");
+    build(&sources(5, |k| format!("Product {k}")), None).write_packed(&path).expect("writes");
+    let list = std::fs::read(&path).expect("list");
+    // What a replica judges of an origin's first bytes, and a parse of a
+    // download.
+    assert_eq!(Summary::len_needed(&list, list.len() as u64), Err(ArtifactError::Packed));
+    assert_eq!(Artifact::parse(list.into()).err(), Some(ArtifactError::Packed));
+}
+
+/// Edits that leave most of the packs' bytes named by no range (old
+/// versions of edited products) make the next write one pack of bodies
+/// again: the packs never hold more than about twice the artifact.
+#[test]
+fn packs_that_hold_twice_the_artifact_are_written_again_as_one() {
+    let folder = Folder::new("compact");
+    let path = folder.join("catalog.fcat");
+    let mut titles = sources(200, |k| format!("Product {k}"));
+    build(&titles, None).write_packed(&path).expect("writes");
+    let mut compacted = Vec::new();
+    for (round, edited) in [0..100, 30..170, 100..200].into_iter().enumerate() {
+        for k in edited {
+            titles[k] = manifest(k, &format!("Product {k}, round {round}"));
+        }
+        let previous = ResponseCatalog::open_to_build_on(&path).expect("opens");
+        let built = build(&titles, Some(&previous));
+        let tally = built.write_packed(&path).expect("writes");
+        drop(previous);
+        let held: u64 =
+            folder.packs().iter().map(|p| std::fs::metadata(folder.join("fcpacks").join(p)).unwrap().len()).sum();
+        assert!(
+            held <= 2 * built.artifact().file_len() + built.artifact().file_len() / 2,
+            "round {round}: {held} bytes of packs"
+        );
+        assert!(stored(&path) == built.artifact().to_vec());
+        compacted.push(tally.compacted);
+    }
+    assert_eq!(compacted, [false, true, false], "the second round would leave 2.2 times the bodies in packs");
+    assert_eq!(folder.packs().len(), 3, "a head, the compacted bodies and the third round's bodies");
+}
