@@ -236,16 +236,20 @@ impl NewPack {
         let digest: [u8; 32] = self.hash.clone().finalize().into();
         let renamed = self.file.sync_all().and_then(|()| {
             let name = stored::pack_name(&digest);
-            match rustix::fs::statat(packs, name.as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
-                Ok(_) => {
-                    rustix::fs::unlinkat(packs, self.name.as_str(), rustix::fs::AtFlags::empty())?;
-                    Ok(())
-                }
-                Err(_) => {
-                    rustix::fs::renameat(packs, self.name.as_str(), packs, name.as_str())?;
-                    Ok(())
-                }
+            let there = rustix::fs::statat(packs, name.as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW);
+            // A pack of that name and length holds these bytes (its name is
+            // their digest): kept. Anything else there (a link, a cut
+            // file) is replaced.
+            let same = there.is_ok_and(|stat| {
+                rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile
+                    && u64::try_from(stat.st_size).ok() == Some(self.len)
+            });
+            if same {
+                rustix::fs::unlinkat(packs, self.name.as_str(), rustix::fs::AtFlags::empty())?;
+            } else {
+                rustix::fs::renameat(packs, self.name.as_str(), packs, name.as_str())?;
             }
+            Ok(())
         });
         if renamed.is_err() {
             let _ = rustix::fs::unlinkat(packs, self.name.as_str(), rustix::fs::AtFlags::empty());
@@ -316,6 +320,12 @@ fn remove_unnamed(dir: &Path, packs: &File) -> io::Result<usize> {
     for entry in std::fs::read_dir(dir.join(PACKS_DIR))? {
         let entry = entry?;
         let name = entry.file_name();
+        // A pack a build left half written when it stopped: builds take
+        // turns, so none is writing it now.
+        if name.to_str().is_some_and(|name| name.starts_with(".new-") && name.ends_with(".fcpack.tmp")) {
+            rustix::fs::unlinkat(packs, name.as_os_str(), rustix::fs::AtFlags::empty())?;
+            continue;
+        }
         let Some(hex) = name.to_str().and_then(|name| name.strip_suffix(PACK_SUFFIX)) else { continue };
         let Some(pack) = hex::decode(hex).ok().and_then(|bytes| <[u8; 32]>::try_from(bytes).ok()) else { continue };
         if hex.len() == 64 && named.binary_search(&pack).is_err() {

@@ -105,20 +105,19 @@ impl StoredFile {
         let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let packs_dir = open_packs_dir(dir)?;
         let packs_meta = packs_dir.metadata()?;
-        let mut opened: Vec<([u8; 32], Arc<File>, u64)> = Vec::new();
+        let mut opened: std::collections::BTreeMap<[u8; 32], (Arc<File>, u64)> = std::collections::BTreeMap::new();
         let mut ranges = Vec::with_capacity(list.ranges.len());
         let mut start = 0u64;
         for (pack, at, len) in list.ranges {
-            let found = opened.iter().find(|(id, _, _)| *id == pack);
-            let (file, pack_len) = match found {
-                Some((_, file, pack_len)) => (Arc::clone(file), *pack_len),
+            let (file, pack_len) = match opened.get(&pack) {
+                Some((file, pack_len)) => (Arc::clone(file), *pack_len),
                 None => {
                     let file = Arc::new(open_pack(&packs_dir, &pack)?);
                     let metadata = file.metadata()?;
                     if !metadata.is_file() {
                         return Err(invalid(format!("pack {} is not a regular file", hex::encode(pack))));
                     }
-                    opened.push((pack, Arc::clone(&file), metadata.len()));
+                    opened.insert(pack, (Arc::clone(&file), metadata.len()));
                     (file, metadata.len())
                 }
             };

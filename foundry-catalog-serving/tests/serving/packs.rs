@@ -122,6 +122,11 @@ fn packs_another_list_names_are_kept_and_a_list_names_few_packs() {
     assert!(stored(&a) == build(&sources(200, |k| format!("Product {k}")), None).artifact().to_vec());
     std::fs::remove_file(&a).expect("remove a");
 
+    // A pack a build left half written (it was stopped) is removed by the
+    // next build into the folder.
+    let left = folder.join("fcpacks").join(".new-4000000-0.fcpack.tmp");
+    std::fs::write(&left, b"half a pack").expect("write");
+
     // Many edits of b: its list names at most 16 packs, and the folder
     // holds no pack no list names, after each.
     for edit in 0..24 {
@@ -137,6 +142,7 @@ fn packs_another_list_names_are_kept_and_a_list_names_few_packs() {
         named.dedup();
         assert!(named.len() <= 16, "edit {edit}: the list names {} packs", named.len());
         assert_eq!(folder.packs(), named, "edit {edit}: the folder holds the packs the list names");
+        assert!(!left.exists(), "a half-written pack is removed");
     }
     assert!(stored(&b) == build(&titles, None).artifact().to_vec(), "after every edit, a full build's bytes");
 }
@@ -258,4 +264,38 @@ fn packs_that_hold_twice_the_artifact_are_written_again_as_one() {
     }
     assert_eq!(compacted, [false, true, false], "the second round would leave 2.2 times the bodies in packs");
     assert_eq!(folder.packs().len(), 3, "a head, the compacted bodies and the third round's bodies");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any bytes changed in a pack list, its CRC-32 made good (as a
+    /// forger would), and any length: opening it is refused or gives an
+    /// artifact whose bytes are read back as checked; never a panic, never
+    /// a wait.
+    #[test]
+    fn a_forged_pack_list_is_refused_or_read_never_a_panic(
+        flips in proptest::collection::vec((proptest::prelude::any::<proptest::sample::Index>(), proptest::prelude::any::<u8>()), 1..6),
+        cut in proptest::prelude::any::<proptest::sample::Index>(),
+        cut_it in proptest::prelude::any::<bool>(),
+    ) {
+        let folder = Folder::new("forged");
+        let path = folder.join("catalog.fcat");
+        let built = build(&sources(3, |k| format!("Product {k}")), None);
+        built.write_packed(&path).expect("writes");
+        let mut list = std::fs::read(&path).expect("list");
+        for (at, value) in flips {
+            let at = at.index(list.len() - 4);
+            list[at] = value;
+        }
+        let mut list = with_crc(list);
+        if cut_it {
+            list.truncate(cut.index(list.len()));
+        }
+        std::fs::write(&path, &list).expect("write");
+        if let Ok(artifact) = Artifact::open(&path, u64::MAX) {
+            // What opens is judged by the artifact's own checks.
+            let _ = ResponseCatalog::from_artifact(artifact);
+        }
+    }
 }
