@@ -56,7 +56,7 @@ impl Header {
     /// at least [`HEADER_LEN`] of them when the file has them) and checks
     /// it against the file's length `file_len`.
     pub(super) fn parse(prefix: &[u8], file_len: u64) -> Result<Header, ArtifactError> {
-        if prefix.starts_with(&super::stored::PACK_LIST_MAGIC) {
+        if prefix.starts_with(&super::layout::PACK_LIST_MAGIC) {
             return Err(ArtifactError::Packed);
         }
         if prefix.len() < MAGIC.len() || prefix[..MAGIC.len()] != MAGIC {

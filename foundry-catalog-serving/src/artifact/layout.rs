@@ -4,6 +4,9 @@
 
 /// The first eight bytes of every artifact.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FCA\r\n\x1a\n";
+/// The first eight bytes of a pack list (`super::stored`): the bytes of
+/// an artifact stored as ranges of packs.
+pub(crate) const PACK_LIST_MAGIC: [u8; 8] = *b"\x89FCP\r\n\x1a\n";
 /// The format version this crate writes, and the only one it reads.
 pub(crate) const FORMAT_VERSION: u32 = 5;
 /// The length of the fixed header: what a reader needs of a file to know

@@ -82,6 +82,20 @@
 //! ETag checked against what it names, covers every byte served
 //! (`Artifact::verify`, with the `signing` feature).
 //!
+//! # Packed artifacts
+//!
+//! An artifact may also be stored as a *pack list* ([`Artifact::write_packed`],
+//! `build --packs`): a file whose bytes are, all integers little-endian,
+//! the magic `89 46 43 50 0D 0A 1A 0A` (`\x89FCP\r\n\x1a\n`), a version
+//! (u32, `1`), a number of ranges *n* (u32, 1 to 2^20), the artifact's
+//! length (u64), *n* ranges of 48 bytes (a pack's SHA-256, where the range
+//! starts in it and its length, u64 each, not 0), and a CRC-32 of every
+//! byte before. The packs are files `fcpacks/<hex SHA-256>.fcpack` beside
+//! the list, never changed once written; the ranges' bytes in order, which
+//! must add up to the length, are the artifact above, byte for byte.
+//! [`Artifact::open`] and [`Artifact::read`] read either from a path; a
+//! pack list read as an artifact's bytes is [`ArtifactError::Packed`].
+//!
 //! # Older formats
 //!
 //! Versions 1 to 4 are refused with an error that says to rebuild the

@@ -38,8 +38,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 use std::sync::Arc;
 
-/// The first bytes of a pack list.
-pub(crate) const PACK_LIST_MAGIC: [u8; 8] = *b"\x89FCP\r\n\x1a\n";
+pub(crate) use super::layout::PACK_LIST_MAGIC;
 
 /// The pack list format this crate writes and reads.
 const PACK_LIST_VERSION: u32 = 1;
