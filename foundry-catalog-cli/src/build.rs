@@ -58,7 +58,7 @@ pub(crate) struct Args {
     /// bytes in packs in the folder `fcpacks` beside it (each named by its
     /// SHA-256, never changed). With --previous a packed artifact in the
     /// same folder, only the new head and the bodies that changed are
-    /// written (one new pack); the packs no list in the folder names any
+    /// written (two new packs); the packs no list in the folder names any
     /// more are removed. `serve` and a build read it from its folder as
     /// they read one file; a replica pulls an artifact in one file, so
     /// publish to replicas one built without --packs.
@@ -266,13 +266,16 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             let written = if args.packs {
                 catalog.write_packed(output).map(|tally| {
                     eprintln!(
-                        "packs: {} bytes written to a new pack, {} named in packs already, {} ranges, {} packs removed{}",
+                        "packs: {} bytes written to new packs, {} named in packs already, {} ranges, {} packs removed{}",
                         tally.written,
                         tally.kept,
                         tally.ranges,
                         tally.removed,
-                        if tally.compacted { ", written as one pack again" } else { "" }
+                        if tally.compacted { ", written as new packs again" } else { "" }
                     );
+                    if let Some(cleanup) = &tally.cleanup {
+                        eprintln!("note: {cleanup}; the next build removes them");
+                    }
                 })
             } else {
                 foundry_catalog_serving::files::replace(output, |file| catalog.write_file(file))

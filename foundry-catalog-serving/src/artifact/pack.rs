@@ -1,6 +1,6 @@
-//! Writing a packed artifact ([`super::stored`]): one new pack of the
-//! bytes no pack beside it holds yet, a pack list naming every range, and
-//! the packs no list beside it names any more removed.
+//! Writing a packed artifact ([`super::stored`]): a new pack of its head
+//! and one of the bodies no pack beside it holds yet, a pack list naming
+//! every range, and the packs no list beside it names any more removed.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -13,10 +13,9 @@ use super::stored::{self, PACK_LIST_MAGIC, PACK_SUFFIX, PACKS_DIR};
 use super::{Artifact, Part};
 
 /// What writing a packed artifact did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PackTally {
-    /// The bytes of the new pack (0 when every byte was in a pack already,
-    /// or the same pack was there).
+    /// The bytes of the new packs.
     pub written: u64,
     /// The bytes named in packs that were there before.
     pub kept: u64,
@@ -24,9 +23,13 @@ pub struct PackTally {
     pub ranges: usize,
     /// How many packs no list names any more were removed.
     pub removed: usize,
-    /// Whether the artifact was written as one pack again, its packs
-    /// holding more than twice its bytes.
+    /// Whether the artifact was written as new packs again, its packs
+    /// holding more than twice its bytes (or its ranges more than a list
+    /// holds).
     pub compacted: bool,
+    /// Why packs no list names were not all removed, if they were not
+    /// (they are removed by the next build that can).
+    pub cleanup: Option<String>,
 }
 
 /// Where a range of the new artifact is.
@@ -52,15 +55,21 @@ impl Artifact {
     /// Writes it as a packed artifact at `path`: the bytes that packs in
     /// the folder `fcpacks` beside `path` hold already (those of a previous
     /// packed artifact there, which a build took unread) are named, not
-    /// copied, and the rest goes to one new pack, named by its SHA-256;
-    /// then the pack list replaces `path` (written beside it, synced and
-    /// renamed, as [`crate::files::replace`] does), and the packs that no
-    /// pack list in `path`'s folder names are removed. When the packs it
-    /// would name hold more than twice its bytes (old versions of edited
-    /// products), it is written as one new pack instead, and the others
-    /// are removed with the rest. Builds writing into one folder take
-    /// turns (a lock on `fcpacks`), so that none removes a pack another
-    /// has written and not yet named.
+    /// copied, and the rest goes to two new packs, each named by its
+    /// SHA-256: one of its head (the header to the table), one of the
+    /// bodies no pack held; then the pack list replaces `path` (written
+    /// beside it, synced and renamed, as [`crate::files::replace`] does),
+    /// and the packs that no pack list in `path`'s folder names are
+    /// removed. When the packs it would name hold more than twice its
+    /// bytes (old versions of edited products), or it would need more
+    /// ranges than a list holds, it is written as two new packs instead;
+    /// when it would name more than 16 packs, the ranges of all but the
+    /// one that holds the most go to the new bodies pack. Builds writing
+    /// into one folder take turns (a lock on `fcpacks`), and a pack is
+    /// named only if the file at its name is still the one read (else its
+    /// bytes are copied), so that no build names a pack another removed.
+    /// An error in removing packs is told in [`PackTally::cleanup`], not
+    /// returned: the artifact is written.
     pub fn write_packed(&self, path: &Path) -> io::Result<PackTally> {
         let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
         match std::fs::create_dir(dir.join(PACKS_DIR)) {
@@ -72,38 +81,46 @@ impl Artifact {
         let meta = packs.metadata()?;
         let here = (meta.dev(), meta.ino());
         let mut tally = PackTally::default();
-        let mut ranges = self.pack_ranges(Some(here), &|_| true, &packs, &mut tally)?;
+        let (mut ranges, new) = self.pack_ranges(Some(here), &|_| true, &packs, &mut tally)?;
         let named = distinct(&ranges);
-        if tally.kept > 0 && pack_bytes(&packs, &named) > 2 * self.file_len() {
+        let too_many = ranges.len() > stored::MAX_RANGES as usize;
+        if too_many || (tally.kept > 0 && pack_bytes(&packs, &named) > 2 * self.file_len()) {
             tally = PackTally { compacted: true, ..PackTally::default() };
-            ranges = self.pack_ranges(None, &|_| false, &packs, &mut tally)?;
+            ranges = self.pack_ranges(None, &|_| false, &packs, &mut tally)?.0;
         } else if named.len() > MAX_PACKS {
             // The packs of earlier edits, each small, into the new one; the
-            // pack that holds the most stays named.
-            let most =
-                named.iter().max_by_key(|pack| ranges.iter().filter(|r| r.0 == **pack).map(|r| r.2).sum::<u64>());
-            let most = most.copied();
+            // earlier pack that holds the most stays named.
+            let held = |pack: &&[u8; 32]| ranges.iter().filter(|r| r.0 == **pack).map(|r| r.2).sum::<u64>();
+            let most = named.iter().filter(|pack| !new.contains(pack)).max_by_key(held).copied();
             tally = PackTally::default();
-            ranges = self.pack_ranges(Some(here), &|pack| Some(*pack) == most, &packs, &mut tally)?;
+            ranges = self.pack_ranges(Some(here), &|pack| Some(*pack) == most, &packs, &mut tally)?.0;
         }
-        let list = stored::list_bytes(&ranges);
+        let list = stored::list_bytes(&ranges)?;
         crate::files::replace(path, |file| file.write_all(&list))?;
+        // The list's new name on disk before any pack it no longer names
+        // is removed: after a crash, the list found names packs that are
+        // there.
+        std::fs::File::open(dir).and_then(|dir| dir.sync_all())?;
         tally.ranges = ranges.len();
-        tally.removed = remove_unnamed(dir, &packs)?;
+        match remove_unnamed(dir, &packs) {
+            Ok(removed) => tally.removed = removed,
+            Err(e) => tally.cleanup = Some(format!("packs no list names were not all removed: {e}")),
+        }
         Ok(tally)
     }
 
-    /// Writes the new pack in `packs` and returns every range of the
-    /// artifact, each new range named by the new pack's digest; bytes in a
-    /// pack of the folder `here` (device, inode) are named where they are,
-    /// none when `here` is none.
+    /// Writes the new packs in `packs` and returns every range of the
+    /// artifact, each new range named by its new pack's digest, and those
+    /// digests; bytes in a pack of the folder `here` (device, inode) that
+    /// `keep` keeps are named where they are, when the file at the pack's
+    /// name is the one they were read from; the rest are copied.
     fn pack_ranges(
         &self,
         here: Option<(u64, u64)>,
         keep: &dyn Fn(&[u8; 32]) -> bool,
         packs: &File,
         tally: &mut PackTally,
-    ) -> io::Result<Vec<Named>> {
+    ) -> io::Result<(Vec<Named>, Vec<[u8; 32]>)> {
         // The head in a pack of its own, the bodies in another: an edit
         // writes a new head, and the old head's pack is named no more.
         let mut head = NewPack::create(packs)?;
@@ -116,9 +133,12 @@ impl Artifact {
         };
         let mut ranges: Vec<Range> = Vec::new();
         let push = |range: Range, ranges: &mut Vec<Range>| match ranges.last_mut() {
+            _ if range.2 == 0 => {}
             Some((pack, at, len)) if *pack == range.0 && *at + *len == range.1 => *len += range.2,
             _ => ranges.push(range),
         };
+        // Whether the file at each pack's name is the one read.
+        let mut still: std::collections::BTreeMap<[u8; 32], bool> = std::collections::BTreeMap::new();
         let written = self.write_parts(|part| {
             let (new, slot, bytes): (&mut NewPack, In, &[u8]) = match part {
                 Part::Head(bytes) => (&mut head, In::Head, bytes),
@@ -127,16 +147,21 @@ impl Artifact {
                     let from = file.data_at.checked_add(at).ok_or(io::ErrorKind::InvalidInput)?;
                     let same_folder = here.is_some() && file.file.packs_dir() == here;
                     let in_packs = file.file.in_packs(from, len).filter(|_| same_folder);
-                    let pieces = in_packs.unwrap_or_else(|| vec![([0; 32], u64::MAX, len)]);
                     let mut cursor = from;
-                    for (pack, at, len) in pieces {
-                        if at != u64::MAX && keep(&pack) {
+                    let mut copy = |cursor: u64, len: u64, ranges: &mut Vec<Range>| -> io::Result<()> {
+                        let at = bodies.len;
+                        bodies.copy_from(&file.file, cursor, len)?;
+                        push((In::Bodies, at, len), ranges);
+                        Ok(())
+                    };
+                    let Some(in_packs) = in_packs else { return copy(from, len, &mut ranges) };
+                    for (pack, opened, at, len) in in_packs {
+                        let there = *still.entry(pack).or_insert_with(|| same_file(packs, &pack, opened));
+                        if there && keep(&pack) {
                             tally.kept += len;
                             push((In::Pack(pack), at, len), &mut ranges);
                         } else {
-                            let at = bodies.len;
-                            bodies.copy_from(&file.file, cursor, len)?;
-                            push((In::Bodies, at, len), &mut ranges);
+                            copy(cursor, len, &mut ranges)?;
                         }
                         cursor += len;
                     }
@@ -169,7 +194,7 @@ impl Artifact {
             }
         };
         let head = head.finish(packs)?;
-        Ok(ranges
+        let ranges = ranges
             .into_iter()
             .map(|(slot, at, len)| match slot {
                 In::Head => (head, at, len),
@@ -177,7 +202,19 @@ impl Artifact {
                 In::Bodies => (bodies.unwrap_or(head), at, len),
                 In::Pack(pack) => (pack, at, len),
             })
-            .collect())
+            .collect();
+        Ok((ranges, [Some(head), bodies].into_iter().flatten().collect()))
+    }
+}
+
+/// Whether the file named by `pack` in `packs` is `opened` (the same
+/// device and inode): a pack another build removed, or replaced, is not.
+fn same_file(packs: &File, pack: &[u8; 32], opened: &File) -> bool {
+    let named = rustix::fs::statat(packs, stored::pack_name(pack).as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW);
+    let opened = rustix::fs::fstat(opened);
+    match (named, opened) {
+        (Ok(named), Ok(opened)) => named.st_dev == opened.st_dev && named.st_ino == opened.st_ino,
+        _ => false,
     }
 }
 
@@ -234,21 +271,11 @@ impl NewPack {
     /// digest.
     fn finish(self, packs: &File) -> io::Result<[u8; 32]> {
         let digest: [u8; 32] = self.hash.clone().finalize().into();
+        // Over any file of that name: a pack of the same bytes (readers
+        // that hold it open keep reading it), or anything else.
         let renamed = self.file.sync_all().and_then(|()| {
             let name = stored::pack_name(&digest);
-            let there = rustix::fs::statat(packs, name.as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW);
-            // A pack of that name and length holds these bytes (its name is
-            // their digest): kept. Anything else there (a link, a cut
-            // file) is replaced.
-            let same = there.is_ok_and(|stat| {
-                rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile
-                    && u64::try_from(stat.st_size).ok() == Some(self.len)
-            });
-            if same {
-                rustix::fs::unlinkat(packs, self.name.as_str(), rustix::fs::AtFlags::empty())?;
-            } else {
-                rustix::fs::renameat(packs, self.name.as_str(), packs, name.as_str())?;
-            }
+            rustix::fs::renameat(packs, self.name.as_str(), packs, name.as_str())?;
             Ok(())
         });
         if renamed.is_err() {

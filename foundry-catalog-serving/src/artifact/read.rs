@@ -83,7 +83,7 @@ impl Artifact {
     /// what a catalog needs before it serves, leaving the bodies in the
     /// file.
     pub fn read_at_most(path: &std::path::Path, max_len: u64) -> Result<Artifact, ArtifactError> {
-        let file = StoredFile::open(path).map_err(|e| ArtifactError::Read(e.to_string()))?;
+        let file = StoredFile::open(path, max_len).map_err(|e| ArtifactError::Read(e.to_string()))?;
         Self::checked(Bytes::from(read_file(&file, max_len)?))
     }
 
@@ -115,7 +115,7 @@ impl Artifact {
         check: &CheckSummary<'_>,
     ) -> Result<Artifact, ArtifactError> {
         let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
-        let file = StoredFile::open(path).map_err(read_error)?;
+        let file = StoredFile::open(path, max_len).map_err(read_error)?;
         let len = stored_len(&file, max_len)?;
         let mut prefix = [0; HEADER_LEN];
         let prefix_len = usize::try_from(len).map_or(HEADER_LEN, |len| len.min(HEADER_LEN));

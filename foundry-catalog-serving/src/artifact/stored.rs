@@ -7,9 +7,10 @@
 //! (`<hex>.fcpack`) and never changed once written. The artifact it holds
 //! is the same bytes, byte for byte, as the one file a build writes
 //! without packs: signed, checked and served alike. A build on a packed
-//! artifact (`build --packs --previous`) writes one new pack (the new head
-//! and the bodies that changed) and a new list naming the old packs' ranges
-//! for everything else, so an edit writes what changed, not the catalog.
+//! artifact (`build --packs --previous`) writes two new packs (the new
+//! head, and the bodies that changed) and a new list naming the old packs'
+//! ranges for everything else, so an edit writes what changed, not the
+//! catalog.
 //!
 //! A pack list, all integers little-endian:
 //!
@@ -26,7 +27,8 @@
 //! their lengths add up to its length. A list is read as an attacker could
 //! have written it: its length is checked against *n* before anything is
 //! allocated, a pack is opened by the name its digest gives, in `fcpacks`
-//! beside the list, never through a link, and must be a regular file
+//! beside the list (beside where a link at its path leads), never through
+//! a link, at most 256 of them, and must be a regular file
 //! holding every range named in it. A pack's bytes are not hashed when it
 //! is opened: the artifact they make is checked as any artifact is (its
 //! head against its CRC-32, block digests and signature, each body against
@@ -45,6 +47,10 @@ const PACK_LIST_VERSION: u32 = 1;
 
 /// The most ranges a pack list holds: about 48 MiB of list.
 pub(crate) const MAX_RANGES: u32 = 1 << 20;
+
+/// The most packs a pack list a reader opens may name (a build names at
+/// most 17): each is a file held open while the artifact is served.
+const MAX_OPEN_PACKS: usize = 256;
 
 /// The folder beside a packed artifact that holds its packs.
 pub(crate) const PACKS_DIR: &str = "fcpacks";
@@ -65,6 +71,10 @@ struct Range {
     at: u64,
     len: u64,
 }
+
+/// Where some of a packed artifact's bytes are: the pack's SHA-256, the
+/// pack as opened, where in it, how many bytes.
+pub(crate) type InPack<'a> = ([u8; 32], &'a File, u64, u64);
 
 /// Where some of a stored artifact's bytes are: a file, the pack it is
 /// (if one), where in the file, how many bytes.
@@ -87,7 +97,7 @@ impl StoredFile {
     /// The artifact stored at `path`: the file, or the packs of the pack
     /// list it is. It must be a regular file (never a FIFO, waited on); a
     /// pack list's packs are opened as the module says.
-    pub(crate) fn open(path: &Path) -> io::Result<StoredFile> {
+    pub(crate) fn open(path: &Path, max_len: u64) -> io::Result<StoredFile> {
         let file = crate::files::open_nonblocking(path)?;
         let metadata = file.metadata()?;
         if !metadata.is_file() {
@@ -101,7 +111,12 @@ impl StoredFile {
             return Ok(StoredFile::plain(file, metadata.len()));
         }
         let list = read_list(&file, metadata.len())?;
-        let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if list.len > max_len {
+            return Err(invalid(format!("the pack list names {} bytes, over the limit of {max_len}", list.len)));
+        }
+        // Beside the list itself: where a link at `path` leads.
+        let real = std::fs::canonicalize(path)?;
+        let dir = real.parent().unwrap_or(Path::new("/"));
         let packs_dir = open_packs_dir(dir)?;
         let packs_meta = packs_dir.metadata()?;
         let mut opened: std::collections::BTreeMap<[u8; 32], (Arc<File>, u64)> = std::collections::BTreeMap::new();
@@ -110,6 +125,9 @@ impl StoredFile {
         for (pack, at, len) in list.ranges {
             let (file, pack_len) = match opened.get(&pack) {
                 Some((file, pack_len)) => (Arc::clone(file), *pack_len),
+                None if opened.len() >= MAX_OPEN_PACKS => {
+                    return Err(invalid(format!("a pack list names more than {MAX_OPEN_PACKS} packs")));
+                }
                 None => {
                     let file = Arc::new(open_pack(&packs_dir, &pack)?);
                     let metadata = file.metadata()?;
@@ -224,12 +242,12 @@ impl StoredFile {
     }
 
     /// The packs that hold `len` bytes from `at`, in order: each pack's
-    /// SHA-256, where in it, and how many bytes; none when it is not a
-    /// packed artifact.
-    pub(crate) fn in_packs(&self, at: u64, len: u64) -> Option<Vec<([u8; 32], u64, u64)>> {
+    /// SHA-256, the pack as opened, where in it, and how many bytes; none
+    /// when it is not a packed artifact.
+    pub(crate) fn in_packs(&self, at: u64, len: u64) -> Option<Vec<InPack<'_>>> {
         self.packed.as_ref()?;
         let pieces = self.pieces(at, len).ok()?;
-        pieces.into_iter().map(|(_, pack, in_file, len)| Some((pack?, in_file, len))).collect()
+        pieces.into_iter().map(|(file, pack, in_file, len)| Some((pack?, file, in_file, len))).collect()
     }
 }
 
@@ -304,13 +322,18 @@ fn parse_list(header: &[u8], file_len: u64, read: impl FnOnce(&mut [u8]) -> io::
 }
 
 /// The bytes of a pack list naming `ranges` (pack, where, length) of an
-/// artifact of their total length.
-pub(crate) fn list_bytes(ranges: &[([u8; 32], u64, u64)]) -> Vec<u8> {
+/// artifact of their total length, read back as a reader reads them: an
+/// error for ranges no reader takes (none, more than [`MAX_RANGES`], an
+/// empty one).
+pub(crate) fn list_bytes(ranges: &[([u8; 32], u64, u64)]) -> io::Result<Vec<u8>> {
+    if ranges.is_empty() || ranges.len() > MAX_RANGES as usize {
+        return Err(invalid(format!("a pack list of {} ranges", ranges.len())));
+    }
     let len: u64 = ranges.iter().map(|(_, _, len)| len).sum();
     let mut out = Vec::with_capacity(LIST_HEADER + RANGE_LEN * ranges.len() + 4);
     out.extend_from_slice(&PACK_LIST_MAGIC);
     out.extend_from_slice(&PACK_LIST_VERSION.to_le_bytes());
-    out.extend_from_slice(&u32::try_from(ranges.len()).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(&(ranges.len() as u32).to_le_bytes());
     out.extend_from_slice(&len.to_le_bytes());
     for (pack, at, len) in ranges {
         out.extend_from_slice(pack);
@@ -319,7 +342,11 @@ pub(crate) fn list_bytes(ranges: &[([u8; 32], u64, u64)]) -> Vec<u8> {
     }
     let crc = super::header::crc32(&[&out]);
     out.extend_from_slice(&crc.to_le_bytes());
-    out
+    parse_list(&out[..LIST_HEADER], out.len() as u64, |bytes| {
+        bytes.copy_from_slice(&out);
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// The packs folder beside an artifact in `dir`, opened as a folder, never

@@ -233,7 +233,7 @@ impl PageMaker {
         let mut tally = ListTally::default();
         for plan in &plans {
             if !plan.cards.is_empty() {
-                jobs.push(match kept(&cards_document(&plan.path)).filter(|_| plan.same_cards) {
+                jobs.push(match plan.same_cards.then(|| kept(&cards_document(&plan.path))).flatten() {
                     Some(entry) => Job::Kept(entry),
                     None => Job::Cards(plan),
                 });
@@ -241,7 +241,7 @@ impl PageMaker {
             // A page the previous artifact does not hold, or holds in
             // bodies that fail their ETags, is rendered as a full build
             // renders it.
-            jobs.push(match kept(&plan.path).filter(|_| !plan.changed) {
+            jobs.push(match (!plan.changed).then(|| kept(&plan.path)).flatten() {
                 Some(entry) => {
                     tally.kept += 1;
                     Job::Kept(entry)

@@ -216,8 +216,7 @@ impl Previous {
     /// as its source digest.
     pub(super) fn same_body(&self, slug: &str, body: &[u8], source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
         let mut entry = self.entry(slug)?;
-        let stored = self.artifact.body(&entry.representations, self.identity()?).ok()?;
-        if stored != body || !self.sound(&entry) {
+        if !self.holds_as_is(&entry.representations, body) || !self.sound(&entry) {
             return None;
         }
         entry.source = source;
@@ -252,8 +251,18 @@ impl Previous {
     #[cfg_attr(not(feature = "pages"), allow(dead_code))]
     pub(super) fn same_document(&self, name: &str, bytes: &[u8]) -> Option<DocumentEntry> {
         let entry = self.catalog.document_entry(name)?;
-        let stored = self.artifact.body(&entry.representations, self.identity()?).ok()?;
-        (stored == bytes).then(|| self.document(name)).flatten()
+        self.holds_as_is(&entry.representations, bytes).then(|| self.document(name)).flatten()
+    }
+
+    /// Whether `representations` hold `bytes` as is, under their ETag: the
+    /// body as is (read, or inflated from gzip, which no check of the
+    /// stored bodies covers) is `bytes`, and its ETag names them.
+    fn holds_as_is(&self, representations: &[(Span, Span)], bytes: &[u8]) -> bool {
+        let Some(identity) = self.identity() else { return false };
+        let Some(&(_, etag)) = representations.get(identity) else { return false };
+        let stored = self.artifact.body(representations, identity);
+        stored.is_ok_and(|stored| stored == bytes)
+            && self.artifact.bytes_of(etag).is_some_and(|etag| etag == crate::artifact::etag_of(bytes).as_bytes())
     }
 
     /// Appends the site document `entry` of this artifact to `data`, as

@@ -299,3 +299,26 @@ proptest::proptest! {
         }
     }
 }
+
+/// A pack replaced at its name after the previous artifact was opened (a
+/// build beside this one removed it, or wrote it again) is not named: its
+/// bytes are copied from the pack as read, so the list written never
+/// names a file that is not the one read.
+#[test]
+fn a_pack_replaced_since_it_was_read_is_copied_not_named() {
+    let folder = Folder::new("replaced");
+    let (a, b) = (folder.join("a.fcat"), folder.join("b.fcat"));
+    let mut titles = sources(60, |k| format!("Product {k}"));
+    build(&titles, None).write_packed(&a).expect("writes");
+    let previous = ResponseCatalog::open_to_build_on(&a).expect("opens");
+    for pack in folder.packs() {
+        let (path, copy) = (folder.join("fcpacks").join(&pack), folder.join("copy"));
+        std::fs::copy(&path, &copy).expect("copy");
+        std::fs::rename(&copy, &path).expect("another file at the pack's name");
+    }
+    titles[3] = manifest(3, "Three");
+    let built = build(&titles, Some(&previous));
+    let tally = built.write_packed(&b).expect("writes");
+    assert_eq!((tally.kept, tally.written), (0, built.artifact().file_len()), "every byte copied");
+    assert!(stored(&b) == built.artifact().to_vec());
+}

@@ -497,6 +497,40 @@ fn a_previous_artifact_whose_site_documents_changed_is_not_trusted() {
     assert!(incremental.artifact().to_vec() == first, "no changed body is carried into the new artifact");
 }
 
+/// A previous artifact whose product's ETag as is names other bytes,
+/// every digest of the file made good (as a signer's would be): the
+/// product, its manifest reformatted (the same body), is not kept under
+/// that ETag, which no check of its stored bodies covers (the body as is
+/// is inflated from gzip), but stored anew, as a full build stores it;
+/// site documents made again with the same bytes are judged alike
+/// (`Previous::holds_as_is`).
+#[test]
+fn a_body_whose_etag_names_other_bytes_is_not_kept() {
+    let mut sources = many(9);
+    let first = Builder::new().build(sources.clone()).expect("builds").artifact().to_vec();
+    let catalog = load(first.clone()).expect("loads");
+    let slug = ProductManifest::from_json(&sources[0].1).expect("a manifest").slug.to_string();
+    let reply = answer(&catalog, &get(&format!("/api/public/foundry/products/{slug}")));
+    let etag = format!("\"{}\"", hex::encode(sha2::Sha256::digest(&reply.body)));
+    let other = format!("\"{}\"", hex::encode(sha2::Sha256::digest(b"other bytes")));
+    let at = first.windows(etag.len()).position(|w| w == etag.as_bytes()).expect("the ETag is in the table");
+    let mut forged = first.clone();
+    forged[at..at + other.len()].copy_from_slice(other.as_bytes());
+    let file = std::env::temp_dir().join(format!("foundry-catalog-forged-etag-{}.fcat", std::process::id()));
+    std::fs::write(&file, with_digest(forged)).expect("write");
+    let previous = ResponseCatalog::open_to_build_on(&file);
+    let _ = std::fs::remove_file(&file);
+    let previous = previous.expect("its digests are good");
+    // Its manifest's bytes change; its body does not.
+    let manifest: serde_json::Value = serde_json::from_str(&sources[0].1).expect("JSON");
+    sources[0].1 = serde_json::to_string(&manifest).expect("serializes");
+    let mut on_previous = Builder::new();
+    on_previous.previous(&previous).expect("usable");
+    let incremental = on_previous.build(sources.clone()).expect("builds");
+    let full = Builder::new().build(sources).expect("builds");
+    assert!(incremental.artifact().to_vec() == full.artifact().to_vec(), "stored anew under its own ETag");
+}
+
 /// The tower `Service` answers pages as the server does (the server calls
 /// the same `respond`).
 #[cfg(feature = "http")]
