@@ -59,7 +59,7 @@ pub(crate) struct Args {
     /// SHA-256, never changed). With --previous a packed artifact in the
     /// same folder, only the new head and the bodies that changed are
     /// written (two new packs); the packs no list in the folder names any
-    /// more are removed. `serve` and a build read it from its folder as
+    /// more are removed (those of the list replaced, by the next build). `serve` and a build read it from its folder as
     /// they read one file; a replica pulls an artifact in one file, so
     /// publish to replicas one built without --packs.
     #[arg(long, conflicts_with = "check")]

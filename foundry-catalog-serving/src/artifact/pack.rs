@@ -9,7 +9,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use super::stored::{self, PACK_LIST_MAGIC, PACK_SUFFIX, PACKS_DIR};
+use super::stored::{self, PACK_SUFFIX, PACKS_DIR};
 use super::{Artifact, Part};
 
 /// What writing a packed artifact did.
@@ -59,13 +59,14 @@ impl Artifact {
     /// SHA-256: one of its head (the header to the table), one of the
     /// bodies no pack held; then the pack list replaces `path` (written
     /// beside it, synced and renamed, as [`crate::files::replace`] does),
-    /// and the packs that no pack list in `path`'s folder names are
-    /// removed. When the packs it would name hold more than twice its
+    /// and the packs that no pack list in `path`'s folder names (nor the
+    /// list it replaced) are removed. When the packs it would name hold more than twice its
     /// bytes (old versions of edited products), or it would need more
     /// ranges than a list holds, it is written as two new packs instead;
     /// when it would name more than 16 packs, the ranges of all but the
     /// one that holds the most go to the new bodies pack. Builds writing
-    /// into one folder take turns (a lock on `fcpacks`), and a pack is
+    /// into one folder take turns (a lock on `fcpacks`, waited for at
+    /// most 5 minutes), and a pack is
     /// named only if the file at its name is still the one read (else its
     /// bytes are copied), so that no build names a pack another removed.
     /// An error in removing packs is told in [`PackTally::cleanup`], not
@@ -77,14 +78,14 @@ impl Artifact {
             _ => {}
         }
         let packs = stored::open_packs_dir(dir)?;
-        rustix::fs::flock(&packs, rustix::fs::FlockOperation::LockExclusive)?;
+        take_turn(&packs, dir)?;
         let meta = packs.metadata()?;
         let here = (meta.dev(), meta.ino());
         let mut tally = PackTally::default();
         let (mut ranges, new) = self.pack_ranges(Some(here), &|_| true, &packs, &mut tally)?;
         let named = distinct(&ranges);
         let too_many = ranges.len() > stored::MAX_RANGES as usize;
-        if too_many || (tally.kept > 0 && pack_bytes(&packs, &named) > 2 * self.file_len()) {
+        if too_many || (tally.kept > 0 && pack_bytes(&packs, &named) > self.file_len().saturating_mul(2)) {
             tally = PackTally { compacted: true, ..PackTally::default() };
             ranges = self.pack_ranges(None, &|_| false, &packs, &mut tally)?.0;
         } else if named.len() > MAX_PACKS {
@@ -96,13 +97,23 @@ impl Artifact {
             ranges = self.pack_ranges(Some(here), &|pack| Some(*pack) == most, &packs, &mut tally)?.0;
         }
         let list = stored::list_bytes(&ranges)?;
+        // The packs of the list this one replaces stay until the next build.
+        let replaced: Vec<[u8; 32]> = crate::files::open_nonblocking(path)
+            .and_then(|file| {
+                let len = file.metadata()?.len();
+                stored::list_in(&file, len)
+            })
+            .ok()
+            .flatten()
+            .map(|list| list.ranges.into_iter().map(|(pack, _, _)| pack).collect())
+            .unwrap_or_default();
         crate::files::replace(path, |file| file.write_all(&list))?;
         // The list's new name on disk before any pack it no longer names
         // is removed: after a crash, the list found names packs that are
         // there.
         std::fs::File::open(dir).and_then(|dir| dir.sync_all())?;
         tally.ranges = ranges.len();
-        match remove_unnamed(dir, &packs) {
+        match remove_unnamed(dir, &packs, replaced) {
             Ok(removed) => tally.removed = removed,
             Err(e) => tally.cleanup = Some(format!("packs no list names were not all removed: {e}")),
         }
@@ -207,6 +218,35 @@ impl Artifact {
     }
 }
 
+/// How long a build waits for another writing packs into its folder.
+const TURN_WAIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Takes the folder's turn (an exclusive lock on `packs`, held until it is
+/// closed, and let go by the kernel when a build dies), waiting at most
+/// [`TURN_WAIT`] for another build to finish: past it, an error naming
+/// the folder.
+fn take_turn(packs: &File, dir: &Path) -> io::Result<()> {
+    let started = std::time::Instant::now();
+    loop {
+        match rustix::fs::flock(packs, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(()),
+            Err(rustix::io::Errno::WOULDBLOCK) if started.elapsed() < TURN_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(rustix::io::Errno::WOULDBLOCK) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!(
+                        "another build has been writing packs into {} for {TURN_WAIT:?}; hint: wait for it to end, or write elsewhere",
+                        dir.join(PACKS_DIR).display()
+                    ),
+                ));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 /// Whether the file named by `pack` in `packs` is `opened` (the same
 /// device and inode): a pack another build removed, or replaced, is not.
 fn same_file(packs: &File, pack: &[u8; 32], opened: &File) -> bool {
@@ -254,16 +294,7 @@ impl NewPack {
     /// Copies `len` bytes of `from` at `at` into the pack, through a
     /// buffer (they are hashed).
     fn copy_from(&mut self, from: &stored::StoredFile, at: u64, len: u64) -> io::Result<()> {
-        let mut buffer = vec![0; usize::try_from(len.min(8 << 20)).unwrap_or(8 << 20)];
-        let (mut at, mut left) = (at, len);
-        while left > 0 {
-            let piece = usize::try_from(left).unwrap_or(usize::MAX).min(buffer.len());
-            from.read_exact_at(&mut buffer[..piece], at)?;
-            self.write(&buffer[..piece])?;
-            at += piece as u64;
-            left -= piece as u64;
-        }
-        Ok(())
+        stored::through_buffer(at, len, |buf, at| from.read_exact_at(buf, at), |bytes| self.write(bytes))
     }
 
     /// Syncs it and names it by its SHA-256 (a pack of that name holds
@@ -314,13 +345,15 @@ fn pack_bytes(packs: &File, named: &[[u8; 32]]) -> u64 {
         .sum()
 }
 
-/// Removes the packs in `packs` that no pack list in `dir` names; returns
-/// how many. A file in `dir` is a pack list when it is a regular file
+/// Removes the packs in `packs` that no pack list in `dir` names, nor
+/// the list just replaced (`replaced`: a reader that opened it a moment
+/// before finds its packs; they go with the next build); returns how
+/// many. A file in `dir` is a pack list when it is a regular file
 /// (not a link) that starts with the pack list's magic; one that does but
 /// does not read as a list names nothing, and a pack is kept unless it is
 /// named nowhere and its name is a pack's.
-fn remove_unnamed(dir: &Path, packs: &File) -> io::Result<usize> {
-    let mut named: Vec<[u8; 32]> = Vec::new();
+fn remove_unnamed(dir: &Path, packs: &File, replaced: Vec<[u8; 32]>) -> io::Result<usize> {
+    let mut named = replaced;
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         if !entry.file_type().is_ok_and(|t| t.is_file()) {
@@ -328,15 +361,12 @@ fn remove_unnamed(dir: &Path, packs: &File) -> io::Result<usize> {
         }
         let Ok(file) = crate::files::open_nonblocking(&entry.path()) else { continue };
         let Ok(metadata) = file.metadata() else { continue };
-        let mut magic = [0; 8];
-        if !metadata.is_file()
-            || std::os::unix::fs::FileExt::read_exact_at(&file, &mut magic, 0).is_err()
-            || magic != PACK_LIST_MAGIC
-        {
+        if !metadata.is_file() {
             continue;
         }
-        match stored::read_list(&file, metadata.len()) {
-            Ok(list) => named.extend(list.ranges.into_iter().map(|(pack, _, _)| pack)),
+        match stored::list_in(&file, metadata.len()) {
+            Ok(Some(list)) => named.extend(list.ranges.into_iter().map(|(pack, _, _)| pack)),
+            Ok(None) => {}
             // A list being written, or broken: keep every pack, to be safe.
             Err(_) => return Ok(0),
         }

@@ -103,14 +103,9 @@ impl StoredFile {
         if !metadata.is_file() {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
         }
-        let mut magic = [0; 8];
-        if metadata.len() >= 8 {
-            file.read_exact_at(&mut magic, 0)?;
-        }
-        if magic != PACK_LIST_MAGIC {
+        let Some(list) = list_in(&file, metadata.len())? else {
             return Ok(StoredFile::plain(file, metadata.len()));
-        }
-        let list = read_list(&file, metadata.len())?;
+        };
         if list.len > max_len {
             return Err(invalid(format!("the pack list names {} bytes, over the limit of {max_len}", list.len)));
         }
@@ -226,14 +221,13 @@ impl StoredFile {
                     // Not between these files (another filesystem, an old
                     // kernel): through a buffer.
                     Err(_) => {
-                        let mut buffer = vec![0; usize::try_from(left.min(8 << 20)).unwrap_or(8 << 20)];
-                        while left > 0 {
-                            let piece = usize::try_from(left).unwrap_or(usize::MAX).min(buffer.len());
-                            file.read_exact_at(&mut buffer[..piece], from)?;
-                            out.write_all(&buffer[..piece])?;
-                            from += piece as u64;
-                            left -= piece as u64;
-                        }
+                        through_buffer(
+                            from,
+                            left,
+                            |buf, at| file.read_exact_at(buf, at),
+                            |bytes| out.write_all(bytes),
+                        )?;
+                        left = 0;
                     }
                 }
             }
@@ -251,6 +245,41 @@ impl StoredFile {
     }
 }
 
+/// Reads `len` bytes from `at` with `read` (a buffer and where to read
+/// into it) and hands them to `write` in order, 8 MiB at most at a time.
+pub(crate) fn through_buffer(
+    at: u64,
+    len: u64,
+    read: impl Fn(&mut [u8], u64) -> io::Result<()>,
+    mut write: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buffer = vec![0; usize::try_from(len.min(8 << 20)).unwrap_or(8 << 20)];
+    let (mut at, mut left) = (at, len);
+    while left > 0 {
+        let piece = usize::try_from(left).unwrap_or(usize::MAX).min(buffer.len());
+        read(&mut buffer[..piece], at)?;
+        write(&buffer[..piece])?;
+        at += piece as u64;
+        left -= piece as u64;
+    }
+    Ok(())
+}
+
+/// The pack list `file` (of `file_len` bytes) is, read and checked
+/// ([`read_list`]); none when it does not start with a pack list's magic
+/// (a file that holds an artifact itself, or anything else).
+pub(crate) fn list_in(file: &File, file_len: u64) -> io::Result<Option<List>> {
+    let mut magic = [0; 8];
+    if file_len < 8 {
+        return Ok(None);
+    }
+    file.read_exact_at(&mut magic, 0)?;
+    if magic != PACK_LIST_MAGIC {
+        return Ok(None);
+    }
+    read_list(file, file_len).map(Some)
+}
+
 /// A pack list as read: its ranges (pack, where, length) and the
 /// artifact's length.
 pub(crate) struct List {
@@ -265,7 +294,7 @@ fn invalid(message: String) -> io::Error {
 /// Reads and checks the pack list `file` of `file_len` bytes: its length
 /// against its count before the ranges are read, its CRC-32, and ranges
 /// that follow each other to the artifact's length.
-pub(crate) fn read_list(file: &File, file_len: u64) -> io::Result<List> {
+fn read_list(file: &File, file_len: u64) -> io::Result<List> {
     let mut header = [0; LIST_HEADER];
     if file_len < (LIST_HEADER + 4) as u64 {
         return Err(invalid(format!("a pack list of {file_len} bytes")));

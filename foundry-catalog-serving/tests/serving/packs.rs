@@ -45,6 +45,25 @@ impl Drop for Folder {
     }
 }
 
+/// The packs the pack list at `list` names, by name, sorted, each once.
+fn named(list: &Path) -> Vec<String> {
+    let list = std::fs::read(list).expect("list");
+    let ranges = u32::from_le_bytes(list[12..16].try_into().expect("count")) as usize;
+    let mut named: Vec<String> =
+        (0..ranges).map(|r| format!("{}.fcpack", hex::encode(&list[24 + 48 * r..24 + 48 * r + 32]))).collect();
+    named.sort();
+    named.dedup();
+    named
+}
+
+/// `a` and `b`, each once, sorted.
+fn union(a: &[String], b: &[String]) -> Vec<String> {
+    let mut all: Vec<String> = a.iter().chain(b).cloned().collect();
+    all.sort();
+    all.dedup();
+    all
+}
+
 /// `n` products, product `k` titled `titles(k)`.
 fn sources(n: usize, title: impl Fn(usize) -> String) -> Vec<(String, String)> {
     (0..n).map(|k| manifest(k, &title(k))).collect()
@@ -92,9 +111,19 @@ fn a_packed_artifact_is_the_one_files_bytes_and_an_edit_writes_what_changed() {
         tally.written,
         full.len()
     );
-    assert_eq!(tally.removed, 1, "the old head's pack is named no more");
-    let after = folder.packs();
-    assert!(after.iter().filter(|pack| before.contains(pack)).count() == 1, "the bodies pack stays: {after:?}");
+    // The list it replaced keeps its packs until the next build: a reader
+    // that opened that list a moment before finds them.
+    assert_eq!(tally.removed, 0, "the replaced list's packs stay for one build");
+    assert_eq!(folder.packs(), union(&before, &named(&path)));
+    titles[124] = manifest(124, "Product 124, edited");
+    let previous = ResponseCatalog::open_to_build_on(&path).expect("opens");
+    let named_before = named(&path);
+    let tally = build(&titles, Some(&previous)).write_packed(&path).expect("writes");
+    drop(previous);
+    assert_eq!(tally.removed, 1, "the first head's pack, which no list names");
+    assert!(before.iter().filter(|pack| folder.packs().contains(pack)).count() == 1, "the first bodies pack stays");
+    assert_eq!(folder.packs(), union(&named_before, &named(&path)));
+    let full = build(&titles, None).artifact().to_vec();
 
     // Served from its folder as the one file is.
     let served = ResponseCatalog::open(&path).expect("serves");
@@ -128,20 +157,17 @@ fn packs_another_list_names_are_kept_and_a_list_names_few_packs() {
     std::fs::write(&left, b"half a pack").expect("write");
 
     // Many edits of b: its list names at most 16 packs, and the folder
-    // holds no pack no list names, after each.
+    // holds no pack but those it names and those of the list it replaced,
+    // after each.
     for edit in 0..24 {
         titles[edit * 7 % 200] = manifest(edit * 7 % 200, &format!("Edit {edit}"));
         let previous = ResponseCatalog::open_to_build_on(&b).expect("opens");
+        let replaced = named(&b);
         build(&titles, Some(&previous)).write_packed(&b).expect("writes");
         drop(previous);
-        let list = std::fs::read(&b).expect("list");
-        let ranges = u32::from_le_bytes(list[12..16].try_into().expect("count")) as usize;
-        let mut named: Vec<String> =
-            (0..ranges).map(|r| format!("{}.fcpack", hex::encode(&list[24 + 48 * r..24 + 48 * r + 32]))).collect();
-        named.sort();
-        named.dedup();
-        assert!(named.len() <= 16, "edit {edit}: the list names {} packs", named.len());
-        assert_eq!(folder.packs(), named, "edit {edit}: the folder holds the packs the list names");
+        let now = named(&b);
+        assert!(now.len() <= 16, "edit {edit}: the list names {} packs", now.len());
+        assert_eq!(folder.packs(), union(&replaced, &now), "edit {edit}: the packs of this list and the last");
         assert!(!left.exists(), "a half-written pack is removed");
     }
     assert!(stored(&b) == build(&titles, None).artifact().to_vec(), "after every edit, a full build's bytes");
@@ -254,16 +280,16 @@ fn packs_that_hold_twice_the_artifact_are_written_again_as_one() {
         let tally = built.write_packed(&path).expect("writes");
         drop(previous);
         let held: u64 =
-            folder.packs().iter().map(|p| std::fs::metadata(folder.join("fcpacks").join(p)).unwrap().len()).sum();
+            named(&path).iter().map(|p| std::fs::metadata(folder.join("fcpacks").join(p)).unwrap().len()).sum();
         assert!(
             held <= 2 * built.artifact().file_len() + built.artifact().file_len() / 2,
-            "round {round}: {held} bytes of packs"
+            "round {round}: the list names {held} bytes of packs"
         );
         assert!(stored(&path) == built.artifact().to_vec());
         compacted.push(tally.compacted);
     }
     assert_eq!(compacted, [false, true, false], "the second round would leave 2.2 times the bodies in packs");
-    assert_eq!(folder.packs().len(), 3, "a head, the compacted bodies and the third round's bodies");
+    assert_eq!(named(&path).len(), 3, "a head, the compacted bodies and the third round's bodies");
 }
 
 proptest::proptest! {
