@@ -25,6 +25,13 @@
 #   bash benches/fleet.sh
 #   SIZE=10000 REPLICAS=3 bash benches/fleet.sh
 #   BIN=/tmp/foundry-catalog-before bash benches/fleet.sh   # a previous binary
+#   PACKS=1 bash benches/fleet.sh   # packed artifacts (`build --packs`)
+#   REPLICA_LOG=info bash benches/fleet.sh   # replica 0's log after the table
+#
+# With PACKS=1 every build is `build --packs` into a folder of its own
+# (on the last one, `--previous` its own list), and publishing copies
+# the packs nginx does not hold yet into its `fcpacks/`, then renames
+# the list into place: replicas pull the list and ranges of packs.
 #
 # Release build, loopback, whatever cores the machine has (the replicas,
 # nginx and the build share them). Not run in CI (minutes, and
@@ -33,6 +40,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SIZE=${SIZE:-100000}
+PACKS=${PACKS:-0}
 REPLICAS=${REPLICAS:-5}
 POLL=${POLL:-500ms}
 ORIGIN=127.0.0.1:18095
@@ -52,16 +60,49 @@ start_origin "$ORIGIN"
 catalog=$work/catalog
 python3 benches/make-catalog.py "$SIZE" "$catalog"
 slug=$(ls "$catalog" | sed -n '1s/\.json$//p')
+# build OUT PREVIOUS SEQUENCE: one file, or (PACKS=1) the pack list
+# $work/site/catalog.fcat, built on the last one.
+build() {
+  if [ "$PACKS" = 1 ]; then
+    local previous=()
+    [ -e "$work/site/catalog.fcat" ] && previous=(--previous "$work/site/catalog.fcat")
+    "$bin" build "$catalog" -o "$work/site/catalog.fcat" --packs "${previous[@]}" \
+      --sign-key "$work/ci.key" --sequence "$3"
+  else
+    local previous=()
+    [ -n "$2" ] && previous=(--previous "$2")
+    "$bin" build "$catalog" -o "$1" "${previous[@]}" --sign-key "$work/ci.key" --sequence "$3"
+  fi
+}
+# publish FILE: renamed into nginx's folder; a pack list's new packs
+# copied there first.
+publish() {
+  if [ "$PACKS" = 1 ]; then
+    mkdir -p "$work/www/fcpacks"
+    for pack in "$work/site/fcpacks/"*.fcpack; do
+      [ -e "$work/www/fcpacks/${pack##*/}" ] || cp "$pack" "$work/www/fcpacks/"
+    done
+    cp "$work/site/catalog.fcat" "$work/www/.catalog.tmp"
+    mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"
+  else
+    mv "$1" "$work/www/catalog.fcat"
+  fi
+}
+mkdir -p "$work/site"
 # Settled, as a checkout is by the time CI builds it.
 sleep 2.1
-"$bin" build "$catalog" -o "$work/last.fcat" --sign-key "$work/ci.key" --sequence 1 2>/dev/null
-cp "$work/last.fcat" "$work/www/.catalog.tmp"
-mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"
-bytes=$(stat -c %s "$work/last.fcat")
+build "$work/last.fcat" "" 1 2>/dev/null
+[ "$PACKS" = 1 ] || cp "$work/last.fcat" "$work/first.fcat"
+publish "$work/first.fcat"
+if [ "$PACKS" = 1 ]; then
+  bytes=$(python3 -c 'import struct,sys; print(struct.unpack_from("<Q", open(sys.argv[1], "rb").read(24), 16)[0])' "$work/site/catalog.fcat")
+else
+  bytes=$(stat -c %s "$work/last.fcat")
+fi
 
 port() { echo $((FIRST_PORT + $1)); }
 for n in $(seq 0 $((REPLICAS - 1))); do
-  RUST_LOG=warn "$bin" serve --addr "127.0.0.1:$(port "$n")" --catalog "http://$ORIGIN/catalog.fcat" \
+  RUST_LOG=${REPLICA_LOG:-warn} "$bin" serve --addr "127.0.0.1:$(port "$n")" --catalog "http://$ORIGIN/catalog.fcat" \
     --state-dir "$work/state-$n" --verify-key "$work/ci.pub" --poll-interval "$POLL" --max-artifact-bytes 64GiB \
     --workers 1 2>"$work/replica-$n.log" &
   pids+=($!)
@@ -87,9 +128,9 @@ warm=$(ls "$catalog" | sed -n '2s/\.json$//p')
 sleep 2.1
 retitle "$catalog" "$warm" "Warmed up"
 sleep 2.1
-"$bin" build "$catalog" -o "$work/warm.fcat" --previous "$work/last.fcat" --sign-key "$work/ci.key" --sequence 2 2>/dev/null
-cp "$work/warm.fcat" "$work/www/.catalog.tmp"
-mv "$work/www/.catalog.tmp" "$work/www/catalog.fcat"
+build "$work/warm.fcat" "$work/last.fcat" 2 2>/dev/null
+[ "$PACKS" = 1 ] || cp "$work/warm.fcat" "$work/published.fcat"
+publish "$work/published.fcat"
 serving "$warm" "Warmed up"
 sync
 sleep 5
@@ -100,10 +141,9 @@ for n in $(seq 0 $((REPLICAS - 1))); do before+=("$(fetched "$n")"); done
 
 start=$(now)
 retitle "$catalog" "$slug" "Edited for the fleet benchmark"
-"$bin" build "$catalog" -o "$work/next.fcat" --previous "$work/warm.fcat" --sign-key "$work/ci.key" --sequence 3 \
-  2>"$work/build.log"
+build "$work/next.fcat" "$work/warm.fcat" 3 2>"$work/build.log"
 built=$(now)
-mv "$work/next.fcat" "$work/www/catalog.fcat"
+publish "$work/next.fcat"
 published=$(now)
 serving "$slug" "Edited for the fleet benchmark"
 served=$(now)
@@ -112,9 +152,10 @@ for n in $(seq 0 $((REPLICAS - 1))); do
   shares+=("$(echo "scale=6; ($(fetched "$n") - ${before[$n]}) / $bytes" | bc)")
 done
 
-echo "foundry-catalog fleet benchmark, $(nproc) cores, $(date -u +%F)"
+echo "foundry-catalog fleet benchmark, $(nproc) cores, $(date -u +%F)$([ "$PACKS" = 1 ] && echo ", packed artifacts")"
 echo
 echo "| products | replicas | artifact | edit to every replica serving it | build --previous | publish to every replica serving it | fetched for the edit, each (× artifact) |"
 echo "|---|---|---|---|---|---|---|"
 echo "| $SIZE | $REPLICAS | $((bytes / 1000000)) MB | $(seconds "$start" "$served") s | $(seconds "$start" "$built") s | $(seconds "$published" "$served") s | ${shares[*]} |"
-grep -o "note: .*taken unread\|[0-9]* of [0-9]* manifests read" "$work/build.log" >&2 || true
+[ -z "${REPLICA_LOG:-}" ] || cat "$work/replica-0.log" >&2
+grep -o "note: .*taken unread\|[0-9]* of [0-9]* manifests read\|packs: .*" "$work/build.log" >&2 || true

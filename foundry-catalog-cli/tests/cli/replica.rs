@@ -42,6 +42,8 @@ enum Fault {
     OtherRange,
     /// No ETag on any answer (so never a 304).
     NoEtag,
+    /// Every answer for a file of `fcpacks/` is a 404.
+    NoPacks,
 }
 
 impl Fault {
@@ -54,6 +56,12 @@ impl Fault {
 /// What the test origin serves and how, and what it was asked.
 struct Published {
     body: Vec<u8>,
+    /// Files served under `/fcpacks/` (a packed artifact's packs), by
+    /// name: `Range` answered without `If-Range` (a pack never changes).
+    packs: std::collections::BTreeMap<String, Vec<u8>>,
+    /// Requests for files of `fcpacks/`, and the body bytes sent for them.
+    pack_requests: usize,
+    pack_bytes: usize,
     fault: Fault,
     /// Whether `Range` is answered (206); else every GET gets the whole body.
     ranges: bool,
@@ -95,6 +103,9 @@ impl Origin {
         let url = format!("http://{}/catalog.fcat", listener.local_addr().expect("addr"));
         let published = std::sync::Arc::new(std::sync::Mutex::new(Published {
             body: Vec::new(),
+            packs: Default::default(),
+            pack_requests: 0,
+            pack_bytes: 0,
             fault: Fault::None,
             ranges: false,
             single_tag_304: false,
@@ -164,6 +175,27 @@ impl Origin {
         state.fault = fault;
     }
 
+    /// Publishes the packed artifact at `list` (`build --packs`): its
+    /// list at the artifact's URL, its packs under `/fcpacks/`.
+    fn publish_packed(&self, list: &Path, fault: Fault) {
+        let mut packs = std::collections::BTreeMap::new();
+        for entry in std::fs::read_dir(list.with_file_name("fcpacks")).expect("packs") {
+            let path = entry.expect("entry").path();
+            let name = path.file_name().expect("name").to_string_lossy().into_owned();
+            packs.insert(name, std::fs::read(&path).expect("a pack"));
+        }
+        let mut state = self.published.lock().expect("origin state");
+        state.packs = packs;
+        state.body = std::fs::read(list).expect("a list");
+        state.fault = fault;
+    }
+
+    /// Requests for packs, and the bytes sent for them.
+    fn pack_tally(&self) -> (usize, usize) {
+        let state = self.published.lock().expect("origin state");
+        (state.pack_requests, state.pack_bytes)
+    }
+
     fn fault(&self, fault: Fault) {
         self.published.lock().expect("origin state").fault = fault;
     }
@@ -180,6 +212,9 @@ impl Origin {
 
 /// The origin's answer to a request whose head (lowercased) is `head`.
 fn answer(state: &mut Published, head: &str) -> Vec<u8> {
+    if let Some(name) = head.strip_prefix("get /fcpacks/").and_then(|rest| rest.split(' ').next()) {
+        return answer_pack(state, name, head);
+    }
     let etag = format!("\"{}\"", hex(&sha2_digest(&state.body)));
     let etag_line = if state.fault == Fault::NoEtag { String::new() } else { format!("etag: {etag}\r\n") };
     let matches = head
@@ -280,6 +315,29 @@ fn answer(state: &mut Published, head: &str) -> Vec<u8> {
         state.body_bytes += response.len() - body - 4;
     }
     response.shrink_to_fit();
+    response
+}
+
+/// The origin's answer to a request for the pack `name`: its bytes, or a
+/// range of them (nginx answers `Range` of a static file), or a 404.
+fn answer_pack(state: &mut Published, name: &str, head: &str) -> Vec<u8> {
+    state.pack_requests += 1;
+    let Some(pack) = state.packs.get(name).filter(|_| state.fault != Fault::NoPacks) else {
+        return b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec();
+    };
+    let total = pack.len();
+    let (status, range, bytes) = match range_of(head).filter(|&(first, last)| first <= last && first < total) {
+        Some((first, last)) => {
+            let last = last.min(total - 1);
+            ("206 Partial Content", format!("content-range: bytes {first}-{last}/{total}\r\n"), &pack[first..=last])
+        }
+        None => ("200 OK", String::new(), &pack[..]),
+    };
+    let mut response =
+        format!("HTTP/1.1 {status}\r\ncontent-length: {}\r\n{range}connection: close\r\n\r\n", bytes.len())
+            .into_bytes();
+    response.extend_from_slice(bytes);
+    state.pack_bytes += bytes.len();
     response
 }
 
@@ -530,6 +588,24 @@ impl Releases {
         ]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         std::fs::read(&file).expect("built")
+    }
+
+    /// The packed artifact of release `sequence` (`build --packs`, on the
+    /// last one written so when there is one), titled `title`: the path
+    /// of its list, its packs beside it.
+    fn build_packed(&self, sequence: u64, title: &str) -> PathBuf {
+        retitle(&self.dir, title);
+        let list = self.work.join("packed").join("catalog.fcat");
+        std::fs::create_dir_all(list.parent().expect("a folder")).expect("made");
+        let (sequence, key) = (sequence.to_string(), self.work.join("ci.key"));
+        let mut args = vec!["build", self.dir.to_str().expect("utf-8"), "-o", list.to_str().expect("utf-8")];
+        args.extend(["--packs", "--sign-key", key.to_str().expect("utf-8"), "--sequence", &sequence]);
+        if list.exists() {
+            args.extend(["--previous", list.to_str().expect("utf-8")]);
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        list
     }
 
     /// `serve`'s flags for a replica of `origin`, polling every 100 ms.
@@ -798,4 +874,69 @@ fn a_refused_artifact_costs_no_body_behind_a_cdn_that_matches_one_etag_only() {
     wait_until("five more polls", || origin.counts().0 >= requests + 5);
     assert_eq!(fetched(), before, "no body read while the origin holds the refused artifact");
     assert!(server.product().contains("Release 2"));
+}
+
+/// A replica pulls a packed artifact (`build --packs`, published as
+/// built: the list at the artifact's URL, `fcpacks/` beside it): whole at
+/// first, then as a delta whose bytes are ranges of the packs holding
+/// them; a pack the origin lost keeps the catalog served and is pulled
+/// once it is back, without a restart; an origin without ETags costs a
+/// poll the list and the summary.
+#[test]
+fn a_replica_pulls_a_packed_origin_whole_then_as_a_delta() {
+    let releases = Releases::new("packed-origin");
+    let origin = Origin::start();
+    origin.ranges();
+    origin.publish_packed(&releases.build_packed(1, "Release 1"), Fault::None);
+    let server = releases.start(&origin);
+    assert!(server.product().contains("Release 1"));
+    let (_, metrics) = server.fetch("/metrics");
+    let whole = metric(&metrics, "foundry_catalog_origin_fetched_bytes_total");
+    let len = metric(&metrics, "foundry_catalog_origin_artifact_bytes_total");
+    assert_eq!(metric(&metrics, "foundry_catalog_origin_pulls_total{how=\"whole\"}"), 1, "{metrics}");
+    assert!(whole >= len, "the whole artifact and its list: {whole} of {len}");
+    let (requests, sent) = origin.pack_tally();
+    assert!(requests > 0 && sent as u64 == len, "the artifact's bytes from packs: {sent} of {len}");
+
+    // An edit: a delta, its bytes ranges of the packs.
+    origin.publish_packed(&releases.build_packed(2, "Release 2"), Fault::None);
+    server.wait_for_product("Release 2");
+    let (_, metrics) = server.fetch("/metrics");
+    assert_eq!(metric(&metrics, "foundry_catalog_origin_pulls_total{how=\"delta\"}"), 1, "{metrics}");
+    assert_eq!(metric(&metrics, "foundry_catalog_origin_delta_failures_total"), 0, "{metrics}");
+    assert!(origin.pack_tally().0 > requests, "its bytes asked of packs");
+    // A release whose bodies are the last one's: its head fetched, not its bodies.
+    let fetched = metric(&metrics, "foundry_catalog_origin_fetched_bytes_total");
+    origin.publish_packed(&releases.build_packed(3, "Release 2"), Fault::None);
+    wait_until("the third release pulled", || {
+        metric(&server.fetch("/metrics").1, "foundry_catalog_origin_pulls_total{how=\"delta\"}") == 2
+    });
+    let delta = metric(&server.fetch("/metrics").1, "foundry_catalog_origin_fetched_bytes_total") - fetched;
+    // Its first 64 KiB (the whole head of this small catalog) and the list.
+    assert!(delta < (64 << 10) + 4096, "a delta of the same bodies fetches its head: {delta} of {len}");
+    // The replica's own file is the artifact the list names, in one file.
+    let state_dir = std::fs::read_dir(&releases.state).expect("state folder");
+    let names: Vec<String> = state_dir.map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|name| !name.ends_with(".fcpack")), "{names:?}");
+
+    // Its packs lost: the catalog served stays, the error says so; back, it is pulled.
+    origin.publish_packed(&releases.build_packed(4, "Release 4"), Fault::NoPacks);
+    server.wait_for_log("404");
+    assert!(server.product().contains("Release 2"));
+    origin.fault(Fault::None);
+    server.wait_for_product("Release 4");
+
+    // Without ETags: a poll costs the list and the summary, not a download.
+    origin.publish_packed(&releases.build_packed(5, "Release 5"), Fault::NoEtag);
+    server.wait_for_product("Release 5");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let (requests, _) = origin.counts();
+    let (.., sent) = origin.tally();
+    let (pack_requests, pack_sent) = origin.pack_tally();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let polls = origin.counts().0 - requests - (origin.pack_tally().0 - pack_requests);
+    let per_poll = (origin.tally().3 - sent + origin.pack_tally().1 - pack_sent) / polls.max(1);
+    assert!(polls >= 5, "{polls} polls in 2 s");
+    assert!(per_poll <= 128 << 10, "{per_poll} bytes a poll");
+    assert!(releases.state_files().iter().all(|name| !name.starts_with('.')), "{:?}", releases.state_files());
 }

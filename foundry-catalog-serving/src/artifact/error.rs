@@ -16,10 +16,11 @@ pub enum ArtifactError {
     )]
     NotAnArtifact,
     /// The bytes are a pack list (`build --packs`), which names the
-    /// artifact's bytes in packs beside it: read from its folder it is an
-    /// artifact; fetched alone it is not.
+    /// artifact's bytes in packs beside it: read from its folder (or
+    /// pulled by a replica, its packs beside it at the origin) it is an
+    /// artifact; its bytes alone are not.
     #[error(
-        "a packed artifact (a pack list naming its bytes in the folder fcpacks beside it), where one file was expected; hint: a replica pulls an artifact in one file: publish one built without --packs"
+        "a packed artifact (a pack list naming its bytes in the folder fcpacks beside it), where an artifact's bytes were expected; hint: open it by its path, its fcpacks folder beside it"
     )]
     Packed,
     /// The file has another format version.

@@ -93,8 +93,10 @@
 //! byte before. The packs are files `fcpacks/<hex SHA-256>.fcpack` beside
 //! the list, never changed once written; the ranges' bytes in order, which
 //! must add up to the length, are the artifact above, byte for byte.
-//! [`Artifact::open`] and [`Artifact::read`] read either from a path; a
-//! pack list read as an artifact's bytes is [`ArtifactError::Packed`].
+//! [`Artifact::open`] and [`Artifact::read`] read either from a path, and
+//! a replica (feature `replica`) from an origin that serves the list with
+//! its packs beside it; a pack list read as an artifact's bytes is
+//! [`ArtifactError::Packed`].
 //!
 //! # Older formats
 //!
@@ -147,7 +149,7 @@ mod lazy;
 mod metadata;
 mod pack;
 mod read;
-mod stored;
+pub(crate) mod stored;
 mod summary;
 mod write;
 

@@ -280,6 +280,34 @@ pub(crate) fn list_in(file: &File, file_len: u64) -> io::Result<Option<List>> {
     read_list(file, file_len).map(Some)
 }
 
+/// The length of the pack list whose first bytes are `first` (at least
+/// its first 16), from the count of ranges it claims: an error for what is
+/// not a pack list, or claims no range or more than [`MAX_RANGES`]. What
+/// a reader of a list from the network reads before it takes memory for it.
+#[cfg_attr(not(feature = "replica"), allow(dead_code))]
+pub(crate) fn list_len(first: &[u8]) -> io::Result<u64> {
+    if first.len() < 16 || first[..8] != PACK_LIST_MAGIC {
+        return Err(invalid("not a pack list".to_owned()));
+    }
+    let count = u32::from_le_bytes(first[12..16].try_into().unwrap_or_default());
+    if count == 0 || count > MAX_RANGES {
+        return Err(invalid(format!("a pack list of {count} ranges")));
+    }
+    Ok((LIST_HEADER + RANGE_LEN * count as usize + 4) as u64)
+}
+
+/// The pack list `bytes` (all of them), read and checked as [`list_in`]
+/// reads a file's.
+pub(crate) fn list_from(bytes: &[u8]) -> io::Result<List> {
+    if bytes.len() < LIST_HEADER + 4 {
+        return Err(invalid(format!("a pack list of {} bytes", bytes.len())));
+    }
+    parse_list(&bytes[..LIST_HEADER], bytes.len() as u64, |out| {
+        out.copy_from_slice(bytes);
+        Ok(())
+    })
+}
+
 /// A pack list as read: its ranges (pack, where, length) and the
 /// artifact's length.
 pub(crate) struct List {
@@ -371,10 +399,7 @@ pub(crate) fn list_bytes(ranges: &[([u8; 32], u64, u64)]) -> io::Result<Vec<u8>>
     }
     let crc = super::header::crc32(&[&out]);
     out.extend_from_slice(&crc.to_le_bytes());
-    parse_list(&out[..LIST_HEADER], out.len() as u64, |bytes| {
-        bytes.copy_from_slice(&out);
-        Ok(())
-    })?;
+    list_from(&out)?;
     Ok(out)
 }
 

@@ -6,6 +6,8 @@
 
 use std::io::{self, Write};
 
+use ureq::ResponseExt;
+
 use crate::artifact::{self, Artifact};
 use crate::delta;
 
@@ -13,6 +15,15 @@ use super::download::{Counted, Download, create_download};
 use super::failure::PullError;
 use super::last_good::{LAYERED_MAX_SHARE, LastGood, delta_name};
 use super::origin::{CheckHead, Fetched, Origin, PROBE, Response, content_range, etag_of, over_the_limit};
+use super::packs::PackedOrigin;
+
+/// The artifact at the origin that ranges are asked of: its ETag and, for
+/// a packed one, where its bytes are.
+#[derive(Clone, Copy)]
+pub(crate) struct Remote<'a> {
+    pub(crate) etag: &'a str,
+    pub(crate) packed: Option<&'a PackedOrigin>,
+}
 
 /// A ranged request's answer.
 pub(crate) enum Ranged {
@@ -40,13 +51,27 @@ impl Origin {
         check: &CheckHead<'_>,
     ) -> Result<Fetched, PullError> {
         let old = &last_good.artifact;
-        let Some((0, _, total)) = content_range(&first) else {
+        let Some((0, _, mut total)) = content_range(&first) else {
             return Err("the origin answered 206 without a range of the artifact".to_owned().into());
         };
         if total > max_len {
             return Err(over_the_limit(total, max_len).into());
         }
         let mut head = self.read_at_most(&mut first, PROBE)?;
+        // A pack list: the artifact is the ranges of packs it names.
+        let packed = match head.starts_with(&artifact::stored::PACK_LIST_MAGIC) {
+            true => match self.packed_list(std::mem::take(&mut head), total, &etag, first.get_uri())? {
+                Ok(packed) if packed.len() > max_len => return Err(over_the_limit(packed.len(), max_len).into()),
+                Ok(packed) => {
+                    total = packed.len();
+                    self.packs_to(&packed, 0, PROBE.min(total), &mut head)?;
+                    Some(packed)
+                }
+                Err(error) => return Ok(Fetched::Refused { etag: Some(etag), error }),
+            },
+            false => None,
+        };
+        let remote = Remote { etag: &etag, packed: packed.as_ref() };
         if head.len() as u64 == total {
             // The first range was the whole artifact.
             return self.write_whole(&head, etag);
@@ -60,7 +85,7 @@ impl Origin {
             };
             match needed {
                 needed if needed > head.len() as u64 => {
-                    let more = match self.range_or_whole(&etag, head.len() as u64, needed, total, max_len, check)? {
+                    let more = match self.range_or_whole(remote, head.len() as u64, needed, total, max_len, check)? {
                         Ok(more) => more,
                         Err(whole) => return Ok(whole),
                     };
@@ -101,7 +126,7 @@ impl Origin {
                     head.extend_from_slice(&probed[from..from + run.len as usize]);
                 }
                 delta::Source::Origin => {
-                    let more = match self.range_or_whole(&etag, run.at, run.at + run.len, total, max_len, check)? {
+                    let more = match self.range_or_whole(remote, run.at, run.at + run.len, total, max_len, check)? {
                         Ok(more) => more,
                         Err(whole) => return Ok(whole),
                     };
@@ -171,7 +196,7 @@ impl Origin {
                         .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?;
                 }
                 delta::Source::Origin | delta::Source::Made => {
-                    if let Some(response) = self.range_to(&etag, run.at, run.at + run.len, total, &mut file)? {
+                    if let Some(response) = self.range_to(remote, run.at, run.at + run.len, total, &mut file)? {
                         drop(download);
                         let etag = etag_of(&response);
                         return self.whole(*response, etag, max_len, None, check);
@@ -205,14 +230,14 @@ impl Origin {
     /// instead, downloaded ([`Origin::whole`]).
     pub(crate) fn range_or_whole(
         &self,
-        etag: &str,
+        remote: Remote<'_>,
         from: u64,
         to: u64,
         total: u64,
         max_len: u64,
         check: &CheckHead<'_>,
     ) -> Result<Result<Vec<u8>, Fetched>, PullError> {
-        match self.range(etag, from, to, total)? {
+        match self.range(remote, from, to, total)? {
             Ranged::Bytes(bytes) => Ok(Ok(bytes)),
             Ranged::Whole(response) => {
                 let etag = etag_of(&response);
@@ -233,26 +258,32 @@ impl Origin {
         Ok(Fetched::New(download))
     }
 
-    /// Bytes `from..to` of the artifact whose ETag is `etag`, asked with
+    /// Bytes `from..to` of the artifact `remote` (its ETag `remote.etag`), asked with
     /// `If-Range`: a 206 of exactly that range, or the whole artifact (a
-    /// 200: it changed since, or the origin ignores `Range`).
-    pub(crate) fn range(&self, etag: &str, from: u64, to: u64, total: u64) -> Result<Ranged, PullError> {
+    /// 200: it changed since, or the origin ignores `Range`). Of a packed
+    /// artifact, its bytes asked of the packs holding them.
+    pub(crate) fn range(&self, remote: Remote<'_>, from: u64, to: u64, total: u64) -> Result<Ranged, PullError> {
         let mut bytes = Vec::new();
-        let ranged = self.range_to(etag, from, to, total, &mut bytes)?;
+        let ranged = self.range_to(remote, from, to, total, &mut bytes)?;
         Ok(ranged.map_or(Ranged::Bytes(bytes), Ranged::Whole))
     }
 
     /// [`Origin::range`], its bytes written to `out` as they arrive (a
     /// range of bodies can be most of the artifact: it is never held in
-    /// memory); `Some` with the whole artifact's response instead.
+    /// memory); `Some` with the whole artifact's response instead. Of a
+    /// packed artifact, [`Origin::packs_to`].
     pub(crate) fn range_to(
         &self,
-        etag: &str,
+        remote: Remote<'_>,
         from: u64,
         to: u64,
         total: u64,
         out: &mut impl Write,
     ) -> Result<Option<Box<Response>>, PullError> {
+        let Remote { etag, packed } = remote;
+        if let Some(packed) = packed {
+            return self.packs_to(packed, from, to, out).map(|()| None);
+        }
         let request =
             self.agent.get(&self.url).header("Range", format!("bytes={from}-{}", to - 1)).header("If-Range", etag);
         let mut response = self.exchange(request)?;

@@ -54,6 +54,7 @@ mod download;
 mod failure;
 mod last_good;
 mod origin;
+mod packs;
 mod poller;
 mod pull;
 mod release;

@@ -12,12 +12,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use ureq::ResponseExt;
+
 use crate::artifact::{self, Artifact, ArtifactError};
 use crate::files;
 
 use super::download::{CopyError, Counted, Download, PullCounters, copy_at_most, create_download};
 use super::failure::{Failure, PullError};
 use super::last_good::{LAST_GOOD_ETAG, LastGoodFiles, MAX_ETAG_FILE_LEN};
+use super::packs::PackedOrigin;
 
 /// A response of the origin.
 pub(crate) type Response = ureq::http::Response<ureq::Body>;
@@ -111,7 +114,6 @@ impl Origin {
         &self,
         request: ureq::RequestBuilder<ureq::typestate::WithoutBody>,
     ) -> Result<Response, PullError> {
-        use ureq::ResponseExt;
         let response = request
             .call()
             .map_err(|e| PullError::unreachable(format!("cannot reach the origin: {}", self.described(&e))))?;
@@ -270,7 +272,7 @@ impl Origin {
                         Ok(Fetched::Refused { error, .. }) => self.whole_after_delta(&error, max_len, check),
                         pulled => pulled,
                     },
-                    None => self.whole_again(max_len, check),
+                    None => self.whole_again(max_len, None, check),
                 },
                 // No strong ETag to ask If-Range with, nor to tell
                 // versions by: the summary's content digest tells an
@@ -296,11 +298,14 @@ impl Origin {
                         (Ok(summary), Some(digest)) if summary.metadata().content_sha256 == digest => {
                             Ok(Fetched::Unchanged)
                         }
-                        _ => self.whole_again(max_len, check),
+                        // A pack list: its artifact's summary is read
+                        // through it, the rest only when it changed.
+                        (Err(ArtifactError::Packed), digest) => self.whole_again(max_len, digest.as_deref(), check),
+                        _ => self.whole_again(max_len, None, check),
                     }
                 }
                 // No Range asked: the whole artifact, once more.
-                (false, _) => self.whole_again(max_len, check),
+                (false, _) => self.whole_again(max_len, None, check),
             },
             _ => Err(format!("the origin answered {}", response.status()).into()),
         }
@@ -316,7 +321,7 @@ impl Origin {
     ) -> Result<Fetched, PullError> {
         self.counters.deltas_failed.fetch_add(1, Ordering::Relaxed);
         tracing::warn!(origin = %self, "the delta failed ({why}); downloading the artifact whole");
-        self.whole_again(max_len, check)
+        self.whole_again(max_len, None, check)
     }
 
     /// The summary of an artifact of `total` bytes whose first bytes are
@@ -358,13 +363,20 @@ impl Origin {
         }
     }
 
-    /// The artifact asked for again, whole (no `Range`, no `If-None-Match`).
-    pub(crate) fn whole_again(&self, max_len: u64, check: &CheckHead<'_>) -> Result<Fetched, PullError> {
+    /// The artifact asked for again, whole (no `Range`, no
+    /// `If-None-Match`): unchanged when its summary's content digest is
+    /// `same_as`.
+    pub(crate) fn whole_again(
+        &self,
+        max_len: u64,
+        same_as: Option<&str>,
+        check: &CheckHead<'_>,
+    ) -> Result<Fetched, PullError> {
         let response = self.exchange(self.agent.get(&self.url))?;
         match response.status().as_u16() {
             200 => {
                 let etag = etag_of(&response);
-                self.whole(response, etag, max_len, None, check)
+                self.whole(response, etag, max_len, same_as, check)
             }
             _ => Err(format!("the origin answered {}", response.status()).into()),
         }
@@ -376,7 +388,9 @@ impl Origin {
     /// summary when `check` refuses it; at its head when the head does not
     /// add up to what the header claims of the bodies (CRC-32, lengths,
     /// each block against the block list the summary's signature covers).
-    /// So what the bodies take of the disk is what signed bytes say.
+    /// So what the bodies take of the disk is what signed bytes say. A
+    /// pack list (`super::packs`) is read whole, then the artifact it
+    /// names, from its packs, judged alike.
     pub(crate) fn whole(
         &self,
         mut response: Response,
@@ -389,17 +403,62 @@ impl Origin {
         if let Some(len) = announced.filter(|&len| len > max_len) {
             return Err(over_the_limit(len, max_len).into());
         }
-        let (path, mut file) = create_download(&self.state_dir, &self.downloads)
+        let download = create_download(&self.state_dir, &self.downloads)
             .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
-        let download = Download::whole(path, etag);
+        let download = (Download::whole(download.0, etag), download.1);
+        let uri = response.get_uri().clone();
         let reader = response.body_mut().with_config().limit(max_len.saturating_add(1)).reader();
         let mut reader = Counted::new(reader, &self.counters.fetched);
         // The header first: what is not an artifact is not downloaded.
-        let mut prefix = Vec::with_capacity(artifact::HEADER_LEN);
-        (&mut reader)
-            .take(artifact::HEADER_LEN as u64)
-            .read_to_end(&mut prefix)
+        let prefix = self.first_bytes(&mut reader, artifact::HEADER_LEN as u64)?;
+        if !prefix.starts_with(&artifact::stored::PACK_LIST_MAGIC) {
+            let reader = io::Cursor::new(prefix).chain(reader);
+            return self.whole_from(reader, announced, download, max_len, same_as, check);
+        }
+        // A pack list: read whole (its length told by its count), then the
+        // artifact it names, piece by piece.
+        let refused = |error| Ok(Fetched::Refused { etag: download.0.etag.clone(), error });
+        let list_len = match artifact::stored::list_len(&prefix) {
+            Ok(len) if announced.is_none_or(|announced| announced == len) => len,
+            Ok(len) => {
+                return Err(format!("the origin's pack list is {announced:?} bytes, and its count says {len}").into());
+            }
+            Err(e) => return refused(ArtifactError::Malformed(format!("the origin's pack list: {e}"))),
+        };
+        let mut list = prefix;
+        list.extend(self.first_bytes(&mut reader, list_len - list.len() as u64)?);
+        let packed = match PackedOrigin::new(&list, &uri) {
+            Ok(packed) if packed.len() > max_len => return Err(over_the_limit(packed.len(), max_len).into()),
+            Ok(packed) => packed,
+            Err(error) => return refused(error),
+        };
+        // The list's length, announced: the artifact's header must say it too.
+        let reader = self.packs_reader(&packed, 0, packed.len());
+        self.whole_from(reader, Some(packed.len()), download, max_len, same_as, check)
+    }
+
+    /// At most the first `len` bytes `reader` gives (fewer when it ends).
+    fn first_bytes(&self, reader: impl Read, len: u64) -> Result<Vec<u8>, PullError> {
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 20));
+        reader
+            .take(len)
+            .read_to_end(&mut bytes)
             .map_err(|e| PullError::unreachable(format!("the download failed: {}", self.read_failure(&e))))?;
+        Ok(bytes)
+    }
+
+    /// [`Origin::whole`] of the artifact's bytes `reader` gives (not a
+    /// pack list's), `announced` their length when the origin said it.
+    fn whole_from(
+        &self,
+        mut reader: impl Read,
+        announced: Option<u64>,
+        (download, mut file): (Download, std::fs::File),
+        max_len: u64,
+        same_as: Option<&str>,
+        check: &CheckHead<'_>,
+    ) -> Result<Fetched, PullError> {
+        let mut prefix = self.first_bytes(&mut reader, artifact::HEADER_LEN as u64)?;
         let len = match artifact::file_len_of(&prefix) {
             Ok(len) => len,
             Err(error) => return Ok(Fetched::Refused { etag: download.etag.clone(), error }),
