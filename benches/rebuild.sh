@@ -11,7 +11,7 @@
 #    new one: reading the artifact, copying it (`cp`) and syncing the copy;
 #  - the same edit written packed (`--packs`, the previous artifact packed
 #    first, untimed; a second title edited): the one-edit build and the
-#    bytes it wrote, its artifact read back by benches/unpack.py (a second
+#    bytes it wrote (and BEFORE's, on a packed artifact of its own), its artifact read back by benches/unpack.py (a second
 #    reader of the pack list) and compared with a full build's;
 #  - `serve --watch` on the folder: from the edit to the first 200 with
 #    the new body (the watch interval is the default, 500 ms: a change is
@@ -43,8 +43,8 @@ timed() {
 
 echo "foundry-catalog rebuild benchmark, $(nproc) cores, $(date -u +%F)"
 echo
-echo "| products |${BEFORE:+ cold build, before |} cold build |${BEFORE:+ one edit, before (× its cold) |} one edit, --previous | (× cold) | manifests read | floor: read, cp, sync | one edit, --packs (× cold) | written | serve --watch: edit to new 200 | server RSS |"
-echo "|---|${BEFORE:+---|---|}---|---|---|---|---|---|---|---|---|"
+echo "| products |${BEFORE:+ cold build, before |} cold build |${BEFORE:+ one edit, before (× its cold) |} one edit, --previous | (× cold) | manifests read | floor: read, cp, sync |${BEFORE:+ one edit, --packs, before (× cold) | written, before |} one edit, --packs (× cold) | written | serve --watch: edit to new 200 | server RSS |"
+echo "|---|${BEFORE:+---|---|---|---|}---|---|---|---|---|---|---|---|---|"
 for size in $SIZES; do
   catalog="$work/catalog-$size"
   python3 benches/make-catalog.py "$size" "$catalog"
@@ -79,16 +79,22 @@ for size in $SIZES; do
   "$bin" build "$catalog" -o "$work/full.fcat" 2>/dev/null
   cmp -s "$work/incremental.fcat" "$work/full.fcat" || { echo "the incremental build differs from a full one" >&2; exit 1; }
 
-  mkdir -p "$work/packed"
+  mkdir -p "$work/packed" "$work/packed-before"
   "$bin" build "$catalog" -o "$work/packed/catalog.fcat" --packs --previous "$work/full.fcat" 2>/dev/null
+  [ -z "$BEFORE" ] || "$BEFORE" build "$catalog" -o "$work/packed-before/catalog.fcat" --packs --previous "$work/full.fcat" 2>/dev/null
   retitle "$catalog" "$slug" "Edited again for the rebuild benchmark"
+  if [ -n "$BEFORE" ]; then
+    read -r s rss <<<"$(timed "$BEFORE" build "$catalog" -o "$work/packed-before/catalog.fcat" --packs --previous "$work/packed-before/catalog.fcat")"
+    written=$(grep -o 'packs: [0-9]* bytes written' "$work/build.log" | grep -o '[0-9]*')
+    row="$row $s s ($rss MiB, $(echo "scale=3; $s / $cold" | bc)) | $((written / 1000000)) MB |"
+  fi
   read -r s rss <<<"$(timed "$bin" build "$catalog" -o "$work/packed/catalog.fcat" --packs --previous "$work/packed/catalog.fcat")"
   written=$(grep -o 'packs: [0-9]* bytes written' "$work/build.log" | grep -o '[0-9]*')
   row="$row $s s ($rss MiB, $(echo "scale=3; $s / $cold" | bc)) | $((written / 1000000)) MB of $(($(stat -c %s "$work/full.fcat") / 1000000)) |"
   "$bin" build "$catalog" -o "$work/full.fcat" 2>/dev/null
   python3 benches/unpack.py "$work/packed/catalog.fcat" | cmp -s - "$work/full.fcat" \
     || { echo "the packed artifact differs from a full build" >&2; exit 1; }
-  rm -rf "$work/first.fcat" "$work/incremental.fcat" "$work/full.fcat" "$work/packed"
+  rm -rf "$work/first.fcat" "$work/incremental.fcat" "$work/full.fcat" "$work/packed" "$work/packed-before"
 
   serve "$bin" "$catalog" "$slug" --watch
   sleep 1

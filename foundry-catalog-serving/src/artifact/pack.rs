@@ -1,6 +1,7 @@
 //! Writing a packed artifact ([`super::stored`]): a new pack of its head
-//! and one of the bodies no pack beside it holds yet, a pack list naming
-//! every range, and the packs no list beside it names any more removed.
+//! (the blocks the artifact it replaces holds, named where they are) and
+//! one of the bodies no pack beside it holds yet, a pack list naming every
+//! range, and the packs no list beside it names any more removed.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -35,8 +36,8 @@ pub struct PackTally {
 /// Where a range of the new artifact is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum In {
-    /// The new pack of its head (the header to the table), which the next
-    /// edit replaces whole.
+    /// The new pack of its head (the header to the table): its summary,
+    /// and the blocks the artifact replaced does not hold.
     Head,
     /// The new pack of the bodies no pack held.
     Bodies,
@@ -51,20 +52,35 @@ type Range = (In, u64, u64);
 /// how long.
 type Named = ([u8; 32], u64, u64);
 
+/// A run of a new artifact's head that a previous artifact holds: where
+/// in the new one, how many bytes, where in the previous one.
+type HeadRun = (u64, u64, u64);
+
+/// Whether the `expected.len()` bytes of `file` at `at` are `expected`
+/// (read into `buffer`); a read that fails is not.
+fn same_bytes(file: &File, at: u64, expected: &[u8], buffer: &mut Vec<u8>) -> bool {
+    use std::os::unix::fs::FileExt;
+    buffer.resize(expected.len(), 0);
+    file.read_exact_at(buffer, at).is_ok() && buffer == expected
+}
+
 impl Artifact {
     /// Writes it as a packed artifact at `path`: the bytes that packs in
     /// the folder `fcpacks` beside `path` hold already (those of a previous
     /// packed artifact there, which a build took unread) are named, not
-    /// copied, and the rest goes to two new packs, each named by its
-    /// SHA-256: one of its head (the header to the table), one of the
-    /// bodies no pack held; then the pack list replaces `path` (written
-    /// beside it, synced and renamed, as [`crate::files::replace`] does),
-    /// and the packs that no pack list in `path`'s folder names (nor the
-    /// list it replaced) are removed. When the packs it would name hold more than twice its
-    /// bytes (old versions of edited products), or it would need more
+    /// copied, and so are the blocks of its head that the packed artifact
+    /// at `path` holds (the same digest and lengths in its block list, and
+    /// the same bytes in its pack, compared); the rest goes to two new
+    /// packs, each named by its SHA-256: one of its head (the header to
+    /// the table), one of the bodies no pack held; then the pack list
+    /// replaces `path` (written beside it, synced and renamed, as
+    /// [`crate::files::replace`] does), and the packs that no pack list in
+    /// `path`'s folder names (nor the list it replaced) are removed. When
+    /// the packs it would name hold more than twice its bytes (old
+    /// versions of edited products and blocks), or it would need more
     /// ranges than a list holds, it is written as two new packs instead;
     /// when it would name more than 16 packs, the ranges of all but the
-    /// one that holds the most go to the new bodies pack. Builds writing
+    /// one that holds the most go to the new packs. Builds writing
     /// into one folder take turns (a lock on `fcpacks`, waited for at
     /// most 5 minutes), and a pack is
     /// named only if the file at its name is still the one read (else its
@@ -81,20 +97,28 @@ impl Artifact {
         take_turn(&packs, dir)?;
         let meta = packs.metadata()?;
         let here = (meta.dev(), meta.ino());
+        // The packed artifact this one replaces, in this folder: the head
+        // blocks it holds are named where they are.
+        let replacing = Artifact::open(path, u64::MAX).ok();
+        let replacing = replacing.as_ref().and_then(|old| {
+            let file = &old.body_file()?.file;
+            (file.packs_dir() == Some(here)).then(|| (file, self.head_runs(old)))
+        });
+        let previous = replacing.as_ref().map(|(file, runs)| (*file, runs.as_slice()));
         let mut tally = PackTally::default();
-        let (mut ranges, new) = self.pack_ranges(Some(here), &|_| true, &packs, &mut tally)?;
+        let (mut ranges, new) = self.pack_ranges(Some(here), previous, &|_| true, &packs, &mut tally)?;
         let named = distinct(&ranges);
         let too_many = ranges.len() > stored::MAX_RANGES as usize;
         if too_many || (tally.kept > 0 && pack_bytes(&packs, &named) > self.file_len().saturating_mul(2)) {
             tally = PackTally { compacted: true, ..PackTally::default() };
-            ranges = self.pack_ranges(None, &|_| false, &packs, &mut tally)?.0;
+            ranges = self.pack_ranges(None, None, &|_| false, &packs, &mut tally)?.0;
         } else if named.len() > MAX_PACKS {
             // The packs of earlier edits, each small, into the new one; the
             // earlier pack that holds the most stays named.
             let held = |pack: &&[u8; 32]| ranges.iter().filter(|r| r.0 == **pack).map(|r| r.2).sum::<u64>();
             let most = named.iter().filter(|pack| !new.contains(pack)).max_by_key(held).copied();
             tally = PackTally::default();
-            ranges = self.pack_ranges(Some(here), &|pack| Some(*pack) == most, &packs, &mut tally)?.0;
+            ranges = self.pack_ranges(Some(here), previous, &|pack| Some(*pack) == most, &packs, &mut tally)?.0;
         }
         let list = stored::list_bytes(&ranges)?;
         // The packs of the list this one replaces stay until the next build.
@@ -120,20 +144,54 @@ impl Artifact {
         Ok(tally)
     }
 
+    /// Where the artifact `old` holds this one's head: runs of (where in
+    /// this artifact, how many bytes, where in `old`), in order. The slug
+    /// directory when its digest and length are the same, each block of
+    /// index entries and of table bytes when `old` has a block of the same
+    /// digest and lengths.
+    fn head_runs(&self, old: &Artifact) -> Vec<HeadRun> {
+        let known: std::collections::BTreeMap<_, _> =
+            old.blocks().into_iter().map(|block| (block.digest, (block.index, block.table))).collect();
+        let mut runs = Vec::new();
+        if old.metadata().directory_sha256 == self.metadata().directory_sha256
+            && old.directory_len() == self.directory_len()
+        {
+            runs.push((self.directory_at(), self.directory_len(), old.directory_at()));
+        }
+        let mut table = Vec::new();
+        for block in self.blocks() {
+            let found = known.get(&block.digest).filter(|(index, table)| {
+                index.end - index.start == block.index.end - block.index.start
+                    && table.end - table.start == block.table.end - block.table.start
+            });
+            let Some((index, old_table)) = found else { continue };
+            let index_at = self.stored_index_at() + block.index.start;
+            runs.push((index_at, block.index.end - block.index.start, old.stored_index_at() + index.start));
+            let table_at = self.data_at() + block.table.start;
+            table.push((table_at, block.table.end - block.table.start, old.data_at() + old_table.start));
+        }
+        runs.extend(table);
+        runs.retain(|run| run.1 > 0);
+        runs
+    }
+
     /// Writes the new packs in `packs` and returns every range of the
     /// artifact, each new range named by its new pack's digest, and those
     /// digests; bytes in a pack of the folder `here` (device, inode) that
     /// `keep` keeps are named where they are, when the file at the pack's
-    /// name is the one they were read from; the rest are copied.
+    /// name is the one they were read from; the rest are copied. So are
+    /// the head's bytes that `previous` (the packed artifact replaced, and
+    /// [`Artifact::head_runs`] of it) holds, when its bytes are the same.
     fn pack_ranges(
         &self,
         here: Option<(u64, u64)>,
+        previous: Option<(&stored::StoredFile, &[HeadRun])>,
         keep: &dyn Fn(&[u8; 32]) -> bool,
         packs: &File,
         tally: &mut PackTally,
     ) -> io::Result<(Vec<Named>, Vec<[u8; 32]>)> {
         // The head in a pack of its own, the bodies in another: an edit
-        // writes a new head, and the old head's pack is named no more.
+        // writes its summary and the head blocks that changed.
         let mut head = NewPack::create(packs)?;
         let mut bodies = match NewPack::create(packs) {
             Ok(bodies) => bodies,
@@ -150,8 +208,59 @@ impl Artifact {
         };
         // Whether the file at each pack's name is the one read.
         let mut still: std::collections::BTreeMap<[u8; 32], bool> = std::collections::BTreeMap::new();
+        // Where the next part starts in the artifact, and a buffer to
+        // compare the previous artifact's head bytes with.
+        let (mut next_at, mut compared) = (0u64, Vec::new());
         let written = self.write_parts(|part| {
+            let from = next_at;
+            next_at += match &part {
+                Part::Head(bytes) => bytes.len() as u64,
+                Part::Data(bytes) => bytes.len() as u64,
+                Part::File(_, _, len) => *len,
+            };
             let (new, slot, bytes): (&mut NewPack, In, &[u8]) = match part {
+                // Runs of the head the previous artifact holds, when its
+                // bytes are these: named in its packs.
+                Part::Head(bytes) if let Some((old, runs)) = previous => {
+                    let mut write = |slice: &[u8], ranges: &mut Vec<Range>| -> io::Result<()> {
+                        let at = head.len;
+                        head.write(slice)?;
+                        push((In::Head, at, slice.len() as u64), ranges);
+                        Ok(())
+                    };
+                    let (mut at, end) = (from, next_at);
+                    let mut next = runs.partition_point(|&(start, len, _)| start + len <= at);
+                    while at < end {
+                        let (upto, old_at) = match runs.get(next) {
+                            Some(&(start, len, old)) if start <= at => ((start + len).min(end), Some(old + at - start)),
+                            Some(&(start, ..)) => (start.min(end), None),
+                            None => (end, None),
+                        };
+                        let slice = &bytes[(at - from) as usize..(upto - from) as usize];
+                        match old_at.and_then(|old_at| old.in_packs(old_at, slice.len() as u64)) {
+                            Some(pieces) => {
+                                let mut done = 0;
+                                for (pack, opened, pack_at, len) in pieces {
+                                    let part = &slice[done..done + len as usize];
+                                    let there = *still.entry(pack).or_insert_with(|| same_file(packs, &pack, opened));
+                                    if there && keep(&pack) && same_bytes(opened, pack_at, part, &mut compared) {
+                                        tally.kept += len;
+                                        push((In::Pack(pack), pack_at, len), &mut ranges);
+                                    } else {
+                                        write(part, &mut ranges)?;
+                                    }
+                                    done += len as usize;
+                                }
+                            }
+                            None => write(slice, &mut ranges)?,
+                        }
+                        if runs.get(next).is_some_and(|&(start, len, _)| start + len <= upto) {
+                            next += 1;
+                        }
+                        at = upto;
+                    }
+                    return Ok(());
+                }
                 Part::Head(bytes) => (&mut head, In::Head, bytes),
                 Part::Data(bytes) => (&mut bodies, In::Bodies, bytes),
                 Part::File(file, at, len) => {

@@ -7,10 +7,10 @@
 //! (`<hex>.fcpack`) and never changed once written. The artifact it holds
 //! is the same bytes, byte for byte, as the one file a build writes
 //! without packs: signed, checked and served alike. A build on a packed
-//! artifact (`build --packs --previous`) writes two new packs (the new
-//! head, and the bodies that changed) and a new list naming the old packs'
-//! ranges for everything else, so an edit writes what changed, not the
-//! catalog.
+//! artifact (`build --packs --previous`) writes two new packs (the head's
+//! summary and the blocks that changed, and the bodies that changed) and
+//! a new list naming the old packs' ranges for everything else, so an
+//! edit writes what changed, not the catalog.
 //!
 //! A pack list, all integers little-endian:
 //!

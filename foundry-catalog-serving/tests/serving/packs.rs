@@ -111,18 +111,25 @@ fn a_packed_artifact_is_the_one_files_bytes_and_an_edit_writes_what_changed() {
         tally.written,
         full.len()
     );
+    // The head's blocks that did not change are named in the first head's
+    // pack (the smaller of the first two here: 400 products' head against
+    // their bodies): what is written is less than that head.
+    assert!(before.iter().all(|pack| named(&path).contains(pack)), "the first packs are named still");
+    let pack_len = |pack: &String| std::fs::metadata(folder.join("fcpacks").join(pack)).expect("a pack").len();
+    let first_head = before.iter().map(pack_len).min().unwrap_or_default();
+    assert!(tally.written < first_head, "{} bytes written, where the head was {first_head}", tally.written);
     // The list it replaced keeps its packs until the next build: a reader
     // that opened that list a moment before finds them.
     assert_eq!(tally.removed, 0, "the replaced list's packs stay for one build");
     assert_eq!(folder.packs(), union(&before, &named(&path)));
     titles[124] = manifest(124, "Product 124, edited");
     let previous = ResponseCatalog::open_to_build_on(&path).expect("opens");
-    let named_before = named(&path);
+    let (named_before, in_folder) = (named(&path), folder.packs());
     let tally = build(&titles, Some(&previous)).write_packed(&path).expect("writes");
     drop(previous);
-    assert_eq!(tally.removed, 1, "the first head's pack, which no list names");
-    assert!(before.iter().filter(|pack| folder.packs().contains(pack)).count() == 1, "the first bodies pack stays");
-    assert_eq!(folder.packs(), union(&named_before, &named(&path)));
+    let kept = union(&named_before, &named(&path));
+    assert_eq!(folder.packs(), kept, "the packs of this list and of the one it replaced");
+    assert_eq!(tally.removed, in_folder.iter().filter(|pack| !kept.contains(pack)).count());
     let full = build(&titles, None).artifact().to_vec();
 
     // Served from its folder as the one file is.
@@ -289,7 +296,11 @@ fn packs_that_hold_twice_the_artifact_are_written_again_as_one() {
         compacted.push(tally.compacted);
     }
     assert_eq!(compacted, [false, true, false], "the second round would leave 2.2 times the bodies in packs");
-    assert_eq!(named(&path).len(), 3, "a head, the compacted bodies and the third round's bodies");
+    assert_eq!(
+        named(&path).len(),
+        4,
+        "the compacted head and bodies, and the third round's head (its changed blocks) and bodies"
+    );
 }
 
 proptest::proptest! {
@@ -347,4 +358,31 @@ fn a_pack_replaced_since_it_was_read_is_copied_not_named() {
     let tally = built.write_packed(&b).expect("writes");
     assert_eq!((tally.kept, tally.written), (0, built.artifact().file_len()), "every byte copied");
     assert!(stored(&b) == built.artifact().to_vec());
+}
+
+/// The head blocks the artifact replaced holds are named only when the
+/// bytes in its pack are the new head's: a block changed in its pack
+/// (the same digest claimed, other bytes) is written anew, never named.
+#[test]
+fn a_head_block_changed_in_its_pack_is_written_not_named() {
+    let folder = Folder::new("head-changed");
+    let path = folder.join("catalog.fcat");
+    let mut titles = sources(400, |k| format!("Product {k}"));
+    build(&titles, None).write_packed(&path).expect("writes");
+    // The head's pack, the smaller of the two (as above), a byte of its
+    // last quarter (table bytes of the last blocks) changed in place.
+    let pack_len = |pack: &String| std::fs::metadata(folder.join("fcpacks").join(pack)).expect("a pack").len();
+    let head = folder.packs().into_iter().min_by_key(pack_len).expect("packs");
+    let head = folder.join("fcpacks").join(head);
+    let mut bytes = std::fs::read(&head).expect("the head's pack");
+    let at = bytes.len() * 3 / 4;
+    bytes[at] ^= 0x01;
+    std::fs::write(&head, &bytes).expect("changed in place");
+    // An edit of the first product, built afresh: the changed block is
+    // not the edit's, and its digest is the same.
+    titles[0] = manifest(0, "Product 0, edited");
+    let built = build(&titles, None);
+    let tally = built.write_packed(&path).expect("writes");
+    assert!(tally.kept > 0, "the other head blocks are named");
+    assert!(stored(&path) == built.artifact().to_vec(), "the changed block written anew");
 }
