@@ -26,7 +26,7 @@
 #   SIZE=10000 REPLICAS=3 bash benches/fleet.sh
 #   BIN=/tmp/foundry-catalog-before bash benches/fleet.sh   # a previous binary
 #   PACKS=1 bash benches/fleet.sh   # packed artifacts (`build --packs`)
-#   REPLICA_LOG=info bash benches/fleet.sh   # replica 0's log after the table
+#   REPLICA_LOG=info bash benches/fleet.sh   # the replicas' logs after the table
 #
 # With PACKS=1 every build is `build --packs` into a folder of its own
 # (on the last one, `--previous` its own list), and publishing copies
@@ -157,5 +157,8 @@ echo
 echo "| products | replicas | artifact | edit to every replica serving it | build --previous | publish to every replica serving it | fetched for the edit, each (× artifact) |"
 echo "|---|---|---|---|---|---|---|"
 echo "| $SIZE | $REPLICAS | $((bytes / 1000000)) MB | $(seconds "$start" "$served") s | $(seconds "$start" "$built") s | $(seconds "$published" "$served") s | ${shares[*]} |"
-[ -z "${REPLICA_LOG:-}" ] || cat "$work/replica-0.log" >&2
+if [ -n "${REPLICA_LOG:-}" ]; then
+  echo "published at $(date -u -d "@$published" +%T.%N)" >&2
+  for n in $(seq 0 $((REPLICAS - 1))); do sed "s/^/replica $n: /" "$work/replica-$n.log" >&2; done
+fi
 grep -o "note: .*taken unread\|[0-9]* of [0-9]* manifests read\|packs: .*" "$work/build.log" >&2 || true

@@ -86,11 +86,11 @@ for size in $SIZES; do
   if [ -n "$BEFORE" ]; then
     read -r s rss <<<"$(timed "$BEFORE" build "$catalog" -o "$work/packed-before/catalog.fcat" --packs --previous "$work/packed-before/catalog.fcat")"
     written=$(grep -o 'packs: [0-9]* bytes written' "$work/build.log" | grep -o '[0-9]*')
-    row="$row $s s ($rss MiB, $(echo "scale=3; $s / $cold" | bc)) | $((written / 1000000)) MB |"
+    row="$row $s s ($rss MiB, $(echo "scale=3; $s / $cold" | bc)) | $(echo "scale=1; $written / 1000000" | bc) MB |"
   fi
   read -r s rss <<<"$(timed "$bin" build "$catalog" -o "$work/packed/catalog.fcat" --packs --previous "$work/packed/catalog.fcat")"
   written=$(grep -o 'packs: [0-9]* bytes written' "$work/build.log" | grep -o '[0-9]*')
-  row="$row $s s ($rss MiB, $(echo "scale=3; $s / $cold" | bc)) | $((written / 1000000)) MB of $(($(stat -c %s "$work/full.fcat") / 1000000)) |"
+  row="$row $s s ($rss MiB, $(echo "scale=3; $s / $cold" | bc)) | $(echo "scale=1; $written / 1000000" | bc) MB of $(($(stat -c %s "$work/full.fcat") / 1000000)) |"
   "$bin" build "$catalog" -o "$work/full.fcat" 2>/dev/null
   python3 benches/unpack.py "$work/packed/catalog.fcat" | cmp -s - "$work/full.fcat" \
     || { echo "the packed artifact differs from a full build" >&2; exit 1; }

@@ -15,15 +15,7 @@ use super::download::{Counted, Download, create_download};
 use super::failure::PullError;
 use super::last_good::{LAYERED_MAX_SHARE, LastGood, delta_name};
 use super::origin::{CheckHead, Fetched, Origin, PROBE, Response, content_range, etag_of, over_the_limit};
-use super::packs::PackedOrigin;
-
-/// The artifact at the origin that ranges are asked of: its ETag and, for
-/// a packed one, where its bytes are.
-#[derive(Clone, Copy)]
-pub(crate) struct Remote<'a> {
-    pub(crate) etag: &'a str,
-    pub(crate) packed: Option<&'a PackedOrigin>,
-}
+use super::packs::Remote;
 
 /// A ranged request's answer.
 pub(crate) enum Ranged {

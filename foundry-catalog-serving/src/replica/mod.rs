@@ -34,7 +34,10 @@
 //!   ([`Releases`]).
 //! - **Only what changed is pulled** ([`crate::delta`]): with a last good
 //!   artifact, the first 64 KiB, the head's changed blocks and the changed
-//!   bodies, in ranges asked `If-Range` the new artifact's ETag.
+//!   bodies, in ranges asked `If-Range` the new artifact's ETag. An
+//!   origin may serve a packed artifact (`build --packs`, its list at the
+//!   URL and `fcpacks/` beside it): the list is read, and each range asked
+//!   of the packs holding it.
 //! - **Every fault heals without a human**: a delta that fails (a range
 //!   corrupted, cut, of another version, or bytes of the last good file
 //!   damaged on disk) is asked for whole in the same pull; only what an

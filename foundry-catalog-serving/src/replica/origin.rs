@@ -20,7 +20,6 @@ use crate::files;
 use super::download::{CopyError, Counted, Download, PullCounters, copy_at_most, create_download};
 use super::failure::{Failure, PullError};
 use super::last_good::{LAST_GOOD_ETAG, LastGoodFiles, MAX_ETAG_FILE_LEN};
-use super::packs::PackedOrigin;
 
 /// A response of the origin.
 pub(crate) type Response = ureq::http::Response<ureq::Body>;
@@ -415,30 +414,16 @@ impl Origin {
             let reader = io::Cursor::new(prefix).chain(reader);
             return self.whole_from(reader, announced, download, max_len, same_as, check);
         }
-        // A pack list: read whole (its length told by its count), then the
-        // artifact it names, piece by piece.
-        let refused = |error| Ok(Fetched::Refused { etag: download.0.etag.clone(), error });
-        let list_len = match artifact::stored::list_len(&prefix) {
-            Ok(len) if announced.is_none_or(|announced| announced == len) => len,
-            Ok(len) => {
-                return Err(format!("the origin's pack list is {announced:?} bytes, and its count says {len}").into());
-            }
-            Err(e) => return refused(ArtifactError::Malformed(format!("the origin's pack list: {e}"))),
-        };
-        let mut list = prefix;
-        list.extend(self.first_bytes(&mut reader, list_len - list.len() as u64)?);
-        let packed = match PackedOrigin::new(&list, &uri) {
-            Ok(packed) if packed.len() > max_len => return Err(over_the_limit(packed.len(), max_len).into()),
-            Ok(packed) => packed,
-            Err(error) => return refused(error),
-        };
-        // The list's length, announced: the artifact's header must say it too.
-        let reader = self.packs_reader(&packed, 0, packed.len());
-        self.whole_from(reader, Some(packed.len()), download, max_len, same_as, check)
+        // A pack list: the artifact it names, piece by piece; its length
+        // announced (the artifact's header must say it too).
+        match self.listed_artifact(prefix, reader, announced, &uri, max_len)? {
+            Ok((reader, len)) => self.whole_from(reader, Some(len), download, max_len, same_as, check),
+            Err(error) => Ok(Fetched::Refused { etag: download.0.etag.clone(), error }),
+        }
     }
 
     /// At most the first `len` bytes `reader` gives (fewer when it ends).
-    fn first_bytes(&self, reader: impl Read, len: u64) -> Result<Vec<u8>, PullError> {
+    pub(crate) fn first_bytes(&self, reader: impl Read, len: u64) -> Result<Vec<u8>, PullError> {
         let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 20));
         reader
             .take(len)

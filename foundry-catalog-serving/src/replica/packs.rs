@@ -15,10 +15,17 @@ use std::io::{self, Read, Write};
 
 use crate::artifact::{ArtifactError, stored};
 
-use super::delta_pull::Remote;
 use super::download::Counted;
 use super::failure::PullError;
-use super::origin::{Origin, content_range};
+use super::origin::{Origin, content_range, over_the_limit};
+
+/// The artifact at the origin that ranges are asked of: its ETag and, for
+/// a packed one, where its bytes are.
+#[derive(Clone, Copy)]
+pub(crate) struct Remote<'a> {
+    pub(crate) etag: &'a str,
+    pub(crate) packed: Option<&'a PackedOrigin>,
+}
 
 /// Where a packed artifact's bytes are at its origin.
 #[derive(Debug)]
@@ -117,6 +124,35 @@ impl Origin {
             }
         }
         Ok(PackedOrigin::new(&first, list_url))
+    }
+
+    /// The artifact the pack list whose first bytes are `list` names, the
+    /// rest of the list read from `reader` (a whole answer of `announced`
+    /// bytes, when said): a reader of its bytes from its packs, and its
+    /// length. An artifact error for a list that fails its checks (or is
+    /// cut short); an error for an artifact over `max_len`.
+    pub(crate) fn listed_artifact(
+        &self,
+        mut list: Vec<u8>,
+        reader: impl Read,
+        announced: Option<u64>,
+        list_url: &ureq::http::Uri,
+        max_len: u64,
+    ) -> Result<Result<(PacksReader<'_>, u64), ArtifactError>, PullError> {
+        let len = match stored::list_len(&list) {
+            Ok(len) if announced.is_none_or(|announced| announced == len) => len,
+            Ok(len) => {
+                return Err(format!("the origin's pack list is {announced:?} bytes, and its count says {len}").into());
+            }
+            Err(e) => return Ok(Err(ArtifactError::Malformed(format!("the origin's pack list: {e}")))),
+        };
+        let rest = len.saturating_sub(list.len() as u64);
+        list.extend(self.first_bytes(reader, rest)?);
+        match PackedOrigin::new(&list, list_url) {
+            Ok(packed) if packed.len() > max_len => Err(over_the_limit(packed.len(), max_len).into()),
+            Ok(packed) => Ok(Ok((self.packs_reader(&packed, 0, packed.len()), packed.len()))),
+            Err(error) => Ok(Err(error)),
+        }
     }
 
     /// Bytes `from..to` of the packed artifact, written to `out` as they
