@@ -44,6 +44,8 @@ enum Fault {
     NoEtag,
     /// Every answer for a file of `fcpacks/` is a 404.
     NoPacks,
+    /// Every file of `fcpacks/` sent whole (200), whatever range is asked.
+    PacksWhole,
 }
 
 impl Fault {
@@ -326,7 +328,9 @@ fn answer_pack(state: &mut Published, name: &str, head: &str) -> Vec<u8> {
         return b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_vec();
     };
     let total = pack.len();
-    let (status, range, bytes) = match range_of(head).filter(|&(first, last)| first <= last && first < total) {
+    let asked =
+        range_of(head).filter(|&(first, last)| first <= last && first < total && state.fault != Fault::PacksWhole);
+    let (status, range, bytes) = match asked {
         Some((first, last)) => {
             let last = last.min(total - 1);
             ("206 Partial Content", format!("content-range: bytes {first}-{last}/{total}\r\n"), &pack[first..=last])
@@ -879,9 +883,10 @@ fn a_refused_artifact_costs_no_body_behind_a_cdn_that_matches_one_etag_only() {
 /// A replica pulls a packed artifact (`build --packs`, published as
 /// built: the list at the artifact's URL, `fcpacks/` beside it): whole at
 /// first, then as a delta whose bytes are ranges of the packs holding
-/// them; a pack the origin lost keeps the catalog served and is pulled
-/// once it is back, without a restart; an origin without ETags costs a
-/// poll the list and the summary.
+/// them; a pack the origin lost, or packs sent whole whatever range is
+/// asked, keep the catalog served, and the release is pulled once the
+/// packs answer, without a restart; an origin without ETags costs a poll
+/// the list and the summary.
 #[test]
 fn a_replica_pulls_a_packed_origin_whole_then_as_a_delta() {
     let releases = Releases::new("packed-origin");
@@ -926,9 +931,16 @@ fn a_replica_pulls_a_packed_origin_whole_then_as_a_delta() {
     origin.fault(Fault::None);
     server.wait_for_product("Release 4");
 
-    // Without ETags: a poll costs the list and the summary, not a download.
-    origin.publish_packed(&releases.build_packed(5, "Release 5"), Fault::NoEtag);
+    // Packs sent whole whatever range is asked: refused as such, served again once ranged.
+    origin.publish_packed(&releases.build_packed(5, "Release 5"), Fault::PacksWhole);
+    server.wait_for_log("200 OK to bytes");
+    assert!(server.product().contains("Release 4"));
+    origin.fault(Fault::None);
     server.wait_for_product("Release 5");
+
+    // Without ETags: a poll costs the list and the summary, not a download.
+    origin.publish_packed(&releases.build_packed(6, "Release 6"), Fault::NoEtag);
+    server.wait_for_product("Release 6");
     std::thread::sleep(std::time::Duration::from_millis(300));
     let (requests, _) = origin.counts();
     let (.., sent) = origin.tally();

@@ -50,7 +50,7 @@ pub(crate) const MAX_RANGES: u32 = 1 << 20;
 
 /// The most packs a pack list a reader opens may name (a build names at
 /// most 17): each is a file held open while the artifact is served.
-const MAX_OPEN_PACKS: usize = 256;
+pub(crate) const MAX_OPEN_PACKS: usize = 256;
 
 /// The folder beside a packed artifact that holds its packs.
 pub(crate) const PACKS_DIR: &str = "fcpacks";
