@@ -226,28 +226,21 @@ impl Plan {
     /// it has one.
     pub fn head(summary: &Summary, old: &Artifact, max_ranges: usize) -> Plan {
         let (old_index, old_table) = (old.stored_index_at(), old.data_at());
-        let known: HashMap<_, _> =
-            old.blocks().into_iter().map(|block| (block.digest, (block.index, block.table))).collect();
         let (mut index, mut table) = (Vec::new(), Vec::new());
         // The slug directory: the old one when its digest is the new
         // one's, else made from the new head's slugs, never fetched.
-        let same_directory = old.metadata().directory_sha256 == summary.metadata().directory_sha256
-            && old.directory_len() == summary.directory_len();
+        let same_directory = old.has_directory(&summary.metadata().directory_sha256, summary.directory_len());
         index.push(Run {
             at: summary.len(),
             len: summary.directory_len(),
             source: if same_directory { Source::Old { at: old.directory_at() } } else { Source::Made },
         });
-        for block in summary.blocks() {
-            let found = known.get(&block.digest).filter(|(index, table)| {
-                index.end - index.start == block.index.end - block.index.start
-                    && table.end - table.start == block.table.end - block.table.start
-            });
+        for (block, found) in summary.blocks().iter().zip(old.holding(summary.blocks())) {
             let source = |at: Option<u64>| at.map_or(Source::Origin, |at| Source::Old { at });
             index.push(Run {
                 at: summary.len() + summary.directory_len() + block.index.start,
                 len: block.index.end - block.index.start,
-                source: source(found.map(|(index, _)| old_index + index.start)),
+                source: source(found.as_ref().map(|(index, _)| old_index + index.start)),
             });
             table.push(Run {
                 at: summary.table_at() + block.table.start,

@@ -141,6 +141,31 @@ impl Artifact {
         }
     }
 
+    /// Where it holds each of `blocks` (another head's, in order): the
+    /// index and table ranges of its block with the same digest and the
+    /// same lengths, when it has one. What a delta copies of a head, and
+    /// a packed edit names.
+    pub(crate) fn holding(&self, blocks: &[Block]) -> Vec<Option<(std::ops::Range<u64>, std::ops::Range<u64>)>> {
+        let known: std::collections::HashMap<_, _> =
+            self.blocks().into_iter().map(|block| (block.digest, (block.index, block.table))).collect();
+        let len = |range: &std::ops::Range<u64>| range.end - range.start;
+        blocks
+            .iter()
+            .map(|block| {
+                let found = known.get(&block.digest);
+                found
+                    .filter(|(index, table)| len(index) == len(&block.index) && len(table) == len(&block.table))
+                    .cloned()
+            })
+            .collect()
+    }
+
+    /// Whether its slug directory is the one whose digest is
+    /// `directory_sha256` (a metadata's), `len` bytes long.
+    pub(crate) fn has_directory(&self, directory_sha256: &str, len: u64) -> bool {
+        self.metadata.directory_sha256 == directory_sha256 && self.directory_len() == len
+    }
+
     /// Where its stored index starts in its file.
     pub(crate) fn stored_index_at(&self) -> u64 {
         self.data_at() - self.index.len()

@@ -150,20 +150,13 @@ impl Artifact {
     /// index entries and of table bytes when `old` has a block of the same
     /// digest and lengths.
     fn head_runs(&self, old: &Artifact) -> Vec<HeadRun> {
-        let known: std::collections::BTreeMap<_, _> =
-            old.blocks().into_iter().map(|block| (block.digest, (block.index, block.table))).collect();
         let mut runs = Vec::new();
-        if old.metadata().directory_sha256 == self.metadata().directory_sha256
-            && old.directory_len() == self.directory_len()
-        {
+        if old.has_directory(&self.metadata().directory_sha256, self.directory_len()) {
             runs.push((self.directory_at(), self.directory_len(), old.directory_at()));
         }
         let mut table = Vec::new();
-        for block in self.blocks() {
-            let found = known.get(&block.digest).filter(|(index, table)| {
-                index.end - index.start == block.index.end - block.index.start
-                    && table.end - table.start == block.table.end - block.table.start
-            });
+        let blocks = self.blocks();
+        for (block, found) in blocks.iter().zip(old.holding(&blocks)) {
             let Some((index, old_table)) = found else { continue };
             let index_at = self.stored_index_at() + block.index.start;
             runs.push((index_at, block.index.end - block.index.start, old.stored_index_at() + index.start));

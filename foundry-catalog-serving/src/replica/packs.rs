@@ -62,8 +62,7 @@ impl PackedOrigin {
         list_url: &ureq::http::Uri,
         deadline: Instant,
     ) -> Result<PackedOrigin, ArtifactError> {
-        let malformed = |e: String| ArtifactError::Malformed(format!("the origin's pack list: {e}"));
-        let list = stored::list_from(list).map_err(|e| malformed(e.to_string()))?;
+        let list = stored::list_from(list).map_err(malformed)?;
         let scheme = list_url.scheme_str().unwrap_or("http");
         let authority = list_url.authority().map_or("", |a| a.as_str());
         let path = list_url.path();
@@ -119,13 +118,18 @@ impl PackedOrigin {
         // A range whose bytes follow in the same pack: where the piece,
         // read on, would be.
         for &(start, next, next_at, len) in &self.ranges[first + 1..] {
-            if start >= to || next != pack || next_at != at + (start - from) {
+            if start >= to || next != pack || at.checked_add(start - from) != Some(next_at) {
                 break;
             }
             end = (start + len).min(to);
         }
         Some((pack as usize, at, end - from))
     }
+}
+
+/// The artifact error of an origin's pack list that fails its checks.
+fn malformed(why: impl std::fmt::Display) -> ArtifactError {
+    ArtifactError::Malformed(format!("the origin's pack list: {why}"))
 }
 
 impl Origin {
@@ -140,14 +144,9 @@ impl Origin {
         etag: &str,
         list_url: &ureq::http::Uri,
     ) -> Result<Result<PackedOrigin, ArtifactError>, PullError> {
-        let malformed = |e: io::Error| ArtifactError::Malformed(format!("the origin's pack list: {e}"));
         let len = match stored::list_len(&first) {
             Ok(len) if len == total => len,
-            Ok(len) => {
-                return Ok(Err(malformed(io::Error::other(format!(
-                    "{total} bytes, where its count of ranges says {len}"
-                )))));
-            }
+            Ok(len) => return Ok(Err(malformed(format!("{total} bytes, where its count of ranges says {len}")))),
             Err(e) => return Ok(Err(malformed(e))),
         };
         if (first.len() as u64) < len {
@@ -177,7 +176,7 @@ impl Origin {
             Ok(len) => {
                 return Err(format!("the origin's pack list is {announced:?} bytes, and its count says {len}").into());
             }
-            Err(e) => return Ok(Err(ArtifactError::Malformed(format!("the origin's pack list: {e}")))),
+            Err(e) => return Ok(Err(malformed(e))),
         };
         let rest = len.saturating_sub(list.len() as u64);
         list.extend(self.first_bytes(reader, rest)?);

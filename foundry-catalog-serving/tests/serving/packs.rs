@@ -37,6 +37,11 @@ impl Folder {
         packs.sort();
         packs
     }
+
+    /// The length of its pack `pack` (by name).
+    fn pack_len(&self, pack: &String) -> u64 {
+        std::fs::metadata(self.join("fcpacks").join(pack)).expect("a pack").len()
+    }
 }
 
 impl Drop for Folder {
@@ -115,8 +120,7 @@ fn a_packed_artifact_is_the_one_files_bytes_and_an_edit_writes_what_changed() {
     // pack (the smaller of the first two here: 400 products' head against
     // their bodies): what is written is less than that head.
     assert!(before.iter().all(|pack| named(&path).contains(pack)), "the first packs are named still");
-    let pack_len = |pack: &String| std::fs::metadata(folder.join("fcpacks").join(pack)).expect("a pack").len();
-    let first_head = before.iter().map(pack_len).min().unwrap_or_default();
+    let first_head = before.iter().map(|pack| folder.pack_len(pack)).min().unwrap_or_default();
     assert!(tally.written < first_head, "{} bytes written, where the head was {first_head}", tally.written);
     // The list it replaced keeps its packs until the next build: a reader
     // that opened that list a moment before finds them.
@@ -286,8 +290,7 @@ fn packs_that_hold_twice_the_artifact_are_written_again_as_one() {
         let built = build(&titles, Some(&previous));
         let tally = built.write_packed(&path).expect("writes");
         drop(previous);
-        let held: u64 =
-            named(&path).iter().map(|p| std::fs::metadata(folder.join("fcpacks").join(p)).unwrap().len()).sum();
+        let held: u64 = named(&path).iter().map(|pack| folder.pack_len(pack)).sum();
         assert!(
             held <= 2 * built.artifact().file_len() + built.artifact().file_len() / 2,
             "round {round}: the list names {held} bytes of packs"
@@ -371,8 +374,7 @@ fn a_head_block_changed_in_its_pack_is_written_not_named() {
     build(&titles, None).write_packed(&path).expect("writes");
     // The head's pack, the smaller of the two (as above), a byte of its
     // last quarter (table bytes of the last blocks) changed in place.
-    let pack_len = |pack: &String| std::fs::metadata(folder.join("fcpacks").join(pack)).expect("a pack").len();
-    let head = folder.packs().into_iter().min_by_key(pack_len).expect("packs");
+    let head = folder.packs().into_iter().min_by_key(|pack| folder.pack_len(pack)).expect("packs");
     let head = folder.join("fcpacks").join(head);
     let mut bytes = std::fs::read(&head).expect("the head's pack");
     let at = bytes.len() * 3 / 4;
