@@ -101,6 +101,61 @@ pub fn written(
     new.attach(path, old, plan.runs().iter().map(|run| (run.at, run.len, from(run))), layered)
 }
 
+/// The ranges of `new`'s head (a head in memory, [`Artifact::from_head`])
+/// a replica writes to its file, in order: all of it, but, with
+/// `holes_for` (the artifact it pulled over), not the blocks of index
+/// entries and table bytes that `holes_for`'s base file holds (the same
+/// digest and lengths), which a layered artifact over that base reads
+/// from there ([`open_layered`]): those are left as holes. The summary and
+/// the slug directory are always written.
+pub fn head_writes(new: &Artifact, holes_for: Option<&Artifact>) -> Vec<std::ops::Range<u64>> {
+    let head_len = new.data_at() + new.table_len();
+    let Some(base) = holes_for.and_then(Artifact::base_head) else { return std::iter::once(0..head_len).collect() };
+    let (index_at, data_at) = (new.stored_index_at(), new.data_at());
+    let blocks = new.blocks();
+    let mut holes: Vec<(u64, u64)> = Vec::with_capacity(blocks.len() * 2);
+    for (block, held) in blocks.iter().zip(base.holding(&blocks)) {
+        if held.is_some() {
+            holes.push((index_at + block.index.start, index_at + block.index.end));
+            holes.push((data_at + block.table.start, data_at + block.table.end));
+        }
+    }
+    holes.sort_unstable();
+    let mut writes = Vec::new();
+    let mut at = 0;
+    for (start, end) in holes {
+        if start > at {
+            writes.push(at..start);
+        }
+        at = at.max(end);
+    }
+    if at < head_len {
+        writes.push(at..head_len);
+    }
+    writes
+}
+
+/// Writes the ranges `writes` of `head` (an artifact's head, from its
+/// first byte: [`head_writes`] says which) to `out` at their offsets,
+/// leaving what lies between as holes, and moves `out`'s position to the
+/// head's end, where its bodies follow. Returns the bytes written.
+pub fn write_head(head: &[u8], writes: &[std::ops::Range<u64>], out: &mut std::fs::File) -> std::io::Result<u64> {
+    use std::io::Seek;
+    use std::os::unix::fs::FileExt;
+    let mut written = 0;
+    for range in writes {
+        let bytes = usize::try_from(range.start)
+            .ok()
+            .zip(usize::try_from(range.end).ok())
+            .and_then(|(from, to)| head.get(from..to))
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a range outside the head"))?;
+        out.write_all_at(bytes, range.start)?;
+        written += bytes.len() as u64;
+    }
+    out.seek(std::io::SeekFrom::Start(head.len() as u64))?;
+    Ok(written)
+}
+
 /// What `old` holds of a product or document named by `name`, whose body
 /// run is `run` and whose ETags are at `spans`: its name, and its run and
 /// ETags (pushed onto `tags`); `None`, pushing nothing, for spans not in

@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::{Artifact, ArtifactError, Span};
+use std::ops::Range;
+
+use super::{Artifact, ArtifactError, Block, Span};
 use crate::encoding::ContentCoding;
 
 /// Where an artifact's bodies are: one of the ways it was made.
@@ -22,11 +24,11 @@ pub(crate) enum Bodies {
     /// In its own file, read from it when asked for ([`Artifact::open`]).
     File(Arc<BodyFile>),
     /// In its data pieces, ranges of its own file and of `base`'s: a file
-    /// written with holes where its base holds its bytes
-    /// ([`crate::delta::open_layered`]).
+    /// written with holes where its base holds its bytes, bodies and
+    /// blocks of its head ([`crate::delta::open_layered`]).
     Layered {
-        /// The base's file.
-        base: Arc<BodyFile>,
+        /// The base's file and head.
+        base: Arc<BaseHead>,
     },
     /// Not at hand: a head alone ([`Artifact::from_head`]).
     Absent,
@@ -85,6 +87,38 @@ impl BodyFile {
     }
 }
 
+/// The file a layered artifact reads what it has as holes from (its
+/// base, [`crate::delta::open_layered`]), and where that file holds the
+/// blocks of its head: a block of the layered artifact's head with the
+/// same digest and lengths is read from there.
+#[derive(Debug)]
+pub(crate) struct BaseHead {
+    pub(super) file: Arc<BodyFile>,
+    /// Where its stored index starts in the file.
+    index_at: u64,
+    /// Its head's blocks.
+    blocks: Vec<Block>,
+}
+
+impl BaseHead {
+    /// Where it holds each of `blocks` (another head's, in order), as
+    /// [`Artifact::holding`] says.
+    pub(crate) fn holding(&self, blocks: &[Block]) -> Vec<super::head::Held> {
+        super::head::holding(&self.blocks, blocks)
+    }
+
+    /// The bytes of its stored index in `index` and of its table in
+    /// `table` (offsets of each, as a block gives them), read from its
+    /// file: unchecked, for the block that names them to check.
+    pub(super) fn read(&self, index: &Range<u64>, table: &Range<u64>) -> std::io::Result<(Vec<u8>, Vec<u8>)> {
+        let len = |range: &Range<u64>| usize::try_from(range.end - range.start).map_err(std::io::Error::other);
+        let mut index_bytes = vec![0; len(index)?];
+        let at = self.index_at.checked_add(index.start).ok_or(std::io::ErrorKind::InvalidInput)?;
+        self.file.file.read_exact_at(&mut index_bytes, at)?;
+        Ok((index_bytes, self.file.read(table.start, len(table)?)?))
+    }
+}
+
 /// A piece of a data region: bytes in memory, or a range of the bodies of
 /// another artifact file (a previous artifact opened from its file, whose
 /// bytes a build takes without reading them: they are copied file to file
@@ -116,7 +150,9 @@ impl Piece {
 impl Artifact {
     /// Opens an artifact file to layer over `base` (an artifact
     /// opened from its file): its head read and checked as
-    /// [`Artifact::open`] does, and its bodies placed by `runs` (in file
+    /// [`Artifact::open`] does, each block of it that `base` holds (the
+    /// same digest and lengths) read from `base`'s file, the others from
+    /// its own; and its bodies placed by `runs` (in file
     /// order, tiling its bodies: each an offset of its file, a length, and
     /// where in `base`'s file the run is when `base` holds it, else `None`
     /// for its own file). [`crate::delta::open_layered`] says which.
@@ -131,12 +167,18 @@ impl Artifact {
         let Bodies::File(own) = std::mem::replace(&mut artifact.bodies, Bodies::Absent) else {
             return Err(not_layered("an artifact file"));
         };
-        let Bodies::File(from) = &base.bodies else { return Err(not_layered("a base file")) };
-        let base_at = base.data_at();
+        let Some(base_head) = base.body_file().and(base.base_head()) else {
+            return Err(not_layered("a base file"));
+        };
+        if let super::index::Index::Lazy(lazy) = &mut artifact.index {
+            // Just made: this artifact's alone.
+            Arc::get_mut(lazy).ok_or_else(|| not_layered("a head of its own"))?.over(Arc::clone(&base_head));
+        }
+        let (from, base_at) = (&base_head.file, base.data_at());
         let runs = runs(&artifact);
         let pieces =
             runs.into_iter().map(|(at, len, in_base)| (at, len, in_base.map(|in_base| (from, in_base - base_at))));
-        artifact.place(&own, from, pieces)?;
+        artifact.place(&own, &base_head, pieces)?;
         Ok(artifact)
     }
 
@@ -148,7 +190,7 @@ impl Artifact {
     pub(super) fn place<'f>(
         &mut self,
         own: &Arc<BodyFile>,
-        base: &Arc<BodyFile>,
+        base: &Arc<BaseHead>,
         pieces: impl Iterator<Item = (u64, u64, Option<(&'f Arc<BodyFile>, u64)>)>,
     ) -> Result<(), ArtifactError> {
         let data_at = self.data_at();
@@ -200,9 +242,10 @@ impl Artifact {
             self.bodies = Bodies::File(own);
             return Ok(self);
         }
-        let base = old
-            .base_file()
+        let base_head = old
+            .base_head()
             .ok_or_else(|| ArtifactError::Malformed("a layered artifact needs a base file".to_owned()))?;
+        let base = &base_head.file;
         let mut pieces = Vec::new();
         for (at, len, from) in runs {
             let Some(from) = from else {
@@ -215,7 +258,7 @@ impl Artifact {
                 cursor += len;
             }
         }
-        self.place(&own, base, pieces.into_iter())?;
+        self.place(&own, &base_head, pieces.into_iter())?;
         Ok(self)
     }
 
@@ -224,7 +267,23 @@ impl Artifact {
     /// base file, or its own file.
     pub(super) fn base_file(&self) -> Option<&Arc<BodyFile>> {
         match &self.bodies {
-            Bodies::Layered { base: file } | Bodies::File(file) => Some(file),
+            Bodies::Layered { base } => Some(&base.file),
+            Bodies::File(file) => Some(file),
+            Bodies::Built | Bodies::Read | Bodies::Absent => None,
+        }
+    }
+
+    /// [`Artifact::base_file`] and where it holds its head's blocks: what
+    /// a layered artifact over it reads from it.
+    pub(crate) fn base_head(&self) -> Option<Arc<BaseHead>> {
+        match &self.bodies {
+            Bodies::Layered { base } => Some(Arc::clone(base)),
+            // Its own file holds its head whole: written so, or opened from it.
+            Bodies::File(file) => Some(Arc::new(BaseHead {
+                file: Arc::clone(file),
+                index_at: self.stored_index_at(),
+                blocks: self.blocks(),
+            })),
             Bodies::Built | Bodies::Read | Bodies::Absent => None,
         }
     }

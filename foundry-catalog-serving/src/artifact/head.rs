@@ -438,6 +438,26 @@ pub(crate) fn list(
     list
 }
 
+/// Where a head holds another's block, if it does: its block's ranges
+/// of the stored index and of the table.
+pub(crate) type Held = Option<(Range<u64>, Range<u64>)>;
+
+/// Where a head whose blocks are `ours` holds each of `blocks` (another
+/// head's, in order): the index and table ranges of its block with the
+/// same digest and the same lengths, when it has one.
+pub(crate) fn holding(ours: &[Block], blocks: &[Block]) -> Vec<Held> {
+    let known: std::collections::HashMap<_, _> = ours.iter().map(|block| (block.digest, block)).collect();
+    let len = |range: &Range<u64>| range.end - range.start;
+    blocks
+        .iter()
+        .map(|block| {
+            let found = known.get(&block.digest)?;
+            (len(&found.index) == len(&block.index) && len(&found.table) == len(&block.table))
+                .then(|| (found.index.clone(), found.table.clone()))
+        })
+        .collect()
+}
+
 /// Whether `block`'s digest names these stored index entries and table bytes.
 pub(crate) fn names(block: &Block, index: &[u8], table: &TableBytes<'_>) -> bool {
     let mut hasher = Sha256::new();

@@ -145,19 +145,8 @@ impl Artifact {
     /// index and table ranges of its block with the same digest and the
     /// same lengths, when it has one. What a delta copies of a head, and
     /// a packed edit names.
-    pub(crate) fn holding(&self, blocks: &[Block]) -> Vec<Option<(std::ops::Range<u64>, std::ops::Range<u64>)>> {
-        let known: std::collections::HashMap<_, _> =
-            self.blocks().into_iter().map(|block| (block.digest, (block.index, block.table))).collect();
-        let len = |range: &std::ops::Range<u64>| range.end - range.start;
-        blocks
-            .iter()
-            .map(|block| {
-                let found = known.get(&block.digest);
-                found
-                    .filter(|(index, table)| len(index) == len(&block.index) && len(table) == len(&block.table))
-                    .cloned()
-            })
-            .collect()
+    pub(crate) fn holding(&self, blocks: &[Block]) -> Vec<head::Held> {
+        head::holding(&self.blocks(), blocks)
     }
 
     /// Whether its slug directory is the one whose digest is

@@ -10,6 +10,10 @@
 //! is read again at the next one, never kept. So start-up reads what
 //! grows with the block count (48 bytes a block of about 64 products) and
 //! the directory (20 bytes a product), not the head.
+//!
+//! A layered artifact's head ([`super::Artifact::open_over`]) reads each
+//! block its base holds (the same digest and lengths) from the base's
+//! file: a replica writes those as holes.
 
 use std::sync::{Arc, OnceLock};
 
@@ -17,7 +21,7 @@ use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 use super::head::{self, Block, Start, View};
-use super::{ArtifactError, BodyFile, Metadata};
+use super::{ArtifactError, BaseHead, BodyFile, Metadata};
 
 /// The head of an artifact left in its file, read a block at a time.
 #[derive(Debug)]
@@ -29,6 +33,9 @@ pub(crate) struct LazyHead {
     pub(super) index_len: u64,
     pub(super) blocks: Vec<Block>,
     placed: Box<[OnceLock<Placed>]>,
+    /// For a layered artifact: its base, and where the base holds each
+    /// block (its index and table ranges there), if it does.
+    over: Option<(Arc<BaseHead>, Vec<head::Held>)>,
 }
 
 /// One block read, checked and placed.
@@ -60,7 +67,13 @@ impl LazyHead {
     /// to tile it, [`head::blocks`]).
     pub(super) fn new(file: Arc<BodyFile>, index_at: u64, index_len: u64, blocks: Vec<Block>) -> LazyHead {
         let placed = blocks.iter().map(|_| OnceLock::new()).collect();
-        LazyHead { file, index_at, index_len, blocks, placed }
+        LazyHead { file, index_at, index_len, blocks, placed, over: None }
+    }
+
+    /// Its blocks that `base` holds read from `base`'s file from now on.
+    pub(super) fn over(&mut self, base: Arc<BaseHead>) {
+        let held = base.holding(&self.blocks);
+        self.over = Some((base, held));
     }
 
     /// The block that holds entry `n`.
@@ -99,16 +112,24 @@ impl LazyHead {
         Ok(cell.get_or_init(|| placed))
     }
 
-    /// Reads block `k`'s index entries and table bytes, checks them
+    /// Reads block `k`'s index entries and table bytes (from the base
+    /// when it holds them), checks them
     /// against its digest and places its entries.
     fn read(&self, k: usize, metadata: &Metadata) -> Result<Placed, ArtifactError> {
         let block = &self.blocks[k];
         let read_error = |e: std::io::Error| ArtifactError::Read(e.to_string());
         // Bounded by the block list's checks: at most 256 entries, 4 KiB of table bytes each.
-        let mut index = vec![0; (block.index.end - block.index.start) as usize];
-        self.file.file.read_exact_at(&mut index, self.index_at + block.index.start).map_err(read_error)?;
-        let table =
-            self.file.read(block.table.start, (block.table.end - block.table.start) as usize).map_err(read_error)?;
+        let (index, table) = match &self.over {
+            Some((base, held)) if let Some(Some((index, table))) = held.get(k) => {
+                base.read(index, table).map_err(read_error)?
+            }
+            _ => {
+                let mut index = vec![0; (block.index.end - block.index.start) as usize];
+                self.file.file.read_exact_at(&mut index, self.index_at + block.index.start).map_err(read_error)?;
+                let len = (block.table.end - block.table.start) as usize;
+                (index, self.file.read(block.table.start, len).map_err(read_error)?)
+            }
+        };
         let mut hasher = Sha256::new();
         hasher.update(&index);
         hasher.update(&table);

@@ -153,7 +153,7 @@ pub(crate) mod stored;
 mod summary;
 mod write;
 
-pub(crate) use bodies::{Bodies, BodyFile, Piece};
+pub(crate) use bodies::{BaseHead, Bodies, BodyFile, Piece};
 #[cfg_attr(not(feature = "pages"), allow(unused_imports))]
 pub(crate) use entries::search_part_document;
 pub(crate) use entries::{

@@ -154,9 +154,13 @@ impl Origin {
             })
             .sum::<io::Result<u64>>()
             .map_err(|e| PullError::local(format!("cannot copy from the last good artifact: {e}")))?;
-        let written = head.len() as u64 + plan.fetched() + copied;
+        // Layered, the head's blocks the base holds are holes too.
+        let head_writes = delta::head_writes(&new, Some(old));
+        let head_written: u64 = head_writes.iter().map(|range| range.end - range.start).sum();
+        let written = head_written + plan.fetched() + copied;
         let (share, of) = LAYERED_MAX_SHARE;
         let layered = delta_name(base_digest).is_some() && written.saturating_mul(of) <= total.saturating_mul(share);
+        let head_writes = if layered { head_writes } else { delta::head_writes(&new, None) };
         let (path, mut file) = create_download(&self.state_dir, &self.downloads)
             .map_err(|e| PullError::local(format!("cannot write the download: {e}")))?;
         // Bytes copied from a last good file this process checked, unchanged
@@ -180,7 +184,7 @@ impl Origin {
             written: None,
         };
         let write_error = |e: io::Error| PullError::local(format!("cannot write the download: {e}"));
-        file.write_all(&head).map_err(write_error)?;
+        delta::write_head(&head, &head_writes, &mut file).map_err(write_error)?;
         for run in plan.runs() {
             match run.source {
                 delta::Source::Old { at } => {

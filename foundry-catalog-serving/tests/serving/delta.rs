@@ -193,9 +193,10 @@ fn write_pull(path: &std::path::Path, new: &[u8], old: &Artifact, layered: bool)
     let head = Artifact::from_head(new.to_vec(), new.len() as u64).expect("a head");
     let plan = Plan::new(&head, old, Plan::MAX_RANGES);
     let mut file = std::fs::File::create_new(path).expect("a new file");
-    file.write_all(&new[..plan.start() as usize]).expect("written");
-    let mut written = plan.start();
     let holes_for = layered.then_some(old);
+    let writes = foundry_catalog_serving::delta::head_writes(&head, holes_for);
+    let mut written =
+        foundry_catalog_serving::delta::write_head(&new[..plan.start() as usize], &writes, &mut file).expect("written");
     for run in plan.runs() {
         match run.source {
             Source::Old { at } => {
@@ -279,5 +280,70 @@ fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
     std::fs::write(dir.join("base.fcat"), &damaged).expect("rewritten in place");
     assert!(catalog.get(unchanged).expect("served").representation(gzip).body().is_err(), "read from the damaged base");
     assert!(catalog.get(retitled).expect("served").representation(gzip).body().is_ok(), "read from the delta");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A layered pull leaves as holes the blocks of the head its base holds
+/// (the same digest and lengths), as it does the bodies: it writes the
+/// summary, the slug directory and the blocks that changed. Opened over
+/// its base, as a replica does at start, those blocks are read from the
+/// base, and it is the new artifact byte for byte; a pull over it writes
+/// the blocks its base does not hold, the previous pull's changed block
+/// among them, not only those that changed since.
+#[test]
+fn a_layered_pull_leaves_the_head_blocks_its_base_holds_as_holes() {
+    let dir = temp("head-holes");
+    let numbers: Vec<usize> = (0..320).collect();
+    let title = |n: usize| format!("Product {n}");
+    let first = artifact(&numbers, title);
+    let second = artifact(&numbers, |n| if n == 17 { "Retitled".to_owned() } else { title(n) });
+    let third = artifact(&numbers, |n| match n {
+        17 => "Retitled".to_owned(),
+        300 => "Retitled too".to_owned(),
+        _ => title(n),
+    });
+    std::fs::write(dir.join("base.fcat"), &first).expect("written");
+    let base = Artifact::open(&dir.join("base.fcat"), 1 << 30).expect("the base opens");
+    let head_of = |bytes: &[u8]| Artifact::from_head(bytes.to_vec(), bytes.len() as u64).expect("a head");
+    let written_of = |writes: &[std::ops::Range<u64>]| writes.iter().map(|range| range.end - range.start).sum::<u64>();
+
+    let summary = Summary::parse(&second, second.len() as u64).expect("a summary");
+    let writes = foundry_catalog_serving::delta::head_writes(&head_of(&second), Some(&base));
+    assert!(writes[0].start == 0 && writes[0].end > summary.len(), "the summary and the directory: {writes:?}");
+    let blocks_len = summary.head_len() - writes[0].end;
+    let head_written = written_of(&writes);
+    assert!(
+        head_written - writes[0].end < blocks_len / 3,
+        "one block of five changed: {head_written} of {} bytes of the head written",
+        summary.head_len()
+    );
+    assert_eq!(
+        written_of(&foundry_catalog_serving::delta::head_writes(&head_of(&second), None)),
+        summary.head_len(),
+        "written whole, the whole head"
+    );
+    write_pull(&dir.join("second.delta"), &second, &base, true);
+    let on_disk = std::fs::read(dir.join("second.delta")).expect("read");
+    let mut at = 0;
+    for range in writes.iter().map(|range| range.start as usize..range.end as usize) {
+        assert!(on_disk[at..range.start].iter().all(|&b| b == 0), "a hole at {at}..{}", range.start);
+        assert!(on_disk[range.clone()] == second[range.clone()], "written at {range:?}");
+        at = range.end;
+    }
+    let layered = foundry_catalog_serving::delta::open_layered(&dir.join("second.delta"), &base, 1 << 30)
+        .expect("opens over its base");
+    assert!(layered.to_vec() == second, "its head's holes read from the base: the new artifact, byte for byte");
+
+    // A pull over the layered one: the first pull's block and this one's.
+    let writes_again = foundry_catalog_serving::delta::head_writes(&head_of(&third), Some(&layered));
+    assert!(written_of(&writes_again) > head_written, "two blocks the base does not hold");
+    write_pull(&dir.join("third.delta"), &third, &layered, true);
+    let again = foundry_catalog_serving::delta::open_layered(&dir.join("third.delta"), &base, 1 << 30)
+        .expect("opens over its base");
+    assert!(again.to_vec() == third, "a delta over a delta is the newest artifact, byte for byte");
+    let catalog = foundry_catalog_serving::catalog::ResponseCatalog::from_artifact(again).expect("loads");
+    for slug in ["product-3", "product-17", "product-300"] {
+        assert!(catalog.get(slug).is_some(), "{slug} found through its head block");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
