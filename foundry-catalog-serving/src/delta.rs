@@ -29,9 +29,10 @@
 //!
 //! A run taken from the old file need not be written at all when that
 //! file stays: [`open_layered`] reads the new artifact's bodies from it
-//! wherever it has them ([`Plan::layout`]), so a replica writes those
-//! runs as holes of a sparse file ([`Artifact::copy_range`] with the base
-//! to leave holes for).
+//! wherever it has them ([`Plan::layout`]), and each block of its head
+//! that file holds, so a replica writes those runs and blocks as holes of
+//! a sparse file ([`Artifact::copy_range`] with the base to leave holes
+//! for, and [`head_writes`]).
 //!
 //! ```
 //! use foundry_catalog_serving::artifact::{Artifact, Summary};
@@ -61,10 +62,15 @@ type Known = ((u64, u64), std::ops::Range<usize>);
 /// [`Artifact::open`]) wherever `base` has the same product or site
 /// document with the same ETags ([`Plan::layout`]: an ETag is the SHA-256
 /// of its body, so those are the same bytes), and from its own file
-/// elsewhere. Those ranges of its file are never read: a replica writes
-/// them as holes (a sparse file), so that a one-product edit costs the
-/// disk that product's bytes and the head, not a copy of every body. Its
-/// head is read and checked as [`Artifact::open`] checks it; its bodies
+/// elsewhere; and each block of its head (index entries and table bytes)
+/// that `base` holds with the same digest and lengths is read from
+/// `base`'s file. Those ranges of its file are never read: a replica
+/// writes them as holes (a sparse file, [`head_writes`]), so that a
+/// one-product edit costs the disk that product's bytes, its block of the
+/// head and the head's summary and slug directory, not a copy of every
+/// body nor the whole head. Its head is read and checked as
+/// [`Artifact::open`] checks it (each block against its digest, whichever
+/// file holds it); its bodies
 /// are read when asked for and checked against its own ETags by the
 /// catalog that serves them, whichever file holds them.
 pub fn open_layered(path: &std::path::Path, base: &Artifact, max_len: u64) -> Result<Artifact, ArtifactError> {
@@ -474,6 +480,35 @@ impl Plan {
             }
         }
         self.runs = runs;
+    }
+
+    /// Whether each block of the head `summary` summarises (in order) is
+    /// copied whole from the old head by this plan ([`Plan::head`] for
+    /// that summary): its index entries and its table bytes both lie in
+    /// runs taken from the old head, which are taken only from a block
+    /// with the same digest and lengths (runs fetched in one range with
+    /// their neighbours are not). Such a block holds the bytes the old
+    /// head's block holds: checked there, they need no second hash.
+    pub fn copied_blocks(&self, summary: &Summary) -> Vec<bool> {
+        let index_at = summary.len() + summary.directory_len();
+        let table_at = summary.table_at();
+        let from_old = |from: u64, to: u64| {
+            if from == to {
+                return true;
+            }
+            let k = self.runs.partition_point(|run| run.at + run.len <= from);
+            self.runs
+                .get(k)
+                .is_some_and(|run| matches!(run.source, Source::Old { .. }) && run.at <= from && to <= run.at + run.len)
+        };
+        summary
+            .blocks()
+            .iter()
+            .map(|block| {
+                from_old(index_at + block.index.start, index_at + block.index.end)
+                    && from_old(table_at + block.table.start, table_at + block.table.end)
+            })
+            .collect()
     }
 
     /// The runs, in file order.

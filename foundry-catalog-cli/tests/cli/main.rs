@@ -1749,13 +1749,19 @@ fn metric(text: &str, name: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// `bytes` with the header's CRC-32 fixed to match the rest.
-fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
-    // Version 5's CRC-32 covers what precedes the index: the header's
-    // first four lengths (metadata, signature, block list, slug directory) after it.
+/// Where a version-5 artifact's stored index starts: after its header
+/// and the regions of its first four lengths (metadata, signature, block
+/// list, slug directory).
+fn index_start(bytes: &[u8]) -> usize {
     let length =
         |at: usize| usize::try_from(u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8"))).expect("small");
-    let index = 72 + length(16) + length(24) + length(32) + length(40);
+    72 + length(16) + length(24) + length(32) + length(40)
+}
+
+/// `bytes` with the header's CRC-32 fixed to match the rest.
+fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+    // Version 5's CRC-32 covers what precedes the index.
+    let index = index_start(&bytes);
     let crc = crc32fast::hash(&bytes[16..index]);
     bytes[12..16].copy_from_slice(&crc.to_le_bytes());
     bytes

@@ -650,7 +650,8 @@ impl Drop for Releases {
 /// of other bytes) never blocks a release: the artifact is asked for
 /// whole in the same poll, nothing is remembered as refused, and every
 /// range past the first is asked `If-Range` the ETag of the artifact whose
-/// head it was planned from.
+/// head it was planned from. A head block published with a byte changed
+/// is never served.
 #[test]
 fn a_fault_in_a_delta_heals_in_the_same_poll_and_is_never_remembered() {
     let releases = Releases::new("delta-faults");
@@ -685,6 +686,21 @@ fn a_fault_in_a_delta_heals_in_the_same_poll_and_is_never_remembered() {
     let (_, without_if_range, ranges, _) = origin.tally();
     assert!(ranges > 0, "ranges past the first were asked");
     assert_eq!(without_if_range, 0, "every range past the first is asked with If-Range");
+
+    // A head block fetched with a byte changed (the first product's
+    // source digest, which its block's digest alone covers) is never
+    // served, though the other blocks are copied from the last good one
+    // and not hashed again.
+    let sequence = 3 + faults.len() as u64;
+    let mut changed = releases.build(sequence);
+    let at = index_start(&changed) + 8;
+    changed[at] ^= 0x01;
+    let from = server.log_len();
+    origin.publish(changed, Fault::None);
+    server.wait_for_log_after(from, "does not match its digest");
+    assert!(server.product().contains(&format!("Release {}", sequence - 1)), "the catalog being served stays");
+    origin.publish(releases.build(sequence), Fault::None);
+    server.wait_for_product(&format!("Release {sequence}"));
     assert!(releases.state_files().iter().all(|name| !name.starts_with('.')), "{:?}", releases.state_files());
 }
 

@@ -135,10 +135,14 @@ impl Origin {
             return refused(error);
         }
         let head = bytes::Bytes::from(head);
-        let new = match Artifact::from_head(head.clone(), total).and_then(|new| new.check_blocks().map(|()| new)) {
-            Ok(new) => new,
-            Err(error) => return refused(error),
-        };
+        // Blocks copied from a head that was checked are not hashed again.
+        let copied = head_plan.copied_blocks(&summary);
+        let known = |k: usize| old.head_checked() && copied.get(k) == Some(&true);
+        let new =
+            match Artifact::from_head(head.clone(), total).and_then(|new| new.check_blocks_but(&known).map(|()| new)) {
+                Ok(new) => new,
+                Err(error) => return refused(error),
+            };
         let plan = delta::Plan::new(&new, old, delta::Plan::MAX_RANGES);
         // Layered over the base when that writes at most a share of the
         // artifact (the head, what is fetched, and what is copied from a

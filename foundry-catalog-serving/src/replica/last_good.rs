@@ -1,9 +1,10 @@
 //! The last good artifact in the state folder: a whole file
 //! ([`LAST_GOOD`]), or that file as the base of a layered one. A delta
-//! pulled over it is written as a sparse file whose bodies the base holds
-//! are holes, read from the base ([`crate::delta::open_layered`]), so a
-//! one-product edit writes that product's bytes and the head, not a copy
-//! of every body. The delta is named after its base's content digest
+//! pulled over it is written as a sparse file whose bodies and blocks of
+//! head the base holds are holes, read from the base
+//! ([`crate::delta::open_layered`]), so a one-product edit writes that
+//! product's bytes, its block of the head and the head's summary and slug
+//! directory, not a copy of every body nor the whole head. The delta is named after its base's content digest
 //! (`last-good.<16 hex>.delta`): a delta left beside another base (a
 //! crash between the two renames of a whole download) is never read.
 //! Once a delta would hold more than [`LAYERED_MAX_SHARE`] of its

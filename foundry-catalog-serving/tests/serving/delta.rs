@@ -333,6 +333,14 @@ fn a_layered_pull_leaves_the_head_blocks_its_base_holds_as_holes() {
     let layered = foundry_catalog_serving::delta::open_layered(&dir.join("second.delta"), &base, 1 << 30)
         .expect("opens over its base");
     assert!(layered.to_vec() == second, "its head's holes read from the base: the new artifact, byte for byte");
+    // A delta holding its head whole (as written before) reads the same.
+    let mut whole_head = on_disk.clone();
+    let head_len = summary.head_len() as usize;
+    whole_head[..head_len].copy_from_slice(&second[..head_len]);
+    std::fs::write(dir.join("whole-head.delta"), &whole_head).expect("written");
+    let opened = foundry_catalog_serving::delta::open_layered(&dir.join("whole-head.delta"), &base, 1 << 30)
+        .expect("opens over its base");
+    assert!(opened.to_vec() == second, "a delta with its head whole");
 
     // A pull over the layered one: the first pull's block and this one's.
     let writes_again = foundry_catalog_serving::delta::head_writes(&head_of(&third), Some(&layered));
@@ -346,4 +354,33 @@ fn a_layered_pull_leaves_the_head_blocks_its_base_holds_as_holes() {
         assert!(catalog.get(slug).is_some(), "{slug} found through its head block");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A block of the head is copied whole from the old head when its index
+/// entries and table bytes both come from it: every block but the one an
+/// edit changed; not those fetched in one range with their neighbours.
+#[test]
+fn the_blocks_copied_whole_are_those_taken_from_the_old_head() {
+    // Enough products that the gap between the two blocks is past `Plan::GAP`.
+    let numbers: Vec<usize> = (0..2000).collect();
+    let title = |n: usize| format!("Product {n}");
+    let old = identity_artifact(&numbers, title);
+    let one = identity_artifact(&numbers, |n| if n == 1000 { "Retitled".to_owned() } else { title(n) });
+    let two = identity_artifact(&numbers, |n| match n {
+        500 | 1500 => "Retitled".to_owned(),
+        _ => title(n),
+    });
+    let old = Artifact::parse(Bytes::from(old)).expect("parses");
+    let copied = |new: &[u8], max_ranges: usize| {
+        let summary = Summary::parse(new, new.len() as u64).expect("a summary");
+        let copied = Plan::head(&summary, &old, max_ranges).copied_blocks(&summary);
+        assert!(copied.len() >= 2000 / 256, "2,000 products: {copied:?}");
+        copied.iter().enumerate().filter(|&(_, &copied)| !copied).map(|(k, _)| k).collect::<Vec<_>>()
+    };
+    let one_edit = copied(&one, Plan::MAX_RANGES);
+    assert_eq!(one_edit.len(), 1, "{one_edit:?}");
+    // The index entries of the blocks between two edits lie within
+    // `Plan::GAP` of theirs: fetched in one range with them, not copied.
+    let between = copied(&two, Plan::MAX_RANGES);
+    assert!(between.len() > 2 && between.windows(2).all(|w| w[1] == w[0] + 1), "{between:?}");
 }
