@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
@@ -332,13 +332,26 @@ impl Builder {
         let stamps = self.previous.as_ref().and_then(|p| p.stamps());
         let recorder = Recorder::new(dir);
         let places: Vec<usize> = (0..names.len()).collect();
+        // The manifests the first pass of a build with pages found
+        // unchanged by their stamps: the second pass takes them as it did,
+        // without asking the file system again (a file changed since is
+        // read by the next build, its stamp being the one recorded).
+        let settled: Vec<AtomicBool> = names.iter().map(|_| AtomicBool::new(false)).collect();
         let artifact = self.assemble(&places, |&at, counter| {
             let name = &names[at];
             let path = dir.join(name);
             let file = path.display().to_string();
-            // The entry itself: a link is never taken for its target.
-            let metadata = std::fs::symlink_metadata(&path).ok();
-            let known = stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m));
+            let known = match stamps {
+                Some(stamps) if counter.is_some() && settled[at].load(Ordering::Relaxed) => stamps.recorded(dir, name),
+                _ => {
+                    // The entry itself: a link is never taken for its target.
+                    let metadata = std::fs::symlink_metadata(&path).ok();
+                    stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m))
+                }
+            };
+            if counter.is_none() && known.is_some() {
+                settled[at].store(true, Ordering::Relaxed);
+            }
             if let (Some(stamp), Some(previous)) = (known, &self.previous) {
                 let slug = stem(Path::new(name)).to_owned();
                 if let Some(entry) = previous.unchanged(&slug, stamp.source) {

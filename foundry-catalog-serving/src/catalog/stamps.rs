@@ -77,11 +77,17 @@ impl Stamp {
 }
 
 impl Stamps {
+    /// The stamp a build of `dir` recorded for `name`, as recorded (what
+    /// [`Stamps::unchanged`] found it to be earlier in this build).
+    pub(crate) fn recorded(&self, dir: &Path, name: &OsString) -> Option<&Stamp> {
+        self.files.get(name).filter(|_| self.dir == dir)
+    }
+
     /// The stamp a build of `dir` recorded for `name`, if the file still
     /// has its length, times and inode and had settled when that build
     /// began.
     pub(crate) fn unchanged(&self, dir: &Path, name: &OsString, metadata: &std::fs::Metadata) -> Option<&Stamp> {
-        let stamp = self.files.get(name).filter(|_| self.dir == dir)?;
+        let stamp = self.recorded(dir, name)?;
         let now = Stamp::new(metadata, stamp.source)?;
         let changed = u64::try_from(stamp.changed.0).ok().and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s)));
         let settled = changed.and_then(|t| t.checked_add(SETTLED)).is_some_and(|t| t < self.started);
