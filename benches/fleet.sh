@@ -20,7 +20,7 @@
 #    bodies);
 #
 # and the bytes each replica fetched for it (its /metrics) against the
-# artifact's size.
+# artifact's size, and what each keeps on disk for it.
 #
 #   bash benches/fleet.sh
 #   SIZE=10000 REPLICAS=3 bash benches/fleet.sh
@@ -157,6 +157,16 @@ echo
 echo "| products | replicas | artifact | edit to every replica serving it | build --previous | publish to every replica serving it | fetched for the edit, each (× artifact) |"
 echo "|---|---|---|---|---|---|---|"
 echo "| $SIZE | $REPLICAS | $((bytes / 1000000)) MB | $(seconds "$start" "$served") s | $(seconds "$start" "$built") s | $(seconds "$published" "$served") s | ${shares[*]} |"
+# What each replica keeps on disk for the edit: its delta over its last
+# good file (a sparse file: its bytes written, not its length).
+disk=()
+for n in $(seq 0 $((REPLICAS - 1))); do
+  for delta in "$work/state-$n"/last-good.*.delta; do
+    [ -e "$delta" ] && disk+=("$(( $(stat -c '%b * %B' "$delta") ))")
+  done
+done
+echo
+echo "each replica's delta on disk, bytes: ${disk[*]:-none} (of $bytes)"
 if [ -n "${REPLICA_LOG:-}" ]; then
   echo "published at $(date -u -d "@$published" +%T.%N)" >&2
   for n in $(seq 0 $((REPLICAS - 1))); do sed "s/^/replica $n: /" "$work/replica-$n.log" >&2; done
