@@ -170,10 +170,7 @@ impl Artifact {
         let Some(base_head) = base.body_file().and(base.base_head()) else {
             return Err(not_layered("a base file"));
         };
-        if let super::index::Index::Lazy(lazy) = &mut artifact.index {
-            // Just made: this artifact's alone.
-            Arc::get_mut(lazy).ok_or_else(|| not_layered("a head of its own"))?.over(Arc::clone(&base_head));
-        }
+        artifact.read_head_over(Arc::clone(&base_head)).map_err(|()| not_layered("a head of its own"))?;
         let (from, base_at) = (&base_head.file, base.data_at());
         let runs = runs(&artifact);
         let pieces =

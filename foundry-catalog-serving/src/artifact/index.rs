@@ -48,6 +48,16 @@ impl Artifact {
         self.block(lazy, k)
     }
 
+    /// Reads the blocks of its head that `base` holds from `base`'s file
+    /// from now on ([`LazyHead::over`]): a layered artifact's, just opened
+    /// (nothing for a head held whole); `Err` when its head is shared.
+    pub(super) fn read_head_over(&mut self, base: Arc<super::BaseHead>) -> Result<(), ()> {
+        match &mut self.index {
+            Index::Lazy(lazy) => Arc::get_mut(lazy).map(|lazy| lazy.over(base)).ok_or(()),
+            Index::Whole { .. } => Ok(()),
+        }
+    }
+
     /// Whether its index is read a block at a time from its file.
     pub(crate) fn is_lazy(&self) -> bool {
         matches!(self.index, Index::Lazy(_))
