@@ -236,7 +236,7 @@ impl Metrics {
         family(
             "foundry_catalog_body_reads_total",
             "counter",
-            "Bodies read from the artifact file, by result: matched their ETags, or were answered 503 (unreadable or changed in place).",
+            "Bodies read from the artifact file, by result: matched their ETags, or were answered 503 (unreadable or changed in place; with the blocks of the head read when first used that were).",
             &[("{result=\"checked\"}", cache.reads()), ("{result=\"changed\"}", cache.failures())],
         );
         let signer = format!("{{key=\"{}\",verified=\"{verified}\"}}", signed_by(catalog.artifact()));

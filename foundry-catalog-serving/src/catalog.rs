@@ -290,7 +290,8 @@ impl ResponseCatalog {
     /// file reads each block when it is first used), which a server
     /// answers with 503.
     pub fn lookup(&self, slug: &str) -> Result<Option<CatalogEntry<'_>>, ArtifactError> {
-        Ok(self.artifact.position(slug.as_bytes())?.map(|n| self.entry(Response::Product(n))))
+        let position = self.artifact.position(slug.as_bytes()).map_err(|e| self.kept.cache.failed(e))?;
+        Ok(position.map(|n| self.entry(Response::Product(n))))
     }
 
     fn entry(&self, response: Response) -> CatalogEntry<'_> {
@@ -323,7 +324,10 @@ impl ResponseCatalog {
         match self.page_position(path) {
             Ok(Some(n)) => return Some(SiteResource::Page(self.entry(Response::Page(n)))),
             Ok(None) => {}
-            Err(_) => return Some(SiteResource::Unavailable),
+            Err(error) => {
+                self.kept.cache.failed(error);
+                return Some(SiteResource::Unavailable);
+            }
         }
         if let Some(&n) = site.documents.get(path.as_bytes()) {
             return Some(SiteResource::Document(self.entry(Response::Document(n))));

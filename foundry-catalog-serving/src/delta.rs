@@ -11,7 +11,8 @@
 //!    entries and table bytes is taken from the old artifact when the old
 //!    one has a block with the same digest (the same bytes), and fetched
 //!    otherwise; the head is then checked whole ([`Artifact::from_head`],
-//!    and its signature);
+//!    and its signature; each block against its digest, but the blocks
+//!    copied whole from a head that was checked, [`Plan::copied_blocks`]);
 //! 3. its bodies, as [`Plan::new`] says: each product's bodies (and its
 //!    page's) are one run of the new file, and so is each site
 //!    document's; a run is taken from the old file when the old artifact

@@ -787,7 +787,8 @@ fn partial_downloads_are_removed_at_start_and_a_state_folder_has_one_process() {
 
 /// A body of the last good file damaged on disk is answered 503, said at
 /// WARN with its slug, and repaired from the origin (downloaded whole,
-/// though the origin is unchanged) within seconds, without a restart.
+/// though the origin is unchanged) within seconds, without a restart. One
+/// whose head does not load at start is downloaded whole then.
 #[test]
 fn a_damaged_last_good_file_is_repaired_from_the_origin() {
     let releases = Releases::new("repair");
@@ -816,6 +817,22 @@ fn a_damaged_last_good_file_is_repaired_from_the_origin() {
     assert_eq!(origin.downloads(), downloads + 1, "downloaded whole once");
     let repaired = std::fs::read(&last_good).expect("kept");
     assert!(repaired.windows(needle.len()).any(|w| w == needle), "the last good file is whole again");
+    drop(server);
+
+    // A byte of a block of its head (the first product's source digest,
+    // which the block's digest alone covers; the block holds the site
+    // documents too, read at start) changed on disk: at start, with the
+    // origin unchanged, the artifact is downloaded whole, not nothing served.
+    let mut bytes = repaired;
+    let at = index_start(&bytes) + 8;
+    bytes[at] ^= 0x01;
+    std::fs::write(&last_good, &bytes).expect("damaged");
+    let downloads = origin.downloads();
+    let server = releases.start(&origin);
+    assert!(server.product().contains("\"title\":\"Release 1\""));
+    assert!(server.log_has("the last good artifact does not load"), "said at WARN");
+    assert_eq!(origin.downloads(), downloads + 1, "downloaded whole once");
+    assert!(std::fs::read(&last_good).expect("kept") != bytes, "the last good file is whole again");
 }
 
 /// At start, a last good file older than the highest sequence served (an

@@ -345,7 +345,10 @@ impl BodyCache {
     }
 
     /// How many bodies could not be read from their file, or did not match
-    /// their ETags (each answered without its bytes).
+    /// their ETags (each answered without its bytes), and how many lookups
+    /// found a block of a head read from its file that could not be read
+    /// or did not match its digest (each answered 503): what a replica
+    /// repairs its last good artifact for.
     pub fn failures(&self) -> u64 {
         self.0.failures.load(Ordering::Relaxed)
     }
@@ -363,8 +366,9 @@ impl BodyCache {
         self.0.kept.fetch_sub(len, Ordering::AcqRel);
     }
 
-    /// Counts `error` as a failure of the cache's bodies.
-    fn failed(&self, error: ArtifactError) -> ArtifactError {
+    /// Counts `error` as a failure of the cache's bodies (or of a block of
+    /// the head naming them).
+    pub(super) fn failed(&self, error: ArtifactError) -> ArtifactError {
         self.0.failures.fetch_add(1, Ordering::Relaxed);
         error
     }

@@ -240,7 +240,9 @@ impl Builder {
     /// products, so the build first gathers every product's card (a pass
     /// over the sources that builds each record, or takes an unchanged
     /// one's card from the previous artifact); a manifest whose bytes
-    /// change between the passes is a [`CatalogError::Changed`]. On a
+    /// change between the passes is a [`CatalogError::Changed`] (a folder
+    /// build takes a manifest the first pass found unchanged by its stamp
+    /// as that pass did, and its next build reads it). On a
     /// previous artifact, only the kept products whose related products
     /// changed have their pages rendered again, and only the list pages
     /// that show something new are rendered ([`Progress`] counts both).
@@ -629,7 +631,8 @@ impl Builder {
     /// given the counter on the pass that makes the products. With pages,
     /// a first pass gathers every product's card, so that each page can
     /// link to its related products; a source whose bytes the two passes
-    /// see differ is a [`CatalogError::Changed`].
+    /// see differ is a [`CatalogError::Changed`] (`source` may give the
+    /// second pass what it gave the first).
     fn assemble<T: Sync>(
         &self,
         items: &[T],

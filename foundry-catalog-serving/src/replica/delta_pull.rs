@@ -108,8 +108,10 @@ impl Origin {
             match run.source {
                 delta::Source::Old { at } => {
                     if !old.head_bytes_into(at, run.len, &mut head) {
+                        // A block of it damaged on disk: not copied from again.
+                        self.files.distrust_last_good();
                         return Err(PullError::local(
-                            "the last good artifact's head is not what its index says".to_owned(),
+                            "the last good artifact's head is not what its index says; the next pull downloads the artifact whole".to_owned(),
                         ));
                     }
                 }
@@ -135,7 +137,9 @@ impl Origin {
             return refused(error);
         }
         let head = bytes::Bytes::from(head);
-        // Blocks copied from a head that was checked are not hashed again.
+        // Blocks copied from a head that was checked are not hashed again
+        // (a replica's last good head always is: read a block at a time,
+        // or checked whole when it was pulled; the guard keeps it so).
         let copied = head_plan.copied_blocks(&summary);
         let known = |k: usize| old.head_checked() && copied.get(k) == Some(&true);
         let new =
@@ -145,8 +149,9 @@ impl Origin {
             };
         let plan = delta::Plan::new(&new, old, delta::Plan::MAX_RANGES);
         // Layered over the base when that writes at most a share of the
-        // artifact (the head, what is fetched, and what is copied from a
-        // delta kept over the base); the whole file otherwise.
+        // artifact (the head's summary, directory and the blocks the base
+        // does not hold, what is fetched, and what is copied from a delta
+        // kept over the base); the whole file otherwise.
         let base_digest = &last_good.base_digest;
         let kept_delta = self.files.delta_over(base_digest);
         let copied: u64 = plan

@@ -92,7 +92,7 @@ fn run(
             if failed != body_failures {
                 body_failures = failed;
                 if replica.repair() {
-                    tracing::warn!(origin = %replica.url(), "a body failed its check: repairing the last good artifact from the origin");
+                    tracing::warn!(origin = %replica.url(), "a body or a block of the head failed its check: repairing the last good artifact from the origin");
                     break;
                 }
             }

@@ -177,6 +177,37 @@ pub(super) fn pull(
             fetched = origin.fetch(open.max_len, false, None, &check);
             continue;
         }
+        // At start, a last good file damaged on disk (it does not read as
+        // an artifact: its head's checksum, a block's digest, its lengths,
+        // a body), served because the origin was unchanged or its pull
+        // failed (a delta copies from that file), is not a reason to serve
+        // nothing: the artifact is downloaded whole, once.
+        let damaged = |error: &CatalogError| {
+            matches!(
+                error,
+                CatalogError::Artifact {
+                    error: ArtifactError::NotAnArtifact
+                        | ArtifactError::Length { .. }
+                        | ArtifactError::Checksum { .. }
+                        | ArtifactError::Malformed(_)
+                        | ArtifactError::Body { .. },
+                    ..
+                }
+            )
+        };
+        if let (None, Some(_), Err(Error::Catalog(errors))) = (current, &last_good, &result)
+            && errors.errors.iter().any(damaged)
+        {
+            let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+            tracing::warn!(
+                origin = %origin,
+                "the last good artifact does not load ({reason}); downloading the origin's artifact whole"
+            );
+            origin.files.distrust_last_good();
+            last_good = None;
+            fetched = origin.fetch(open.max_len, false, None, &check);
+            continue;
+        }
         return result;
     }
 }

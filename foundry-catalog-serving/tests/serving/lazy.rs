@@ -64,7 +64,8 @@ fn start_up_reads_no_block_of_products_and_each_is_read_once_when_first_used() {
 /// A byte of one block's table changed in the file (which the CRC-32 does
 /// not cover, and a start-up does not read): that block's products answer
 /// an error, every other product is served, and the block is read again at
-/// each request, never kept.
+/// each request, never kept. Each refusal counts as a failure of the
+/// catalog's body cache (what a replica repairs its last good file for).
 #[test]
 fn a_changed_block_is_refused_when_first_used_and_the_others_are_served() {
     let bytes = products(600);
@@ -76,7 +77,9 @@ fn a_changed_block_is_refused_when_first_used_and_the_others_are_served() {
     let dir = temp("lazy-changed");
     let file = dir.join("catalog.fcat");
     std::fs::write(&file, &changed).expect("write");
-    let catalog = ResponseCatalog::open(&file).expect("what start-up reads is whole");
+    let cache = foundry_catalog_serving::catalog::BodyCache::default();
+    let options = foundry_catalog_serving::catalog::OpenOptions::default().body_cache(cache.clone());
+    let catalog = ResponseCatalog::open_with(&file, &options).expect("what start-up reads is whole");
     let (whole, slugs) = slugs(&bytes);
     let mut refused = 0;
     for slug in &slugs {
@@ -99,6 +102,8 @@ fn a_changed_block_is_refused_when_first_used_and_the_others_are_served() {
         }
     }
     assert_eq!(refused, count, "the products of the changed block (from entry {first}), and no other");
+    // A lookup each, `get`, GET and HEAD.
+    assert_eq!(cache.failures(), 4 * count as u64, "every refusal counted");
     let (read, all) = catalog.artifact().head_blocks_read();
     assert_eq!(read + 1, all, "every block but the changed one is kept");
     let _ = std::fs::remove_dir_all(&dir);
