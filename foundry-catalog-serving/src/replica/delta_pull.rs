@@ -140,8 +140,8 @@ impl Origin {
         // Blocks copied from a head that was checked are not hashed again
         // (a replica's last good head always is: read a block at a time,
         // or checked whole when it was pulled; the guard keeps it so).
-        let copied = head_plan.copied_blocks(&summary);
-        let known = |k: usize| old.head_checked() && copied.get(k) == Some(&true);
+        let copied_blocks = head_plan.copied_blocks(&summary);
+        let known = |k: usize| old.head_checked() && copied_blocks.get(k) == Some(&true);
         let new =
             match Artifact::from_head(head.clone(), total).and_then(|new| new.check_blocks_but(&known).map(|()| new)) {
                 Ok(new) => new,

@@ -67,7 +67,7 @@ pub(super) fn pull(
     // fetched again while the origin holds it; at start, what was served
     // last time beats nothing.
     let refuse = |errors: CatalogErrors, etag: Option<&str>, last_good: Option<PathBuf>| {
-        let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+        let reason = reasons(&errors);
         let verdict =
             errors.errors.iter().any(|e| matches!(e, CatalogError::Artifact { error, .. } if is_verdict(error)));
         if verdict {
@@ -114,7 +114,7 @@ pub(super) fn pull(
                         // it, or find the memory): tried again at the next poll.
                         let transient = failed(|e| matches!(e, ArtifactError::Read(_)));
                         if download.is_delta() && !transient && !failed(is_verdict) {
-                            let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+                            let reason = reasons(&errors);
                             drop(download);
                             origin.files.distrust_last_good();
                             origin.counters().deltas_failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -163,7 +163,7 @@ pub(super) fn pull(
                 matches!(e, CatalogError::Artifact { file, error: ArtifactError::Rollback { .. } | ArtifactError::NoSequence { .. } | ArtifactError::SequenceReused { .. } } if *file == path.display().to_string())
             })
         {
-            let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+            let reason = reasons(errors);
             let aside = origin.files.set_aside_last_good().map_err(|e| Error::Origin {
                 origin: origin.to_string(),
                 error: PullError { failure: Failure::Local, message: format!("cannot set the last good artifact aside: {e}") },
@@ -198,7 +198,7 @@ pub(super) fn pull(
         if let (None, Some(_), Err(Error::Catalog(errors))) = (current, &last_good, &result)
             && errors.errors.iter().any(damaged)
         {
-            let reason = errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+            let reason = reasons(errors);
             tracing::warn!(
                 origin = %origin,
                 "the last good artifact does not load ({reason}); downloading the origin's artifact whole"
@@ -229,6 +229,11 @@ pub(crate) fn checked(download: &Download, open: &OpenOptions, file: &str) -> Re
             Ok(catalog)
         })
         .map_err(|errors| Error::Catalog(renamed(errors, file)))
+}
+
+/// Every problem of `errors`, as one line for a log.
+fn reasons(errors: &CatalogErrors) -> String {
+    errors.errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
 }
 
 /// Problems of a downloaded file, named by the origin's URL.

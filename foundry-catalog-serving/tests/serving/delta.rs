@@ -182,6 +182,25 @@ fn temp(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// Three releases of products `0..products` (product `n` titled
+/// `Product n`): the first, written to `dir` as `base.fcat`; the second
+/// with product 17 retitled; the third with product `also` retitled too;
+/// and the first opened from its file, as a replica's base.
+fn three_releases(dir: &std::path::Path, products: usize, also: usize) -> ([Vec<u8>; 3], Artifact) {
+    let numbers: Vec<usize> = (0..products).collect();
+    let title = |n: usize| format!("Product {n}");
+    let first = artifact(&numbers, title);
+    let second = artifact(&numbers, |n| if n == 17 { "Retitled".to_owned() } else { title(n) });
+    let third = artifact(&numbers, |n| match n {
+        17 => "Retitled".to_owned(),
+        n if n == also => "Retitled too".to_owned(),
+        _ => title(n),
+    });
+    std::fs::write(dir.join("base.fcat"), &first).expect("written");
+    let base = Artifact::open(&dir.join("base.fcat"), 1 << 30).expect("the base opens");
+    ([first, second, third], base)
+}
+
 /// Writes `new` at `path` as a replica writes a pull with `old` the
 /// artifact it has (opened from its file, or layered over one), layered
 /// or whole: the head, the plan's fetched runs from `new`, its copied runs
@@ -229,17 +248,7 @@ fn write_pull(path: &std::path::Path, new: &[u8], old: &Artifact, layered: bool)
 #[test]
 fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
     let dir = temp("layered");
-    let numbers: Vec<usize> = (0..40).collect();
-    let title = |n: usize| format!("Product {n}");
-    let first = artifact(&numbers, title);
-    let second = artifact(&numbers, |n| if n == 17 { "Retitled".to_owned() } else { title(n) });
-    let third = artifact(&numbers, |n| match n {
-        17 => "Retitled".to_owned(),
-        30 => "Retitled too".to_owned(),
-        _ => title(n),
-    });
-    std::fs::write(dir.join("base.fcat"), &first).expect("written");
-    let base = Artifact::open(&dir.join("base.fcat"), 1 << 30).expect("the base opens");
+    let ([first, second, third], base) = three_releases(&dir, 40, 30);
 
     let (written, as_written) = write_pull(&dir.join("second.delta"), &second, &base, true);
     let layered = foundry_catalog_serving::delta::open_layered(&dir.join("second.delta"), &base, 1 << 30)
@@ -293,17 +302,7 @@ fn a_layered_pull_writes_only_what_its_base_does_not_hold() {
 #[test]
 fn a_layered_pull_leaves_the_head_blocks_its_base_holds_as_holes() {
     let dir = temp("head-holes");
-    let numbers: Vec<usize> = (0..320).collect();
-    let title = |n: usize| format!("Product {n}");
-    let first = artifact(&numbers, title);
-    let second = artifact(&numbers, |n| if n == 17 { "Retitled".to_owned() } else { title(n) });
-    let third = artifact(&numbers, |n| match n {
-        17 => "Retitled".to_owned(),
-        300 => "Retitled too".to_owned(),
-        _ => title(n),
-    });
-    std::fs::write(dir.join("base.fcat"), &first).expect("written");
-    let base = Artifact::open(&dir.join("base.fcat"), 1 << 30).expect("the base opens");
+    let ([_, second, third], base) = three_releases(&dir, 320, 300);
     let head_of = |bytes: &[u8]| Artifact::from_head(bytes.to_vec(), bytes.len() as u64).expect("a head");
     let written_of = |writes: &[std::ops::Range<u64>]| writes.iter().map(|range| range.end - range.start).sum::<u64>();
 
