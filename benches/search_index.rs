@@ -8,21 +8,17 @@
 //!   python3 benches/make-catalog.py 100000 /var/tmp/cat100k
 //!   cargo run --release -p foundry-catalog-benches --bin search-index -- /var/tmp/cat100k
 
-use std::io::Write as _;
 use std::time::Instant;
 
 use foundry_catalog::product::ProductManifest;
 use foundry_catalog_pages::list::{Card, Cards, PAGE_SIZE};
 use foundry_catalog_pages::search::{Query, Search, index};
 
-/// `bytes` as is, gzip level 6 and brotli quality 5.
+/// `bytes` as is, in gzip and in brotli, as a build stores them.
 fn sizes(bytes: &[u8]) -> (usize, usize, usize) {
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
-    gzip.write_all(bytes).expect("in memory");
-    let mut brotli = Vec::new();
-    let params = brotli::enc::BrotliEncoderParams { quality: 5, lgwin: 22, ..Default::default() };
-    brotli::BrotliCompress(&mut &bytes[..], &mut brotli, &params).expect("in memory");
-    (bytes.len(), gzip.finish().expect("in memory").len(), brotli.len())
+    use foundry_catalog_serving::catalog::ContentCoding;
+    let len = |coding: ContentCoding| coding.encode(bytes).expect("compression").len();
+    (bytes.len(), len(ContentCoding::Gzip), len(ContentCoding::Br))
 }
 
 fn main() {

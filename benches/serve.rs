@@ -91,38 +91,71 @@ fn encode(bencher: divan::Bencher, coding: foundry_catalog_serving::catalog::Con
     bencher.bench(|| coding.encode(divan::black_box(&body)).map_or(0, |bytes| bytes.len()));
 }
 
-/// The settings behind `encoding`'s choices, side by side on the same
-/// body: brotli quality 5 (the catalog's) and 11, with a 4 MiB window (22,
-/// the catalog's) and 128 KiB (17); gzip (zlib-rs) at levels 6 (the
-/// catalog's) and 9. Sizes go to stderr once.
-#[divan::bench(args = ["br q5 w22", "br q5 w17", "br q11 w22", "gzip 6", "gzip 9"], sample_count = 20)]
+/// The settings behind `encoding`'s choices, side by side on one
+/// product's body and page (the default templates), compressed in turn:
+/// what a build pays for the product in that coding. The catalog's own
+/// (`ContentCoding::encode`: C brotli quality 5, window 22; libdeflate
+/// level 6) against the Rust port of brotli at the same settings (the
+/// same bytes), brotli quality 4 and 11, zlib-rs at level 6 and libdeflate
+/// at 9. Sizes go to stderr once.
+#[divan::bench(
+    args = ["br (catalog)", "br rust q5", "br q4", "br q11", "gzip (catalog)", "gzip zlib-rs 6", "gzip 9"],
+    sample_count = 20
+)]
 fn encode_settings(bencher: divan::Bencher, setting: &str) {
     use std::io::Write;
-    let catalog = foundry_catalog_serving::catalog::Builder::new()
-        .build_dir(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog"))
-        .expect("catalog");
-    let body = catalog.get(SLUG).expect("entry").body().expect("body");
-    let encode = |body: &[u8]| -> usize {
-        let (quality, window) = match setting {
-            "br q5 w22" => (5, 22),
-            "br q5 w17" => (5, 17),
-            "br q11 w22" => (11, 22),
-            level => {
-                let level = if level == "gzip 6" { 6 } else { 9 };
-                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
-                encoder.write_all(body).expect("in memory");
-                return encoder.finish().expect("in memory").len();
-            }
-        };
-        let mut out = Vec::new();
-        {
-            let mut encoder = brotli::CompressorWriter::new(&mut out, 4096, quality, window);
-            encoder.write_all(body).expect("in memory");
-        }
-        out.len()
+
+    use foundry_catalog_serving::catalog::ContentCoding;
+    let body = catalog().get(SLUG).expect("entry").body().expect("body");
+    let text = include_str!("../examples/catalog/eu-regulatory-status-signals.json");
+    let record = ProductManifest::from_json(text).expect("manifest").build().expect("builds");
+    let pages = foundry_catalog_pages::Pages::new(
+        foundry_catalog_pages::Site::new("https://catalog.example.com").expect("a site"),
+    );
+    let cards = foundry_catalog_pages::list::Cards::new(foundry_catalog_pages::list::Card::of(&record));
+    let page = pages.product(&record, &cards).expect("renders").into_bytes();
+    let c_brotli = |bytes: &[u8], quality: u8| {
+        let options = brotlic::BrotliEncoderOptions::new()
+            .quality(brotlic::Quality::new(quality).expect("a quality"))
+            .window_size(brotlic::WindowSize::new(22).expect("a window"))
+            .build()
+            .expect("options");
+        let mut writer = brotlic::CompressorWriter::with_encoder(options, Vec::new());
+        writer.write_all(bytes).expect("in memory");
+        writer.into_inner().expect("in memory").len()
     };
-    eprintln!("{setting}: {} bytes from {}", encode(&body), body.len());
-    bencher.bench(|| encode(divan::black_box(&body)));
+    let encode = |bytes: &[u8]| -> usize {
+        match setting {
+            "br (catalog)" => ContentCoding::Br.encode(bytes).expect("compression").len(),
+            "gzip (catalog)" => ContentCoding::Gzip.encode(bytes).expect("compression").len(),
+            "br rust q5" => {
+                let mut out = Vec::new();
+                brotli::CompressorWriter::new(&mut out, 4096, 5, 22).write_all(bytes).expect("in memory");
+                out.len()
+            }
+            "br q4" => c_brotli(bytes, 4),
+            "br q11" => c_brotli(bytes, 11),
+            "gzip zlib-rs 6" => {
+                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+                encoder.write_all(bytes).expect("in memory");
+                encoder.finish().expect("in memory").len()
+            }
+            _ => {
+                let mut compressor =
+                    libdeflater::Compressor::new(libdeflater::CompressionLvl::new(9).expect("a level"));
+                let mut out = vec![0; compressor.gzip_compress_bound(bytes.len())];
+                compressor.gzip_compress(bytes, &mut out).expect("in bounds")
+            }
+        }
+    };
+    eprintln!(
+        "{setting}: body {} bytes from {}, page {} bytes from {}",
+        encode(&body),
+        body.len(),
+        encode(&page),
+        page.len()
+    );
+    bencher.bench(|| encode(divan::black_box(&body)) + encode(divan::black_box(&page)));
 }
 
 /// The example catalog written to a file and opened from it, with a body

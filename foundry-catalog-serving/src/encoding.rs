@@ -3,23 +3,40 @@
 //!
 //! With the `compression` feature (foundry-catalog-server turns it on),
 //! each body is served three ways, compressed once when the catalog is
-//! built: as is, gzip (level 6, `flate2` on the `zlib-rs` backend) and
-//! brotli (quality 5, window 22, `brotli`). Both compressors are
-//! deterministic, so the same catalog gives the same bytes, and each
+//! built: as is, gzip (level 6, libdeflate through `libdeflater`) and
+//! brotli (quality 5, window 22, C brotli through `brotlic`). Both
+//! compressors are deterministic (libdeflate gives the same bytes on every
+//! CPU architecture; C brotli's are its Rust port's, byte for byte, at
+//! these settings), so the same catalog gives the same bytes, and each
 //! representation has its own strong ETag. An artifact stores the gzip
 //! and brotli bodies; the body as is, which only a client sending no
-//! `Accept-Encoding` gets, is its gzip body inflated when first asked for
-//! (about 8 µs for a 7 kB body), checked against its own ETag and kept, as
-//! nginx's `gzip_static always` with `gunzip on` serves it.
+//! `Accept-Encoding` gets, is its gzip body inflated (by `flate2` on
+//! zlib-rs) when first asked for (about 8 µs for a 7 kB body), checked
+//! against its own ETag and kept, as nginx's `gzip_static always` with
+//! `gunzip on` serves it.
 //!
-//! The settings, side by side on a 6,978-byte body (median, `cargo bench
-//! -p foundry-catalog-benches --bench serve -- encode_settings`): brotli
-//! quality 5 gives 1,647 bytes in 0.20 ms, quality 11 gives 1,472 bytes in
-//! 17 ms (at 100,000 products, 10 s of build against 14 min); gzip level
-//! 6 gives 1,805 bytes in 68 µs, level 9 gives 1,811 bytes in 127 µs. An
-//! artifact is built once, offline, so a slower quality would only cost
-//! build time; the same settings serve the in-memory build of a folder,
-//! where start-up time counts.
+//! Compressing is most of a cold build's CPU, so the compressors are
+//! chosen by speed at fixed settings, and the settings by what they give.
+//! Side by side on one product's body (6,978 bytes) and page (18,093),
+//! compressed in turn (median of 20, `cargo bench -p
+//! foundry-catalog-benches --bench serve -- encode_settings`, the 2-core
+//! VM, 2026-11-30):
+//!
+//! | setting | body + page | time |
+//! |---|---|---|
+//! | brotli 5, C (the catalog's) | 1,647 + 4,058 bytes | 294 µs |
+//! | brotli 5, the Rust port | the same bytes | 367 µs |
+//! | brotli 4, C | 1,751 + 4,357 bytes | 196 µs |
+//! | brotli 11, C | 1,471 + 3,610 bytes | 19.1 ms |
+//! | gzip 6, libdeflate (the catalog's) | 1,797 + 4,411 bytes | 73 µs |
+//! | gzip 6, zlib-rs | 1,805 + 4,413 bytes | 109 µs |
+//! | gzip 9, libdeflate | 1,792 + 4,392 bytes | 82 µs |
+//!
+//! Brotli 11 would cost a build of 100,000 products half an hour more CPU
+//! for 11 % fewer bytes; brotli 4 saves a third of brotli's time for 7 %
+//! more bytes of every page served. An artifact is built once, offline,
+//! and served many times; the same settings serve the in-memory build of
+//! a folder, where start-up time counts.
 
 foundry_catalog_core::wire_enum! {
     /// A content coding a body is stored in.
@@ -35,13 +52,22 @@ foundry_catalog_core::wire_enum! {
 
 /// Brotli quality (0–11); see the module documentation for why 5.
 #[cfg(feature = "compression")]
-const BROTLI_QUALITY: u32 = 5;
+const BROTLI_QUALITY: brotlic::Quality = match brotlic::Quality::new(5) {
+    Ok(quality) => quality,
+    Err(_) => panic!("a brotli quality is 0 to 11"),
+};
 /// Brotli window, as a power of two.
 #[cfg(feature = "compression")]
-const BROTLI_WINDOW: u32 = 22;
-/// Gzip level; see the module documentation for why 6.
+const BROTLI_WINDOW: brotlic::WindowSize = match brotlic::WindowSize::new(22) {
+    Ok(window) => window,
+    Err(_) => panic!("a brotli window is 10 to 24 bits"),
+};
+/// Gzip level (libdeflate's 0–12); see the module documentation for why 6.
 #[cfg(feature = "compression")]
-const GZIP_LEVEL: u32 = 6;
+const GZIP_LEVEL: libdeflater::CompressionLvl = match libdeflater::CompressionLvl::new(6) {
+    Ok(level) => level,
+    Err(_) => panic!("a libdeflate level is 0 to 12"),
+};
 
 /// The codings a catalog stores: all three with the `compression`
 /// feature, identity alone without it.
@@ -86,160 +112,47 @@ pub(crate) fn gunzip(gzip: &[u8], len: u32) -> Option<Vec<u8>> {
 
 #[cfg(feature = "compression")]
 fn compress(coding: ContentCoding, body: &[u8]) -> Vec<u8> {
-    use std::io::Write;
     match coding {
         ContentCoding::Identity => body.to_vec(),
-        ContentCoding::Gzip => {
-            let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(GZIP_LEVEL));
-            // Writing to a Vec cannot fail.
-            let _ = encoder.write_all(body);
-            encoder.finish().unwrap_or_default()
-        }
-        ContentCoding::Br => recycling::brotli(body, BROTLI_QUALITY, BROTLI_WINDOW),
+        ContentCoding::Gzip => gzip(body),
+        ContentCoding::Br => brotli(body),
     }
 }
 
-/// Brotli with the encoder's hash table recycled between bodies.
-///
-/// The profile of a catalog build (BENCHMARKS.md, "Where a build spends
-/// its time") put 13 % of it in zeroing memory for brotli: every encoder
-/// allocates its match-finder's hash buckets (2 MiB at quality 5, window
-/// 22), and the `brotli` crate's standard allocator zeroes every
-/// allocation, where C brotli mallocs them: the match finder only reads a
-/// bucket slot it has written during the same compression (the per-bucket
-/// counts, which it does zero, bound what it reads). So the large `u32`
-/// allocations are taken from a per-thread pool as the last body left
-/// them, and everything else from the standard allocator. The output is
-/// byte for byte the standard allocator's (`tests::recycled_buckets_give_the_same_bytes`
-/// checks it on bodies of many sizes, the pool dirtied by other bodies first).
+/// `body` in gzip at [`GZIP_LEVEL`], by the thread's libdeflate compressor
+/// (made once a thread: its match finder's tables are reused).
 #[cfg(feature = "compression")]
-mod recycling {
+fn gzip(body: &[u8]) -> Vec<u8> {
     use std::cell::RefCell;
-    use std::io::Write;
-
-    use brotli::enc::{Allocator, CombiningAllocator, StandardAlloc};
-
-    /// Allocations of `u32` at least this long are recycled: the hash
-    /// buckets (2^14 or more buckets of 2^4 slots at the qualities that
-    /// use them); smaller ones are zeroed as before.
-    const RECYCLED: usize = 1 << 16;
-    /// Buffers a thread keeps.
-    const KEPT: usize = 4;
-
     thread_local! {
-        static POOL: RefCell<Vec<Box<[u32]>>> = const { RefCell::new(Vec::new()) };
+        static COMPRESSOR: RefCell<Option<libdeflater::Compressor>> = const { RefCell::new(None) };
     }
-
-    /// `u32` allocations from the thread's pool.
-    #[derive(Default)]
-    pub(super) struct Recycling;
-
-    impl Allocator<u32> for Recycling {
-        type AllocatedMemory = <StandardAlloc as Allocator<u32>>::AllocatedMemory;
-
-        fn alloc_cell(&mut self, len: usize) -> Self::AllocatedMemory {
-            if len >= RECYCLED {
-                let reused = POOL.with_borrow_mut(|pool| {
-                    let at = pool.iter().position(|b| b.len() == len)?;
-                    Some(pool.swap_remove(at))
-                });
-                if let Some(buffer) = reused {
-                    return buffer.into_vec().into();
-                }
-            }
-            vec![0; len].into()
-        }
-
-        fn free_cell(&mut self, data: Self::AllocatedMemory) {
-            let buffer: Box<[u32]> = data.into();
-            if buffer.len() >= RECYCLED {
-                POOL.with_borrow_mut(|pool| {
-                    if pool.len() < KEPT {
-                        pool.push(buffer);
-                    }
-                });
-            }
-        }
-    }
-
-    /// `body` compressed with brotli at `quality` and window `lgwin`.
-    pub(super) fn brotli(body: &[u8], quality: u32, lgwin: u32) -> Vec<u8> {
-        let s = StandardAlloc::default;
-        let alloc = CombiningAllocator::new(
-            s(),
-            s(),
-            s(),
-            Recycling,
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-            s(),
-        );
-        let buffer = <StandardAlloc as Allocator<u8>>::alloc_cell(&mut StandardAlloc::default(), 4096);
-        let mut out = Vec::new();
-        {
-            let mut encoder =
-                brotli::enc::writer::CompressorWriterCustomAlloc::new(&mut out, buffer, alloc, quality, lgwin);
-            // Writing to a Vec cannot fail.
-            let _ = encoder.write_all(body);
-        }
+    COMPRESSOR.with_borrow_mut(|compressor| {
+        let compressor = compressor.get_or_insert_with(|| libdeflater::Compressor::new(GZIP_LEVEL));
+        let mut out = vec![0; compressor.gzip_compress_bound(body.len())];
+        // The bound is libdeflate's own for this input: the output fits.
+        let len = compressor.gzip_compress(body, &mut out).unwrap_or_default();
+        out.truncate(len);
         out
-    }
+    })
+}
 
-    #[cfg(test)]
-    mod tests {
-        /// The standard allocator's bytes, as `brotli::CompressorWriter` makes them.
-        fn standard(body: &[u8]) -> Vec<u8> {
-            use std::io::Write;
-            let mut out = Vec::new();
-            {
-                let mut encoder = brotli::CompressorWriter::new(
-                    &mut out,
-                    4096,
-                    super::super::BROTLI_QUALITY,
-                    super::super::BROTLI_WINDOW,
-                );
-                let _ = encoder.write_all(body);
-            }
-            out
-        }
-
-        #[test]
-        fn recycled_buckets_give_the_same_bytes() {
-            // Bodies of many sizes and contents, each compressed after
-            // others have left the pool's buffers full of their matches.
-            let mut bodies: Vec<Vec<u8>> =
-                foundry_catalog::examples::MANIFESTS.iter().map(|(_, t)| t.as_bytes().to_vec()).collect();
-            let mut state = 0x2545_f491_4f6c_dd1d_u64;
-            for len in [0, 1, 17, 300, 4096, 70_000, 300_000] {
-                let text = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        b"abcde {}\":,0123456789"[(state % 20) as usize]
-                    })
-                    .collect();
-                bodies.push(text);
-            }
-            for round in 0..3 {
-                for body in &bodies {
-                    let recycled = super::brotli(body, super::super::BROTLI_QUALITY, super::super::BROTLI_WINDOW);
-                    assert_eq!(recycled, standard(body), "round {round}, {} bytes", body.len());
-                }
-            }
-        }
-    }
+/// `body` in brotli at [`BROTLI_QUALITY`] and [`BROTLI_WINDOW`], by C
+/// brotli (an encoder a body: C brotli has no reset).
+#[cfg(feature = "compression")]
+fn brotli(body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    // Both settings are in range and set alone, so the options build (a
+    // failed build would compress at brotli's defaults, still brotli);
+    // writing to a Vec cannot fail.
+    let encoder = brotlic::BrotliEncoderOptions::new()
+        .quality(BROTLI_QUALITY)
+        .window_size(BROTLI_WINDOW)
+        .build()
+        .unwrap_or_default();
+    let mut writer = brotlic::CompressorWriter::with_encoder(encoder, Vec::with_capacity(body.len() / 3));
+    let _ = writer.write_all(body);
+    writer.into_inner().unwrap_or_default()
 }
 
 /// The coding to send for an `Accept-Encoding` value (`None`: the header
@@ -328,4 +241,67 @@ pub(crate) fn trim_ows(value: &[u8]) -> &[u8] {
     let start = value.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(value.len());
     let end = value.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |i| i + 1);
     value.get(start..end).unwrap_or_default()
+}
+
+#[cfg(all(test, feature = "compression"))]
+mod tests {
+    use std::io::Read;
+
+    use super::ContentCoding;
+
+    /// Bodies of many sizes: the example manifests, pseudo-random text
+    /// from empty to 300 kB, and 1 MB of one repeated phrase (matches
+    /// across the whole window).
+    fn bodies() -> Vec<Vec<u8>> {
+        let mut bodies: Vec<Vec<u8>> =
+            foundry_catalog::examples::MANIFESTS.iter().map(|(_, text)| text.as_bytes().to_vec()).collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for len in [0, 1, 17, 300, 4096, 70_000, 300_000] {
+            let text = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    b"abcde {}\":,0123456789"[(state % 20) as usize]
+                })
+                .collect();
+            bodies.push(text);
+        }
+        bodies.push(b"Deterministic fixture 2, ".repeat(40_000));
+        bodies
+    }
+
+    /// What another implementation makes of `bytes`: flate2 (zlib-rs)
+    /// for gzip, the pure-Rust `brotli` decoder for brotli.
+    fn decoded(coding: ContentCoding, bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        match coding {
+            ContentCoding::Gzip => flate2::read::GzDecoder::new(bytes).read_to_end(&mut out).expect("gzip"),
+            ContentCoding::Br => brotli::Decompressor::new(bytes, 4096).read_to_end(&mut out).expect("brotli"),
+            ContentCoding::Identity => return bytes.to_vec(),
+        };
+        out
+    }
+
+    /// Each coding's bytes decode, by a decoder of another implementation,
+    /// to the body; and the same body gives the same bytes again, on
+    /// another thread and after other bodies (a thread's reused gzip
+    /// compressor carries nothing from one body to the next).
+    #[test]
+    fn every_coding_decodes_to_the_body_and_gives_the_same_bytes_every_time() {
+        let bodies = bodies();
+        for &coding in ContentCoding::ALL {
+            let here: Vec<Vec<u8>> = bodies.iter().map(|body| coding.encode(body).expect("compression")).collect();
+            for (body, bytes) in bodies.iter().zip(&here) {
+                assert_eq!(&decoded(coding, bytes), body, "{coding}, {} bytes", body.len());
+            }
+            let there: Vec<Vec<u8>> = std::thread::scope(|scope| {
+                scope
+                    .spawn(|| bodies.iter().rev().map(|body| coding.encode(body).expect("compression")).collect())
+                    .join()
+                    .expect("the other thread")
+            });
+            assert!(here.iter().eq(there.iter().rev()), "{coding}: the same bytes on another thread, in another order");
+        }
+    }
 }

@@ -2232,10 +2232,11 @@ fn a_manifest_that_is_not_json_exits_2_and_one_that_breaks_the_spec_exits_1() {
         let _ = std::fs::remove_dir_all(&dir);
     }
     // An artifact file that is not there cannot be read: 2.
-    let missing = temp("exit-missing").join("missing.fcat");
-    let out = temp("exit-missing").join("site");
+    let dir = temp("exit-missing");
+    let (missing, out) = (dir.join("missing.fcat"), dir.join("site"));
     let output = run(&["pages", missing.to_str().expect("utf-8"), "--out-dir", out.to_str().expect("utf-8")]);
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A key twice in one object of a body is refused by `check` (the
@@ -2295,6 +2296,7 @@ fn a_site_is_built_under_its_name_and_in_its_language() {
     assert!(same.contains("(0 rendered, 0 compressed, 3 reused)"), "{same}");
     let renamed = build(&dir.join("renamed.fcat"), Some(&artifact), &[&site[..3], &["Catalogue"], &site[4..]].concat());
     assert!(renamed.contains("not building on") && renamed.contains("(3 rendered"), "{renamed}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A dataset with a short description, and two products with one title,
@@ -2343,4 +2345,5 @@ fn build_and_pages_warn_about_a_short_dataset_description_and_a_shared_title() {
     let bare = run(&["build", catalog, "-o", dir.join("bare.fcat").to_str().expect("utf-8"), "--no-pages"]);
     assert_eq!(bare.status.code(), Some(0), "{}", text(&bare.stderr));
     assert!(!text(&bare.stderr).contains("warning: "), "{}", text(&bare.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
 }

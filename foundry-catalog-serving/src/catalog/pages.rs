@@ -206,7 +206,12 @@ impl PageMaker {
         use foundry_catalog_pages::sitemap;
         let failed = |error: String| CatalogError::Page { file: "<templates>".to_owned(), error };
         let site = self.pages.site();
-        let plans = self.pages.list_plans_since(&linking.now, linking.before.as_ref());
+        // The list pages' plans and one index of every card (its head,
+        // then each part of its words), the two at once.
+        let (search, plans) = crate::parallel::join(
+            || foundry_catalog_pages::search::index(&linking.now, self.pages.page_size()),
+            || self.pages.list_plans_since(&linking.now, linking.before.as_ref()),
+        );
         let entries = linking
             .now
             .iter()
@@ -220,8 +225,6 @@ impl PageMaker {
         if site.is_known() {
             jobs.extend([Job::Feed, Job::Image]);
         }
-        // One index of every card: its head, then each part of its words.
-        let search = foundry_catalog_pages::search::index(&linking.now, self.pages.page_size());
         // A server renders the search page on request: a template that
         // cannot render it fails the build, naming its file and line, not
         // a search.

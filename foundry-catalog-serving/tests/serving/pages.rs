@@ -273,6 +273,7 @@ fn a_broken_template_fails_the_build_naming_the_manifest_and_the_template_line()
     let CatalogError::Page { file, error } = &errors.errors[0] else { panic!("{errors}") };
     assert_eq!(file, &sources()[0].0);
     assert!(error.contains("product.html:2:") && error.contains("hint:"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
