@@ -304,4 +304,21 @@ mod tests {
             assert!(here.iter().eq(there.iter().rev()), "{coding}: the same bytes on another thread, in another order");
         }
     }
+
+    /// C brotli's bytes are its Rust port's at the catalog's settings (what
+    /// the module documentation says, and what kept every brotli body of
+    /// an artifact the same when the compressor changed).
+    #[test]
+    fn brotli_gives_the_rust_ports_bytes() {
+        use std::io::Write;
+        for body in bodies() {
+            let mut port = Vec::new();
+            {
+                let (quality, window) = (super::BROTLI_QUALITY.level(), super::BROTLI_WINDOW.bits());
+                let mut writer = brotli::CompressorWriter::new(&mut port, 4096, quality.into(), window.into());
+                writer.write_all(&body).expect("in memory");
+            }
+            assert!(ContentCoding::Br.encode(&body).expect("compression") == port, "{} bytes", body.len());
+        }
+    }
 }
