@@ -41,6 +41,31 @@ fn slugs(bytes: &[u8]) -> (ResponseCatalog, Vec<String>) {
     (whole, slugs)
 }
 
+/// A copy of an artifact with its second block of products changed,
+/// opened from its file with a body cache of its own.
+struct Changed {
+    /// The changed block's first entry and its entry count.
+    first: usize,
+    count: usize,
+    dir: std::path::PathBuf,
+    cache: foundry_catalog_serving::catalog::BodyCache,
+    catalog: ResponseCatalog,
+}
+
+fn changed_block(bytes: &[u8], name: &str) -> Changed {
+    let (first, count, table_at) = blocks(bytes)[1];
+    let mut changed = bytes.to_vec();
+    // The block's first slug's first byte, made uppercase: a valid slug no more, and not its digest.
+    changed[table_at] = changed[table_at].to_ascii_uppercase();
+    let dir = temp(name);
+    let file = dir.join("catalog.fcat");
+    std::fs::write(&file, &changed).expect("write");
+    let cache = foundry_catalog_serving::catalog::BodyCache::default();
+    let options = foundry_catalog_serving::catalog::OpenOptions::default().body_cache(cache.clone());
+    let catalog = ResponseCatalog::open_with(&file, &options).expect("what start-up reads is whole");
+    Changed { first, count, dir, cache, catalog }
+}
+
 #[test]
 fn start_up_reads_no_block_of_products_and_each_is_read_once_when_first_used() {
     let bytes = products(600);
@@ -69,17 +94,7 @@ fn start_up_reads_no_block_of_products_and_each_is_read_once_when_first_used() {
 #[test]
 fn a_changed_block_is_refused_when_first_used_and_the_others_are_served() {
     let bytes = products(600);
-    let blocks = blocks(&bytes);
-    let (first, count, table_at) = blocks[1];
-    let mut changed = bytes.clone();
-    // The block's first slug's first byte, made uppercase: a valid slug no more, and not its digest.
-    changed[table_at] = changed[table_at].to_ascii_uppercase();
-    let dir = temp("lazy-changed");
-    let file = dir.join("catalog.fcat");
-    std::fs::write(&file, &changed).expect("write");
-    let cache = foundry_catalog_serving::catalog::BodyCache::default();
-    let options = foundry_catalog_serving::catalog::OpenOptions::default().body_cache(cache.clone());
-    let catalog = ResponseCatalog::open_with(&file, &options).expect("what start-up reads is whole");
+    let Changed { first, count, dir, cache, catalog } = changed_block(&bytes, "lazy-changed");
     let (whole, slugs) = slugs(&bytes);
     let mut refused = 0;
     for slug in &slugs {
@@ -142,5 +157,32 @@ fn a_directory_that_names_another_entry_is_refused() {
         let error = catalog.lookup(slug).expect_err("its block fails its checks").to_string();
         assert!(error.contains("is not where the slug directory finds it"), "{slug}: {error}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A page whose product's block fails its digest is unavailable (503),
+/// and each such lookup counts as a failure of the body cache, as a
+/// product's does: what a replica repairs its last good artifact for.
+#[cfg(feature = "pages")]
+#[test]
+fn a_page_in_a_changed_block_is_unavailable_and_counted() {
+    use foundry_catalog_serving::catalog::SiteResource;
+    let sources = (0..600).map(|n| manifest(n, &format!("Product {n}")));
+    let bytes = Builder::new().pages(crate::pages::pages("https://catalog.example.com")).build(sources);
+    let bytes = bytes.expect("builds").artifact().to_vec();
+    let Changed { first, count, dir, cache, catalog } = changed_block(&bytes, "lazy-changed-page");
+    let (whole, _) = slugs(&bytes);
+    let paths = whole.page_paths();
+    assert!(paths.len() > 600, "a page a product, and the list pages");
+    let mut unavailable = 0;
+    for path in &paths {
+        match catalog.site_resource(path) {
+            Some(SiteResource::Unavailable) => unavailable += 1,
+            Some(SiteResource::Page(_) | SiteResource::Document(_)) => {}
+            _ => panic!("{path}: neither served nor unavailable"),
+        }
+    }
+    assert_eq!(unavailable, count, "the pages of the changed block (from entry {first}), and no other");
+    assert_eq!(cache.failures(), count as u64, "every unavailable page counted");
     let _ = std::fs::remove_dir_all(&dir);
 }
