@@ -103,7 +103,7 @@ struct AvailabilityRow<'a> {
 }
 
 /// One step of a page's breadcrumbs, or any named link.
-#[derive(Serialize, PartialEq)]
+#[derive(Serialize)]
 pub(crate) struct Crumb {
     /// What it is called.
     pub(crate) name: String,
@@ -191,7 +191,7 @@ fn clip(text: &str, max: usize) -> Cow<'_, str> {
 }
 
 /// What `list.html` sees as `page`: a route's list page, or a term's.
-#[derive(Serialize, PartialEq)]
+#[derive(Serialize)]
 struct ListContext<'a> {
     canonical_url: String,
     /// The route's name (`Datasets`), or the term's (`Webhook fan-out`).
@@ -218,7 +218,7 @@ struct ListContext<'a> {
 }
 
 /// One number of a list page's pagination.
-#[derive(Serialize, PartialEq)]
+#[derive(Serialize)]
 pub(crate) struct PageLink {
     number: usize,
     /// Its URL; none for the page itself.
@@ -240,15 +240,42 @@ struct Planned<'a> {
 #[derive(PartialEq)]
 enum ListSpec<'a> {
     /// `home.html`'s.
-    Home { canonical_url: String, routes: Vec<RouteSummary<'a>> },
-    /// `list.html`'s.
-    Route(ListContext<'a>),
-    /// A term's page, made into `list.html`'s context when it is
-    /// rendered: a catalog's terms list each product several times, so
-    /// the plan holds references, not what the page shows.
+    Home {
+        canonical_url: String,
+        routes: Vec<RouteSummary<'a>>,
+    },
+    /// A route's page, and a term's, each made into `list.html`'s
+    /// context when it is rendered: a plan holds references to what the
+    /// page shows, not its URLs and text (a catalog of a million products
+    /// has a quarter of a million list pages).
+    Route(RouteSpec<'a>),
     Term(TermSpec<'a>),
     /// A page of a taxonomy's terms, `terms.html`'s.
     Terms(TermsSpec<'a>),
+}
+
+/// What a card shows of a product (not its date or terms): what two
+/// plans of a list page compare.
+fn shown(card: &Card) -> (&str, &str, &str) {
+    (&card.path, &card.title, &card.summary)
+}
+
+/// Page `number` of `pages` of a route's products.
+struct RouteSpec<'a> {
+    route: Route,
+    number: usize,
+    pages: usize,
+    /// How many products the route has (counted on the first page only).
+    total: Option<usize>,
+    cards: &'a [Card],
+}
+
+impl PartialEq for RouteSpec<'_> {
+    /// Whether the two show the same.
+    fn eq(&self, other: &Self) -> bool {
+        (self.route, self.number, self.pages, self.total) == (other.route, other.number, other.pages, other.total)
+            && self.cards.iter().map(shown).eq(other.cards.iter().map(shown))
+    }
 }
 
 /// Page `number` of `pages` of a term's products.
@@ -265,15 +292,11 @@ struct TermSpec<'a> {
 }
 
 impl PartialEq for TermSpec<'_> {
-    /// Whether the two show the same: what a card shows of each product,
-    /// not its date or terms.
+    /// Whether the two show the same.
     fn eq(&self, other: &Self) -> bool {
-        fn shown<'c>(card: &&'c Card) -> (&'c str, &'c str, &'c str) {
-            (&card.path, &card.title, &card.summary)
-        }
         (self.taxonomy, self.slug, self.label, self.number, self.pages, self.total)
             == (other.taxonomy, other.slug, other.label, other.number, other.pages, other.total)
-            && self.cards.iter().map(shown).eq(other.cards.iter().map(shown))
+            && self.cards.iter().copied().map(shown).eq(other.cards.iter().copied().map(shown))
     }
 }
 
@@ -698,29 +721,14 @@ impl Pages {
         }];
         for (route, cards) in cards.routes() {
             let pages = cards.len().div_ceil(self.page_size).max(1);
-            let label = list::route_label(route);
             for number in 1..=pages {
                 let chunk = cards.chunks(self.page_size).nth(number - 1).unwrap_or_default();
-                let path = list::route_path(route, number);
-                let page = ListContext {
-                    canonical_url: self.site.url(&path),
-                    label,
-                    route: Some(route.as_str()),
-                    taxonomy: None,
-                    number,
-                    pages,
-                    total: (number == 1).then_some(cards.len()),
-                    cards: chunk.iter().map(|c| self.card(c)).collect(),
-                    previous_url: (number > 1).then(|| self.site.url(&list::route_path(route, number - 1))),
-                    next_url: (number < pages).then(|| self.site.url(&list::route_path(route, number + 1))),
-                    numbers: self.page_links(number, pages, |n| route.list_path(n)),
-                    breadcrumbs: self.trail(Vec::new(), label, &list::route_path(route, 1), number),
-                };
+                let total = (number == 1).then_some(cards.len());
                 out.push(Planned {
                     lastmod: newest(&mut chunk.iter()),
                     cards: chunk,
-                    path,
-                    context: ListSpec::Route(page),
+                    path: list::route_path(route, number),
+                    context: ListSpec::Route(RouteSpec { route, number, pages, total, cards: chunk }),
                 });
             }
         }
@@ -800,6 +808,26 @@ impl Pages {
             .collect()
     }
 
+    /// What `list.html` sees of a route's page.
+    fn route_context<'a>(&self, spec: &RouteSpec<'a>) -> ListContext<'a> {
+        let RouteSpec { route, number, pages, total, cards } = *spec;
+        let label = list::route_label(route);
+        ListContext {
+            canonical_url: self.site.url(&list::route_path(route, number)),
+            label,
+            route: Some(route.as_str()),
+            taxonomy: None,
+            number,
+            pages,
+            total,
+            cards: cards.iter().map(|c| self.card(c)).collect(),
+            previous_url: (number > 1).then(|| self.site.url(&list::route_path(route, number - 1))),
+            next_url: (number < pages).then(|| self.site.url(&list::route_path(route, number + 1))),
+            numbers: self.page_links(number, pages, |n| route.list_path(n)),
+            breadcrumbs: self.trail(Vec::new(), label, &list::route_path(route, 1), number),
+        }
+    }
+
     /// What `list.html` sees of a term's page.
     fn term_context<'a>(&self, spec: &TermSpec<'a>) -> ListContext<'a> {
         let TermSpec { taxonomy, slug, label, number, pages, total, .. } = *spec;
@@ -860,7 +888,7 @@ impl Pages {
                 };
                 self.render(HOME, home, None)
             }
-            ListSpec::Route(page) => self.render_page(LIST, page),
+            ListSpec::Route(spec) => self.render_page(LIST, &self.route_context(spec)),
             ListSpec::Term(spec) => self.render_page(LIST, &self.term_context(spec)),
             ListSpec::Terms(spec) => self.render_page(TERMS, &self.terms_context(spec)),
         }

@@ -123,7 +123,14 @@ impl<'a> Sitemap<'a> {
         if !site.is_known() {
             return Sitemap { site, entries: Vec::new(), parts: Vec::new() };
         }
-        let mut entries: Vec<(&str, &str)> = entries.into_iter().collect();
+        // Sized by the upper bound where there is one (a build's pages
+        // less those not indexed), not grown by doubling to twice that.
+        let entries = entries.into_iter();
+        let mut entries: Vec<(&str, &str)> = {
+            let mut all = Vec::with_capacity(entries.size_hint().1.unwrap_or_default());
+            all.extend(entries);
+            all
+        };
         entries.sort_unstable();
         entries.dedup_by(|a, b| a.0 == b.0);
         let frame = HEADER.len() + URLSET_OPEN.len() + URLSET_CLOSE.len();

@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use crate::format::{HEAD, MAGIC, MAX_PARTS, PART_BYTES, PART_HEADER, PART_MAGIC, VERSION, part_of, put_varint};
+use crate::format::{
+    HEAD, MAGIC, MAX_PARTS, PART_BYTES, PART_HEADER, PART_MAGIC, VERSION, get_varint, part_of, put_varint,
+};
 use crate::words;
 
 /// Builds an index of documents, each a list of weighted fields; a
@@ -16,11 +18,42 @@ use crate::words;
 /// fields apart.
 #[derive(Debug, Default)]
 pub struct IndexBuilder {
-    /// Each word's postings: (document, weighted count), documents in
-    /// increasing order.
-    postings: HashMap<String, Vec<(u32, u32)>>,
+    /// Each word's postings, as a part stores them.
+    postings: HashMap<Box<str>, Postings>,
     /// Each document's length.
     lengths: Vec<u32>,
+}
+
+/// One word's postings as they are added: already the bytes a part
+/// stores (the gap from the document before, the first from 0, and the
+/// weighted count, each a varint), about two bytes a posting where pairs
+/// of `u32`s would take eight; with the last document and how many.
+#[derive(Debug, Default)]
+struct Postings {
+    bytes: Vec<u8>,
+    last: u32,
+    len: u32,
+}
+
+impl Postings {
+    /// Adds document `doc` (after every document it holds) with `count`.
+    fn push(&mut self, doc: u32, count: u32) {
+        put_varint(&mut self.bytes, doc - if self.len == 0 { 0 } else { self.last });
+        put_varint(&mut self.bytes, count);
+        (self.last, self.len) = (doc, self.len + 1);
+    }
+
+    /// Adds `other`'s postings after its own, each document moved by
+    /// `first`: only the first gap changes, the rest are copied.
+    fn extend(&mut self, other: Postings, first: u32) {
+        let mut at = 0;
+        // A builder's own bytes: the first gap is there when a posting is.
+        let Some(gap) = get_varint(&other.bytes, &mut at) else { return };
+        let doc = gap + first;
+        put_varint(&mut self.bytes, doc - if self.len == 0 { 0 } else { self.last });
+        self.bytes.extend_from_slice(&other.bytes[at..]);
+        (self.last, self.len) = (other.last + first, self.len + other.len);
+    }
 }
 
 impl IndexBuilder {
@@ -49,9 +82,11 @@ impl IndexBuilder {
                 count = count.saturating_add(weight);
             }
             match self.postings.get_mut(word.as_str()) {
-                Some(list) => list.push((doc, count)),
+                Some(postings) => postings.push(doc, count),
                 None => {
-                    self.postings.insert(word, vec![(doc, count)]);
+                    let mut postings = Postings::default();
+                    postings.push(doc, count);
+                    self.postings.insert(word.into_boxed_str(), postings);
                 }
             }
         }
@@ -67,12 +102,13 @@ impl IndexBuilder {
     pub fn append(&mut self, other: IndexBuilder) {
         let first = u32::try_from(self.lengths.len()).expect("at most u32::MAX documents");
         assert!(u32::try_from(self.lengths.len() + other.lengths.len()).is_ok(), "at most u32::MAX documents");
-        for (word, list) in other.postings {
-            let renumbered = list.into_iter().map(|(doc, count)| (doc + first, count));
-            match self.postings.get_mut(word.as_str()) {
-                Some(mine) => mine.extend(renumbered),
+        for (word, postings) in other.postings {
+            match self.postings.get_mut(&word) {
+                Some(mine) => mine.extend(postings, first),
                 None => {
-                    self.postings.insert(word, renumbered.collect());
+                    let mut moved = Postings::default();
+                    moved.extend(postings, first);
+                    self.postings.insert(word, moved);
                 }
             }
         }
@@ -95,7 +131,7 @@ impl IndexBuilder {
         let mut words: Vec<Word> = self.postings.into_iter().collect();
         words.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         // Words and postings take about a byte a word and two a posting.
-        let bytes: usize = words.iter().map(|(word, list)| word.len() + 2 * list.len()).sum();
+        let bytes: usize = words.iter().map(|(word, postings)| word.len() + 2 * postings.len as usize).sum();
         let parts = bytes.div_ceil(PART_BYTES).next_power_of_two().clamp(1, MAX_PARTS);
         let mut split: Vec<Vec<&Word>> = vec![Vec::new(); parts];
         for entry in &words {
@@ -117,8 +153,8 @@ impl IndexBuilder {
     }
 }
 
-/// A word and its postings: (document, weighted count), in document order.
-type Word = (String, Vec<(u32, u32)>);
+/// A word and its postings.
+type Word = (Box<str>, Postings);
 
 /// An index's bytes: its head, and each of its parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,15 +173,10 @@ fn part(k: usize, parts: usize, docs: u32, words: &[&Word]) -> Vec<u8> {
     let (mut text_ends, mut posting_ends, mut frequencies) = (Vec::new(), Vec::new(), Vec::new());
     for (word, list) in words {
         text.extend_from_slice(word.as_bytes());
-        let mut previous = 0;
-        for &(doc, count) in list {
-            put_varint(&mut postings, doc - previous);
-            put_varint(&mut postings, count);
-            previous = doc;
-        }
+        postings.extend_from_slice(&list.bytes);
         text_ends.push(fits(text.len()));
         posting_ends.push(fits(postings.len()));
-        frequencies.push(fits(list.len()));
+        frequencies.push(list.len);
     }
     let mut out = Vec::with_capacity(PART_HEADER + 12 * words.len() + text.len() + postings.len());
     out.extend_from_slice(PART_MAGIC);

@@ -230,7 +230,7 @@ impl ResponseCatalog {
         written: Option<&std::fs::Metadata>,
     ) -> std::io::Result<bool> {
         let Some(stamps) = &self.stamps else { return Ok(false) };
-        out.write_all(stamps.to_text(&self.metadata().content_sha256, written).as_bytes())?;
+        stamps.write_text(out, &self.metadata().content_sha256, written)?;
         Ok(true)
     }
 

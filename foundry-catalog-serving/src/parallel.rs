@@ -22,44 +22,23 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> 
     chunks(items, |part| part.iter().map(&f).collect::<Vec<R>>()).into_iter().flatten().collect()
 }
 
-/// `a` and `b` at once, `b` on the calling thread and `a` on another
-/// when there is more than one core (else one after the other); both
-/// results.
-#[cfg_attr(not(feature = "pages"), allow(dead_code))]
-pub(crate) fn join<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
-    if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
-        return (a(), b());
-    }
-    std::thread::scope(|scope| {
-        let other = scope.spawn(a);
-        let b = b();
-        // `a` panics only if it would have serially; so does the caller.
-        (other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), b)
-    })
-}
-
-/// `f` over every item on the available cores, a window of a few items a
-/// core at a time, each window's results given to `sink` in item order
-/// before the next window is made: what is in memory at once is one
-/// window's results, not every item's. Stops at the first error `sink`
-/// returns.
+/// `f` over every item on the available cores, a window of `per_core`
+/// items a core at a time, each window's results given to `sink` in item
+/// order before the next window is made: what is in memory at once is
+/// one window's results, not every item's. Stops at the first error
+/// `sink` returns.
 #[cfg_attr(not(feature = "pages"), allow(dead_code))]
 pub(crate) fn for_each_windowed<T: Sync, R: Send, E>(
     items: &[T],
+    per_core: usize,
     f: impl Fn(&T) -> R + Sync,
     mut sink: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    for window in items.chunks(WINDOW_PER_CORE * threads) {
+    for window in items.chunks(per_core.max(1) * threads) {
         for result in map(window, &f) {
             sink(result)?;
         }
     }
     Ok(())
 }
-
-/// The items a core makes in one window of [`for_each_windowed`]: enough
-/// to keep the cores busy between windows, few enough that a window of
-/// the largest items (sitemap files of 50,000 URLs) stays small.
-#[cfg_attr(not(feature = "pages"), allow(dead_code))]
-const WINDOW_PER_CORE: usize = 4;

@@ -332,7 +332,7 @@ impl Builder {
         // One folder: by file name (what comparing the paths gives).
         names.sort_unstable();
         let stamps = self.previous.as_ref().and_then(|p| p.stamps());
-        let recorder = Recorder::new(dir);
+        let recorder = Recorder::new(dir, names.len());
         let places: Vec<usize> = (0..names.len()).collect();
         // The manifests the first pass of a build with pages found
         // unchanged by their stamps: the second pass takes them as it did,
@@ -687,6 +687,9 @@ impl Builder {
             }
             part
         });
+        // Each product's source digest from the first pass is checked.
+        drop(jobs);
+        drop(seen);
         let mut errors = Vec::new();
         let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
         let (mut index, mut products) = (Vec::new(), 0);
@@ -707,11 +710,7 @@ impl Builder {
                     Err(error) => errors.push(error),
                 }
             }
-            if index.is_empty() {
-                index = stored;
-            } else {
-                index.extend_from_slice(&stored);
-            }
+            index.push(stored);
             base = (base.0 + data.table.written, base.1 + data.bodies.written);
             match (data.table.finish(), data.bodies.finish()) {
                 (Ok(table_pieces), Ok(body_pieces)) => {

@@ -206,12 +206,12 @@ impl PageMaker {
         use foundry_catalog_pages::sitemap;
         let failed = |error: String| CatalogError::Page { file: "<templates>".to_owned(), error };
         let site = self.pages.site();
-        // The list pages' plans and one index of every card (its head,
-        // then each part of its words), the two at once.
-        let (search, plans) = crate::parallel::join(
-            || foundry_catalog_pages::search::index(&linking.now, self.pages.page_size()),
-            || self.pages.list_plans_since(&linking.now, linking.before.as_ref()),
-        );
+        // One index of every card (its head, then each part of its
+        // words), made on all cores; then the list pages' plans. One after
+        // the other: what each holds while it is made (at 1,000,000
+        // products, about 270 and 280 MiB) would add up at a build's peak.
+        let search = foundry_catalog_pages::search::index(&linking.now, self.pages.page_size());
+        let plans = self.pages.list_plans_since(&linking.now, linking.before.as_ref());
         let entries = linking
             .now
             .iter()
@@ -293,16 +293,24 @@ impl PageMaker {
             Ok(Document::New(name, encode(codings, &bytes)))
         };
         // A kept document takes no work: it is written in turn, and only
-        // the runs of documents to make are handed to the cores.
+        // the runs of documents to make are handed to the cores, a window
+        // at a time: four a core, but for sitemap files (50,000 URLs, 5 MB
+        // of XML each, and their codings), one.
         let mut rest = jobs.as_slice();
-        while !rest.is_empty() {
-            let kept = rest.iter().take_while(|job| matches!(job, Job::Kept(_))).count();
-            for job in &rest[..kept] {
-                write(make(job)?)?;
+        while let Some(first) = rest.first() {
+            let window = first.window();
+            let run = rest.iter().take_while(|job| job.window() == window).count();
+            match window {
+                None => {
+                    for job in &rest[..run] {
+                        write(make(job)?)?;
+                    }
+                }
+                Some(per_core) => {
+                    crate::parallel::for_each_windowed(&rest[..run], per_core, make, |document| write(document?))?
+                }
             }
-            let made = rest[kept..].iter().take_while(|job| !matches!(job, Job::Kept(_))).count();
-            crate::parallel::for_each_windowed(&rest[kept..kept + made], make, |document| write(document?))?;
-            rest = &rest[kept + made..];
+            rest = &rest[run..];
         }
         Ok(tally)
     }
@@ -333,6 +341,19 @@ enum Job<'p, 'a> {
     Icon,
     /// A document the previous artifact holds as it is.
     Kept(Kept<'a>),
+}
+
+#[cfg(feature = "pages")]
+impl Job<'_, '_> {
+    /// How many of its kind a core makes at once: none for a document
+    /// kept as it is (written in turn).
+    fn window(&self) -> Option<usize> {
+        match self {
+            Job::Kept(_) => None,
+            Job::Sitemap(_) => Some(1),
+            _ => Some(4),
+        }
+    }
 }
 
 #[cfg(not(feature = "pages"))]
