@@ -240,7 +240,9 @@ impl ResponseCatalog {
     /// manifest whose length, modification and change times and inode are
     /// the ones recorded, and whose change time was at least two seconds
     /// before that build began, as unchanged without reading it. A file
-    /// that is missing, not a regular file, over 256 MiB, another
+    /// that is missing, not a regular file, longer than the stamps of as
+    /// many manifests as the catalog has products can be (1 KiB a
+    /// manifest), another
     /// artifact's or unreadable in any line is refused with the reason
     /// (the build then reads every manifest).
     ///
@@ -251,8 +253,8 @@ impl ResponseCatalog {
     /// file written into since, truncated, or replaced has another stamp,
     /// and each body taken from it is checked as before.
     pub fn read_stamps(&mut self, path: &Path) -> Result<bool, String> {
-        const MAX_STAMPS_LEN: u64 = 256 << 20;
-        let (bytes, _) = crate::files::read_bounded(path, MAX_STAMPS_LEN, false).map_err(|e| e.to_string())?;
+        let max = stamps::max_text_len(self.metadata().products);
+        let (bytes, _) = crate::files::read_bounded(path, max, false).map_err(|e| e.to_string())?;
         let text = std::str::from_utf8(&bytes).map_err(|_| "not UTF-8 text".to_owned())?;
         let stamps = stamps::Stamps::from_text(text, &self.metadata().content_sha256)?;
         let opened = self.artifact.body_file().and_then(|file| file.metadata().ok());

@@ -2135,6 +2135,12 @@ fn a_build_on_the_previous_reads_only_the_manifests_whose_stamp_changed() {
     let stderr = build(&second, &["--previous", &path(&first)]);
     assert!(stderr.contains("note: not using") && stderr.contains("another artifact's"), "{stderr}");
     assert!(stderr.contains("3 of 3 manifests read"), "{stderr}");
+    // Longer than the stamps of three manifests can be (16 KiB and 1 KiB
+    // a manifest): refused unread.
+    std::fs::write(work.join("first.fcat.stamps"), vec![b'\n'; (16 << 10) + (3 << 10) + 1]).expect("write");
+    let stderr = build(&second, &["--previous", &path(&first)]);
+    assert!(stderr.contains("note: not using") && stderr.contains("19457"), "{stderr}");
+    assert!(stderr.contains("3 of 3 manifests read"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -47,8 +47,8 @@ impl Artifact {
     ) -> Result<Artifact, ArtifactError> {
         let Contents { generator, codings, record_types, renderer_sha256, release, pages } = contents;
         let (runs, products) = products;
-        // Not grown by doubling as it is joined (at 1,000,000 products,
-        // 111 MB of index would take 208 MB, and the copy both).
+        // Made at its size, not grown by doubling as it is joined (which
+        // takes up to twice the room, and copies it on the way).
         let len = runs.iter().map(Vec::len).sum::<usize>() + documents.len() * head::document_len(codings.len());
         let mut stored_index = Vec::with_capacity(len);
         for run in runs {

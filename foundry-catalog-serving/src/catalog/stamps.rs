@@ -108,6 +108,16 @@ impl Stamps {
 /// The first line of a stamps file.
 const STAMPS_MAGIC: &str = "foundry-catalog stamps 2";
 
+/// The longest stamps file a catalog of `manifests` manifests has: its
+/// head (the folder's path in hex: at most 8 KiB) and a line a manifest
+/// (its numbers, its digest and its name in hex: at most 1 KiB, a name
+/// being at most 255 bytes). A longer file is refused unread, whatever
+/// the catalog's size: no fixed limit that a large catalog's own stamps
+/// pass.
+pub(crate) fn max_text_len(manifests: u64) -> u64 {
+    (16 << 10) + manifests.saturating_mul(1 << 10)
+}
+
 impl Stamps {
     /// Writes the stamps as a file's text to `out`, bound to the
     /// artifact whose content digest is `content_sha256` and written to
@@ -315,6 +325,28 @@ mod tests {
         // Another folder's stamps are not this folder's.
         assert_eq!(settled.unchanged(&dir.join("other"), &name, &metadata), None);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The longest text `write_text` writes (a folder's path of 4,095
+    /// bytes, names of 255, every number at its largest) is within what
+    /// `max_text_len` allows for its manifests.
+    #[test]
+    fn the_longest_stamps_text_is_within_its_limit() {
+        use std::os::unix::ffi::OsStringExt;
+        let dir = PathBuf::from(OsString::from_vec(vec![0xFF; 4095]));
+        let mut stamp = Stamp::new(&std::fs::metadata("/").expect("metadata"), [0xFF; SOURCE_LEN]).expect("a stamp");
+        stamp.len = u64::MAX;
+        stamp.changed = (i64::MIN, i64::MIN);
+        stamp.inode = u64::MAX;
+        stamp.device = u64::MAX;
+        stamp.modified = UNIX_EPOCH + Duration::new(u64::MAX / 2, 999_999_999);
+        let names: Vec<OsString> = (1..=100u8).map(|n| OsString::from_vec(vec![n; 255])).collect();
+        let recorder = Recorder::new(&dir, names.len());
+        (0..names.len()).for_each(|at| recorder.record(at, stamp));
+        let mut text = Vec::new();
+        recorder.finish(names).write_text(&mut text, &"f".repeat(64), None).expect("written");
+        assert!(text.len() as u64 > 100 * 600, "the lines are long: {}", text.len());
+        assert!(text.len() as u64 <= max_text_len(100), "{} bytes", text.len());
     }
 
     /// The text `write_text` writes (in pieces, here many) reads back as
