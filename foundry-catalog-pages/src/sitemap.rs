@@ -124,10 +124,12 @@ impl<'a> Sitemap<'a> {
             return Sitemap { site, entries: Vec::new(), parts: Vec::new() };
         }
         // Sized by the upper bound where there is one (a build's pages
-        // less those not indexed), not grown by doubling to twice that.
+        // less those not indexed), not grown by doubling to twice that;
+        // a bound no allocation can meet is not taken (it grows instead).
         let entries = entries.into_iter();
         let mut entries: Vec<(&str, &str)> = {
-            let mut all = Vec::with_capacity(entries.size_hint().1.unwrap_or_default());
+            let mut all = Vec::new();
+            let _ = all.try_reserve_exact(entries.size_hint().1.unwrap_or_default());
             all.extend(entries);
             all
         };
@@ -253,6 +255,28 @@ mod tests {
         assert_eq!(prefixed.len(), 1);
         assert!(prefixed[0].contains("only at https://example.com/robots.txt"), "{prefixed:?}");
         assert!(prefixed[0].contains("https://example.com/catalog/sitemap.xml"), "{prefixed:?}");
+    }
+
+    /// Entries whose iterator says it may yield up to `usize::MAX` (true,
+    /// if loose) make the sitemap of what it yields: the bound is not an
+    /// allocation made before the first entry.
+    #[test]
+    fn a_loose_size_hint_is_not_allocated() {
+        struct Loose<'a>(Vec<(&'a str, &'a str)>);
+        impl<'a> Iterator for Loose<'a> {
+            type Item = (&'a str, &'a str);
+            fn next(&mut self) -> Option<Self::Item> {
+                self.0.pop()
+            }
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                (0, Some(usize::MAX))
+            }
+        }
+        let site = Site::new("https://example.com").unwrap();
+        let loose = Loose(vec![("/datasets/b", "2026-01-02"), ("/datasets/a", "2026-01-01")]);
+        let sitemap = super::Sitemap::new(&site, loose);
+        let xml = sitemap.file(0).expect("one file").xml;
+        assert_eq!(xml.matches("<url>").count(), 2, "{xml}");
     }
 
     fn entries(n: usize) -> impl Iterator<Item = Entry> {

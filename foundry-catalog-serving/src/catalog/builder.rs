@@ -650,15 +650,15 @@ impl Builder {
             report: self.progress.as_deref(),
         };
         let failed = |errors: Vec<CatalogError>| CatalogErrors { errors, sources: items.len() };
-        let (linking, seen) = match self.pages.as_deref() {
+        let (linking, first_sources) = match self.pages.as_deref() {
             Some(pages) => {
-                let (linking, seen) = self.link(pages, items, &source).map_err(failed)?;
-                (Some(linking), seen)
+                let (linking, sources) = self.link(pages, items, &source).map_err(failed)?;
+                (Some(linking), sources)
             }
             None => (None, Vec::new()),
         };
         let jobs: Vec<(&T, Option<&[u8; SOURCE_LEN]>)> =
-            items.iter().enumerate().map(|(n, item)| (item, seen.get(n))).collect();
+            items.iter().enumerate().map(|(n, item)| (item, first_sources.get(n))).collect();
         let inflated = artifact::inflated_identity(&self.codings);
         let spool_failed = |e: std::io::Error| CatalogError::Spool {
             dir: self.spool.as_deref().map(|dir| dir.display().to_string()).unwrap_or_default(),
@@ -689,7 +689,7 @@ impl Builder {
         });
         // Each product's source digest from the first pass is checked.
         drop(jobs);
-        drop(seen);
+        drop(first_sources);
         let mut errors = Vec::new();
         let mut seen: HashMap<String, String> = HashMap::with_capacity(items.len());
         let (mut index, mut products) = (Vec::new(), 0);
