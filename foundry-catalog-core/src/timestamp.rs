@@ -134,6 +134,22 @@ impl OffsetTimestamp {
         }
     }
 
+    /// The instant `text` names when it is an offset timestamp
+    /// ([`OffsetTimestamp::new`] takes it): what
+    /// `OffsetTimestamp::new(text)?.as_datetime()` gives, parsed once and
+    /// not copied.
+    ///
+    /// ```
+    /// use foundry_catalog_core::OffsetTimestamp;
+    /// let instant = OffsetTimestamp::instant_of("2026-11-04T07:45:10-05:00").unwrap();
+    /// assert_eq!(instant.unix_timestamp(), 1_793_796_310);
+    /// assert!(OffsetTimestamp::instant_of("2026-11-04T12:45:10Z").is_none());
+    /// ```
+    pub fn instant_of(text: &str) -> Option<time::OffsetDateTime> {
+        let instant = time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()?;
+        (!text.ends_with(['Z', 'z'])).then_some(instant)
+    }
+
     /// The timestamp as written.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -238,8 +238,8 @@ pub fn newest_first<'a>(cards: impl IntoIterator<Item = &'a Card>, n: usize) -> 
         .into_iter()
         .enumerate()
         .map(|(at, card)| {
-            let instant = foundry_catalog_core::OffsetTimestamp::new(card.lastmod.as_str()).ok();
-            (Reverse(instant.map(|instant| instant.as_datetime())), at, card)
+            let instant = foundry_catalog_core::OffsetTimestamp::instant_of(&card.lastmod);
+            (Reverse(instant), at, card)
         })
         .collect();
     let order = |a: &(_, usize, &Card), b: &(_, usize, &Card)| (&a.0, a.1).cmp(&(&b.0, b.1));

@@ -671,13 +671,19 @@ impl Pages {
     /// [`Pages::render_list_plan`] when it is ready to write it, so the
     /// HTML of a catalog's list pages is never all in memory at once.
     pub fn list_plans_since<'a>(&self, cards: &'a Cards, previous: Option<&Cards>) -> Vec<ListPlan<'a>> {
-        let before: BTreeMap<String, Planned<'_>> = previous
-            .map(|previous| {
-                self.list_specs(previous, false).into_iter().map(|spec| (spec.path.clone(), spec)).collect()
-            })
-            .unwrap_or_default();
-        self.list_specs(cards, true)
-            .into_iter()
+        // The previous cards' pages and these are planned at once, on two cores.
+        let (before, now) = std::thread::scope(|scope| {
+            let before = previous.map(|previous| {
+                scope.spawn(|| {
+                    let specs = self.list_specs(previous, false);
+                    specs.into_iter().map(|spec| (spec.path.clone(), spec)).collect::<BTreeMap<String, Planned<'_>>>()
+                })
+            });
+            let now = self.list_specs(cards, true);
+            let before = before.map(|before| before.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            (before.unwrap_or_default(), now)
+        });
+        now.into_iter()
             .map(|spec| {
                 let was = before.get(&spec.path);
                 ListPlan {

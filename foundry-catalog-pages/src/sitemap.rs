@@ -219,7 +219,7 @@ fn url(site: &Site, path: &str, lastmod: &str) -> String {
 pub(crate) fn newest_of<'a>(lastmods: impl IntoIterator<Item = &'a str>) -> String {
     lastmods
         .into_iter()
-        .filter_map(|text| Some((foundry_catalog_core::OffsetTimestamp::new(text).ok()?.as_datetime(), text)))
+        .filter_map(|text| Some((foundry_catalog_core::OffsetTimestamp::instant_of(text)?, text)))
         .max_by_key(|(instant, _)| *instant)
         .map(|(_, text)| text.to_owned())
         .unwrap_or_default()

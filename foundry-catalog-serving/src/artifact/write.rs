@@ -96,11 +96,28 @@ impl Artifact {
         if !artifact.documents().eq(documents.iter().cloned()) {
             return Err(ArtifactError::Malformed("the builder's spans are not tiled in index order".to_owned()));
         }
-        artifact.metadata.content_sha256 = artifact.content_digest();
+        // The content digest is one hash over every entry: it is taken on
+        // a core of its own while the block list and directory are made.
+        let (content_sha256, (blocks, directory)) = std::thread::scope(|scope| {
+            let content = scope.spawn(|| artifact.content_digest());
+            let listed = artifact.block_list(documents, products);
+            (content.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), listed)
+        });
+        artifact.metadata.content_sha256 = content_sha256;
+        artifact.metadata.directory_sha256 = hex::encode(Sha256::digest(&directory));
+        (artifact.blocks, artifact.directory) = (Bytes::from(blocks), Bytes::from(directory));
+        // A struct of strings and numbers always serializes.
+        artifact.metadata_json = serde_json::to_vec(&artifact.metadata).unwrap_or_default().into();
+        Ok(artifact)
+    }
+
+    /// The block list and slug directory of an artifact [`Artifact::new`]
+    /// made whole, whose site documents are `documents`.
+    fn block_list(&self, documents: &[DocumentEntry], products: usize) -> (Vec<u8>, Vec<u8>) {
         let entries = products + documents.len();
         let (mut names, mut runs, mut bodies) =
             (Vec::with_capacity(entries), Vec::with_capacity(entries), Vec::with_capacity(entries));
-        for entry in artifact.entries() {
+        for entry in self.entries() {
             names.push(entry.slug);
             runs.push(contiguous(entry.table_spans()));
             bodies.push(contiguous(entry.body_spans()));
@@ -110,19 +127,14 @@ impl Artifact {
             runs.push(contiguous(document.table_spans()));
             bodies.push(contiguous(document.body_spans()));
         }
-        let names: Vec<&[u8]> = names.into_iter().map(|span| artifact.bytes_of(span).unwrap_or_default()).collect();
+        let names: Vec<&[u8]> = names.into_iter().map(|span| self.bytes_of(span).unwrap_or_default()).collect();
         let [runs, bodies]: [Vec<(u64, u64)>; 2] =
             [runs, bodies].map(|runs| runs.into_iter().map(Option::unwrap_or_default).collect());
-        let Index::Whole { stored, .. } = &artifact.index else { unreachable!("made whole above") };
-        let blocks = head::list(stored, &names, [&runs, &bodies], &artifact.metadata, &|at, len, f| {
-            artifact.table_bytes(at, len, f)
-        });
+        let Index::Whole { stored, .. } = &self.index else { unreachable!("an artifact being made is whole") };
+        let blocks =
+            head::list(stored, &names, [&runs, &bodies], &self.metadata, &|at, len, f| self.table_bytes(at, len, f));
         let directory = head::directory(names[..products].iter().copied());
-        artifact.metadata.directory_sha256 = hex::encode(Sha256::digest(&directory));
-        (artifact.blocks, artifact.directory) = (Bytes::from(blocks), Bytes::from(directory));
-        // A struct of strings and numbers always serializes.
-        artifact.metadata_json = serde_json::to_vec(&artifact.metadata).unwrap_or_default().into();
-        Ok(artifact)
+        (blocks, directory)
     }
 
     /// Writes the artifact file: header, metadata, signature, block list,

@@ -180,7 +180,9 @@ impl Stamps {
     /// manifest), with the reason.
     pub(crate) fn from_text(text: &str, content_sha256: &str) -> Result<Stamps, String> {
         use std::os::unix::ffi::OsStringExt;
-        let mut lines = text.lines();
+        // Five lines of head, then the manifests' (lines end in `\n`, as
+        // `str::lines` reads them).
+        let mut lines = text.splitn(6, '\n').map(|line| line.strip_suffix('\r').unwrap_or(line));
         if lines.next() != Some(STAMPS_MAGIC) {
             return Err("not a stamps file of this version".to_owned());
         }
@@ -219,24 +221,33 @@ impl Stamps {
                 })
             }
         };
-        let mut files = Vec::new();
-        for (n, line) in lines.enumerate() {
-            let bad = || format!("line {} does not read", n + 6);
-            let parts: Vec<&str> = line.split(' ').collect();
-            let [len, modified, modified_nanos, changed, changed_nanos, inode, device, source, name] = parts[..] else {
-                return Err(bad());
+        // One line a manifest, read on all cores: the text is cut at line
+        // ends into a piece a core.
+        let rest = text.splitn(6, '\n').nth(5).unwrap_or_default();
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let mut pieces = Vec::with_capacity(cores);
+        let mut start = 0;
+        for n in 1..=cores {
+            let end = if n == cores {
+                rest.len()
+            } else {
+                let at = (rest.len() * n / cores).max(start);
+                rest[at..].find('\n').map_or(rest.len(), |newline| at + newline + 1)
             };
-            let mut digest = [0; SOURCE_LEN];
-            hex::decode_to_slice(source, &mut digest).map_err(|_| bad())?;
-            let stamp = Stamp {
-                len: len.parse().map_err(|_| bad())?,
-                modified: time(modified, modified_nanos).ok_or_else(bad)?,
-                changed: (changed.parse().map_err(|_| bad())?, changed_nanos.parse().map_err(|_| bad())?),
-                inode: inode.parse().map_err(|_| bad())?,
-                device: device.parse().map_err(|_| bad())?,
-                source: digest,
-            };
-            files.push((OsString::from_vec(hex::decode(name).map_err(|_| bad())?), stamp));
+            pieces.push(&rest[start..end]);
+            start = end;
+        }
+        let read = crate::parallel::map(&pieces, |piece| {
+            piece.lines().enumerate().map(|(n, line)| file_line(line, time).ok_or(n)).collect::<Result<Vec<_>, _>>()
+        });
+        let mut files = Vec::with_capacity(rest.len() / 128);
+        let mut before = 0;
+        for (piece, read) in pieces.iter().zip(read) {
+            match read {
+                Ok(read) => files.extend(read),
+                Err(n) => return Err(format!("line {} does not read", 6 + before + n)),
+            }
+            before += piece.lines().count();
         }
         files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         if let Some(twice) = files.windows(2).find(|pair| pair[0].0 == pair[1].0) {
@@ -254,6 +265,29 @@ impl Stamps {
     pub(crate) fn artifact_unchanged(&self, metadata: &std::fs::Metadata) -> bool {
         self.artifact.is_some_and(|stamp| Stamp::new(metadata, [0; SOURCE_LEN]) == Some(stamp))
     }
+}
+
+/// A stamps file's line for one manifest: its stamp and name, if it reads.
+fn file_line(line: &str, time: impl Fn(&str, &str) -> Option<SystemTime>) -> Option<(OsString, Stamp)> {
+    use std::os::unix::ffi::OsStringExt;
+    let mut parts = line.split(' ');
+    let mut next = || parts.next();
+    let [len, modified, modified_nanos, changed, changed_nanos, inode, device, source, name] =
+        [next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?];
+    if next().is_some() {
+        return None;
+    }
+    let mut digest = [0; SOURCE_LEN];
+    hex::decode_to_slice(source, &mut digest).ok()?;
+    let stamp = Stamp {
+        len: len.parse().ok()?,
+        modified: time(modified, modified_nanos)?,
+        changed: (changed.parse().ok()?, changed_nanos.parse().ok()?),
+        inode: inode.parse().ok()?,
+        device: device.parse().ok()?,
+        source: digest,
+    };
+    Some((OsString::from_vec(hex::decode(name).ok()?), stamp))
 }
 
 /// Collects the stamps of a build as its threads read the files, each
@@ -381,5 +415,16 @@ mod tests {
         let name = hex::decode(line.rsplit(' ').next().expect("a name")).expect("hex");
         let error = Stamps::from_text(&format!("{text}{line}\n"), "digest").expect_err("refused");
         assert_eq!(error, format!("{} is listed twice", String::from_utf8_lossy(&name)));
+        // A line that does not read is named by its number in the file,
+        // wherever it is (the lines are read a piece a core), and so is
+        // one with a field too many or too few.
+        let count = lines.lines().count();
+        for (at, broken) in [(0, "x"), (count / 2 + 1, "1 2"), (count - 1, &*format!("{line} extra"))] {
+            let mut edited: Vec<&str> = lines.lines().collect();
+            edited[at] = broken;
+            let edited = format!("{head}{}\n", edited.join("\n"));
+            let error = Stamps::from_text(&edited, "digest").expect_err("refused");
+            assert_eq!(error, format!("line {} does not read", at + 6), "{broken:?}");
+        }
     }
 }
