@@ -167,20 +167,18 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         builder = builder.expires(expires);
     }
     if let Some(previous) = &args.previous {
-        let reused = load_previous(previous, args.sign_key.as_ref())
-            .map(|mut catalog| {
-                if !args.no_stat_cache {
-                    let stamps = stamps_file(previous);
-                    match catalog.read_stamps(&stamps) {
-                        Err(reason) => {
-                            eprintln!("note: not using {}: {reason}; reading every manifest", stamps.display());
-                        }
-                        Ok(true) => eprintln!(
-                            "note: {} is as the build that wrote it left it (its stamp is unchanged): its bodies are taken unread",
-                            previous.display()
-                        ),
-                        Ok(false) => {}
+        let stamps = (!args.no_stat_cache).then(|| stamps_file(previous));
+        let reused = load_previous(previous, stamps.as_deref(), args.sign_key.as_ref())
+            .map(|(catalog, read)| {
+                match (read, &stamps) {
+                    (Some(Err(reason)), Some(stamps)) => {
+                        eprintln!("note: not using {}: {reason}; reading every manifest", stamps.display());
                     }
+                    (Some(Ok(true)), _) => eprintln!(
+                        "note: {} is as the build that wrote it left it (its stamp is unchanged): its bodies are taken unread",
+                        previous.display()
+                    ),
+                    _ => {}
                 }
                 catalog
             })
@@ -315,16 +313,27 @@ fn stamps_file(artifact: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The previous artifact, loaded with every load check, and verified
-/// with the signing key's verify key when signing.
+/// The previous artifact of a build, and what reading its stamps file
+/// found (none when it was not read).
+type Previous = (ResponseCatalog, Option<Result<bool, String>>);
+
+/// The previous artifact, loaded with every load check, with the stamps
+/// file at `stamps` (what reading it found), and verified with the signing
+/// key's verify key when signing.
 /// It is kept open, so that the bytes the new artifact shares with it are
 /// copied file to file.
-fn load_previous(path: &Path, sign_key: Option<&SigningKey>) -> Result<ResponseCatalog, String> {
-    let catalog = ResponseCatalog::open_to_build_on(path).map_err(|e| e.to_string())?;
+fn load_previous(path: &Path, stamps: Option<&Path>, sign_key: Option<&SigningKey>) -> Result<Previous, String> {
+    let (catalog, read) = match stamps {
+        Some(stamps) => {
+            let (catalog, read) = ResponseCatalog::open_to_build_on_stamped(path, stamps).map_err(|e| e.to_string())?;
+            (catalog, Some(read))
+        }
+        None => (ResponseCatalog::open_to_build_on(path).map_err(|e| e.to_string())?, None),
+    };
     if let Some(key) = sign_key {
         catalog.artifact().verify(&key.verify_key()).map_err(|e| e.to_string())?;
     }
-    Ok(catalog)
+    Ok((catalog, read))
 }
 
 /// What reports progress: a bar on a terminal, else a line per 10 % of a

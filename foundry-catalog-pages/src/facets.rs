@@ -54,6 +54,33 @@ impl TermTable {
         card
     }
 
+    /// `cards` with each of their terms the table's copy, as
+    /// [`TermTable::share`] gives each, the table locked once and each
+    /// term the cards already share ([`crate::list::Card::decode_all`]
+    /// gives a document's cards one copy of each) looked up once.
+    pub fn share_all(&self, mut cards: Vec<Card>) -> Vec<Card> {
+        let mut terms = self.terms.lock().unwrap_or_else(PoisonError::into_inner);
+        // By the address of the cards' copy, which `seen` keeps alive (so
+        // no other term is given its address meanwhile).
+        let mut seen: std::collections::HashMap<*const Term, (Arc<Term>, Arc<Term>)> = std::collections::HashMap::new();
+        for term in cards.iter_mut().flat_map(|card| card.terms.iter_mut()) {
+            if let Some((_, shared)) = seen.get(&Arc::as_ptr(term)) {
+                *term = Arc::clone(shared);
+                continue;
+            }
+            let shared = match terms.get(&**term) {
+                Some(shared) => Arc::clone(shared),
+                None => {
+                    terms.insert(Arc::clone(term));
+                    Arc::clone(term)
+                }
+            };
+            let held = std::mem::replace(term, Arc::clone(&shared));
+            seen.insert(Arc::as_ptr(&held), (held, shared));
+        }
+        cards
+    }
+
     /// How many distinct terms it holds.
     pub fn len(&self) -> usize {
         self.terms.lock().unwrap_or_else(PoisonError::into_inner).len()
@@ -167,6 +194,21 @@ mod tests {
         let json = first.terms.iter().find(|t| t.slug == "json").expect("JSON");
         assert!(other.terms.iter().any(|t| std::sync::Arc::ptr_eq(t, json)), "a term two products share");
         assert!(table.len() < first.terms.len() + other.terms.len());
+        // A document's cards, shared at once, get the same copies.
+        let decoded =
+            Card::decode_all(&Card::encode_all(&[Card::of(&record(0)).unwrap(), Card::of(&record(1)).unwrap()]));
+        let shared = table.share_all(decoded.unwrap());
+        assert_eq!(shared, [first.clone(), other.clone()]);
+        for (card, was) in shared.iter().zip([&first, &other]) {
+            assert!(card.terms.iter().zip(&was.terms).all(|(a, b)| std::sync::Arc::ptr_eq(a, b)), "{}", card.path);
+        }
+        let fresh = super::TermTable::new();
+        let decoded =
+            Card::decode_all(&Card::encode_all(&[Card::of(&record(0)).unwrap(), Card::of(&record(1)).unwrap()]));
+        let shared = fresh.share_all(decoded.unwrap());
+        let json = |card: &Card| card.terms.iter().find(|t| t.slug == "json").cloned().expect("JSON");
+        assert!(std::sync::Arc::ptr_eq(&json(&shared[0]), &json(&shared[1])));
+        assert_eq!(fresh.len(), table.len());
     }
 
     #[test]

@@ -45,6 +45,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cards;
 mod error;
 pub mod facets;
 pub mod favicon;

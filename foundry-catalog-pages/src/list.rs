@@ -73,16 +73,18 @@ impl Card {
         route_of(&self.path)
     }
 
-    /// `cards` as one JSON document, in path order, for an artifact to keep.
+    /// `cards` as one document, in path order, for an artifact to keep
+    /// ([`crate::cards`]).
     pub fn encode_all(cards: &[Card]) -> Vec<u8> {
         let mut sorted: Vec<&Card> = cards.iter().collect();
         sorted.sort_by(|a, b| a.path.cmp(&b.path));
-        serde_json::to_vec(&sorted).unwrap_or_default()
+        crate::cards::encode(&sorted)
     }
 
-    /// The cards of a document [`Card::encode_all`] wrote.
-    pub fn decode_all(bytes: &[u8]) -> Result<Vec<Card>, serde_json::Error> {
-        serde_json::from_slice(bytes)
+    /// The cards of a document [`Card::encode_all`] wrote (or an earlier
+    /// build's JSON), in its order, each term one copy.
+    pub fn decode_all(bytes: &[u8]) -> Result<Vec<Card>, crate::cards::CardsError> {
+        crate::cards::decode(bytes)
     }
 }
 

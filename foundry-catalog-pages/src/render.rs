@@ -394,6 +394,8 @@ impl Pages {
             hasher.update(bytes);
         };
         part(concat!("foundry-catalog-pages ", env!("CARGO_PKG_VERSION")).as_bytes());
+        // How the cards are kept: pages built on an artifact keep its cards.
+        part(crate::cards::MAGIC);
         part(site.url("").as_bytes());
         part(site.name().as_bytes());
         part(site.language().tag().as_bytes());

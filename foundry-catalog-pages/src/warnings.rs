@@ -13,6 +13,7 @@
 //! Only indexable products are judged: a `noindex` page is in no list,
 //! no sitemap and no search engine.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
@@ -54,32 +55,44 @@ pub fn of(record: &ProductRecord) -> Vec<String> {
 /// are (a catalog made from a template should not print a line a product
 /// at every build). The time is linear in the products.
 pub fn duplicates(cards: &[(&str, &Card)]) -> Vec<(usize, String)> {
-    let mut warnings = Vec::new();
     let fields: [(&str, Field); 2] = [("title", |card| &card.title), ("summary", |card| &card.summary)];
-    for (what, text) in fields {
-        let mut same: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (at, (_, card)) in cards.iter().enumerate() {
-            same.entry(normal(text(card))).or_default().push(at);
-        }
-        for group in same.values().filter(|group| group.len() > 1) {
-            let warned = if group.len() > GROUP { &group[..1] } else { &group[..] };
-            for &at in warned {
-                let others = group.iter().filter(|&&other| other != at);
-                let named: Vec<&str> = others.take(NAMED).map(|&other| cards[other].0).collect();
-                let more = group.len() - 1 - named.len();
-                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-                warnings.push((
-                    at,
-                    format!(
-                        "its {what} is also the {what} of {}{more}; hint: give each product a {what} of its own, \
-                         as lists and search results show it to tell products apart",
-                        named.join(", ")
-                    ),
-                ));
-            }
+    // The titles on one core, the summaries on another.
+    let mut warnings: Vec<(usize, String)> = std::thread::scope(|scope| {
+        let found = fields.map(|(what, text)| scope.spawn(move || duplicates_of(cards, what, text)));
+        found
+            .into_iter()
+            .flat_map(|found| found.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    // Stable: a product's title's warning before its summary's.
+    warnings.sort_by_key(|(at, _)| *at);
+    warnings
+}
+
+/// The warnings of [`duplicates`] for one field, `what`, of the cards.
+fn duplicates_of(cards: &[(&str, &Card)], what: &str, text: Field) -> Vec<(usize, String)> {
+    let mut warnings = Vec::new();
+    let mut same: BTreeMap<Cow<'_, str>, Vec<usize>> = BTreeMap::new();
+    for (at, (_, card)) in cards.iter().enumerate() {
+        same.entry(normal(text(card))).or_default().push(at);
+    }
+    for group in same.values().filter(|group| group.len() > 1) {
+        let warned = if group.len() > GROUP { &group[..1] } else { &group[..] };
+        for &at in warned {
+            let others = group.iter().filter(|&&other| other != at);
+            let named: Vec<&str> = others.take(NAMED).map(|&other| cards[other].0).collect();
+            let more = group.len() - 1 - named.len();
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            warnings.push((
+                at,
+                format!(
+                    "its {what} is also the {what} of {}{more}; hint: give each product a {what} of its own, \
+                     as lists and search results show it to tell products apart",
+                    named.join(", ")
+                ),
+            ));
         }
     }
-    warnings.sort_by_key(|(at, _)| *at);
     warnings
 }
 
@@ -92,8 +105,18 @@ pub const GROUP: usize = 10;
 
 /// `text` as duplicates are compared: lowercase, its runs of whitespace
 /// one space, trimmed.
-fn normal(text: &str) -> String {
-    text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
+fn normal(text: &str) -> Cow<'_, str> {
+    // Most text is normal already (no uppercase letter, one space between
+    // words): it is compared as it is, not copied.
+    let spaced = !text.starts_with(' ') && !text.ends_with(' ') && !text.contains("  ");
+    let lower = |c: char| {
+        let mut lower = c.to_lowercase();
+        lower.next() == Some(c) && lower.next().is_none()
+    };
+    if spaced && text.chars().all(|c| lower(c) && (c == ' ' || !c.is_whitespace())) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" "))
 }
 
 #[cfg(test)]
@@ -144,5 +167,30 @@ mod tests {
         let more = super::GROUP - 3;
         assert_eq!(warnings.len(), 2, "one for the title, one for the summary");
         assert!(warnings[0].1.starts_with(&format!("its title is also the title of m1, m2, m3 and {more} more;")));
+    }
+
+    /// Text already normal is compared as it is; any other is lowercased
+    /// and spaced as the words' own lowercase joined by one space.
+    #[test]
+    fn text_is_compared_lowercased_with_its_words_one_space_apart() {
+        let slow = |text: &str| text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ");
+        for text in [
+            "lead finder",
+            "Lead finder",
+            "lead  finder",
+            " lead finder",
+            "lead finder ",
+            "lead\tfinder",
+            "lead\u{a0}finder",
+            "ǆ ǅ",
+            "ΟΔΟΣ",
+            "οδος",
+            "ⅰ ⅱ",
+            "",
+        ] {
+            let normal = super::normal(text);
+            assert_eq!(normal, slow(text), "{text:?}");
+            assert_eq!(matches!(normal, std::borrow::Cow::Borrowed(_)), normal == text, "{text:?}");
+        }
     }
 }

@@ -70,6 +70,25 @@ impl ResponseCatalog {
         Self::from_artifact(artifact)
     }
 
+    /// [`ResponseCatalog::open_to_build_on`], then
+    /// [`ResponseCatalog::read_stamps`] of the stamps file at `stamps`
+    /// (what it found is returned beside the catalog, an error of its own
+    /// leaving the catalog without stamps). When they say the file is as
+    /// the build that wrote it left it, its content digest is not computed
+    /// again: that build computed it from the head it wrote, whose every
+    /// block has just been checked against the block list. Otherwise it
+    /// is checked as [`ResponseCatalog::open_to_build_on`] checks it.
+    pub fn open_to_build_on_stamped(path: &Path, stamps: &Path) -> Result<(Self, Result<bool, String>), ArtifactError> {
+        let artifact = Artifact::open(path, u64::MAX)?;
+        artifact.check_blocks()?;
+        let mut catalog = Self::from_artifact(artifact)?;
+        let read = catalog.read_stamps(stamps);
+        if read != Ok(true) {
+            catalog.artifact.check_content_digest()?;
+        }
+        Ok((catalog, read))
+    }
+
     /// Loads an artifact: checks every span, slug, ETag and date and the
     /// content digest, and indexes the products. The bodies are not
     /// copied: the catalog shares the artifact's buffers.

@@ -151,7 +151,7 @@ impl PageMaker {
         let read = crate::parallel::map(&names, |name| {
             let bytes = previous.catalog().document(name).transpose().map_err(|e| failed(format!("{name}: {e}")))?;
             let cards = Card::decode_all(&bytes.unwrap_or_default()).map_err(|e| failed(format!("{name}: {e}")))?;
-            Ok(cards.into_iter().map(|card| self.terms.share(card)).collect::<Vec<_>>())
+            Ok(self.terms.share_all(cards))
         });
         let mut cards = Vec::new();
         for chunk in read {

@@ -676,3 +676,46 @@ fn a_build_spooling_its_bodies_writes_what_a_build_in_memory_writes() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&manifests);
 }
+
+/// A previous artifact opened with its stamps: its content digest is
+/// checked unless the stamps say the file is the one its build wrote. A
+/// file whose content digest is wrong (its blocks and CRC-32 made good,
+/// as an unsigned file can be) is refused when its stamps are another
+/// artifact's, and when they are its own but the file is not the one
+/// they stamped.
+#[test]
+fn a_previous_artifact_is_checked_whole_unless_its_stamps_say_it_is_as_written() {
+    let dir = temp("stamped");
+    let (file, stamps) = (dir.join("catalog.fcat"), dir.join("catalog.fcat.stamps"));
+    let built = foundry_catalog_serving::catalog::Builder::new().build_dir(&examples()).expect("builds");
+    let mut out = std::fs::File::create(&file).expect("create");
+    built.write_file(&mut out).expect("written");
+    drop(out);
+    let written = std::fs::metadata(&file).expect("metadata");
+    let mut text = Vec::new();
+    assert!(built.write_stamps(&mut text, Some(&written)).expect("stamps"));
+    std::fs::write(&stamps, &text).expect("write");
+    let (_, read) = ResponseCatalog::open_to_build_on_stamped(&file, &stamps).expect("opens");
+    assert_eq!(read, Ok(true));
+
+    // The content digest changed in the metadata, the CRC-32 made good.
+    let digest = built.metadata().content_sha256.clone();
+    let other = "0".repeat(64);
+    let mut bytes = std::fs::read(&file).expect("read");
+    let at = bytes.windows(64).position(|w| w == digest.as_bytes()).expect("the digest");
+    bytes[at..at + 64].copy_from_slice(other.as_bytes());
+    let wrong = dir.join("wrong.fcat");
+    std::fs::write(&wrong, with_checksum(bytes)).expect("write");
+    let refused = |result: Result<(ResponseCatalog, Result<bool, String>), ArtifactError>| {
+        let error = result.map(|_| ()).expect_err("refused").to_string();
+        assert!(error.contains("content_sha256 is"), "{error}");
+    };
+    // Stamps of another artifact: not used, and the digest is checked.
+    refused(ResponseCatalog::open_to_build_on_stamped(&wrong, &stamps));
+    // Its own digest in the stamps, but they stamped another file.
+    let text = String::from_utf8(text).expect("text").replace(&digest, &other);
+    std::fs::write(&stamps, text).expect("write");
+    refused(ResponseCatalog::open_to_build_on_stamped(&wrong, &stamps));
+    refused(ResponseCatalog::open_to_build_on(&wrong).map(|catalog| (catalog, Ok(false))));
+    let _ = std::fs::remove_dir_all(&dir);
+}
