@@ -300,6 +300,13 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     match result {
         Ok(()) => {
             eprintln!("{verb}: {summary} in {:.2} s", started.elapsed().as_secs_f64());
+            // The process ends now: the kernel takes back its memory whole,
+            // where dropping the catalogs would free it piece by piece (and
+            // the allocator hand each page back): 0.07 s of a one-edit
+            // build at 100,000 products. Nothing they hold needs a drop:
+            // their files are open read-only or already unlinked.
+            std::mem::forget(catalog);
+            std::mem::forget(builder);
             ExitCode::SUCCESS
         }
         Err(e) => fail(USAGE, format!("{}: cannot write: {e}", args.output.as_deref().unwrap_or(&args.dir).display())),

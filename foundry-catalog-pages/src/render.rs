@@ -705,11 +705,22 @@ impl Pages {
         self.render_list(&plan.context)
     }
 
-    /// What each list page of `cards` shows.
     /// What each list page of `cards` shows; with each page's `lastmod`
     /// when `lastmods` (else empty: the previous cards' pages are only
     /// compared, and a catalog's facets list each product ten times).
     fn list_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
+        // The facets' pages (most of them) on a core of their own.
+        let (mut out, facets) = std::thread::scope(|scope| {
+            let facets = scope.spawn(|| self.facet_specs(cards, lastmods));
+            let routes = self.route_specs(cards, lastmods);
+            (routes, facets.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        });
+        out.extend(facets);
+        out
+    }
+
+    /// The home page's and the routes' pages of [`Pages::list_specs`].
+    fn route_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
         let newest =
             |cards: &mut dyn Iterator<Item = &Card>| if lastmods { list::newest(cards) } else { String::new() };
         let summaries: Vec<RouteSummary<'_>> = cards
@@ -740,6 +751,15 @@ impl Pages {
                 });
             }
         }
+        out
+    }
+
+    /// The facets' pages of [`Pages::list_specs`]: each taxonomy's pages
+    /// of terms, then its terms' pages.
+    fn facet_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
+        let newest =
+            |cards: &mut dyn Iterator<Item = &Card>| if lastmods { list::newest(cards) } else { String::new() };
+        let mut out = Vec::new();
         let facets = Facets::new(cards);
         for (taxonomy, terms) in facets.taxonomies() {
             // Each term's pages, then the newest of each term (from its

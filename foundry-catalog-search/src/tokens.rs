@@ -28,57 +28,68 @@ pub const MAX_WORD: usize = 64;
 /// ```
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    for_each_word(text, |word| out.push(word.to_owned()));
+    out
+}
+
+/// Each of the words of `text` ([`words`]), in order, given to `f`
+/// without a copy of its own (an index adds millions).
+pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut word = String::new();
     let mut pairs: Vec<char> = Vec::new();
-    let flush_word = |word: &mut String, out: &mut Vec<String>| {
+    let mut pair = String::new();
+    let flush_word = |word: &mut String, f: &mut dyn FnMut(&str)| {
         if !word.is_empty() {
-            out.push(cut(std::mem::take(word)));
+            f(cut(word));
+            word.clear();
         }
     };
-    let flush_pairs = |pairs: &mut Vec<char>, out: &mut Vec<String>| {
-        match pairs.len() {
-            0 => {}
-            1 => out.push(pairs.iter().collect()),
-            _ => out.extend(pairs.windows(2).map(|pair| pair.iter().collect())),
+    let mut flush_pairs = |pairs: &mut Vec<char>, f: &mut dyn FnMut(&str)| {
+        if pairs.len() == 1 {
+            pair.clear();
+            pair.push(pairs[0]);
+            f(&pair);
+        }
+        for two in pairs.windows(2) {
+            pair.clear();
+            pair.extend(two);
+            f(&pair);
         }
         pairs.clear();
     };
+    let f: &mut dyn FnMut(&str) = &mut f;
     for c in text.chars() {
         // Most text of most catalogs is ASCII: its case needs no tables.
         if c.is_ascii() {
             if c.is_ascii_alphanumeric() {
-                flush_pairs(&mut pairs, &mut out);
+                flush_pairs(&mut pairs, f);
                 word.push(c.to_ascii_lowercase());
             } else {
-                flush_word(&mut word, &mut out);
-                flush_pairs(&mut pairs, &mut out);
+                flush_word(&mut word, f);
+                flush_pairs(&mut pairs, f);
             }
         } else if is_unspaced(c) {
-            flush_word(&mut word, &mut out);
+            flush_word(&mut word, f);
             pairs.push(c);
         } else if c.is_alphanumeric() {
-            flush_pairs(&mut pairs, &mut out);
+            flush_pairs(&mut pairs, f);
             word.extend(c.to_lowercase());
         } else {
-            flush_word(&mut word, &mut out);
-            flush_pairs(&mut pairs, &mut out);
+            flush_word(&mut word, f);
+            flush_pairs(&mut pairs, f);
         }
     }
-    flush_word(&mut word, &mut out);
-    flush_pairs(&mut pairs, &mut out);
-    out
+    flush_word(&mut word, f);
+    flush_pairs(&mut pairs, f);
 }
 
 /// `word` cut to at most [`MAX_WORD`] bytes, at a character's boundary.
-fn cut(mut word: String) -> String {
-    if word.len() > MAX_WORD {
-        let mut end = MAX_WORD;
-        while !word.is_char_boundary(end) {
-            end -= 1;
-        }
-        word.truncate(end);
+fn cut(word: &str) -> &str {
+    let mut end = word.len().min(MAX_WORD);
+    while !word.is_char_boundary(end) {
+        end -= 1;
     }
-    word
+    &word[..end]
 }
 
 /// Whether `c` belongs to a script written without spaces between words:

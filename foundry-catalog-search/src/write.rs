@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use crate::format::{
     HEAD, MAGIC, MAX_PARTS, PART_BYTES, PART_HEADER, PART_MAGIC, VERSION, get_varint, part_of, put_varint,
 };
-use crate::words;
 
 /// Builds an index of documents, each a list of weighted fields; a
 /// document's number is the order it was added in (from 0).
@@ -67,26 +66,32 @@ impl IndexBuilder {
     pub fn add(&mut self, fields: &[(u32, &str)]) -> u32 {
         let doc = u32::try_from(self.lengths.len()).expect("at most u32::MAX documents");
         // A document's words, sorted, then each word's weights summed: a
-        // few dozen words, where a map a document would cost more.
-        let mut weighted: Vec<(String, u32)> = Vec::new();
-        for &(weight, text) in fields {
+        // few dozen words, where a map a document would cost more. Each
+        // word is a span of one buffer: only a word new to the index is
+        // copied.
+        let (mut text, mut spans) = (String::new(), Vec::<(usize, usize, u32)>::new());
+        for &(weight, field) in fields {
             if weight != 0 {
-                weighted.extend(words(text).into_iter().map(|word| (word, weight)));
+                crate::tokens::for_each_word(field, |word| {
+                    text.push_str(word);
+                    spans.push((text.len() - word.len(), text.len(), weight));
+                });
             }
         }
-        let length = weighted.iter().fold(0u32, |length, &(_, weight)| length.saturating_add(weight));
-        weighted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut weighted = weighted.into_iter().peekable();
-        while let Some((word, mut count)) = weighted.next() {
-            while let Some((_, weight)) = weighted.next_if(|(next, _)| *next == word) {
+        let length = spans.iter().fold(0u32, |length, &(_, _, weight)| length.saturating_add(weight));
+        spans.sort_unstable_by(|a, b| text[a.0..a.1].cmp(&text[b.0..b.1]));
+        let mut spans = spans.into_iter().peekable();
+        while let Some((start, end, mut count)) = spans.next() {
+            let word = &text[start..end];
+            while let Some((_, _, weight)) = spans.next_if(|next| &text[next.0..next.1] == word) {
                 count = count.saturating_add(weight);
             }
-            match self.postings.get_mut(word.as_str()) {
+            match self.postings.get_mut(word) {
                 Some(postings) => postings.push(doc, count),
                 None => {
                     let mut postings = Postings::default();
                     postings.push(doc, count);
-                    self.postings.insert(word.into_boxed_str(), postings);
+                    self.postings.insert(word.into(), postings);
                 }
             }
         }
