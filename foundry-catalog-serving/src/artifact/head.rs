@@ -16,7 +16,7 @@ use super::{ArtifactError, DocumentEntry, IndexEntry, Metadata, PageSpans, SOURC
 
 /// Hands its last argument the table's bytes from the first, as many as
 /// the second says, in the pieces they are held in.
-pub(crate) type TableBytes<'a> = dyn Fn(u64, u64, &mut dyn FnMut(&[u8])) + 'a;
+pub(crate) type TableBytes<'a> = dyn Fn(u64, u64, &mut dyn FnMut(&[u8])) + Sync + 'a;
 
 /// A length in a stored index entry: u32.
 const LEN_LEN: usize = 4;
@@ -390,15 +390,16 @@ pub(crate) fn blocks(
     Ok(blocks)
 }
 
-/// The block list of an index (stored as `stored`) whose entries are
-/// named `names` and whose table runs are `runs` and body runs `bodies`
-/// (each entry's, in order): blocks end where a name's digest says
-/// ([`BLOCK_TARGET`], [`BLOCK_MAX`]), and each is named by the digest of
-/// its stored index entries and table bytes, which `table` gives for a
-/// range of the table.
+/// The block list of an index (stored as `stored`) whose entries' names
+/// have the keys `keys` ([`key_of`]: the first bytes of their digests)
+/// and whose table runs are `runs` and body runs `bodies` (each entry's,
+/// in order): blocks end where a name's digest says ([`BLOCK_TARGET`],
+/// [`BLOCK_MAX`]), and each is named by the digest of its stored index
+/// entries and table bytes, which `table` gives for a range of the table
+/// (the blocks are hashed on all cores).
 pub(crate) fn list(
     stored: &[u8],
-    names: &[&[u8]],
+    keys: &[[u8; KEY_LEN]],
     [runs, bodies]: [&[(u64, u64)]; 2],
     metadata: &Metadata,
     table: &TableBytes<'_>,
@@ -408,20 +409,19 @@ pub(crate) fn list(
     let (entry, document) = (entry_len(codings, metadata.pages.is_some()) as u64, document_len(codings) as u64);
     let index_at =
         |n: u64| usize::try_from(n.min(products) * entry + n.saturating_sub(products) * document).unwrap_or(0);
-    let mut ends = Vec::new();
-    let mut count = 0;
-    for (n, name) in names.iter().enumerate() {
+    // Where each block ends, from its names' digests.
+    let mut ranges = Vec::new();
+    let (mut first, mut count) = (0, 0);
+    for (n, key) in keys.iter().enumerate() {
         count += 1;
-        let digest = Sha256::digest(name);
-        let mark = u32::from_le_bytes([digest[0], digest[1], digest[2], digest[3]]);
-        if mark % BLOCK_TARGET == 0 || count == BLOCK_MAX || n + 1 == names.len() {
-            ends.push(n as u64 + 1);
-            count = 0;
+        let mark = u32::from_le_bytes([key[0], key[1], key[2], key[3]]);
+        if mark % BLOCK_TARGET == 0 || count == BLOCK_MAX || n + 1 == keys.len() {
+            ranges.push((first, n as u64 + 1));
+            (first, count) = (n as u64 + 1, 0);
         }
     }
-    let mut list = Vec::with_capacity(ends.len() * BLOCK_LEN);
-    let mut first = 0;
-    for last in ends {
+    // Each block's digest, on all cores; the list in order.
+    let listed = crate::parallel::map(&ranges, |&(first, last)| {
         let start = runs.get(first as usize).map_or(0, |run| run.0);
         let end = runs.get(last as usize - 1).map_or(start, |run| run.0 + run.1);
         let body_bytes: u64 =
@@ -429,13 +429,14 @@ pub(crate) fn list(
         let mut hasher = Sha256::new();
         hasher.update(&stored[index_at(first)..index_at(last)]);
         table(start, end - start, &mut |bytes| hasher.update(bytes));
-        list.extend_from_slice(&u32::try_from(last - first).unwrap_or(u32::MAX).to_le_bytes());
-        list.extend_from_slice(&u32::try_from(end - start).unwrap_or(u32::MAX).to_le_bytes());
-        list.extend_from_slice(&body_bytes.to_le_bytes());
-        list.extend_from_slice(hasher.finalize().as_slice());
-        first = last;
-    }
-    list
+        let mut block = Vec::with_capacity(BLOCK_LEN);
+        block.extend_from_slice(&u32::try_from(last - first).unwrap_or(u32::MAX).to_le_bytes());
+        block.extend_from_slice(&u32::try_from(end - start).unwrap_or(u32::MAX).to_le_bytes());
+        block.extend_from_slice(&body_bytes.to_le_bytes());
+        block.extend_from_slice(hasher.finalize().as_slice());
+        block
+    });
+    listed.concat()
 }
 
 /// Where a head holds another's block, if it does: its block's ranges
@@ -467,7 +468,7 @@ pub(crate) fn names(block: &Block, index: &[u8], table: &TableBytes<'_>) -> bool
 }
 
 /// The key of `slug` in a slug directory.
-fn key_of(slug: &[u8]) -> [u8; KEY_LEN] {
+pub(crate) fn key_of(slug: &[u8]) -> [u8; KEY_LEN] {
     let mut key = [0; KEY_LEN];
     key.copy_from_slice(&Sha256::digest(slug)[..KEY_LEN]);
     key
@@ -476,8 +477,14 @@ fn key_of(slug: &[u8]) -> [u8; KEY_LEN] {
 /// The slug directory of products named `slugs` (in index order): each
 /// one's key and number, sorted by key.
 pub(crate) fn directory<'a>(slugs: impl ExactSizeIterator<Item = &'a [u8]>) -> Vec<u8> {
+    directory_of_keys(slugs.map(key_of))
+}
+
+/// The slug directory of products whose slugs' keys ([`key_of`]) are
+/// `keys` (in index order).
+pub(crate) fn directory_of_keys(keys: impl ExactSizeIterator<Item = [u8; KEY_LEN]>) -> Vec<u8> {
     let mut keyed: Vec<([u8; KEY_LEN], u32)> =
-        slugs.enumerate().map(|(n, slug)| (key_of(slug), u32::try_from(n).unwrap_or(u32::MAX))).collect();
+        keys.enumerate().map(|(n, key)| (key, u32::try_from(n).unwrap_or(u32::MAX))).collect();
     keyed.sort_unstable();
     let mut directory = Vec::with_capacity(keyed.len() * DIRECTORY_ENTRY_LEN);
     for (key, n) in keyed {

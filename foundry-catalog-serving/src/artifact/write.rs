@@ -127,13 +127,15 @@ impl Artifact {
             runs.push(contiguous(document.table_spans()));
             bodies.push(contiguous(document.body_spans()));
         }
-        let names: Vec<&[u8]> = names.into_iter().map(|span| self.bytes_of(span).unwrap_or_default()).collect();
+        // Each name's key ([`head::key_of`]) places its block's end and
+        // its slug in the directory: taken once, on all cores.
+        let keys = crate::parallel::map(&names, |&span| head::key_of(self.bytes_of(span).unwrap_or_default()));
         let [runs, bodies]: [Vec<(u64, u64)>; 2] =
             [runs, bodies].map(|runs| runs.into_iter().map(Option::unwrap_or_default).collect());
         let Index::Whole { stored, .. } = &self.index else { unreachable!("an artifact being made is whole") };
         let blocks =
-            head::list(stored, &names, [&runs, &bodies], &self.metadata, &|at, len, f| self.table_bytes(at, len, f));
-        let directory = head::directory(names[..products].iter().copied());
+            head::list(stored, &keys, [&runs, &bodies], &self.metadata, &|at, len, f| self.table_bytes(at, len, f));
+        let directory = head::directory_of_keys(keys[..products].iter().copied());
         (blocks, directory)
     }
 
