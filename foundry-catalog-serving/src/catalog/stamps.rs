@@ -224,19 +224,7 @@ impl Stamps {
         // One line a manifest, read on all cores: the text is cut at line
         // ends into a piece a core.
         let rest = text.splitn(6, '\n').nth(5).unwrap_or_default();
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        let mut pieces = Vec::with_capacity(cores);
-        let mut start = 0;
-        for n in 1..=cores {
-            let end = if n == cores {
-                rest.len()
-            } else {
-                let at = (rest.len() * n / cores).max(start);
-                rest[at..].find('\n').map_or(rest.len(), |newline| at + newline + 1)
-            };
-            pieces.push(&rest[start..end]);
-            start = end;
-        }
+        let pieces = pieces(rest, std::thread::available_parallelism().map_or(1, usize::from));
         let read = crate::parallel::map(&pieces, |piece| {
             piece.lines().enumerate().map(|(n, line)| file_line(line, time).ok_or(n)).collect::<Result<Vec<_>, _>>()
         });
@@ -265,6 +253,25 @@ impl Stamps {
     pub(crate) fn artifact_unchanged(&self, metadata: &std::fs::Metadata) -> bool {
         self.artifact.is_some_and(|stamp| Stamp::new(metadata, [0; SOURCE_LEN]) == Some(stamp))
     }
+}
+
+/// `text` cut into `count` pieces of about one size, each (but the last)
+/// ending at a line's end: any bytes, a character of several bytes too.
+fn pieces(text: &str, count: usize) -> Vec<&str> {
+    let mut pieces = Vec::with_capacity(count);
+    let mut start = 0;
+    for n in 1..=count {
+        let end = if n == count {
+            text.len()
+        } else {
+            // A newline byte is a character of its own: cut after it.
+            let at = (text.len() / count * n).max(start);
+            text.as_bytes()[at..].iter().position(|&b| b == b'\n').map_or(text.len(), |newline| at + newline + 1)
+        };
+        pieces.push(&text[start..end]);
+        start = end;
+    }
+    pieces
 }
 
 /// A stamps file's line for one manifest: its stamp and name, if it reads.
@@ -328,6 +335,24 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Text is cut at line ends only, whatever characters it holds and
+    /// however many pieces are asked for.
+    #[test]
+    fn text_is_cut_into_pieces_at_line_ends_only() {
+        for text in ["", "\n", "é€ab\ncd\n\n€€€", &"é€𝄞\n".repeat(50), &"x".repeat(99)] {
+            for count in 1..=9 {
+                let pieces = pieces(text, count);
+                assert_eq!(pieces.len(), count);
+                assert_eq!(pieces.concat(), text, "{count} pieces of {text:?}");
+                // Each cut is after a newline, or at the end.
+                for k in 1..count {
+                    let before = pieces[..k].concat();
+                    assert!(before.is_empty() || before.ends_with('\n') || before == text, "{pieces:?}");
+                }
+            }
+        }
+    }
 
     /// A file's stamp is trusted only if the file had settled (its change
     /// time `SETTLED` or more before) when the build that recorded it
