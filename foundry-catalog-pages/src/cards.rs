@@ -44,6 +44,22 @@ pub enum CardsError {
     Json(#[from] serde_json::Error),
 }
 
+impl Card {
+    /// `cards` as one document, in path order, for an artifact to keep
+    /// (in this module's form).
+    pub fn encode_all(cards: &[Card]) -> Vec<u8> {
+        let mut sorted: Vec<&Card> = cards.iter().collect();
+        sorted.sort_by(|a, b| a.path.cmp(&b.path));
+        encode(&sorted)
+    }
+
+    /// The cards of a document [`Card::encode_all`] wrote (or an earlier
+    /// build's JSON), in its order, each term one copy.
+    pub fn decode_all(bytes: &[u8]) -> Result<Vec<Card>, CardsError> {
+        decode(bytes)
+    }
+}
+
 /// `cards` in this form, in the order given.
 pub(crate) fn encode(cards: &[&Card]) -> Vec<u8> {
     let mut places: HashMap<&Term, u64> = HashMap::new();

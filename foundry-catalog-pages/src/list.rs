@@ -72,20 +72,6 @@ impl Card {
     pub fn route(&self) -> Option<Route> {
         route_of(&self.path)
     }
-
-    /// `cards` as one document, in path order, for an artifact to keep
-    /// ([`crate::cards`]).
-    pub fn encode_all(cards: &[Card]) -> Vec<u8> {
-        let mut sorted: Vec<&Card> = cards.iter().collect();
-        sorted.sort_by(|a, b| a.path.cmp(&b.path));
-        crate::cards::encode(&sorted)
-    }
-
-    /// The cards of a document [`Card::encode_all`] wrote (or an earlier
-    /// build's JSON), in its order, each term one copy.
-    pub fn decode_all(bytes: &[u8]) -> Result<Vec<Card>, crate::cards::CardsError> {
-        crate::cards::decode(bytes)
-    }
 }
 
 pub use foundry_catalog::product::{HOME_PATH, is_list_path};
