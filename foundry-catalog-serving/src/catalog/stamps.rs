@@ -198,27 +198,14 @@ impl Stamps {
         }
         let dir = PathBuf::from(OsString::from_vec(hex::decode(field("dir")?).map_err(|_| "a folder not in hex")?));
         let started = field("started")?;
-        let time = |secs: &str, nanos: &str| -> Option<SystemTime> {
-            let nanos: u32 = nanos.parse().ok().filter(|&n| n < 1_000_000_000)?;
-            UNIX_EPOCH.checked_add(Duration::new(secs.parse().ok()?, nanos))
-        };
-        let started = started.split_once(' ').and_then(|(s, n)| time(s, n)).ok_or("a start time that does not read")?;
+        let started =
+            started.split_once(' ').and_then(|(s, n)| time_of(s, n)).ok_or("a start time that does not read")?;
         let artifact = match field("artifact")? {
             "none" => None,
             line => {
-                let parts: Vec<&str> = line.split(' ').collect();
-                let [len, modified, modified_nanos, changed, changed_nanos, inode, device] = parts[..] else {
-                    return Err("an artifact line that does not read".to_owned());
-                };
-                let bad = || "an artifact line that does not read".to_owned();
-                Some(Stamp {
-                    len: len.parse().map_err(|_| bad())?,
-                    modified: time(modified, modified_nanos).ok_or_else(bad)?,
-                    changed: (changed.parse().map_err(|_| bad())?, changed_nanos.parse().map_err(|_| bad())?),
-                    inode: inode.parse().map_err(|_| bad())?,
-                    device: device.parse().map_err(|_| bad())?,
-                    source: [0; SOURCE_LEN],
-                })
+                let mut parts = line.split(' ');
+                let stamp = stamp_of(&mut parts).filter(|_| parts.next().is_none());
+                Some(stamp.ok_or("an artifact line that does not read")?)
             }
         };
         // One line a manifest, read on all cores: the text is cut at line
@@ -226,7 +213,7 @@ impl Stamps {
         let rest = text.splitn(6, '\n').nth(5).unwrap_or_default();
         let pieces = pieces(rest, std::thread::available_parallelism().map_or(1, usize::from));
         let read = crate::parallel::map(&pieces, |piece| {
-            piece.lines().enumerate().map(|(n, line)| file_line(line, time).ok_or(n)).collect::<Result<Vec<_>, _>>()
+            piece.lines().enumerate().map(|(n, line)| file_line(line).ok_or(n)).collect::<Result<Vec<_>, _>>()
         });
         let mut files = Vec::with_capacity(rest.len() / 128);
         let mut before = 0;
@@ -275,26 +262,39 @@ fn pieces(text: &str, count: usize) -> Vec<&str> {
 }
 
 /// A stamps file's line for one manifest: its stamp and name, if it reads.
-fn file_line(line: &str, time: impl Fn(&str, &str) -> Option<SystemTime>) -> Option<(OsString, Stamp)> {
+fn file_line(line: &str) -> Option<(OsString, Stamp)> {
     use std::os::unix::ffi::OsStringExt;
     let mut parts = line.split(' ');
-    let mut next = || parts.next();
-    let [len, modified, modified_nanos, changed, changed_nanos, inode, device, source, name] =
-        [next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?, next()?];
-    if next().is_some() {
+    let mut stamp = stamp_of(&mut parts)?;
+    let [source, name] = [parts.next()?, parts.next()?];
+    if parts.next().is_some() {
         return None;
     }
-    let mut digest = [0; SOURCE_LEN];
-    hex::decode_to_slice(source, &mut digest).ok()?;
-    let stamp = Stamp {
+    hex::decode_to_slice(source, &mut stamp.source).ok()?;
+    Some((OsString::from_vec(hex::decode(name).ok()?), stamp))
+}
+
+/// A stamp's first fields as a stamps file writes them (length,
+/// modification and change times, inode and device), taken from
+/// `parts`; its source digest zeros. The artifact's line is these alone.
+fn stamp_of<'t>(parts: &mut impl Iterator<Item = &'t str>) -> Option<Stamp> {
+    let mut next = || parts.next();
+    let [len, modified, modified_nanos, changed, changed_nanos, inode, device] =
+        [next()?, next()?, next()?, next()?, next()?, next()?, next()?];
+    Some(Stamp {
         len: len.parse().ok()?,
-        modified: time(modified, modified_nanos)?,
+        modified: time_of(modified, modified_nanos)?,
         changed: (changed.parse().ok()?, changed_nanos.parse().ok()?),
         inode: inode.parse().ok()?,
         device: device.parse().ok()?,
-        source: digest,
-    };
-    Some((OsString::from_vec(hex::decode(name).ok()?), stamp))
+        source: [0; SOURCE_LEN],
+    })
+}
+
+/// A time written as its seconds and nanoseconds since 1970.
+fn time_of(secs: &str, nanos: &str) -> Option<SystemTime> {
+    let nanos: u32 = nanos.parse().ok().filter(|&n| n < 1_000_000_000)?;
+    UNIX_EPOCH.checked_add(Duration::new(secs.parse().ok()?, nanos))
 }
 
 /// Collects the stamps of a build as its threads read the files, each
@@ -335,6 +335,26 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The artifact's own line reads back as the stamp of the file it
+    /// was written for; a field too many or too few makes it unusable.
+    #[test]
+    fn the_artifacts_line_reads_back_and_a_broken_one_is_refused() {
+        let dir = PathBuf::from("/catalog");
+        let metadata = std::fs::metadata(std::env::current_dir().expect("a folder")).expect("metadata");
+        let mut text = Vec::new();
+        Recorder::new(&dir, 0).finish(Vec::new()).write_text(&mut text, "digest", Some(&metadata)).expect("written");
+        let text = String::from_utf8(text).expect("text");
+        let read = Stamps::from_text(&text, "digest").expect("reads");
+        assert!(read.artifact_unchanged(&metadata));
+        let line = text.lines().nth(4).expect("the artifact's line");
+        assert!(line.starts_with("artifact "), "{line}");
+        let (fewer, _) = line.rsplit_once(' ').expect("fields");
+        for broken in [format!("{line} 7"), fewer.to_owned(), "artifact 1 2 x 3 4 5 6".to_owned()] {
+            let error = Stamps::from_text(&text.replace(line, &broken), "digest").expect_err("refused");
+            assert_eq!(error, "an artifact line that does not read", "{broken}");
+        }
+    }
 
     /// Text is cut at line ends only, whatever characters it holds and
     /// however many pieces are asked for.
