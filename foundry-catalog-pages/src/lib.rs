@@ -53,6 +53,7 @@ pub mod feed;
 pub mod json_ld;
 pub mod list;
 mod markup;
+mod parallel;
 mod render;
 pub mod search;
 pub mod share_image;

@@ -674,17 +674,13 @@ impl Pages {
     /// HTML of a catalog's list pages is never all in memory at once.
     pub fn list_plans_since<'a>(&self, cards: &'a Cards, previous: Option<&Cards>) -> Vec<ListPlan<'a>> {
         // The previous cards' pages and these are planned at once, on two cores.
-        let (before, now) = std::thread::scope(|scope| {
-            let before = previous.map(|previous| {
-                scope.spawn(|| {
-                    let specs = self.list_specs(previous, false);
-                    specs.into_iter().map(|spec| (spec.path.clone(), spec)).collect::<BTreeMap<String, Planned<'_>>>()
-                })
-            });
-            let now = self.list_specs(cards, true);
-            let before = before.map(|before| before.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-            (before.unwrap_or_default(), now)
-        });
+        let (before, now) = crate::parallel::join(
+            || {
+                let specs = previous.map(|previous| self.list_specs(previous, false)).unwrap_or_default();
+                specs.into_iter().map(|spec| (spec.path.clone(), spec)).collect::<BTreeMap<String, Planned<'_>>>()
+            },
+            || self.list_specs(cards, true),
+        );
         now.into_iter()
             .map(|spec| {
                 let was = before.get(&spec.path);
@@ -710,11 +706,8 @@ impl Pages {
     /// compared, and a catalog's facets list each product ten times).
     fn list_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
         // The facets' pages (most of them) on a core of their own.
-        let (mut out, facets) = std::thread::scope(|scope| {
-            let facets = scope.spawn(|| self.facet_specs(cards, lastmods));
-            let routes = self.route_specs(cards, lastmods);
-            (routes, facets.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        });
+        let (facets, mut out) =
+            crate::parallel::join(|| self.facet_specs(cards, lastmods), || self.route_specs(cards, lastmods));
         out.extend(facets);
         out
     }

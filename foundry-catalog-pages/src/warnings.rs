@@ -55,15 +55,12 @@ pub fn of(record: &ProductRecord) -> Vec<String> {
 /// are (a catalog made from a template should not print a line a product
 /// at every build). The time is linear in the products.
 pub fn duplicates(cards: &[(&str, &Card)]) -> Vec<(usize, String)> {
-    let fields: [(&str, Field); 2] = [("title", |card| &card.title), ("summary", |card| &card.summary)];
     // The titles on one core, the summaries on another.
-    let mut warnings: Vec<(usize, String)> = std::thread::scope(|scope| {
-        let found = fields.map(|(what, text)| scope.spawn(move || duplicates_of(cards, what, text)));
-        found
-            .into_iter()
-            .flat_map(|found| found.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
-    });
+    let (mut warnings, summaries) = crate::parallel::join(
+        || duplicates_of(cards, "title", |card| &card.title),
+        || duplicates_of(cards, "summary", |card| &card.summary),
+    );
+    warnings.extend(summaries);
     // Stable: a product's title's warning before its summary's.
     warnings.sort_by_key(|(at, _)| *at);
     warnings

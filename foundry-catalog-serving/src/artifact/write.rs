@@ -98,11 +98,8 @@ impl Artifact {
         }
         // The content digest is one hash over every entry: it is taken on
         // a core of its own while the block list and directory are made.
-        let (content_sha256, (blocks, directory)) = std::thread::scope(|scope| {
-            let content = scope.spawn(|| artifact.content_digest());
-            let listed = artifact.block_list(documents, products);
-            (content.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), listed)
-        });
+        let (content_sha256, (blocks, directory)) =
+            crate::parallel::join(|| artifact.content_digest(), || artifact.block_list(documents, products));
         artifact.metadata.content_sha256 = content_sha256;
         artifact.metadata.directory_sha256 = hex::encode(Sha256::digest(&directory));
         (artifact.blocks, artifact.directory) = (Bytes::from(blocks), Bytes::from(directory));
