@@ -18,7 +18,9 @@
 //! and facet pages; [`crate::Pages::search_unavailable`]).
 
 use foundry_catalog::product::Route;
-use foundry_catalog_search::{Index, IndexBuilder, IndexError, Part};
+use std::sync::Arc;
+
+use foundry_catalog_search::{Edited, Index, IndexBuilder, IndexEdit, IndexError, Part};
 use serde::Serialize;
 
 use crate::list::{Card, Cards};
@@ -69,13 +71,51 @@ pub fn index(cards: &Cards, page_size: usize) -> Stored {
         builder.append(run);
     }
     let built = builder.finish();
-    let mut head = Vec::with_capacity(HEADER + built.head.len());
-    head.extend_from_slice(&u32_of(page_size).to_le_bytes());
-    for (_, cards) in cards.routes() {
-        head.extend_from_slice(&u32_of(cards.len()).to_le_bytes());
+    Stored { head: headed(cards, page_size, &built.head), parts: built.parts }
+}
+
+/// The index of `cards` ([`index`]) made by editing the one a build
+/// stored of `before`, whose head is `head` and whose part `k` is
+/// `part(k)`: the documents whose title, terms or summary changed are
+/// counted again, and only the parts of the words whose counts changed
+/// are read and made again ([`IndexEdit`]); every other part is the one
+/// stored. The same bytes as [`index`] gives.
+///
+/// An error when it cannot be made so: the stored index is not one of
+/// `before` at this page size, the cards are not as many as before (each
+/// product after one added or removed is another document), more than a
+/// quarter of them changed (indexing them all is then as quick), or
+/// [`IndexEdit::apply`] refuses. The caller then makes it whole.
+pub fn index_edited<P: AsRef<[u8]>>(
+    cards: &Cards,
+    before: &Cards,
+    page_size: usize,
+    head: &[u8],
+    part: impl FnMut(usize) -> Result<P, IndexError>,
+) -> Result<Edited, IndexError> {
+    let stored = head.get(HEADER..).ok_or(IndexError::new("shorter than the search page's header"))?;
+    if head[..HEADER] != headed(before, page_size, &[])[..] {
+        return Err(IndexError::new("it is not the index of these cards at this page size"));
     }
-    head.extend_from_slice(&built.head);
-    Stored { head, parts: built.parts }
+    if Index::open(stored)?.docs() != before.len() {
+        return Err(IndexError::new("it is not the index of these cards at this page size"));
+    }
+    if before.len() != cards.len() {
+        return Err(IndexError::new("another number of products"));
+    }
+    let mut edit = IndexEdit::new();
+    let (mut was, mut now) = (String::new(), String::new());
+    for (doc, (b, n)) in before.iter().zip(cards.iter()).enumerate() {
+        if !same_words(b, n) {
+            let doc = u32::try_from(doc).map_err(|_| IndexError::new("more documents than a u32"))?;
+            edit.change(doc, &fields(b, &mut was), &fields(n, &mut now));
+            if edit.len() > cards.len() / 4 {
+                return Err(IndexError::new("a quarter of its products changed"));
+            }
+        }
+    }
+    let edited = edit.apply(stored, part)?;
+    Ok(Edited { head: headed(cards, page_size, &edited.head), parts: edited.parts })
 }
 
 /// One document a card, in order.
@@ -83,14 +123,40 @@ fn index_run(cards: &[&Card]) -> IndexBuilder {
     let mut builder = IndexBuilder::new();
     let mut terms = String::new();
     for card in cards {
-        terms.clear();
-        for term in &card.terms {
-            terms.push_str(&term.label);
-            terms.push('\n');
-        }
-        builder.add(&[(TITLE, card.title.as_str()), (TERMS, terms.as_str()), (SUMMARY, card.summary.as_str())]);
+        builder.add(&fields(card, &mut terms));
     }
     builder
+}
+
+/// Whether two cards are the same document: the same title, terms and summary.
+fn same_words(a: &Card, b: &Card) -> bool {
+    a.title == b.title
+        && a.summary == b.summary
+        && a.terms.len() == b.terms.len()
+        && a.terms.iter().zip(&b.terms).all(|(x, y)| Arc::ptr_eq(x, y) || x.label == y.label)
+}
+
+/// A card's document: its fields with their weights, its terms written
+/// into `terms`, a line each.
+fn fields<'a>(card: &'a Card, terms: &'a mut String) -> [(u32, &'a str); 3] {
+    terms.clear();
+    for term in &card.terms {
+        terms.push_str(&term.label);
+        terms.push('\n');
+    }
+    [(TITLE, card.title.as_str()), (TERMS, terms.as_str()), (SUMMARY, card.summary.as_str())]
+}
+
+/// A stored index's head: the header of `cards` at `page_size` (the page
+/// size, and each route's number of cards), then `index`.
+fn headed(cards: &Cards, page_size: usize, index: &[u8]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(HEADER + index.len());
+    head.extend_from_slice(&u32_of(page_size).to_le_bytes());
+    for (_, cards) in cards.routes() {
+        head.extend_from_slice(&u32_of(cards.len()).to_le_bytes());
+    }
+    head.extend_from_slice(index);
+    head
 }
 
 /// A site's search index as a build stores it ([`index`]).

@@ -12,7 +12,7 @@
 //! | 0 | 8 | [`MAGIC`] |
 //! | 8 | 4 | [`VERSION`] |
 //! | 12 | 4 | documents, `D` |
-//! | 16 | 4 | parts, `S` (a power of two, at most [`MAX_PARTS`]) |
+//! | 16 | 4 | parts, `S` (a power of two, at most [`MAX_PARTS`]; a build gives [`parts_for`] the sum) |
 //! | 20 | 8 | the sum of the documents' lengths |
 //! | 28 | 4·D | each document's length (the weights of its words) |
 //!
@@ -50,9 +50,22 @@ pub const VERSION: u32 = 1;
 /// The most parts an index is split into.
 pub const MAX_PARTS: usize = 4096;
 
-/// About how many bytes of words and postings a part holds: the index is
-/// split into the fewest parts (a power of two) that keeps them under it.
+/// About how many bytes of words and postings a part holds ([`parts_for`]).
 pub const PART_BYTES: usize = 64 * 1024;
+
+/// How many parts an index whose documents' lengths add up to `total` is
+/// split into: the fewest, a power of two up to [`MAX_PARTS`], that gives
+/// each at most [`PART_BYTES`] of that total. A word takes about a byte
+/// and a posting about two, against a length of one or more per word a
+/// document has (its fields' weights), so a part holds about
+/// [`PART_BYTES`] bytes. Reckoned from the head alone, so that an edit
+/// of a few documents knows whether it splits the words alike without
+/// reading every part ([`crate::IndexEdit`]).
+pub fn parts_for(total: u64) -> usize {
+    let wanted = total.div_ceil(PART_BYTES as u64).clamp(1, MAX_PARTS as u64);
+    // At most MAX_PARTS, a power of two: so is the next power of two.
+    (wanted as usize).next_power_of_two()
+}
 
 /// The head's bytes before the lengths.
 pub(crate) const HEAD: usize = 28;

@@ -6,7 +6,9 @@
 //! documents' lengths) and parts (the words, split by a hash of each),
 //! so that an edit of one document changes the head and the parts of
 //! the words whose count in it changed (adding or removing a document
-//! renumbers those after it, and changes every part). A server opens
+//! renumbers those after it, and changes every part), and a build that
+//! knows which documents changed makes just those ([`IndexEdit`]). A
+//! server opens
 //! those bytes in place ([`Index::open`], [`Part::open`]: no copy, no
 //! parse beyond a check) and answers each query by reading the words it
 //! asks for from their parts:
@@ -37,11 +39,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod edit;
 pub mod format;
 mod read;
 mod tokens;
 mod write;
 
+pub use edit::{Edited, IndexEdit};
 pub use read::{Found, Hit, Index, IndexError, MAX_QUERY_WORDS, Part, query_words};
 pub use tokens::{MAX_WORD, words};
 pub use write::{Built, IndexBuilder, Opened};

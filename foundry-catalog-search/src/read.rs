@@ -107,6 +107,22 @@ impl<B: AsRef<[u8]>> Index<B> {
         self.parts
     }
 
+    /// The sum of its documents' lengths.
+    pub(crate) fn total(&self) -> u64 {
+        let all = self.bytes.as_ref();
+        u64::from(u32_at(all, 20)) | (u64::from(u32_at(all, 24)) << 32)
+    }
+
+    /// Document `doc`'s length (`doc` below [`Index::docs`]).
+    pub(crate) fn length(&self, doc: usize) -> u32 {
+        u32_at(self.bytes.as_ref(), HEAD + 4 * doc)
+    }
+
+    /// Its bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
     /// The part that holds `word` ([`crate::format::part_of`]).
     pub fn part_of(&self, word: &str) -> usize {
         part_of(word, self.parts)
@@ -289,17 +305,17 @@ impl<B: AsRef<[u8]>> Part<B> {
         u32_at(self.bytes.as_ref(), self.posting_ends + 4 * w) as usize
     }
 
-    fn frequency(&self, w: usize) -> usize {
+    pub(crate) fn frequency(&self, w: usize) -> usize {
         u32_at(self.bytes.as_ref(), self.frequencies + 4 * w) as usize
     }
 
-    fn word(&self, w: usize) -> &[u8] {
+    pub(crate) fn word(&self, w: usize) -> &[u8] {
         let start = if w == 0 { 0 } else { self.word_end(w - 1) };
         &self.bytes.as_ref()[self.text + start..self.text + self.word_end(w)]
     }
 
     /// The number of `word` among the part's words, by binary search.
-    fn find(&self, word: &str) -> Option<usize> {
+    pub(crate) fn find(&self, word: &str) -> Option<usize> {
         let (mut low, mut high) = (0, self.words);
         while low < high {
             let middle = low + (high - low) / 2;
@@ -312,11 +328,15 @@ impl<B: AsRef<[u8]>> Part<B> {
         None
     }
 
-    /// The postings of word `w`: (document, weighted count), checked.
-    fn postings(&self, w: usize) -> Result<Vec<(u32, u32)>, IndexError> {
-        let all = self.bytes.as_ref();
+    /// The bytes of word `w`'s postings, as stored.
+    pub(crate) fn posting_bytes(&self, w: usize) -> &[u8] {
         let start = if w == 0 { 0 } else { self.posting_end(w - 1) };
-        let bytes = &all[self.postings + start..self.postings + self.posting_end(w)];
+        &self.bytes.as_ref()[self.postings + start..self.postings + self.posting_end(w)]
+    }
+
+    /// The postings of word `w`: (document, weighted count), checked.
+    pub(crate) fn postings(&self, w: usize) -> Result<Vec<(u32, u32)>, IndexError> {
+        let bytes = self.posting_bytes(w);
         let broken = IndexError("a word's postings are malformed");
         let mut list = Vec::with_capacity(self.frequency(w));
         let (mut at, mut doc) = (0, 0u32);

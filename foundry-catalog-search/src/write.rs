@@ -2,9 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::format::{
-    HEAD, MAGIC, MAX_PARTS, PART_BYTES, PART_HEADER, PART_MAGIC, VERSION, get_varint, part_of, put_varint,
-};
+use crate::format::{HEAD, MAGIC, PART_HEADER, PART_MAGIC, VERSION, get_varint, part_of, parts_for, put_varint};
 
 /// Builds an index of documents, each a list of weighted fields; a
 /// document's number is the order it was added in (from 0).
@@ -28,15 +26,17 @@ pub struct IndexBuilder {
 /// weighted count, each a varint), about two bytes a posting where pairs
 /// of `u32`s would take eight; with the last document and how many.
 #[derive(Debug, Default)]
-struct Postings {
-    bytes: Vec<u8>,
+pub(crate) struct Postings {
+    /// The bytes a part stores.
+    pub(crate) bytes: Vec<u8>,
     last: u32,
-    len: u32,
+    /// How many documents.
+    pub(crate) len: u32,
 }
 
 impl Postings {
     /// Adds document `doc` (after every document it holds) with `count`.
-    fn push(&mut self, doc: u32, count: u32) {
+    pub(crate) fn push(&mut self, doc: u32, count: u32) {
         put_varint(&mut self.bytes, doc - if self.len == 0 { 0 } else { self.last });
         put_varint(&mut self.bytes, count);
         (self.last, self.len) = (doc, self.len + 1);
@@ -65,36 +65,14 @@ impl IndexBuilder {
     /// weight of 0 leaves its field out. Panics past `u32::MAX` documents.
     pub fn add(&mut self, fields: &[(u32, &str)]) -> u32 {
         let doc = u32::try_from(self.lengths.len()).expect("at most u32::MAX documents");
-        // A document's words, sorted, then each word's weights summed: a
-        // few dozen words, where a map a document would cost more. Each
-        // word is a span of one buffer: only a word new to the index is
-        // copied.
-        let (mut text, mut spans) = (String::new(), Vec::<(usize, usize, u32)>::new());
-        for &(weight, field) in fields {
-            if weight != 0 {
-                crate::tokens::for_each_word(field, |word| {
-                    text.push_str(word);
-                    spans.push((text.len() - word.len(), text.len(), weight));
-                });
+        let length = counted_words(fields, |word, count| match self.postings.get_mut(word) {
+            Some(postings) => postings.push(doc, count),
+            None => {
+                let mut postings = Postings::default();
+                postings.push(doc, count);
+                self.postings.insert(word.into(), postings);
             }
-        }
-        let length = spans.iter().fold(0u32, |length, &(_, _, weight)| length.saturating_add(weight));
-        spans.sort_unstable_by(|a, b| text[a.0..a.1].cmp(&text[b.0..b.1]));
-        let mut spans = spans.into_iter().peekable();
-        while let Some((start, end, mut count)) = spans.next() {
-            let word = &text[start..end];
-            while let Some((_, _, weight)) = spans.next_if(|next| &text[next.0..next.1] == word) {
-                count = count.saturating_add(weight);
-            }
-            match self.postings.get_mut(word) {
-                Some(postings) => postings.push(doc, count),
-                None => {
-                    let mut postings = Postings::default();
-                    postings.push(doc, count);
-                    self.postings.insert(word.into(), postings);
-                }
-            }
-        }
+        });
         self.lengths.push(length);
         doc
     }
@@ -135,15 +113,13 @@ impl IndexBuilder {
     pub fn finish(self) -> Built {
         let mut words: Vec<Word> = self.postings.into_iter().collect();
         words.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        // Words and postings take about a byte a word and two a posting.
-        let bytes: usize = words.iter().map(|(word, postings)| word.len() + 2 * postings.len as usize).sum();
-        let parts = bytes.div_ceil(PART_BYTES).next_power_of_two().clamp(1, MAX_PARTS);
+        let total: u64 = self.lengths.iter().map(|&l| u64::from(l)).sum();
+        let parts = parts_for(total);
         let mut split: Vec<Vec<&Word>> = vec![Vec::new(); parts];
         for entry in &words {
             split[part_of(&entry.0, parts)].push(entry);
         }
         let docs = fits(self.lengths.len());
-        let total: u64 = self.lengths.iter().map(|&l| u64::from(l)).sum();
         let mut head = Vec::with_capacity(HEAD + 4 * self.lengths.len());
         head.extend_from_slice(MAGIC);
         for value in [VERSION, docs, fits(parts)] {
@@ -153,9 +129,45 @@ impl IndexBuilder {
         for length in &self.lengths {
             head.extend_from_slice(&length.to_le_bytes());
         }
-        let parts = split.iter().enumerate().map(|(k, words)| part(k, parts, docs, words)).collect();
+        let parts = split
+            .iter()
+            .enumerate()
+            .map(|(k, words)| {
+                let words = words.iter().map(|(word, list)| (word.as_bytes(), list.bytes.as_slice(), list.len));
+                part(k, parts, docs, words)
+            })
+            .collect();
         Built { head, parts }
     }
+}
+
+/// The words of a document of `fields` ([`IndexBuilder::add`]), each
+/// once with its weighted count, in byte order, given to `f`; returns the
+/// document's length. A document's words are sorted, then each word's
+/// weights summed: a few dozen words, where a map a document would cost
+/// more. Each word is a span of one buffer: only a word new to an index
+/// is copied (by `f`).
+pub(crate) fn counted_words(fields: &[(u32, &str)], mut f: impl FnMut(&str, u32)) -> u32 {
+    let (mut text, mut spans) = (String::new(), Vec::<(usize, usize, u32)>::new());
+    for &(weight, field) in fields {
+        if weight != 0 {
+            crate::tokens::for_each_word(field, |word| {
+                text.push_str(word);
+                spans.push((text.len() - word.len(), text.len(), weight));
+            });
+        }
+    }
+    let length = spans.iter().fold(0u32, |length, &(_, _, weight)| length.saturating_add(weight));
+    spans.sort_unstable_by(|a, b| text[a.0..a.1].cmp(&text[b.0..b.1]));
+    let mut spans = spans.into_iter().peekable();
+    while let Some((start, end, mut count)) = spans.next() {
+        let word = &text[start..end];
+        while let Some((_, _, weight)) = spans.next_if(|next| &text[next.0..next.1] == word) {
+            count = count.saturating_add(weight);
+        }
+        f(word, count);
+    }
+    length
 }
 
 /// A word and its postings.
@@ -170,22 +182,30 @@ pub struct Built {
     pub parts: Vec<Vec<u8>>,
 }
 
-/// Part `k` of `parts`, holding `words` (sorted) in an index of `docs`
+/// Part `k` of `parts`, holding `words` (sorted: each word's bytes, its
+/// postings' bytes and how many documents have it) in an index of `docs`
 /// documents.
-fn part(k: usize, parts: usize, docs: u32, words: &[&Word]) -> Vec<u8> {
+pub(crate) fn part<'w>(
+    k: usize,
+    parts: usize,
+    docs: u32,
+    words: impl ExactSizeIterator<Item = (&'w [u8], &'w [u8], u32)>,
+) -> Vec<u8> {
+    let count = words.len();
     let mut text = Vec::new();
     let mut postings = Vec::new();
-    let (mut text_ends, mut posting_ends, mut frequencies) = (Vec::new(), Vec::new(), Vec::new());
-    for (word, list) in words {
-        text.extend_from_slice(word.as_bytes());
-        postings.extend_from_slice(&list.bytes);
+    let (mut text_ends, mut posting_ends, mut frequencies) =
+        (Vec::with_capacity(count), Vec::with_capacity(count), Vec::with_capacity(count));
+    for (word, list, frequency) in words {
+        text.extend_from_slice(word);
+        postings.extend_from_slice(list);
         text_ends.push(fits(text.len()));
         posting_ends.push(fits(postings.len()));
-        frequencies.push(list.len);
+        frequencies.push(frequency);
     }
-    let mut out = Vec::with_capacity(PART_HEADER + 12 * words.len() + text.len() + postings.len());
+    let mut out = Vec::with_capacity(PART_HEADER + 12 * count + text.len() + postings.len());
     out.extend_from_slice(PART_MAGIC);
-    for value in [VERSION, fits(k), fits(parts), docs, fits(words.len()), fits(text.len()), fits(postings.len())] {
+    for value in [VERSION, fits(k), fits(parts), docs, fits(count), fits(text.len()), fits(postings.len())] {
         out.extend_from_slice(&value.to_le_bytes());
     }
     for table in [&text_ends, &posting_ends, &frequencies] {
@@ -199,7 +219,7 @@ fn part(k: usize, parts: usize, docs: u32, words: &[&Word]) -> Vec<u8> {
 }
 
 /// `n` as a `u32`: an index larger than 4 GiB is not one this layout holds.
-fn fits(n: usize) -> u32 {
+pub(crate) fn fits(n: usize) -> u32 {
     u32::try_from(n).expect("an index section under 4 GiB")
 }
 

@@ -3,7 +3,8 @@
 //! index finds and ranks; and no bytes, however broken, make the index
 //! panic or allocate past them.
 
-use foundry_catalog_search::{Built, Index, IndexBuilder, Part, query_words, words};
+use foundry_catalog_search::format::PART_BYTES;
+use foundry_catalog_search::{Built, Index, IndexBuilder, IndexEdit, Part, query_words, words};
 use proptest::prelude::*;
 
 /// A document as the scan sees it: its fields as (weight, text).
@@ -126,6 +127,31 @@ proptest! {
         prop_assert_eq!(joined.finish(), build(&docs));
     }
 
+    /// Documents changed in an index's bytes give the bytes of the index
+    /// built from the changed documents: its head, each part it made
+    /// again, and every other part as it was.
+    #[test]
+    fn an_index_edited_is_the_index_built_from_the_edited_documents(
+        docs in prop::collection::vec(doc(), 1..30),
+        changes in prop::collection::vec((any::<prop::sample::Index>(), doc()), 0..6),
+    ) {
+        let before = build(&docs);
+        let mut edited = docs.clone();
+        let mut edit = IndexEdit::new();
+        for (at, now) in &changes {
+            let at = at.index(docs.len());
+            edit.change(at as u32, &fields(&docs[at]), &fields(now));
+            edited[at] = now.clone();
+        }
+        let after = build(&edited);
+        let made = edit.apply(&before.head, |k| Ok(&before.parts[k])).unwrap();
+        prop_assert_eq!(&made.head, &after.head);
+        prop_assert_eq!(before.parts.len(), after.parts.len());
+        for (k, part) in after.parts.iter().enumerate() {
+            prop_assert_eq!(made.parts.get(&k).unwrap_or(&before.parts[k]), part, "part {}", k);
+        }
+    }
+
     #[test]
     fn broken_bytes_are_refused_or_answered_never_a_panic(
         docs in prop::collection::vec(doc(), 1..10),
@@ -218,7 +244,7 @@ fn an_index_of_another_version_or_none_is_refused() {
 /// A part is refused where another is asked for, or in another index.
 #[test]
 fn a_part_is_only_its_own_index_and_number() {
-    let docs: Vec<Doc> = (0..20_000).map(|i| vec![(1, format!("word{i} shared"))]).collect();
+    let docs: Vec<Doc> = (0..40_000).map(|i| vec![(1, format!("word{i} shared"))]).collect();
     let built = build(&docs);
     assert!(built.parts.len() > 1, "{} parts", built.parts.len());
     let index = Index::open(&built.head[..]).unwrap();
@@ -246,6 +272,66 @@ fn an_edit_changes_the_head_and_its_words_parts_only() {
     // "renamed" is new; "title" and "7" keep their counts in doc 7.
     assert_eq!(changed, [index.part_of("renamed")]);
     assert_ne!(after.head, before.head);
+}
+
+/// An edit over many parts gives the bytes a build gives, reading only
+/// the parts of the words it changes; an edit that would split the words
+/// into another number of parts, or whose documents were not as the
+/// index holds them, is refused (the caller builds the index again).
+#[test]
+fn an_edit_reads_only_its_words_parts_and_refuses_what_it_cannot_make() {
+    let docs: Vec<Doc> =
+        (0..20_000).map(|i| vec![(3, format!("title {i}")), (1, format!("summary word{} common", i % 500))]).collect();
+    let before = build(&docs);
+    assert!(before.parts.len() >= 4, "{} parts", before.parts.len());
+    let mut edited = docs.clone();
+    let mut edit = IndexEdit::new();
+    for (at, title) in [(7, "title 7 renamed"), (19_999, "title"), (8, "title 8 renamed word499")] {
+        edit.change(at as u32, &fields(&docs[at]), &fields(&vec![(3, title.to_owned()), docs[at][1].clone()]));
+        edited[at][0].1 = title.to_owned();
+    }
+    let after = build(&edited);
+    let mut asked = Vec::new();
+    let made = edit
+        .apply(&before.head, |k| {
+            asked.push(k);
+            Ok(&before.parts[k])
+        })
+        .unwrap();
+    assert_eq!(made.head, after.head);
+    let changed: Vec<usize> = (0..after.parts.len()).filter(|&k| after.parts[k] != before.parts[k]).collect();
+    assert_eq!(made.parts.keys().copied().collect::<Vec<_>>(), changed);
+    assert_eq!(asked, changed);
+    for (k, part) in &made.parts {
+        assert_eq!(part, &after.parts[*k], "part {k}");
+    }
+    // A document whose fields were not these: its length, or a word's count.
+    let mut wrong = IndexEdit::new();
+    wrong.change(7, &[(3, "title 7 extra")], &[(3, "title 7")]);
+    assert!(wrong.apply(&before.head, |k| Ok(&before.parts[k])).is_err());
+    let mut wrong = IndexEdit::new();
+    wrong.change(7, &[(3, "other words"), (1, "summary word7 common")], &[(3, "title 7")]);
+    assert!(wrong.apply(&before.head, |k| Ok(&before.parts[k])).is_err());
+    let mut past = IndexEdit::new();
+    past.change(20_000, &[], &[(3, "title")]);
+    assert!(past.apply(&before.head, |k| Ok(&before.parts[k])).is_err());
+    // The documents' lengths at a part's size exactly: one more splits
+    // the words in two parts, and the edit is refused.
+    let full = PART_BYTES / 2;
+    let docs: Vec<Doc> = (0..full).map(|i| vec![(1, format!("w{i} x"))]).collect();
+    let one = build(&docs);
+    assert_eq!(one.parts.len(), 1);
+    let mut grown = IndexEdit::new();
+    grown.change(0, &fields(&docs[0]), &[(1, "w0 x y")]);
+    let mut two = docs.clone();
+    two[0][0].1 = "w0 x y".to_owned();
+    assert_eq!(build(&two).parts.len(), 2);
+    let refused = grown.apply(&one.head, |k| Ok(&one.parts[k])).unwrap_err();
+    assert!(refused.to_string().contains("another number of parts"), "{refused}");
+}
+
+fn fields(doc: &Doc) -> Vec<(u32, &str)> {
+    doc.iter().map(|(weight, text)| (*weight, text.as_str())).collect()
 }
 
 /// Postings that name a document twice, or one past the last, are

@@ -185,17 +185,43 @@ impl PageMaker {
             .is_none_or(|route| self.pages.same_related(route, path, &linking.now, before))
     }
 
-    /// The site documents of the cards `linking.now`, each in every
-    /// coding, given to `write` in the order they are stored:
-    /// `/robots.txt`, the sitemap files, the Atom feed and the picture
-    /// shared links show (none when the site is unknown), the site's
-    /// settings and search index, the list pages, each route page's
-    /// cards, the not-found page and the site's icon (`/favicon.ico`). They are rendered and compressed
-    /// on all cores a few at a time ([`crate::parallel::for_each_windowed`]),
-    /// each window written before the next is made, so a build never
-    /// holds more than a window of them. A list page that shows what it
-    /// did with the previous cards, and cards that are the previous ones,
-    /// are kept as `previous` holds them.
+    /// The search index of `linking`'s cards: edited from the previous
+    /// artifact's ([`PageMaker::edited_index`]) when it can be, else made
+    /// whole.
+    fn search_index<'a>(&self, linking: &Linking, previous: Option<&'a Previous>) -> SearchIndex<'a> {
+        let edited = previous
+            .zip(linking.before.as_ref())
+            .and_then(|(previous, before)| self.edited_index(&linking.now, before, previous));
+        edited.unwrap_or_else(|| {
+            let stored = foundry_catalog_pages::search::index(&linking.now, self.pages.page_size());
+            SearchIndex { head: stored.head, parts: stored.parts.into_iter().map(SearchPart::New).collect() }
+        })
+    }
+
+    /// The search index of `cards` edited from the one `previous` holds of
+    /// `before`: each part no changed word is in kept as it is. None when
+    /// it holds no such index, or not every part of it, or the index
+    /// cannot be edited ([`foundry_catalog_pages::search::index_edited`]).
+    fn edited_index<'a>(&self, cards: &Cards, before: &Cards, previous: &'a Previous) -> Option<SearchIndex<'a>> {
+        use crate::artifact::{SEARCH_DOCUMENT, search_part_document};
+        let head = previous.catalog().document(SEARCH_DOCUMENT)?.ok()?;
+        let part = |k: usize| {
+            let unreadable = foundry_catalog_search::IndexError::new("a part of the index cannot be read");
+            previous.catalog().document(&search_part_document(k)).and_then(Result::ok).ok_or(unreadable)
+        };
+        let page_size = self.pages.page_size();
+        let edited = foundry_catalog_pages::search::index_edited(cards, before, page_size, &head, part).ok()?;
+        let mut made = edited.parts;
+        let parts = foundry_catalog_pages::search::Search::open(&edited.head[..]).ok()?.parts();
+        let parts = (0..parts)
+            .map(|k| match made.remove(&k) {
+                Some(bytes) => Some(SearchPart::New(bytes)),
+                None => previous.document(&search_part_document(k)).map(|entry| SearchPart::Kept((entry, previous))),
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(SearchIndex { head: edited.head, parts })
+    }
+
     pub(super) fn documents<'a>(
         &self,
         linking: &Linking,
@@ -210,7 +236,7 @@ impl PageMaker {
         // words), made on all cores; then the list pages' plans. One after
         // the other: what each holds while it is made (at 1,000,000
         // products, about 270 and 280 MiB) would add up at a build's peak.
-        let search = foundry_catalog_pages::search::index(&linking.now, self.pages.page_size());
+        let search = self.search_index(linking, previous);
         let plans = self.pages.list_plans_since(&linking.now, linking.before.as_ref());
         let entries = linking
             .now
@@ -232,7 +258,10 @@ impl PageMaker {
         let sample: Vec<Card> = linking.now.iter().take(foundry_catalog_pages::search::RESULTS).cloned().collect();
         self.pages.search_page(&query, linking.now.len(), &sample).map_err(|error| failed(error.to_string()))?;
         jobs.extend([Job::Settings, Job::Search]);
-        jobs.extend((0..search.parts.len()).map(Job::SearchPart));
+        jobs.extend(search.parts.iter().enumerate().map(|(k, part)| match part {
+            SearchPart::New(bytes) => Job::SearchPart(k, bytes),
+            SearchPart::Kept(entry) => Job::Kept(entry.clone()),
+        }));
         let mut tally = ListTally::default();
         for plan in &plans {
             if !plan.cards.is_empty() {
@@ -270,7 +299,7 @@ impl PageMaker {
                 Job::Image => (crate::artifact::IMAGE_DOCUMENT.to_owned(), foundry_catalog_pages::share_image::png()),
                 Job::Settings => (crate::artifact::SETTINGS_DOCUMENT.to_owned(), self.pages.settings()),
                 Job::Search => (crate::artifact::SEARCH_DOCUMENT.to_owned(), search.head.clone()),
-                Job::SearchPart(k) => (crate::artifact::search_part_document(*k), search.parts[*k].clone()),
+                Job::SearchPart(k, bytes) => (crate::artifact::search_part_document(*k), bytes.to_vec()),
                 Job::Cards(plan) => (cards_document(&plan.path), Card::encode_all(plan.cards)),
                 Job::List(plan) => (
                     plan.path.clone(),
@@ -316,6 +345,21 @@ impl PageMaker {
     }
 }
 
+/// A build's search index: its head, and each part, made now or kept as
+/// the previous artifact holds it.
+#[cfg(feature = "pages")]
+struct SearchIndex<'a> {
+    head: Vec<u8>,
+    parts: Vec<SearchPart<'a>>,
+}
+
+/// A part of a build's search index.
+#[cfg(feature = "pages")]
+enum SearchPart<'a> {
+    New(Vec<u8>),
+    Kept(Kept<'a>),
+}
+
 /// One site document a build makes, in the order it is stored.
 #[cfg(feature = "pages")]
 enum Job<'p, 'a> {
@@ -331,8 +375,8 @@ enum Job<'p, 'a> {
     Settings,
     /// The head of the site search's index of the cards.
     Search,
-    /// Part `k` of the search index's words.
-    SearchPart(usize),
+    /// Part `k` of the search index's words, made now.
+    SearchPart(usize, &'p [u8]),
     /// The cards of a route's list page.
     Cards(&'p foundry_catalog_pages::ListPlan<'p>),
     /// A list page, rendered now.
