@@ -260,6 +260,64 @@ fn shown(card: &Card) -> (&str, &str, &str) {
     (&card.path, &card.title, &card.summary)
 }
 
+/// A catalog's cards against the previous ones when a few were edited
+/// in place: each route has its cards at the same paths as before, each
+/// with the same terms (so every list page lists the same products in
+/// the same places), and at most [`InPlace::MOST`] cards differ.
+struct InPlace {
+    /// The cards that show something else ([`shown`]).
+    shown: Picked,
+    /// The cards that differ in anything, dates and terms included.
+    differ: Picked,
+}
+
+/// Some of a catalog's cards, by address (sorted): an edit's few.
+struct Picked(Vec<usize>);
+
+impl Picked {
+    /// Whether any of `cards` is one of these.
+    fn any_of<'c>(&self, mut cards: impl Iterator<Item = &'c Card>) -> bool {
+        !self.0.is_empty() && cards.any(|card| self.0.binary_search(&address(card)).is_ok())
+    }
+}
+
+/// Where `card` is in memory: which of a catalog's cards it is.
+fn address(card: &Card) -> usize {
+    std::ptr::from_ref(card) as usize
+}
+
+impl InPlace {
+    /// The most edited cards the comparison by address is made for.
+    const MOST: usize = 64;
+
+    /// `now` against `before`, when a few of them were edited in place.
+    fn between(before: &Cards, now: &Cards) -> Option<InPlace> {
+        let (mut shows, mut differ) = (Vec::new(), Vec::new());
+        for ((route_before, before), (route_now, now)) in before.routes().zip(now.routes()) {
+            if route_before != route_now || before.len() != now.len() {
+                return None;
+            }
+            for (b, n) in before.iter().zip(now) {
+                if b.path != n.path || b.terms != n.terms {
+                    return None;
+                }
+                if b != n {
+                    if differ.len() == InPlace::MOST {
+                        return None;
+                    }
+                    differ.push(address(n));
+                    if shown(b) != shown(n) {
+                        shows.push(address(n));
+                    }
+                }
+            }
+        }
+        shows.sort_unstable();
+        differ.sort_unstable();
+        Some(InPlace { shown: Picked(shows), differ: Picked(differ) })
+    }
+}
+
 /// Page `number` of `pages` of a route's products.
 struct RouteSpec<'a> {
     route: Route,
@@ -673,6 +731,11 @@ impl Pages {
     /// [`Pages::render_list_plan`] when it is ready to write it, so the
     /// HTML of a catalog's list pages is never all in memory at once.
     pub fn list_plans_since<'a>(&self, cards: &'a Cards, previous: Option<&Cards>) -> Vec<ListPlan<'a>> {
+        if let Some(previous) = previous
+            && let Some(edited) = InPlace::between(previous, cards)
+        {
+            return self.list_plans_in_place(cards, previous, &edited);
+        }
         // The previous cards' pages and these are planned at once, on two cores.
         let (before, now) = crate::parallel::join(
             || {
@@ -687,6 +750,35 @@ impl Pages {
                 ListPlan {
                     changed: was.is_none_or(|was| was.context != spec.context),
                     same_cards: was.is_some_and(|was| was.cards == spec.cards),
+                    path: spec.path,
+                    lastmod: spec.lastmod,
+                    cards: spec.cards,
+                    context: spec.context,
+                }
+            })
+            .collect()
+    }
+
+    /// [`Pages::list_plans_since`] where a few of the previous cards were
+    /// edited in place ([`InPlace`]): every page lists the products it
+    /// listed, in the same places, so a page shows something else only
+    /// when a card it shows does (the home page, which shows the newest,
+    /// is compared whole), and the previous cards' pages need not be
+    /// planned again to be compared.
+    fn list_plans_in_place<'a>(&self, cards: &'a Cards, previous: &Cards, edited: &InPlace) -> Vec<ListPlan<'a>> {
+        let home = self.home_spec(previous, false);
+        self.list_specs(cards, true)
+            .into_iter()
+            .map(|spec| {
+                let changed = match &spec.context {
+                    ListSpec::Home { .. } => spec.context != home.context,
+                    ListSpec::Route(route) => edited.shown.any_of(route.cards.iter()),
+                    ListSpec::Term(term) => edited.shown.any_of(term.cards.iter().copied()),
+                    ListSpec::Terms(_) => false,
+                };
+                ListPlan {
+                    changed,
+                    same_cards: !edited.differ.any_of(spec.cards.iter()),
                     path: spec.path,
                     lastmod: spec.lastmod,
                     cards: spec.cards,
@@ -716,21 +808,7 @@ impl Pages {
     fn route_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
         let newest =
             |cards: &mut dyn Iterator<Item = &Card>| if lastmods { list::newest(cards) } else { String::new() };
-        let summaries: Vec<RouteSummary<'_>> = cards
-            .routes()
-            .map(|(route, cards)| RouteSummary {
-                label: list::route_label(route),
-                url: self.site.url(&list::route_path(route, 1)),
-                total: cards.len(),
-                cards: list::newest_first(cards, list::HOME_SIZE).into_iter().map(|c| self.card(c)).collect(),
-            })
-            .collect();
-        let mut out = vec![Planned {
-            path: list::HOME_PATH.to_owned(),
-            lastmod: newest(&mut cards.iter()),
-            cards: &[],
-            context: ListSpec::Home { canonical_url: self.site.url(list::HOME_PATH), routes: summaries },
-        }];
+        let mut out = vec![self.home_spec(cards, lastmods)];
         for (route, cards) in cards.routes() {
             let pages = cards.len().div_ceil(self.page_size).max(1);
             for number in 1..=pages {
@@ -745,6 +823,25 @@ impl Pages {
             }
         }
         out
+    }
+
+    /// The home page's plan of [`Pages::list_specs`].
+    fn home_spec<'a>(&self, cards: &'a Cards, lastmods: bool) -> Planned<'a> {
+        let summaries: Vec<RouteSummary<'_>> = cards
+            .routes()
+            .map(|(route, cards)| RouteSummary {
+                label: list::route_label(route),
+                url: self.site.url(&list::route_path(route, 1)),
+                total: cards.len(),
+                cards: list::newest_first(cards, list::HOME_SIZE).into_iter().map(|c| self.card(c)).collect(),
+            })
+            .collect();
+        Planned {
+            path: list::HOME_PATH.to_owned(),
+            lastmod: if lastmods { list::newest(cards.iter()) } else { String::new() },
+            cards: &[],
+            context: ListSpec::Home { canonical_url: self.site.url(list::HOME_PATH), routes: summaries },
+        }
     }
 
     /// The facets' pages of [`Pages::list_specs`]: each taxonomy's pages
