@@ -54,6 +54,7 @@ pub mod json_ld;
 pub mod list;
 mod markup;
 mod parallel;
+mod plans;
 mod render;
 pub mod search;
 pub mod share_image;
@@ -64,5 +65,6 @@ mod terms;
 pub mod warnings;
 
 pub use error::PageError;
-pub use render::{CARD_SUMMARY, ListPage, ListPlan, Pages};
+pub use plans::{ListPage, ListPlan};
+pub use render::{CARD_SUMMARY, Pages};
 pub use site::{InvalidLanguage, InvalidName, InvalidSite, Language, Site, SiteName};

@@ -10,7 +10,7 @@ use minijinja::{AutoEscape, Environment, ErrorKind, Output, State, UndefinedBeha
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::facets::{self, Facets, Taxonomy};
+use crate::facets::{self, Taxonomy};
 use crate::list::{self, Card, Cards};
 use crate::templates::{DEFAULTS, read_dir};
 use crate::{PageError, Site, json_ld};
@@ -18,9 +18,6 @@ use crate::{PageError, Site, json_ld};
 /// The templates every environment must have (a folder may replace each).
 const PRODUCT: &str = "product.html";
 const NOT_FOUND: &str = "not_found.html";
-const HOME: &str = "home.html";
-const LIST: &str = "list.html";
-const TERMS: &str = "terms.html";
 
 /// Renders product pages and the not-found page from templates.
 pub struct Pages {
@@ -111,58 +108,6 @@ pub(crate) struct Crumb {
     pub(crate) url: Option<String>,
 }
 
-/// One list page: rendered, or found to be the page the previous cards
-/// made ([`Pages::list_pages_since`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListPage<'a> {
-    /// Its path (`/`, `/datasets`, `/datasets/page/2`, …).
-    pub path: String,
-    /// The HTML; `None` when the page is the one the previous cards made
-    /// (everything it shows is the same).
-    pub html: Option<String>,
-    /// Its sitemap `lastmod`: the newest of its products'.
-    pub lastmod: String,
-    /// The products a route's page lists, in order (none for the home
-    /// page, which shows the first of each route's).
-    pub cards: &'a [Card],
-    /// Whether `cards` are, `lastmod` and all, those the page listed with
-    /// the previous cards (false without them).
-    pub same_cards: bool,
-}
-
-/// One list page as [`Pages::list_plans_since`] plans it: what it shows,
-/// not yet rendered ([`Pages::render_list_plan`]).
-pub struct ListPlan<'a> {
-    /// Its path (`/`, `/datasets`, `/datasets/page/2`, …).
-    pub path: String,
-    /// Its sitemap `lastmod`: the newest of its products'.
-    pub lastmod: String,
-    /// The products a route's page lists, in order (none for the home
-    /// page).
-    pub cards: &'a [Card],
-    /// Whether `cards` are, `lastmod` and all, those the page listed with
-    /// the previous cards (false without them).
-    pub same_cards: bool,
-    /// Whether the page shows anything other than it did with the
-    /// previous cards (true without them): its HTML must be rendered, not
-    /// taken from where the previous pages are kept.
-    pub changed: bool,
-    /// Everything its template sees but the site's constants.
-    context: ListSpec<'a>,
-}
-
-impl std::fmt::Debug for ListPlan<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ListPlan")
-            .field("path", &self.path)
-            .field("lastmod", &self.lastmod)
-            .field("cards", &self.cards.len())
-            .field("same_cards", &self.same_cards)
-            .field("changed", &self.changed)
-            .finish_non_exhaustive()
-    }
-}
-
 /// What a page template sees of a product it links to.
 #[derive(Serialize, PartialEq)]
 pub(crate) struct CardContext<'a> {
@@ -190,33 +135,6 @@ fn clip(text: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{head}…"))
 }
 
-/// What `list.html` sees as `page`: a route's list page, or a term's.
-#[derive(Serialize)]
-struct ListContext<'a> {
-    canonical_url: String,
-    /// The route's name (`Datasets`), or the term's (`Webhook fan-out`).
-    label: &'a str,
-    /// The route (`datasets`); none on a term's page.
-    route: Option<&'static str>,
-    /// What the term is (`Use case`, [`crate::facets::singular`]); none
-    /// on a route's page.
-    taxonomy: Option<&'static str>,
-    /// This page's number, from 1.
-    number: usize,
-    /// How many pages the route has.
-    pages: usize,
-    /// How many products it lists: on its first page only (none on the
-    /// others), so that adding a product renders the pages it moves and
-    /// the first, not every page of its route.
-    total: Option<usize>,
-    cards: Vec<CardContext<'a>>,
-    previous_url: Option<String>,
-    next_url: Option<String>,
-    /// The numbered links ([`list::page_numbers`]).
-    numbers: Vec<PageLink>,
-    breadcrumbs: Vec<Crumb>,
-}
-
 /// One number of a list page's pagination.
 #[derive(Serialize)]
 pub(crate) struct PageLink {
@@ -225,184 +143,6 @@ pub(crate) struct PageLink {
     url: Option<String>,
     /// Whether pages are left out between the number before and this one.
     gap: bool,
-}
-
-/// A list page before it is rendered: its path, `lastmod`, products,
-/// and everything its template sees but the site's constants.
-struct Planned<'a> {
-    path: String,
-    lastmod: String,
-    cards: &'a [Card],
-    context: ListSpec<'a>,
-}
-
-/// What a list page's template sees as `page`, but the site's constants.
-#[derive(PartialEq)]
-enum ListSpec<'a> {
-    /// `home.html`'s.
-    Home {
-        canonical_url: String,
-        routes: Vec<RouteSummary<'a>>,
-    },
-    /// A route's page, and a term's, each made into `list.html`'s
-    /// context when it is rendered: a plan holds references to what the
-    /// page shows, not its URLs and text (a catalog of a million products
-    /// has a quarter of a million list pages).
-    Route(RouteSpec<'a>),
-    Term(TermSpec<'a>),
-    /// A page of a taxonomy's terms, `terms.html`'s.
-    Terms(TermsSpec<'a>),
-}
-
-/// What a card shows of a product (not its date or terms): what two
-/// plans of a list page compare.
-fn shown(card: &Card) -> (&str, &str, &str) {
-    (&card.path, &card.title, &card.summary)
-}
-
-/// A catalog's cards against the previous ones when a few were edited
-/// in place: each route has its cards at the same paths as before, each
-/// with the same terms (so every list page lists the same products in
-/// the same places), and at most [`InPlace::MOST`] cards differ.
-struct InPlace {
-    /// The cards that show something else ([`shown`]).
-    shown: Picked,
-    /// The cards that differ in anything, dates and terms included.
-    differ: Picked,
-}
-
-/// Some of a catalog's cards, by address (sorted): an edit's few.
-struct Picked(Vec<usize>);
-
-impl Picked {
-    /// Whether any of `cards` is one of these.
-    fn any_of<'c>(&self, mut cards: impl Iterator<Item = &'c Card>) -> bool {
-        !self.0.is_empty() && cards.any(|card| self.0.binary_search(&address(card)).is_ok())
-    }
-}
-
-/// Where `card` is in memory: which of a catalog's cards it is.
-fn address(card: &Card) -> usize {
-    std::ptr::from_ref(card) as usize
-}
-
-impl InPlace {
-    /// The most edited cards the comparison by address is made for.
-    const MOST: usize = 64;
-
-    /// `now` against `before`, when a few of them were edited in place.
-    fn between(before: &Cards, now: &Cards) -> Option<InPlace> {
-        let (mut shows, mut differ) = (Vec::new(), Vec::new());
-        for ((route_before, before), (route_now, now)) in before.routes().zip(now.routes()) {
-            if route_before != route_now || before.len() != now.len() {
-                return None;
-            }
-            for (b, n) in before.iter().zip(now) {
-                if b.path != n.path || b.terms != n.terms {
-                    return None;
-                }
-                if b != n {
-                    if differ.len() == InPlace::MOST {
-                        return None;
-                    }
-                    differ.push(address(n));
-                    if shown(b) != shown(n) {
-                        shows.push(address(n));
-                    }
-                }
-            }
-        }
-        shows.sort_unstable();
-        differ.sort_unstable();
-        Some(InPlace { shown: Picked(shows), differ: Picked(differ) })
-    }
-}
-
-/// Page `number` of `pages` of a route's products.
-struct RouteSpec<'a> {
-    route: Route,
-    number: usize,
-    pages: usize,
-    /// How many products the route has (counted on the first page only).
-    total: Option<usize>,
-    cards: &'a [Card],
-}
-
-impl PartialEq for RouteSpec<'_> {
-    /// Whether the two show the same.
-    fn eq(&self, other: &Self) -> bool {
-        (self.route, self.number, self.pages, self.total) == (other.route, other.number, other.pages, other.total)
-            && self.cards.iter().map(shown).eq(other.cards.iter().map(shown))
-    }
-}
-
-/// Page `number` of `pages` of a term's products.
-struct TermSpec<'a> {
-    taxonomy: Taxonomy,
-    slug: &'a str,
-    label: &'a str,
-    number: usize,
-    pages: usize,
-    /// How many products have the term (counted on the first page only,
-    /// as a route's).
-    total: Option<usize>,
-    cards: Vec<&'a Card>,
-}
-
-impl PartialEq for TermSpec<'_> {
-    /// Whether the two show the same.
-    fn eq(&self, other: &Self) -> bool {
-        (self.taxonomy, self.slug, self.label, self.number, self.pages, self.total)
-            == (other.taxonomy, other.slug, other.label, other.number, other.pages, other.total)
-            && self.cards.iter().copied().map(shown).eq(other.cards.iter().copied().map(shown))
-    }
-}
-
-/// Page `number` of `pages` of a taxonomy's terms: each slug, label and
-/// how many products have it.
-#[derive(PartialEq)]
-struct TermsSpec<'a> {
-    taxonomy: Taxonomy,
-    number: usize,
-    pages: usize,
-    total: usize,
-    terms: Vec<(&'a str, &'a str, usize)>,
-}
-
-/// What `terms.html` sees as `page`.
-#[derive(Serialize)]
-struct TermsContext {
-    canonical_url: String,
-    /// The taxonomy's name (`Use cases`).
-    label: &'static str,
-    /// This page's number, from 1, and how many there are.
-    number: usize,
-    pages: usize,
-    /// How many terms the taxonomy has.
-    total: usize,
-    /// This page's terms: `name`, `url`, and `count`, the products with it.
-    terms: Vec<TermLink>,
-    previous_url: Option<String>,
-    next_url: Option<String>,
-    numbers: Vec<PageLink>,
-    breadcrumbs: Vec<Crumb>,
-}
-
-/// One term on its taxonomy's page.
-#[derive(Serialize)]
-struct TermLink {
-    name: String,
-    url: String,
-    count: usize,
-}
-
-/// One route as the home page shows it.
-#[derive(Serialize, PartialEq)]
-struct RouteSummary<'a> {
-    label: &'static str,
-    url: String,
-    total: usize,
-    cards: Vec<CardContext<'a>>,
 }
 
 /// One cell of the sample table.
@@ -690,214 +430,6 @@ impl Pages {
         CardContext { url: self.site.url(&card.path), title: &card.title, summary: clip(&card.summary, CARD_SUMMARY) }
     }
 
-    /// The list pages of the products of `cards` ([`list`]), each
-    /// rendered: the home page, then each route's pages in order. A route
-    /// without products still has its (empty) first page, so the site's
-    /// links all answer.
-    pub fn list_pages<'a>(&self, cards: &'a Cards) -> Result<Vec<ListPage<'a>>, PageError> {
-        self.list_pages_since(cards, None)
-    }
-
-    /// [`Pages::list_pages`], rendering only the pages that show something
-    /// other than they did with the cards `previous` (all of them without):
-    /// a page whose products, links and counts are the same is given
-    /// without its HTML, to be taken from where the previous cards' pages
-    /// are kept. The pages are the same templates' (the caller checks the
-    /// [`Pages::digest`]). Every page is rendered before this returns;
-    /// [`Pages::list_plans_since`] renders none.
-    pub fn list_pages_since<'a>(
-        &self,
-        cards: &'a Cards,
-        previous: Option<&Cards>,
-    ) -> Result<Vec<ListPage<'a>>, PageError> {
-        self.list_plans_since(cards, previous)
-            .into_iter()
-            .map(|plan| {
-                let html = if plan.changed { Some(self.render_list_plan(&plan)?) } else { None };
-                Ok(ListPage {
-                    path: plan.path,
-                    html,
-                    lastmod: plan.lastmod,
-                    cards: plan.cards,
-                    same_cards: plan.same_cards,
-                })
-            })
-            .collect()
-    }
-
-    /// The list pages of [`Pages::list_pages_since`], in its order, each
-    /// planned (what it shows, and whether that changed since the cards
-    /// `previous`) but not rendered: a caller renders each with
-    /// [`Pages::render_list_plan`] when it is ready to write it, so the
-    /// HTML of a catalog's list pages is never all in memory at once.
-    pub fn list_plans_since<'a>(&self, cards: &'a Cards, previous: Option<&Cards>) -> Vec<ListPlan<'a>> {
-        if let Some(previous) = previous
-            && let Some(edited) = InPlace::between(previous, cards)
-        {
-            return self.list_plans_in_place(cards, previous, &edited);
-        }
-        // The previous cards' pages and these are planned at once, on two cores.
-        let (before, now) = crate::parallel::join(
-            || {
-                let specs = previous.map(|previous| self.list_specs(previous, false)).unwrap_or_default();
-                specs.into_iter().map(|spec| (spec.path.clone(), spec)).collect::<BTreeMap<String, Planned<'_>>>()
-            },
-            || self.list_specs(cards, true),
-        );
-        now.into_iter()
-            .map(|spec| {
-                let was = before.get(&spec.path);
-                ListPlan {
-                    changed: was.is_none_or(|was| was.context != spec.context),
-                    same_cards: was.is_some_and(|was| was.cards == spec.cards),
-                    path: spec.path,
-                    lastmod: spec.lastmod,
-                    cards: spec.cards,
-                    context: spec.context,
-                }
-            })
-            .collect()
-    }
-
-    /// [`Pages::list_plans_since`] where a few of the previous cards were
-    /// edited in place ([`InPlace`]): every page lists the products it
-    /// listed, in the same places, so a page shows something else only
-    /// when a card it shows does (the home page, which shows the newest,
-    /// is compared whole), and the previous cards' pages need not be
-    /// planned again to be compared.
-    fn list_plans_in_place<'a>(&self, cards: &'a Cards, previous: &Cards, edited: &InPlace) -> Vec<ListPlan<'a>> {
-        let home = self.home_spec(previous, false);
-        self.list_specs(cards, true)
-            .into_iter()
-            .map(|spec| {
-                let changed = match &spec.context {
-                    ListSpec::Home { .. } => spec.context != home.context,
-                    ListSpec::Route(route) => edited.shown.any_of(route.cards.iter()),
-                    ListSpec::Term(term) => edited.shown.any_of(term.cards.iter().copied()),
-                    ListSpec::Terms(_) => false,
-                };
-                ListPlan {
-                    changed,
-                    same_cards: !edited.differ.any_of(spec.cards.iter()),
-                    path: spec.path,
-                    lastmod: spec.lastmod,
-                    cards: spec.cards,
-                    context: spec.context,
-                }
-            })
-            .collect()
-    }
-
-    /// The HTML of the list page `plan` (whether or not it changed).
-    pub fn render_list_plan(&self, plan: &ListPlan<'_>) -> Result<String, PageError> {
-        self.render_list(&plan.context)
-    }
-
-    /// What each list page of `cards` shows; with each page's `lastmod`
-    /// when `lastmods` (else empty: the previous cards' pages are only
-    /// compared, and a catalog's facets list each product ten times).
-    fn list_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
-        // The facets' pages (most of them) on a core of their own.
-        let (facets, mut out) =
-            crate::parallel::join(|| self.facet_specs(cards, lastmods), || self.route_specs(cards, lastmods));
-        out.extend(facets);
-        out
-    }
-
-    /// The home page's and the routes' pages of [`Pages::list_specs`].
-    fn route_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
-        let newest =
-            |cards: &mut dyn Iterator<Item = &Card>| if lastmods { list::newest(cards) } else { String::new() };
-        let mut out = vec![self.home_spec(cards, lastmods)];
-        for (route, cards) in cards.routes() {
-            let pages = cards.len().div_ceil(self.page_size).max(1);
-            for number in 1..=pages {
-                let chunk = cards.chunks(self.page_size).nth(number - 1).unwrap_or_default();
-                let total = (number == 1).then_some(cards.len());
-                out.push(Planned {
-                    lastmod: newest(&mut chunk.iter()),
-                    cards: chunk,
-                    path: list::route_path(route, number),
-                    context: ListSpec::Route(RouteSpec { route, number, pages, total, cards: chunk }),
-                });
-            }
-        }
-        out
-    }
-
-    /// The home page's plan of [`Pages::list_specs`].
-    fn home_spec<'a>(&self, cards: &'a Cards, lastmods: bool) -> Planned<'a> {
-        let summaries: Vec<RouteSummary<'_>> = cards
-            .routes()
-            .map(|(route, cards)| RouteSummary {
-                label: list::route_label(route),
-                url: self.site.url(&list::route_path(route, 1)),
-                total: cards.len(),
-                cards: list::newest_first(cards, list::HOME_SIZE).into_iter().map(|c| self.card(c)).collect(),
-            })
-            .collect();
-        Planned {
-            path: list::HOME_PATH.to_owned(),
-            lastmod: if lastmods { list::newest(cards.iter()) } else { String::new() },
-            cards: &[],
-            context: ListSpec::Home { canonical_url: self.site.url(list::HOME_PATH), routes: summaries },
-        }
-    }
-
-    /// The facets' pages of [`Pages::list_specs`]: each taxonomy's pages
-    /// of terms, then its terms' pages.
-    fn facet_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
-        let newest =
-            |cards: &mut dyn Iterator<Item = &Card>| if lastmods { list::newest(cards) } else { String::new() };
-        let mut out = Vec::new();
-        let facets = Facets::new(cards);
-        for (taxonomy, terms) in facets.taxonomies() {
-            // Each term's pages, then the newest of each term (from its
-            // pages'), for the taxonomy's pages, which come first.
-            let mut term_pages = Vec::new();
-            let mut term_newest = Vec::with_capacity(terms.len());
-            for term in terms {
-                let pages = term.cards.len().div_ceil(self.page_size).max(1);
-                let first = term_pages.len();
-                for (at, chunk) in term.cards.chunks(self.page_size).enumerate() {
-                    term_pages.push(Planned {
-                        path: taxonomy.term_path(term.slug, at + 1),
-                        lastmod: newest(&mut chunk.iter().copied()),
-                        cards: &[],
-                        context: ListSpec::Term(TermSpec {
-                            taxonomy,
-                            slug: term.slug,
-                            label: term.label,
-                            number: at + 1,
-                            pages,
-                            total: (at == 0).then_some(term.cards.len()),
-                            cards: chunk.to_vec(),
-                        }),
-                    });
-                }
-                term_newest.push(crate::sitemap::newest_of(term_pages[first..].iter().map(|p| p.lastmod.as_str())));
-            }
-            let pages = terms.len().div_ceil(self.page_size).max(1);
-            for number in 1..=pages {
-                let range = (number - 1) * self.page_size..(number * self.page_size).min(terms.len());
-                out.push(Planned {
-                    path: taxonomy.index_path(number),
-                    lastmod: crate::sitemap::newest_of(term_newest[range.clone()].iter().map(String::as_str)),
-                    cards: &[],
-                    context: ListSpec::Terms(TermsSpec {
-                        taxonomy,
-                        number,
-                        pages,
-                        total: terms.len(),
-                        terms: terms[range].iter().map(|term| (term.slug, term.label, term.cards.len())).collect(),
-                    }),
-                });
-            }
-            out.append(&mut term_pages);
-        }
-        out
-    }
-
     /// The breadcrumbs of page `number` of the list `label` whose first
     /// page is at `first`, under the home page and `parents`.
     pub(crate) fn trail(&self, parents: Vec<Crumb>, label: &str, first: &str, number: usize) -> Vec<Crumb> {
@@ -926,92 +458,6 @@ impl Pages {
             .collect()
     }
 
-    /// What `list.html` sees of a route's page.
-    fn route_context<'a>(&self, spec: &RouteSpec<'a>) -> ListContext<'a> {
-        let RouteSpec { route, number, pages, total, cards } = *spec;
-        let label = list::route_label(route);
-        ListContext {
-            canonical_url: self.site.url(&list::route_path(route, number)),
-            label,
-            route: Some(route.as_str()),
-            taxonomy: None,
-            number,
-            pages,
-            total,
-            cards: cards.iter().map(|c| self.card(c)).collect(),
-            previous_url: (number > 1).then(|| self.site.url(&list::route_path(route, number - 1))),
-            next_url: (number < pages).then(|| self.site.url(&list::route_path(route, number + 1))),
-            numbers: self.page_links(number, pages, |n| route.list_path(n)),
-            breadcrumbs: self.trail(Vec::new(), label, &list::route_path(route, 1), number),
-        }
-    }
-
-    /// What `list.html` sees of a term's page.
-    fn term_context<'a>(&self, spec: &TermSpec<'a>) -> ListContext<'a> {
-        let TermSpec { taxonomy, slug, label, number, pages, total, .. } = *spec;
-        let index =
-            Crumb { name: facets::label(taxonomy).to_owned(), url: Some(self.site.url(&taxonomy.index_path(1))) };
-        ListContext {
-            canonical_url: self.site.url(&taxonomy.term_path(slug, number)),
-            label,
-            route: None,
-            taxonomy: Some(facets::singular(taxonomy)),
-            number,
-            pages,
-            total,
-            cards: spec.cards.iter().map(|c| self.card(c)).collect(),
-            previous_url: (number > 1).then(|| self.site.url(&taxonomy.term_path(slug, number - 1))),
-            next_url: (number < pages).then(|| self.site.url(&taxonomy.term_path(slug, number + 1))),
-            numbers: self.page_links(number, pages, |n| taxonomy.term_path(slug, n)),
-            breadcrumbs: self.trail(vec![index], label, &taxonomy.term_path(slug, 1), number),
-        }
-    }
-
-    /// What `terms.html` sees of a taxonomy's page.
-    fn terms_context(&self, spec: &TermsSpec<'_>) -> TermsContext {
-        let TermsSpec { taxonomy, number, pages, total, .. } = *spec;
-        let label = facets::label(taxonomy);
-        TermsContext {
-            canonical_url: self.site.url(&taxonomy.index_path(number)),
-            label,
-            number,
-            pages,
-            total,
-            terms: spec
-                .terms
-                .iter()
-                .map(|&(slug, name, count)| TermLink {
-                    name: name.to_owned(),
-                    url: self.site.url(&taxonomy.term_path(slug, 1)),
-                    count,
-                })
-                .collect(),
-            previous_url: (number > 1).then(|| self.site.url(&taxonomy.index_path(number - 1))),
-            next_url: (number < pages).then(|| self.site.url(&taxonomy.index_path(number + 1))),
-            numbers: self.page_links(number, pages, |n| taxonomy.index_path(n)),
-            breadcrumbs: self.trail(Vec::new(), label, &taxonomy.index_path(1), number),
-        }
-    }
-
-    fn render_list(&self, spec: &ListSpec<'_>) -> Result<String, PageError> {
-        match spec {
-            ListSpec::Home { canonical_url, routes } => {
-                let home = minijinja::context! {
-                    site => self.site_context(),
-                    page => minijinja::context! {
-                        canonical_url => canonical_url,
-                        routes => Value::from_serialize(routes),
-                        json_ld => Value::from_safe_string(json_ld::website_script(&self.site)),
-                    },
-                };
-                self.render(HOME, home, None)
-            }
-            ListSpec::Route(spec) => self.render_page(LIST, &self.route_context(spec)),
-            ListSpec::Term(spec) => self.render_page(LIST, &self.term_context(spec)),
-            ListSpec::Terms(spec) => self.render_page(TERMS, &self.terms_context(spec)),
-        }
-    }
-
     /// The template `name` with `page` and the site.
     pub(crate) fn render_page(&self, name: &str, page: &impl Serialize) -> Result<String, PageError> {
         self.render(
@@ -1021,7 +467,7 @@ impl Pages {
         )
     }
 
-    fn site_context(&self) -> Value {
+    pub(crate) fn site_context(&self) -> Value {
         let routes: Vec<Crumb> = Route::ALL
             .iter()
             .map(|&route| Crumb {
@@ -1053,7 +499,7 @@ impl Pages {
         }
     }
 
-    fn render(&self, name: &str, context: Value, slug: Option<&str>) -> Result<String, PageError> {
+    pub(crate) fn render(&self, name: &str, context: Value, slug: Option<&str>) -> Result<String, PageError> {
         let template = self.env.get_template(name).map_err(|e| self.error(&e, slug))?;
         template.render(context).map_err(|e| self.error(&e, slug))
     }
