@@ -216,6 +216,93 @@ impl Cards {
     }
 }
 
+/// A catalog's cards against the previous ones when a few were edited
+/// in place ([`Cards::in_place`]): which of its cards differ, by where
+/// they are in memory (so only of the [`Cards`] it was made of).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InPlace {
+    /// The cards that show something else ([`shown`]).
+    shown: Vec<usize>,
+    /// The cards that differ in anything, dates and terms included.
+    differ: Vec<usize>,
+}
+
+impl Cards {
+    /// These cards against `before`, when a few of them were edited in
+    /// place: every route has its cards at the same paths as before, each
+    /// with the same terms (so every list page lists the same products in
+    /// the same places, and every page the same related products), and at
+    /// most [`InPlace::MOST`] cards differ. None otherwise.
+    pub fn in_place(&self, before: &Cards) -> Option<InPlace> {
+        let (mut shows, mut differ) = (Vec::new(), Vec::new());
+        for ((route_before, before), (route_now, now)) in before.routes().zip(self.routes()) {
+            if route_before != route_now || before.len() != now.len() {
+                return None;
+            }
+            for (b, n) in before.iter().zip(now) {
+                if b.path != n.path || b.terms != n.terms {
+                    return None;
+                }
+                if b != n {
+                    if differ.len() == InPlace::MOST {
+                        return None;
+                    }
+                    differ.push(address(n));
+                    if shown(b) != shown(n) {
+                        shows.push(address(n));
+                    }
+                }
+            }
+        }
+        shows.sort_unstable();
+        differ.sort_unstable();
+        Some(InPlace { shown: shows, differ })
+    }
+}
+
+impl InPlace {
+    /// The most edited cards [`Cards::in_place`] tells apart.
+    pub const MOST: usize = 64;
+
+    /// Whether any of `cards` (of the [`Cards`] it was made of) shows
+    /// something other than before: its title or summary ([`shown`]).
+    pub fn shows_other<'c>(&self, cards: impl IntoIterator<Item = &'c Card>) -> bool {
+        any_of(&self.shown, cards)
+    }
+
+    /// Whether any of `cards` (of the [`Cards`] it was made of) differs
+    /// from before in anything, its date and terms included.
+    pub fn differs<'c>(&self, cards: impl IntoIterator<Item = &'c Card>) -> bool {
+        any_of(&self.differ, cards)
+    }
+
+    /// How many cards differ.
+    pub fn len(&self) -> usize {
+        self.differ.len()
+    }
+
+    /// Whether none does.
+    pub fn is_empty(&self) -> bool {
+        self.differ.is_empty()
+    }
+}
+
+/// Whether any of `cards` is at one of `addresses` (sorted).
+fn any_of<'c>(addresses: &[usize], cards: impl IntoIterator<Item = &'c Card>) -> bool {
+    !addresses.is_empty() && cards.into_iter().any(|card| addresses.binary_search(&address(card)).is_ok())
+}
+
+/// Where `card` is in memory: which of a catalog's cards it is.
+fn address(card: &Card) -> usize {
+    std::ptr::from_ref(card) as usize
+}
+
+/// What a card shows of a product, on a list page and among a page's
+/// related products (not its date or terms): what two plans compare.
+pub(crate) fn shown(card: &Card) -> (&str, &str, &str) {
+    (&card.path, &card.title, &card.summary)
+}
+
 /// The `n` most recently updated of `cards`, newest first: by `lastmod`
 /// compared as instants; of those at one instant, in the order given
 /// (path order); a card whose `lastmod` does not read after every one
@@ -262,6 +349,49 @@ mod tests {
             assert!(!card.terms.is_empty(), "{}", record.slug.as_str());
             assert_eq!(card.terms.capacity(), card.terms.len(), "{}", record.slug.as_str());
         }
+    }
+
+    /// Edited in place: the same paths with the same terms, a few cards
+    /// differing; each is told apart by what it shows and by anything.
+    #[test]
+    fn cards_edited_in_place_are_told_apart_from_the_others() {
+        use super::{Cards, InPlace};
+        let card = |n: usize, title: &str| Card {
+            path: format!("/datasets/product-{n:03}"),
+            title: title.to_owned(),
+            summary: format!("Summary {n}"),
+            lastmod: "2026-01-01T00:00:00Z".to_owned(),
+            terms: Vec::new(),
+        };
+        let before = Cards::new((0..100).map(|n| card(n, "Title")));
+        let mut edited: Vec<Card> = before.iter().cloned().collect();
+        edited[3].title = "Retitled".to_owned();
+        edited[7].lastmod = "2026-02-01T00:00:00Z".to_owned();
+        let now = Cards::new(edited);
+        let in_place = now.in_place(&before).expect("in place");
+        let at = |n: usize| &now.route(Route::Datasets)[n];
+        assert_eq!(in_place.len(), 2);
+        assert!(in_place.shows_other([at(3)]) && !in_place.shows_other([at(7), at(8)]));
+        assert!(in_place.differs([at(7)]) && !in_place.differs([at(8), at(0)]));
+        // The same card's copy elsewhere is another card.
+        assert!(!in_place.differs([&at(3).clone()]));
+        assert_eq!(before.in_place(&before).map(|p| p.len()), Some(0));
+        // A path moved, a term, a card more or less, too many edited: not in place.
+        let mut moved: Vec<Card> = before.iter().cloned().collect();
+        moved[5].path = "/datasets/product-005b".to_owned();
+        assert_eq!(Cards::new(moved).in_place(&before), None);
+        let mut termed: Vec<Card> = before.iter().cloned().collect();
+        termed[5].terms = vec![std::sync::Arc::new(crate::terms::Term {
+            taxonomy: crate::facets::Taxonomy::UseCases,
+            slug: "x".to_owned(),
+            label: "X".to_owned(),
+        })];
+        assert_eq!(Cards::new(termed).in_place(&before), None);
+        assert_eq!(Cards::new(before.iter().take(99).cloned()).in_place(&before), None);
+        let many = Cards::new((0..100).map(|n| card(n, if n <= InPlace::MOST { "New" } else { "Title" })));
+        assert_eq!(many.in_place(&before), None);
+        let most = Cards::new((0..100).map(|n| card(n, if n < InPlace::MOST { "New" } else { "Title" })));
+        assert_eq!(most.in_place(&before).map(|p| p.len()), Some(InPlace::MOST));
     }
 
     #[test]

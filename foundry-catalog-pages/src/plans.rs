@@ -11,7 +11,7 @@ use minijinja::Value;
 use serde::Serialize;
 
 use crate::facets::{self, Facets, Taxonomy};
-use crate::list::{self, Card, Cards};
+use crate::list::{self, Card, Cards, InPlace, shown};
 use crate::render::{CardContext, Crumb, PageLink};
 use crate::{PageError, Pages, json_ld};
 
@@ -96,70 +96,6 @@ pub(crate) enum ListSpec<'a> {
     Term(TermSpec<'a>),
     /// A page of a taxonomy's terms, `terms.html`'s.
     Terms(TermsSpec<'a>),
-}
-
-/// What a card shows of a product (not its date or terms): what two
-/// plans of a list page compare.
-fn shown(card: &Card) -> (&str, &str, &str) {
-    (&card.path, &card.title, &card.summary)
-}
-
-/// A catalog's cards against the previous ones when a few were edited
-/// in place: each route has its cards at the same paths as before, each
-/// with the same terms (so every list page lists the same products in
-/// the same places), and at most [`InPlace::MOST`] cards differ.
-struct InPlace {
-    /// The cards that show something else ([`shown`]).
-    shown: Picked,
-    /// The cards that differ in anything, dates and terms included.
-    differ: Picked,
-}
-
-/// Some of a catalog's cards, by address (sorted): an edit's few.
-struct Picked(Vec<usize>);
-
-impl Picked {
-    /// Whether any of `cards` is one of these.
-    fn any_of<'c>(&self, mut cards: impl Iterator<Item = &'c Card>) -> bool {
-        !self.0.is_empty() && cards.any(|card| self.0.binary_search(&address(card)).is_ok())
-    }
-}
-
-/// Where `card` is in memory: which of a catalog's cards it is.
-fn address(card: &Card) -> usize {
-    std::ptr::from_ref(card) as usize
-}
-
-impl InPlace {
-    /// The most edited cards the comparison by address is made for.
-    const MOST: usize = 64;
-
-    /// `now` against `before`, when a few of them were edited in place.
-    fn between(before: &Cards, now: &Cards) -> Option<InPlace> {
-        let (mut shows, mut differ) = (Vec::new(), Vec::new());
-        for ((route_before, before), (route_now, now)) in before.routes().zip(now.routes()) {
-            if route_before != route_now || before.len() != now.len() {
-                return None;
-            }
-            for (b, n) in before.iter().zip(now) {
-                if b.path != n.path || b.terms != n.terms {
-                    return None;
-                }
-                if b != n {
-                    if differ.len() == InPlace::MOST {
-                        return None;
-                    }
-                    differ.push(address(n));
-                    if shown(b) != shown(n) {
-                        shows.push(address(n));
-                    }
-                }
-            }
-        }
-        shows.sort_unstable();
-        differ.sort_unstable();
-        Some(InPlace { shown: Picked(shows), differ: Picked(differ) })
-    }
 }
 
 /// Page `number` of `pages` of a route's products.
@@ -319,7 +255,7 @@ impl Pages {
     /// HTML of a catalog's list pages is never all in memory at once.
     pub fn list_plans_since<'a>(&self, cards: &'a Cards, previous: Option<&Cards>) -> Vec<ListPlan<'a>> {
         if let Some(previous) = previous
-            && let Some(edited) = InPlace::between(previous, cards)
+            && let Some(edited) = cards.in_place(previous)
         {
             return self.list_plans_in_place(cards, previous, &edited);
         }
@@ -346,26 +282,27 @@ impl Pages {
             .collect()
     }
 
-    /// [`Pages::list_plans_since`] where a few of the previous cards were
-    /// edited in place ([`InPlace`]): every page lists the products it
-    /// listed, in the same places, so a page shows something else only
-    /// when a card it shows does (the home page, which shows the newest,
-    /// is compared whole), and the previous cards' pages need not be
-    /// planned again to be compared.
-    fn list_plans_in_place<'a>(&self, cards: &'a Cards, previous: &Cards, edited: &InPlace) -> Vec<ListPlan<'a>> {
+    /// [`Pages::list_plans_since`] where a few of the `previous` cards
+    /// were edited in place, as `edited` says of `cards`
+    /// ([`Cards::in_place`]): every page lists the products it listed, in
+    /// the same places, so a page shows something else only when a card
+    /// it shows does (the home page, which shows the newest, is compared
+    /// whole), and the previous cards' pages need not be planned again to
+    /// be compared.
+    pub fn list_plans_in_place<'a>(&self, cards: &'a Cards, previous: &Cards, edited: &InPlace) -> Vec<ListPlan<'a>> {
         let home = self.home_spec(previous, false);
         self.list_specs(cards, true)
             .into_iter()
             .map(|spec| {
                 let changed = match &spec.context {
                     ListSpec::Home { .. } => spec.context != home.context,
-                    ListSpec::Route(route) => edited.shown.any_of(route.cards.iter()),
-                    ListSpec::Term(term) => edited.shown.any_of(term.cards.iter().copied()),
+                    ListSpec::Route(route) => edited.shows_other(route.cards.iter()),
+                    ListSpec::Term(term) => edited.shows_other(term.cards.iter().copied()),
                     ListSpec::Terms(_) => false,
                 };
                 ListPlan {
                     changed,
-                    same_cards: !edited.differ.any_of(spec.cards.iter()),
+                    same_cards: !edited.differs(spec.cards.iter()),
                     path: spec.path,
                     lastmod: spec.lastmod,
                     cards: spec.cards,

@@ -401,9 +401,7 @@ impl Pages {
         // What a page shows of each ([`CardContext`]: its URL, which the
         // path makes, its title and its summary), compared without making
         // the URLs: a build asks this of every product it keeps.
-        fn shown(card: &Card) -> (&str, &str, &str) {
-            (&card.path, &card.title, &card.summary)
-        }
+        use list::shown;
         cards.related(route, path).into_iter().map(shown).eq(before.related(route, path).into_iter().map(shown))
     }
 

@@ -66,6 +66,10 @@ pub(super) enum Cards {}
 pub(super) struct Linking {
     pub(super) now: Cards,
     pub(super) before: Option<Cards>,
+    /// Which of `now` differ from `before`, when a few were edited in
+    /// place ([`Cards::in_place`]).
+    #[cfg(feature = "pages")]
+    in_place: Option<foundry_catalog_pages::list::InPlace>,
 }
 
 /// What renders a build's pages.
@@ -114,7 +118,9 @@ impl PageMaker {
     /// The linking of a build whose products have `cards`, on a previous
     /// artifact whose pages were made with `before`.
     pub(super) fn linking(&self, cards: Vec<Card>, before: Option<Cards>) -> Linking {
-        Linking { now: Cards::new(cards), before }
+        let now = Cards::new(cards);
+        let in_place = before.as_ref().and_then(|before| now.in_place(before));
+        Linking { now, before, in_place }
     }
 
     /// What to warn about `record`'s page ([`foundry_catalog_pages::warnings::of`]).
@@ -181,8 +187,12 @@ impl PageMaker {
     /// the same related products with this build's.
     pub(super) fn same_related(&self, path: &str, linking: &Linking) -> bool {
         let Some(before) = &linking.before else { return false };
-        foundry_catalog_pages::list::route_of(path)
-            .is_none_or(|route| self.pages.same_related(route, path, &linking.now, before))
+        foundry_catalog_pages::list::route_of(path).is_none_or(|route| match &linking.in_place {
+            // The same products at the same places: the related products
+            // are the same ones, showing what they did unless edited.
+            Some(in_place) => !in_place.shows_other(linking.now.related(route, path)),
+            None => self.pages.same_related(route, path, &linking.now, before),
+        })
     }
 
     /// The search index of `linking`'s cards: edited from the previous
@@ -237,7 +247,10 @@ impl PageMaker {
         // the other: what each holds while it is made (at 1,000,000
         // products, about 270 and 280 MiB) would add up at a build's peak.
         let search = self.search_index(linking, previous);
-        let plans = self.pages.list_plans_since(&linking.now, linking.before.as_ref());
+        let plans = match (&linking.before, &linking.in_place) {
+            (Some(before), Some(in_place)) => self.pages.list_plans_in_place(&linking.now, before, in_place),
+            _ => self.pages.list_plans_since(&linking.now, linking.before.as_ref()),
+        };
         let entries = linking
             .now
             .iter()
