@@ -32,6 +32,7 @@ mod bodies;
 mod builder;
 mod errors;
 mod load;
+mod manifests;
 mod pages;
 mod place;
 mod previous;
@@ -44,6 +45,7 @@ use bodies::{KeptBodies, Stored};
 pub use builder::{Builder, DEFAULT_MAX_MANIFEST_LEN, Progress, UnavailableCoding};
 pub use errors::{CatalogError, CatalogErrors};
 pub use load::OpenOptions;
+pub use manifests::Manifests;
 pub use previous::{RecordTypeChange, RecordTypeChanges, Unusable};
 pub use search::{SEARCH_PATH, SearchPage};
 

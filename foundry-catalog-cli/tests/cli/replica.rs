@@ -629,6 +629,17 @@ impl Releases {
     }
 
     /// The files of the state folder, by name, sorted.
+    /// Waits until the state folder holds no partial download or
+    /// temporary file (a poll in flight has one for a moment; one left
+    /// behind stays): up to 5 s.
+    fn assert_no_partial_files(&self) {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while self.state_files().iter().any(|name| name.starts_with('.')) {
+            assert!(std::time::Instant::now() < until, "left behind: {:?}", self.state_files());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     fn state_files(&self) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(&self.state)
             .expect("state folder")
@@ -701,7 +712,7 @@ fn a_fault_in_a_delta_heals_in_the_same_poll_and_is_never_remembered() {
     assert!(server.product().contains(&format!("Release {}", sequence - 1)), "the catalog being served stays");
     origin.publish(releases.build(sequence), Fault::None);
     server.wait_for_product(&format!("Release {sequence}"));
-    assert!(releases.state_files().iter().all(|name| !name.starts_with('.')), "{:?}", releases.state_files());
+    releases.assert_no_partial_files();
 }
 
 /// SIGTERM is honoured while the start-up pull waits on an origin that
@@ -983,5 +994,5 @@ fn a_replica_pulls_a_packed_origin_whole_then_as_a_delta() {
     let per_poll = (origin.tally().3 - sent + origin.pack_tally().1 - pack_sent) / polls.max(1);
     assert!(polls >= 5, "{polls} polls in 2 s");
     assert!(per_poll <= 128 << 10, "{per_poll} bytes a poll");
-    assert!(releases.state_files().iter().all(|name| !name.starts_with('.')), "{:?}", releases.state_files());
+    releases.assert_no_partial_files();
 }

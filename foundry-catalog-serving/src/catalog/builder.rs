@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -13,6 +12,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 
 use super::blocks::Data;
+use super::manifests::Manifests;
 use super::pages::{Card, Cards, Document, Linking, ListTally, PageMaker, encode};
 use super::place::{self, Part, Prepared, Product};
 use super::previous::{Previous, RecordTypeChanges, Unusable};
@@ -318,19 +318,13 @@ impl Builder {
     /// a device is refused, never followed or waited on) of at most
     /// [`Builder::max_manifest_len`] bytes.
     pub fn build_dir(&self, dir: &Path) -> Result<ResponseCatalog, CatalogErrors> {
-        // Names only (each path is made when its file is read): at a
-        // million manifests, the paths would be 90 MB more.
-        let mut names: Vec<OsString> = std::fs::read_dir(dir)
-            .map_err(|e| {
-                CatalogErrors::from(CatalogError::Read { file: dir.display().to_string(), reason: e.to_string() })
-            })?
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
-            .map(|e| e.file_name())
-            .filter(|name| Path::new(name).extension().is_some_and(|e| e == "json"))
-            .collect();
-        // One folder: by file name (what comparing the paths gives).
-        names.sort_unstable();
+        self.build_listed(Manifests::list(dir)?)
+    }
+
+    /// [`Builder::build_dir`] of a folder already listed.
+    pub fn build_listed(&self, manifests: Manifests) -> Result<ResponseCatalog, CatalogErrors> {
+        let Manifests { dir, names } = manifests;
+        let dir = dir.as_path();
         let stamps = self.previous.as_ref().and_then(|p| p.stamps());
         let recorder = Recorder::new(dir, names.len());
         let places: Vec<usize> = (0..names.len()).collect();
