@@ -421,8 +421,9 @@ impl Builder {
         match source {
             Source::Unchanged { file, entry, from, .. } => {
                 let card = match from.page_listing(&entry) {
-                    Some((path, lastmod)) if !lastmod.is_empty() => {
-                        Some(pages.kept_card(before, &path).ok_or_else(|| CatalogError::Page {
+                    Some(listing) if listing.is_listed() => {
+                        let path = listing.path();
+                        Some(pages.kept_card(before, path).ok_or_else(|| CatalogError::Page {
                             file: "<the previous artifact>".to_owned(),
                             error: format!("{path}: it keeps no card of this page; build without it"),
                         })?)
@@ -520,8 +521,8 @@ impl Builder {
         else {
             return Ok(product);
         };
-        let Some((path, _)) = from.page_listing(entry) else { return Ok(product) };
-        if pages.same_related(&path, linking) {
+        let Some(listing) = from.page_listing(entry) else { return Ok(product) };
+        if pages.same_related(listing.path(), linking) {
             return Ok(product);
         }
         let decoded;

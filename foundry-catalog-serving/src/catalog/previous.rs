@@ -123,6 +123,25 @@ pub(super) struct Previous {
     changes: RecordTypeChanges,
 }
 
+/// A kept product's page as the previous artifact lists it: its path and
+/// sitemap `lastmod` (empty when it is `noindex`), UTF-8.
+pub(super) struct PageListing {
+    path: bytes::Bytes,
+    lastmod: bytes::Bytes,
+}
+
+impl PageListing {
+    /// The page's path.
+    pub(super) fn path(&self) -> &str {
+        std::str::from_utf8(&self.path).unwrap_or_default()
+    }
+
+    /// Whether the page is listed (in the sitemap, with a card).
+    pub(super) fn is_listed(&self) -> bool {
+        !self.lastmod.is_empty()
+    }
+}
+
 impl Previous {
     /// Checks that `artifact` was made as this build makes artifacts and
     /// indexes it (its spans and slugs were checked when it was loaded).
@@ -283,10 +302,12 @@ impl Previous {
 
     /// The page path and sitemap `lastmod` of the product `entry` of this
     /// artifact, when it has pages.
-    pub(super) fn page_listing(&self, entry: &IndexEntry) -> Option<(String, String)> {
+    pub(super) fn page_listing(&self, entry: &IndexEntry) -> Option<PageListing> {
         let page = entry.page.as_ref()?;
-        let text = |span| String::from_utf8(self.artifact.slice(span).ok()?.to_vec()).ok();
-        Some((text(page.path)?, text(page.lastmod)?))
+        // Shared with the artifact's head, not copied: a build asks this
+        // twice of every product it keeps.
+        let text = |span| self.artifact.slice(span).ok().filter(|bytes| std::str::from_utf8(bytes).is_ok());
+        Some(PageListing { path: text(page.path)?, lastmod: text(page.lastmod)? })
     }
 
     fn entry(&self, slug: &str) -> Option<IndexEntry> {
