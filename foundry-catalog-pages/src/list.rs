@@ -265,7 +265,7 @@ impl InPlace {
     pub const MOST: usize = 64;
 
     /// Whether any of `cards` (of the [`Cards`] it was made of) shows
-    /// something other than before: its title or summary ([`shown`]).
+    /// something other than before: its path, title or summary.
     pub fn shows_other<'c>(&self, cards: impl IntoIterator<Item = &'c Card>) -> bool {
         any_of(&self.shown, cards)
     }
