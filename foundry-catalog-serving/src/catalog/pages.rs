@@ -232,6 +232,18 @@ impl PageMaker {
         Some(SearchIndex { head: edited.head, parts })
     }
 
+    /// The site documents of the cards `linking.now`, each in every
+    /// coding, given to `write` in the order they are stored:
+    /// `/robots.txt`, the sitemap files, the Atom feed and the picture
+    /// shared links show (none when the site is unknown), the site's
+    /// settings and search index, the list pages, each route page's
+    /// cards, the not-found page and the site's icon (`/favicon.ico`). They are rendered and compressed
+    /// on all cores a few at a time ([`crate::parallel::for_each_windowed`]),
+    /// each window written before the next is made, so a build never
+    /// holds more than a window of them. A list page that shows what it
+    /// did with the previous cards, cards that are the previous ones, and
+    /// the parts of the search index an edit did not change are kept as
+    /// `previous` holds them.
     pub(super) fn documents<'a>(
         &self,
         linking: &Linking,
