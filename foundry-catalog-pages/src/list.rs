@@ -225,6 +225,8 @@ pub struct InPlace {
     shown: Vec<usize>,
     /// The cards that differ in anything, dates and terms included.
     differ: Vec<usize>,
+    /// Where the cards it was made of are: each route's first.
+    of: Vec<usize>,
 }
 
 impl Cards {
@@ -256,7 +258,7 @@ impl Cards {
         }
         shows.sort_unstable();
         differ.sort_unstable();
-        Some(InPlace { shown: shows, differ })
+        Some(InPlace { shown: shows, differ, of: firsts(self) })
     }
 }
 
@@ -276,6 +278,12 @@ impl InPlace {
         any_of(&self.differ, cards)
     }
 
+    /// Whether it was made of `cards` ([`Cards::in_place`]), the very
+    /// ones, not a copy: what it says of a card holds only for those.
+    pub fn is_of(&self, cards: &Cards) -> bool {
+        self.of == firsts(cards)
+    }
+
     /// How many cards differ.
     pub fn len(&self) -> usize {
         self.differ.len()
@@ -290,6 +298,11 @@ impl InPlace {
 /// Whether any of `cards` is at one of `addresses` (sorted).
 fn any_of<'c>(addresses: &[usize], cards: impl IntoIterator<Item = &'c Card>) -> bool {
     !addresses.is_empty() && cards.into_iter().any(|card| addresses.binary_search(&address(card)).is_ok())
+}
+
+/// Where each route's cards of `cards` start in memory.
+fn firsts(cards: &Cards) -> Vec<usize> {
+    cards.routes.iter().map(|(_, list)| list.as_ptr() as usize).collect()
 }
 
 /// Where `card` is in memory: which of a catalog's cards it is.
@@ -371,6 +384,7 @@ mod tests {
         let in_place = now.in_place(&before).expect("in place");
         let at = |n: usize| &now.route(Route::Datasets)[n];
         assert_eq!(in_place.len(), 2);
+        assert!(in_place.is_of(&now) && !in_place.is_of(&now.clone()) && !in_place.is_of(&before));
         assert!(in_place.shows_other([at(3)]) && !in_place.shows_other([at(7), at(8)]));
         assert!(in_place.differs([at(7)]) && !in_place.differs([at(8), at(0)]));
         // The same card's copy elsewhere is another card.

@@ -289,7 +289,13 @@ impl Pages {
     /// it shows does (the home page, which shows the newest, is compared
     /// whole), and the previous cards' pages need not be planned again to
     /// be compared.
+    /// An `edited` not of `cards` ([`InPlace::is_of`]) says nothing of
+    /// them: the pages are then compared as [`Pages::list_plans_since`]
+    /// compares them.
     pub fn list_plans_in_place<'a>(&self, cards: &'a Cards, previous: &Cards, edited: &InPlace) -> Vec<ListPlan<'a>> {
+        if !edited.is_of(cards) {
+            return self.list_plans_since(cards, Some(previous));
+        }
         let home = self.home_spec(previous, false);
         self.list_specs(cards, true)
             .into_iter()

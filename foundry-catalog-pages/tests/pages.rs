@@ -417,6 +417,31 @@ fn actors(n: usize) -> Vec<Card> {
         .collect()
 }
 
+/// Planned against the cards an in-place edit changed, the list pages are
+/// the ones planned against the previous cards' pages; told of another
+/// catalog's cards, the plans are made the slow way, not trusted.
+#[test]
+fn list_plans_in_place_are_the_plans_compared_with_the_previous_pages() {
+    use foundry_catalog_pages::list::PAGE_SIZE;
+    let pages = Pages::new(site());
+    let before = Cards::new(actors(3 * PAGE_SIZE));
+    let mut edited = actors(3 * PAGE_SIZE);
+    edited[10].title = "Retitled".to_owned();
+    edited[70].lastmod = "2026-02-28T00:00:00+00:00".to_owned();
+    let now = Cards::new(edited);
+    let plans = |plans: Vec<foundry_catalog_pages::ListPlan<'_>>| -> Vec<(String, bool, bool)> {
+        plans.into_iter().map(|plan| (plan.path, plan.changed, plan.same_cards)).collect()
+    };
+    let compared = plans(pages.list_plans_since(&now, Some(&before)));
+    let in_place = now.in_place(&before).expect("in place");
+    assert_eq!(plans(pages.list_plans_in_place(&now, &before, &in_place)), compared);
+    assert!(compared.iter().any(|(_, changed, _)| *changed) && compared.iter().any(|(_, _, same)| !same));
+    // Another catalog's: its addresses say nothing of these cards.
+    let copy = now.clone();
+    let other = copy.in_place(&before).expect("in place");
+    assert_eq!(plans(pages.list_plans_in_place(&now, &before, &other)), compared);
+}
+
 /// The numbers of the actors `html` links to (`">Actor 0042`), in order.
 fn actors_linked(html: &str) -> Vec<usize> {
     html.match_indices("\">Actor ").map(|(at, _)| html[at + 8..at + 12].parse().unwrap()).collect()
