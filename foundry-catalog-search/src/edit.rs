@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::format::{HEAD, part_of, parts_for};
+use crate::format::{HEAD, TOTAL_AT, part_of, parts_for};
 use crate::write::{Postings, counted_words, part};
 use crate::{Index, IndexError, Part};
 
@@ -131,7 +131,7 @@ impl IndexEdit {
         if parts_for(total) != parts {
             return Err(IndexError::new("the edit splits its words into another number of parts"));
         }
-        head[20..28].copy_from_slice(&total.to_le_bytes());
+        head[TOTAL_AT..TOTAL_AT + 8].copy_from_slice(&total.to_le_bytes());
         // Each part's changed words, in byte order, each with its changes
         // in document order.
         let mut changed: BTreeMap<usize, BTreeMap<&str, Vec<Change>>> = BTreeMap::new();

@@ -70,6 +70,15 @@ pub fn parts_for(total: u64) -> usize {
 /// The head's bytes before the lengths.
 pub(crate) const HEAD: usize = 28;
 
+/// Where the head holds the sum of the documents' lengths (a `u64`).
+pub(crate) const TOTAL_AT: usize = 20;
+
+/// The sum of the documents' lengths in a head's `bytes` (the caller
+/// checked they are at least [`HEAD`] long).
+pub(crate) fn total_of(bytes: &[u8]) -> u64 {
+    u64::from(u32_at(bytes, TOTAL_AT)) | (u64::from(u32_at(bytes, TOTAL_AT + 4)) << 32)
+}
+
 /// A part's header bytes.
 pub(crate) const PART_HEADER: usize = 36;
 

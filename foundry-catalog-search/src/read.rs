@@ -2,7 +2,7 @@
 //! [`Part::open`] a part, each once, without copying; a query reads only
 //! the words it asks for, from their parts, and their postings.
 
-use crate::format::{HEAD, MAGIC, PART_HEADER, PART_MAGIC, VERSION, get_varint, part_of, u32_at};
+use crate::format::{HEAD, MAGIC, PART_HEADER, PART_MAGIC, VERSION, get_varint, part_of, total_of, u32_at};
 use crate::words;
 
 /// BM25's saturation of a word's count.
@@ -82,7 +82,7 @@ impl<B: AsRef<[u8]>> Index<B> {
             return Err(IndexError("another version of the layout; build it again"));
         }
         let (docs, parts) = (u32_at(all, 12) as usize, u32_at(all, 16) as usize);
-        let total = u64::from(u32_at(all, 20)) | (u64::from(u32_at(all, 24)) << 32);
+        let total = total_of(all);
         if all.len() as u64 != HEAD as u64 + 4 * docs as u64 {
             return Err(IndexError("its length is not what its header says"));
         }
@@ -109,8 +109,7 @@ impl<B: AsRef<[u8]>> Index<B> {
 
     /// The sum of its documents' lengths.
     pub(crate) fn total(&self) -> u64 {
-        let all = self.bytes.as_ref();
-        u64::from(u32_at(all, 20)) | (u64::from(u32_at(all, 24)) << 32)
+        total_of(self.bytes.as_ref())
     }
 
     /// Document `doc`'s length (`doc` below [`Index::docs`]).
