@@ -274,40 +274,43 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let (verb, result) = match &args.output {
         None => (format!("checked {}", args.dir.display()), Ok(())),
         Some(output) => {
-            let written = if args.packs {
-                catalog.write_packed(output).map(|tally| {
-                    eprintln!(
-                        "packs: {} bytes written to new packs, {} named in packs already, {} ranges, {} packs removed{}",
-                        tally.written,
-                        tally.kept,
-                        tally.ranges,
-                        tally.removed,
-                        if tally.compacted { ", written as new packs again" } else { "" }
-                    );
-                    if let Some(cleanup) = &tally.cleanup {
-                        eprintln!("note: {cleanup}; the next build removes them");
-                    }
-                })
-            } else {
-                foundry_catalog_serving::files::replace(output, |file| catalog.write_file(file))
-            };
             // What this build saw of each manifest, for the next one: a
             // cache beside the artifact (a stale one is replaced, a lost
-            // one costs reading every manifest once).
+            // one costs reading every manifest once), written on a thread
+            // while the artifact is; its last line, the artifact file's
+            // own stamp, once that is written and renamed into place. A
+            // build that fails to write the artifact leaves the old one.
             let stamps = stamps_file(output);
-            let stamped = if args.no_stat_cache || written.is_err() {
-                Ok(())
-            } else {
-                // The artifact's own stamp, as written and renamed into place.
-                let written = std::fs::symlink_metadata(output).ok();
-                foundry_catalog_serving::files::replace(&stamps, |file| {
-                    catalog.write_stamps(file, written.as_ref()).map(drop)
-                })
-            };
-            if let Err(e) = stamped {
-                eprintln!("note: cannot write {}: {e}; the next build reads every manifest", stamps.display());
-            }
-            (format!("wrote {}", output.display()), written)
+            std::thread::scope(|scope| {
+                // Made here, so that a panic drops the sender, and the thread returns.
+                let (tell, artifact_written) = std::sync::mpsc::channel::<std::io::Result<Option<std::fs::Metadata>>>();
+                let stamped = (!args.no_stat_cache).then(|| {
+                    let catalog = &catalog;
+                    let stamps = &stamps;
+                    scope.spawn(move || {
+                        foundry_catalog_serving::files::replace(stamps, |file| {
+                            let written = || {
+                                artifact_written
+                                    .recv()
+                                    .unwrap_or_else(|_| Err(std::io::Error::other("the build stopped")))
+                            };
+                            catalog.write_stamps_then(file, written).map(drop)
+                        })
+                    })
+                });
+                let written = write_artifact(&catalog, output, args.packs);
+                let _ = tell.send(match &written {
+                    // The artifact's own stamp, as written and renamed into place.
+                    Ok(()) => Ok(std::fs::symlink_metadata(output).ok()),
+                    Err(_) => Err(std::io::Error::other("the artifact was not written")),
+                });
+                let stamped =
+                    stamped.map(|thread| thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+                if let (Ok(()), Some(Err(e))) = (&written, stamped) {
+                    eprintln!("note: cannot write {}: {e}; the next build reads every manifest", stamps.display());
+                }
+                (format!("wrote {}", output.display()), written)
+            })
         }
     };
     match result {
@@ -324,6 +327,27 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         }
         Err(e) => fail(USAGE, format!("{}: cannot write: {e}", args.output.as_deref().unwrap_or(&args.dir).display())),
     }
+}
+
+/// Writes the artifact of `catalog` to `output`: in packs beside it when
+/// `packs` (and says what they hold), else whole.
+fn write_artifact(catalog: &ResponseCatalog, output: &Path, packs: bool) -> std::io::Result<()> {
+    if !packs {
+        return foundry_catalog_serving::files::replace(output, |file| catalog.write_file(file));
+    }
+    catalog.write_packed(output).map(|tally| {
+        eprintln!(
+            "packs: {} bytes written to new packs, {} named in packs already, {} ranges, {} packs removed{}",
+            tally.written,
+            tally.kept,
+            tally.ranges,
+            tally.removed,
+            if tally.compacted { ", written as new packs again" } else { "" }
+        );
+        if let Some(cleanup) = &tally.cleanup {
+            eprintln!("note: {cleanup}; the next build removes them");
+        }
+    })
 }
 
 /// Where the stamps of the artifact at `artifact` are kept: `<artifact>.stamps`.

@@ -296,8 +296,9 @@ impl Pages {
         if !edited.is_of(cards) {
             return self.list_plans_since(cards, Some(previous));
         }
-        let home = self.home_spec(previous, false);
-        self.list_specs(cards, true)
+        // The previous home page beside this build's pages.
+        let (home, specs) = crate::parallel::join(|| self.home_spec(previous, false), || self.list_specs(cards, true));
+        specs
             .into_iter()
             .map(|spec| {
                 let changed = match &spec.context {
@@ -327,10 +328,25 @@ impl Pages {
     /// when `lastmods` (else empty: the previous cards' pages are only
     /// compared, and a catalog's facets list each product ten times).
     fn list_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
-        // The facets' pages (most of them) on a core of their own.
-        let (facets, mut out) =
-            crate::parallel::join(|| self.facet_specs(cards, lastmods), || self.route_specs(cards, lastmods));
-        out.extend(facets);
+        // Two cores: one finds the facets' terms while the other plans the
+        // home page and the routes' pages; then each takes a taxonomy's
+        // pages (most of the pages) in turn, until none is left.
+        let facets = std::sync::OnceLock::new();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let taxonomies = || {
+            let facets: &Facets<'a> = facets.get_or_init(|| Facets::new(cards));
+            let mut planned = Vec::new();
+            loop {
+                let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((taxonomy, terms)) = facets.taxonomies().nth(at) else { break planned };
+                planned.push((at, self.taxonomy_specs(taxonomy, terms, lastmods)));
+            }
+        };
+        let (theirs, (mut out, mine)) =
+            crate::parallel::join(taxonomies, || (self.route_specs(cards, lastmods), taxonomies()));
+        let mut planned: Vec<(usize, Vec<Planned<'a>>)> = theirs.into_iter().chain(mine).collect();
+        planned.sort_unstable_by_key(|(at, _)| *at);
+        out.extend(planned.into_iter().flat_map(|(_, specs)| specs));
         out
     }
 
@@ -374,57 +390,59 @@ impl Pages {
         }
     }
 
-    /// The facets' pages of [`Pages::list_specs`]: each taxonomy's pages
-    /// of terms, then its terms' pages.
-    fn facet_specs<'a>(&self, cards: &'a Cards, lastmods: bool) -> Vec<Planned<'a>> {
+    /// The pages of one taxonomy of [`Pages::list_specs`]: its pages of
+    /// terms, then its terms' pages.
+    fn taxonomy_specs<'a>(
+        &self,
+        taxonomy: Taxonomy,
+        terms: &[facets::TermCards<'a>],
+        lastmods: bool,
+    ) -> Vec<Planned<'a>> {
         let newest =
             |cards: &mut dyn Iterator<Item = &Card>| if lastmods { list::newest(cards) } else { String::new() };
         let mut out = Vec::new();
-        let facets = Facets::new(cards);
-        for (taxonomy, terms) in facets.taxonomies() {
-            // Each term's pages, then the newest of each term (from its
-            // pages'), for the taxonomy's pages, which come first.
-            let mut term_pages = Vec::new();
-            let mut term_newest = Vec::with_capacity(terms.len());
-            for term in terms {
-                let pages = term.cards.len().div_ceil(self.page_size()).max(1);
-                let first = term_pages.len();
-                for (at, chunk) in term.cards.chunks(self.page_size()).enumerate() {
-                    term_pages.push(Planned {
-                        path: taxonomy.term_path(term.slug, at + 1),
-                        lastmod: newest(&mut chunk.iter().copied()),
-                        cards: &[],
-                        context: ListSpec::Term(TermSpec {
-                            taxonomy,
-                            slug: term.slug,
-                            label: term.label,
-                            number: at + 1,
-                            pages,
-                            total: (at == 0).then_some(term.cards.len()),
-                            cards: chunk.to_vec(),
-                        }),
-                    });
-                }
-                term_newest.push(crate::sitemap::newest_of(term_pages[first..].iter().map(|p| p.lastmod.as_str())));
-            }
-            let pages = terms.len().div_ceil(self.page_size()).max(1);
-            for number in 1..=pages {
-                let range = (number - 1) * self.page_size()..(number * self.page_size()).min(terms.len());
-                out.push(Planned {
-                    path: taxonomy.index_path(number),
-                    lastmod: crate::sitemap::newest_of(term_newest[range.clone()].iter().map(String::as_str)),
+        // Each term's pages, then the newest of each term (from its
+        // pages'), for the taxonomy's pages, which come first.
+        let mut term_pages = Vec::new();
+        let mut term_newest = Vec::with_capacity(terms.len());
+        for term in terms {
+            let pages = term.cards.len().div_ceil(self.page_size()).max(1);
+            let first = term_pages.len();
+            for (at, chunk) in term.cards.chunks(self.page_size()).enumerate() {
+                term_pages.push(Planned {
+                    path: taxonomy.term_path(term.slug, at + 1),
+                    lastmod: newest(&mut chunk.iter().copied()),
                     cards: &[],
-                    context: ListSpec::Terms(TermsSpec {
+                    context: ListSpec::Term(TermSpec {
                         taxonomy,
-                        number,
+                        slug: term.slug,
+                        label: term.label,
+                        number: at + 1,
                         pages,
-                        total: terms.len(),
-                        terms: terms[range].iter().map(|term| (term.slug, term.label, term.cards.len())).collect(),
+                        total: (at == 0).then_some(term.cards.len()),
+                        cards: chunk.to_vec(),
                     }),
                 });
             }
-            out.append(&mut term_pages);
+            term_newest.push(crate::sitemap::newest_of(term_pages[first..].iter().map(|p| p.lastmod.as_str())));
         }
+        let pages = terms.len().div_ceil(self.page_size()).max(1);
+        for number in 1..=pages {
+            let range = (number - 1) * self.page_size()..(number * self.page_size()).min(terms.len());
+            out.push(Planned {
+                path: taxonomy.index_path(number),
+                lastmod: crate::sitemap::newest_of(term_newest[range.clone()].iter().map(String::as_str)),
+                cards: &[],
+                context: ListSpec::Terms(TermsSpec {
+                    taxonomy,
+                    number,
+                    pages,
+                    total: terms.len(),
+                    terms: terms[range].iter().map(|term| (term.slug, term.label, term.cards.len())).collect(),
+                }),
+            });
+        }
+        out.append(&mut term_pages);
         out
     }
 

@@ -231,6 +231,20 @@ impl ResponseCatalog {
         out: &mut impl std::io::Write,
         written: Option<&std::fs::Metadata>,
     ) -> std::io::Result<bool> {
+        self.write_stamps_then(out, || Ok(written.cloned()))
+    }
+
+    /// [`ResponseCatalog::write_stamps`] while the artifact is written:
+    /// the artifact file's stamp is the text's last line, and `written` is
+    /// called for its metadata once every manifest's line is written (on
+    /// a thread of its own, this waits for the artifact to be renamed into
+    /// place). An error from `written` is returned, and the text then ends
+    /// before that line: such a file reads as unusable.
+    pub fn write_stamps_then(
+        &self,
+        out: &mut impl std::io::Write,
+        written: impl FnOnce() -> std::io::Result<Option<std::fs::Metadata>>,
+    ) -> std::io::Result<bool> {
         let Some(stamps) = &self.stamps else { return Ok(false) };
         stamps.write_text(out, &self.metadata().content_sha256, written)?;
         Ok(true)
@@ -279,6 +293,12 @@ impl ResponseCatalog {
     /// says so).
     pub(crate) fn position(&self, slug: &str) -> Option<usize> {
         self.artifact.position(slug.as_bytes()).ok().flatten()
+    }
+
+    /// [`ResponseCatalog::position`], looking first at `near`
+    /// ([`Artifact::position_near`]).
+    pub(crate) fn position_near(&self, slug: &str, near: usize) -> Option<usize> {
+        self.artifact.position_near(slug.as_bytes(), near).ok().flatten()
     }
 
     /// The pre-built response for a slug; `None` for a slug it does not

@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut catalog = catalog().clone();
     let stamps = format!(
-        "foundry-catalog stamps 2\ncontent_sha256 {}\n{text}",
+        "foundry-catalog stamps 3\ncontent_sha256 {}\n{text}",
         catalog.metadata().content_sha256
     );
     let path = std::env::temp_dir().join(format!("foundry-catalog-fuzz-stamps-{}", std::process::id()));

@@ -127,6 +127,21 @@ impl Artifact {
         Ok((found == Some(slug)).then_some(n))
     }
 
+    /// [`Self::position`] where the caller knows where `slug` most likely
+    /// is (`near`: the place of its manifest in a build of the folder
+    /// that made this artifact, which holds its products in that order):
+    /// that entry's slug is compared first, and the slug directory asked
+    /// only when it is another's.
+    pub(crate) fn position_near(&self, slug: &[u8], near: usize) -> Result<Option<usize>, ArtifactError> {
+        if near < self.len()
+            && let Ok(Some(entry)) = self.try_stored_entry(near)
+            && entry.table_span(0).and_then(|span| self.bytes_of(span)) == Some(slug)
+        {
+            return Ok(Some(near));
+        }
+        self.position(slug)
+    }
+
     /// How many blocks of its head have been read, of how many: all of
     /// a head held whole; of a head read a block at a time
     /// ([`Artifact::open`]), those used so far.
@@ -345,5 +360,45 @@ impl Artifact {
         }
         let entry = self.stored_entry(n)?;
         Some((le_u64(entry.fixed), entry.table_span(1)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Artifact;
+    use crate::catalog::Builder;
+    use crate::encoding::ContentCoding;
+
+    /// A product is found at its own place wherever it is looked for
+    /// first, held whole or read a block at a time; a slug the artifact
+    /// does not hold is found nowhere, whatever place is named.
+    #[test]
+    fn a_product_is_found_where_it_is_whatever_place_is_looked_at_first() {
+        let template: serde_json::Value =
+            serde_json::from_str(foundry_catalog::examples::MANIFESTS[0].1).expect("an example is JSON");
+        let sources = (0..300).map(|n| {
+            let mut manifest = template.clone();
+            manifest["slug"] = serde_json::json!(format!("product-{n:04}"));
+            (format!("product-{n:04}.json"), manifest.to_string())
+        });
+        let builder = Builder::new().codings(&[ContentCoding::Identity]).expect("identity");
+        let bytes = builder.build(sources).expect("builds").artifact().to_vec();
+        let path = std::env::temp_dir().join(format!("foundry-position-near-{}.fcat", std::process::id()));
+        std::fs::write(&path, &bytes).expect("written");
+        let whole = Artifact::parse(bytes.into()).expect("parses");
+        let lazy = Artifact::open(&path, u64::MAX).expect("opens");
+        for artifact in [&whole, &lazy] {
+            for n in (0..300_usize).step_by(7) {
+                let slug = format!("product-{n:04}");
+                for near in [n, 0, n + 1, n.saturating_sub(1), 299, 300, usize::MAX] {
+                    let found = artifact.position_near(slug.as_bytes(), near).expect("readable");
+                    assert_eq!(found, Some(n), "{slug} looked for at {near} first");
+                }
+            }
+            for near in [0, 150, 299, usize::MAX] {
+                assert_eq!(artifact.position_near(b"product-9999", near).expect("readable"), None);
+            }
+        }
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
@@ -329,33 +329,44 @@ impl Builder {
         let recorder = Recorder::new(dir, names.len());
         let places: Vec<usize> = (0..names.len()).collect();
         // The manifests the first pass of a build with pages found
-        // unchanged by their stamps: the second pass takes them as it did,
-        // without asking the file system again (a file changed since is
-        // read by the next build, its stamp being the one recorded).
-        let settled: Vec<AtomicBool> = names.iter().map(|_| AtomicBool::new(false)).collect();
+        // unchanged by their stamps, each with the place the previous
+        // artifact holds its product at (else its own): the second pass
+        // takes them as it did, without asking the file system again (a
+        // file changed since is read by the next build, its stamp being
+        // the one recorded), nor looking for the product.
+        const UNSETTLED: usize = usize::MAX;
+        let settled: Vec<AtomicUsize> = names.iter().map(|_| AtomicUsize::new(UNSETTLED)).collect();
         let artifact = self.assemble(&places, |&at, counter| {
             let name = &names[at];
             let path = dir.join(name);
             let file = path.display().to_string();
+            // Where the previous stamps and artifact most likely hold this
+            // manifest: where the first pass found it, else its own place
+            // (theirs, when the folder holds the files it held).
+            let found = settled[at].load(Ordering::Relaxed);
+            let near = if found == UNSETTLED { at } else { found };
             let known = match stamps {
-                Some(stamps) if counter.is_some() && settled[at].load(Ordering::Relaxed) => stamps.recorded(dir, name),
+                Some(stamps) if counter.is_some() && found != UNSETTLED => stamps.recorded(dir, name, at),
                 _ => {
                     // The entry itself: a link is never taken for its target.
                     let metadata = std::fs::symlink_metadata(&path).ok();
-                    stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, m))
+                    stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, at, m))
                 }
             };
-            if counter.is_none() && known.is_some() {
-                settled[at].store(true, Ordering::Relaxed);
-            }
             if let (Some(stamp), Some(previous)) = (known, &self.previous) {
                 let slug = stem(Path::new(name)).to_owned();
-                if let Some(entry) = previous.unchanged(&slug, stamp.source) {
+                let unchanged = previous.unchanged_near(&slug, stamp.source, near);
+                if counter.is_none() {
+                    settled[at].store(unchanged.as_ref().map_or(at, |(place, _)| *place), Ordering::Relaxed);
+                }
+                if let Some((_, entry)) = unchanged {
                     if counter.is_some() {
                         recorder.record(at, *stamp);
                     }
                     return Source::Unchanged { file, slug, entry, from: Arc::clone(previous) };
                 }
+            } else if counter.is_none() && known.is_some() {
+                settled[at].store(at, Ordering::Relaxed);
             }
             if let Some(counter) = counter {
                 counter.read.fetch_add(1, Ordering::Relaxed);

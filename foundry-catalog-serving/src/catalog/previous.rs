@@ -200,7 +200,26 @@ impl Previous {
     /// (never from a record, whose digest is zeros) with a record type
     /// that has not changed.
     pub(super) fn unchanged(&self, slug: &str, source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
-        let entry = self.entry(slug)?;
+        self.unchanged_at(self.catalog.position(slug)?, source)
+    }
+
+    /// [`Previous::unchanged`], the product looked for first at `near`
+    /// ([`ResponseCatalog::position_near`]); with its place in this
+    /// artifact.
+    pub(super) fn unchanged_near(
+        &self,
+        slug: &str,
+        source: [u8; SOURCE_LEN],
+        near: usize,
+    ) -> Option<(usize, IndexEntry)> {
+        let at = self.catalog.position_near(slug, near)?;
+        Some((at, self.unchanged_at(at, source)?))
+    }
+
+    /// The product at `at` if it was built from a source with this digest,
+    /// with a record type that has not changed.
+    fn unchanged_at(&self, at: usize, source: [u8; SOURCE_LEN]) -> Option<IndexEntry> {
+        let entry = self.artifact.entry(at)?;
         let same_type =
             || self.changes.is_empty() || self.record_label(&entry).is_some_and(|l| !self.changes.renders_again(&l));
         (source != [0; SOURCE_LEN] && entry.source == source && same_type() && self.sound(&entry)).then_some(entry)

@@ -82,9 +82,17 @@ impl Stamp {
 
 impl Stamps {
     /// The stamp a build of `dir` recorded for `name`, as recorded (what
-    /// [`Stamps::unchanged`] found it to be earlier in this build).
-    pub(crate) fn recorded(&self, dir: &Path, name: &OsString) -> Option<&Stamp> {
-        let at = self.names.binary_search(name).ok().filter(|_| self.dir == dir)?;
+    /// [`Stamps::unchanged`] found it to be earlier in this build);
+    /// looked for first at `near`, the name's place in this build's sorted
+    /// list (its place in these when the folder holds the same files).
+    pub(crate) fn recorded(&self, dir: &Path, name: &OsString, near: usize) -> Option<&Stamp> {
+        if self.dir != dir {
+            return None;
+        }
+        let at = match self.names.get(near) {
+            Some(there) if there == name => near,
+            _ => self.names.binary_search(name).ok()?,
+        };
         self.stamps.get(at)?.get()
     }
 
@@ -93,11 +101,17 @@ impl Stamps {
         self.names.iter().zip(&self.stamps).filter_map(|(name, stamp)| Some((name, stamp.get()?)))
     }
 
-    /// The stamp a build of `dir` recorded for `name`, if the file still
-    /// has its length, times and inode and had settled when that build
-    /// began.
-    pub(crate) fn unchanged(&self, dir: &Path, name: &OsString, metadata: &std::fs::Metadata) -> Option<&Stamp> {
-        let stamp = self.recorded(dir, name)?;
+    /// The stamp a build of `dir` recorded for `name` (looked for first
+    /// at `near`, as [`Stamps::recorded`] does), if the file still has its
+    /// length, times and inode and had settled when that build began.
+    pub(crate) fn unchanged(
+        &self,
+        dir: &Path,
+        name: &OsString,
+        near: usize,
+        metadata: &std::fs::Metadata,
+    ) -> Option<&Stamp> {
+        let stamp = self.recorded(dir, name, near)?;
         let now = Stamp::new(metadata, stamp.source)?;
         let changed = u64::try_from(stamp.changed.0).ok().and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s)));
         let settled = changed.and_then(|t| t.checked_add(SETTLED)).is_some_and(|t| t < self.started);
@@ -106,7 +120,7 @@ impl Stamps {
 }
 
 /// The first line of a stamps file.
-const STAMPS_MAGIC: &str = "foundry-catalog stamps 2";
+const STAMPS_MAGIC: &str = "foundry-catalog stamps 3";
 
 /// The longest stamps file a catalog of `manifests` manifests has: its
 /// head (the folder's path in hex: at most 8 KiB) and a line a manifest
@@ -120,36 +134,31 @@ pub(crate) fn max_text_len(manifests: u64) -> u64 {
 
 impl Stamps {
     /// Writes the stamps as a file's text to `out`, bound to the
-    /// artifact whose content digest is `content_sha256` and written to
-    /// the file `artifact` (as it is once written): a line each for the
-    /// format, the digest, the folder, the build's start and the artifact
-    /// file's stamp (`none` when unknown), then one per file in name
-    /// order (its length, modification and change times, inode, device,
-    /// source digest and name; names and the folder in hex, so any bytes
-    /// round-trip). Written a piece at a time, never held whole (190 MB
-    /// at 1,000,000 manifests).
+    /// artifact whose content digest is `content_sha256`: a line each for
+    /// the format, the digest, the folder and the build's start, then one
+    /// per file in name order (its length, modification and change times,
+    /// inode, device, source digest and name; names and the folder in
+    /// hex, so any bytes round-trip), and last the stamp of the file the
+    /// artifact was written to (`none` when unknown), which `artifact` is
+    /// asked for once every other line is written: a caller writes the
+    /// stamps while it writes the artifact, and says how the file is once
+    /// renamed into place. An error from `artifact` is returned, and the
+    /// text then has no last line (a file cut short reads as unusable).
+    /// Written a piece at a time, never held whole (190 MB at 1,000,000
+    /// manifests).
     pub(crate) fn write_text(
         &self,
         out: &mut impl std::io::Write,
         content_sha256: &str,
-        artifact: Option<&std::fs::Metadata>,
+        artifact: impl FnOnce() -> std::io::Result<Option<std::fs::Metadata>>,
     ) -> std::io::Result<()> {
         use std::os::unix::ffi::OsStrExt;
         const PIECE: usize = 64 << 10;
         let since = |t: SystemTime| t.duration_since(UNIX_EPOCH).ok().map(|d| (d.as_secs(), d.subsec_nanos()));
         let Some((started, started_nanos)) = since(self.started) else { return Ok(()) };
-        let stamp = artifact.and_then(|metadata| Stamp::new(metadata, [0; SOURCE_LEN]));
-        let artifact = stamp.and_then(|stamp| {
-            let (modified, modified_nanos) = since(stamp.modified)?;
-            Some(format!(
-                "{} {modified} {modified_nanos} {} {} {} {}",
-                stamp.len, stamp.changed.0, stamp.changed.1, stamp.inode, stamp.device
-            ))
-        });
         let mut text = format!(
-            "{STAMPS_MAGIC}\ncontent_sha256 {content_sha256}\ndir {}\nstarted {started} {started_nanos}\nartifact {}\n",
+            "{STAMPS_MAGIC}\ncontent_sha256 {content_sha256}\ndir {}\nstarted {started} {started_nanos}\n",
             hex::encode(self.dir.as_os_str().as_bytes()),
-            artifact.as_deref().unwrap_or("none")
         );
         // A line is written in place: at 100,000 manifests, a string and
         // two hex strings made per line were most of writing the file.
@@ -171,7 +180,16 @@ impl Stamps {
                 text.clear();
             }
         }
-        out.write_all(text.as_bytes())
+        out.write_all(text.as_bytes())?;
+        let stamp = artifact()?.and_then(|metadata| Stamp::new(&metadata, [0; SOURCE_LEN]));
+        let line = stamp.and_then(|stamp| {
+            let (modified, modified_nanos) = since(stamp.modified)?;
+            Some(format!(
+                "{} {modified} {modified_nanos} {} {} {} {}",
+                stamp.len, stamp.changed.0, stamp.changed.1, stamp.inode, stamp.device
+            ))
+        });
+        writeln!(out, "artifact {}", line.as_deref().unwrap_or("none"))
     }
 
     /// The stamps a stamps file holds, if they are those of the artifact
@@ -180,9 +198,9 @@ impl Stamps {
     /// manifest), with the reason.
     pub(crate) fn from_text(text: &str, content_sha256: &str) -> Result<Stamps, String> {
         use std::os::unix::ffi::OsStringExt;
-        // Five lines of head, then the manifests' (lines end in `\n`, as
-        // `str::lines` reads them).
-        let mut lines = text.splitn(6, '\n').map(|line| line.strip_suffix('\r').unwrap_or(line));
+        // Four lines of head, then the manifests', then the artifact's
+        // (lines end in `\n`, as `str::lines` reads them).
+        let mut lines = text.splitn(5, '\n').map(|line| line.strip_suffix('\r').unwrap_or(line));
         if lines.next() != Some(STAMPS_MAGIC) {
             return Err("not a stamps file of this version".to_owned());
         }
@@ -200,7 +218,15 @@ impl Stamps {
         let started = field("started")?;
         let started =
             started.split_once(' ').and_then(|(s, n)| time_of(s, n)).ok_or("a start time that does not read")?;
-        let artifact = match field("artifact")? {
+        // The artifact's line is the last, ended as every line is: a file
+        // its build did not finish writing has none.
+        let rest = text.splitn(5, '\n').nth(4).unwrap_or_default();
+        let (rest, last) = match rest.strip_suffix('\n').map(|rest| rest.rsplit_once('\n').unwrap_or(("", rest))) {
+            Some((rest, last)) if last.starts_with("artifact ") => (rest, last),
+            _ => return Err("no `artifact` line last".to_owned()),
+        };
+        let last = last.strip_suffix('\r').unwrap_or(last);
+        let artifact = match &last["artifact ".len()..] {
             "none" => None,
             line => {
                 let mut parts = line.split(' ');
@@ -210,7 +236,6 @@ impl Stamps {
         };
         // One line a manifest, read on all cores: the text is cut at line
         // ends into a piece a core.
-        let rest = text.splitn(6, '\n').nth(5).unwrap_or_default();
         let pieces = pieces(rest, std::thread::available_parallelism().map_or(1, usize::from));
         let read = crate::parallel::map(&pieces, |piece| {
             piece.lines().enumerate().map(|(n, line)| file_line(line).ok_or(n)).collect::<Result<Vec<_>, _>>()
@@ -220,7 +245,7 @@ impl Stamps {
         for (piece, read) in pieces.iter().zip(read) {
             match read {
                 Ok(read) => files.extend(read),
-                Err(n) => return Err(format!("line {} does not read", 6 + before + n)),
+                Err(n) => return Err(format!("line {} does not read", 5 + before + n)),
             }
             before += piece.lines().count();
         }
@@ -343,12 +368,27 @@ mod tests {
         let dir = PathBuf::from("/catalog");
         let metadata = std::fs::metadata(std::env::current_dir().expect("a folder")).expect("metadata");
         let mut text = Vec::new();
-        Recorder::new(&dir, 0).finish(Vec::new()).write_text(&mut text, "digest", Some(&metadata)).expect("written");
+        let recorder = Recorder::new(&dir, 1);
+        recorder.record(0, Stamp::new(&metadata, [7; SOURCE_LEN]).expect("a stamp"));
+        let stamps = recorder.finish(vec![OsString::from("a.json")]);
+        stamps.write_text(&mut text, "digest", || Ok(Some(metadata.clone()))).expect("written");
         let text = String::from_utf8(text).expect("text");
         let read = Stamps::from_text(&text, "digest").expect("reads");
         assert!(read.artifact_unchanged(&metadata));
-        let line = text.lines().nth(4).expect("the artifact's line");
+        let line = text.lines().last().expect("the artifact's line");
         assert!(line.starts_with("artifact "), "{line}");
+        // Without it (a file cut short), or with it elsewhere, the file is
+        // unusable; an error from `artifact` ends the text before it.
+        let cut = &text[..text.len() - line.len() - 1];
+        let lines: Vec<&str> = text.lines().collect();
+        let moved = format!("{}\n{line}\n{}\n", lines[..4].join("\n"), lines[4]);
+        for unusable in [cut, &moved] {
+            assert_eq!(Stamps::from_text(unusable, "digest").err().as_deref(), Some("no `artifact` line last"));
+        }
+        let mut failed = Vec::new();
+        let error = stamps.write_text(&mut failed, "digest", || Err(std::io::Error::other("not written")));
+        assert_eq!(error.expect_err("failed").to_string(), "not written");
+        assert_eq!(failed, cut.as_bytes());
         let (fewer, _) = line.rsplit_once(' ').expect("fields");
         for broken in [format!("{line} 7"), fewer.to_owned(), "artifact 1 2 x 3 4 5 6".to_owned()] {
             let error = Stamps::from_text(&text.replace(line, &broken), "digest").expect_err("refused");
@@ -397,12 +437,12 @@ mod tests {
         };
         // Begun long after the change: trusted.
         let settled = built(changed + SETTLED + Duration::from_secs(60));
-        assert_eq!(settled.unchanged(&dir, &name, &metadata), Some(&stamp));
+        assert_eq!(settled.unchanged(&dir, &name, 0, &metadata), Some(&stamp));
         // Begun within SETTLED of the change: read again, today and ever.
         let racy = built(changed + SETTLED / 2);
-        assert_eq!(racy.unchanged(&dir, &name, &metadata), None);
+        assert_eq!(racy.unchanged(&dir, &name, 0, &metadata), None);
         // Another folder's stamps are not this folder's.
-        assert_eq!(settled.unchanged(&dir.join("other"), &name, &metadata), None);
+        assert_eq!(settled.unchanged(&dir.join("other"), &name, 0, &metadata), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -423,7 +463,7 @@ mod tests {
         let recorder = Recorder::new(&dir, names.len());
         (0..names.len()).for_each(|at| recorder.record(at, stamp));
         let mut text = Vec::new();
-        recorder.finish(names).write_text(&mut text, &"f".repeat(64), None).expect("written");
+        recorder.finish(names).write_text(&mut text, &"f".repeat(64), || Ok(None)).expect("written");
         assert!(text.len() as u64 > 100 * 600, "the lines are long: {}", text.len());
         assert!(text.len() as u64 <= max_text_len(100), "{} bytes", text.len());
     }
@@ -444,21 +484,27 @@ mod tests {
         }
         let stamps = recorder.finish(names.clone());
         let mut text = Vec::new();
-        stamps.write_text(&mut text, "digest", None).expect("written");
+        stamps.write_text(&mut text, "digest", || Ok(None)).expect("written");
         let text = String::from_utf8(text).expect("text");
         assert!(text.len() > 4 * (64 << 10), "written in several pieces");
-        let (head, lines) = text.split_at(text.match_indices('\n').nth(4).expect("a head").0 + 1);
-        let reversed = format!("{head}{}", lines.lines().rev().map(|line| format!("{line}\n")).collect::<String>());
+        let (head, lines) = text.split_at(text.match_indices('\n').nth(3).expect("a head").0 + 1);
+        let (lines, last) = lines.split_at(lines.trim_end().rfind('\n').expect("the artifact's line") + 1);
+        assert_eq!(last, "artifact none\n");
+        let reversed =
+            format!("{head}{}{last}", lines.lines().rev().map(|line| format!("{line}\n")).collect::<String>());
         for text in [&text, &reversed] {
             let read = Stamps::from_text(text, "digest").expect("reads");
             for (at, name) in names.iter().enumerate() {
-                assert_eq!(read.recorded(&dir, name), stamps.recorded(&dir, name), "{name:?}");
-                assert_eq!(read.recorded(&dir, name).is_some(), at % 7 != 3, "{name:?}");
+                // Wherever it is looked for first.
+                for near in [at, 0, at + 1, usize::MAX] {
+                    assert_eq!(read.recorded(&dir, name, near), stamps.recorded(&dir, name, at), "{name:?}");
+                }
+                assert_eq!(read.recorded(&dir, name, at).is_some(), at % 7 != 3, "{name:?}");
             }
         }
         let line = lines.lines().nth(10).expect("a line");
         let name = hex::decode(line.rsplit(' ').next().expect("a name")).expect("hex");
-        let error = Stamps::from_text(&format!("{text}{line}\n"), "digest").expect_err("refused");
+        let error = Stamps::from_text(&format!("{head}{line}\n{lines}{last}"), "digest").expect_err("refused");
         assert_eq!(error, format!("{} is listed twice", String::from_utf8_lossy(&name)));
         // A line that does not read is named by its number in the file,
         // wherever it is (the lines are read a piece a core), and so is
@@ -467,9 +513,9 @@ mod tests {
         for (at, broken) in [(0, "x"), (count / 2 + 1, "1 2"), (count - 1, &*format!("{line} extra"))] {
             let mut edited: Vec<&str> = lines.lines().collect();
             edited[at] = broken;
-            let edited = format!("{head}{}\n", edited.join("\n"));
+            let edited = format!("{head}{}\n{last}", edited.join("\n"));
             let error = Stamps::from_text(&edited, "digest").expect_err("refused");
-            assert_eq!(error, format!("line {} does not read", at + 6), "{broken:?}");
+            assert_eq!(error, format!("line {} does not read", at + 5), "{broken:?}");
         }
     }
 }
