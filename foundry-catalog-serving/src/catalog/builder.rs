@@ -17,7 +17,7 @@ use super::pages::{Card, Cards, Document, Linking, ListTally, PageMaker, encode}
 use super::place::{self, Part, Prepared, Product};
 use super::previous::{Previous, RecordTypeChanges, Unusable};
 use super::render::{Renderer, generator, stem};
-use super::stamps::{Recorder, Stamp};
+use super::stamps::{Folder, Recorder, Stamp};
 use super::{CatalogError, CatalogErrors, ResponseCatalog};
 use crate::artifact::{self, Artifact, Contents, DocumentEntry, IndexEntry, LAST_HTTP_DATE, Release, SOURCE_LEN};
 use crate::encoding::ContentCoding;
@@ -335,6 +335,7 @@ impl Builder {
         // file changed since is read by the next build, its stamp being
         // the one recorded), nor looking for the product.
         const UNSETTLED: usize = usize::MAX;
+        let folder = Folder::open(dir);
         let settled: Vec<AtomicUsize> = names.iter().map(|_| AtomicUsize::new(UNSETTLED)).collect();
         let artifact = self.assemble(&places, |&at, counter| {
             let name = &names[at];
@@ -347,11 +348,11 @@ impl Builder {
             let near = if found == UNSETTLED { at } else { found };
             let known = match stamps {
                 Some(stamps) if counter.is_some() && found != UNSETTLED => stamps.recorded(dir, name, at),
-                _ => {
-                    // The entry itself: a link is never taken for its target.
-                    let metadata = std::fs::symlink_metadata(&path).ok();
-                    stamps.zip(metadata.as_ref()).and_then(|(s, m)| s.unchanged(dir, name, at, m))
+                // The entry itself: a link is never taken for its target.
+                Some(stamps) => {
+                    Stamp::of_entry(&folder, dir, name).and_then(|now| stamps.unchanged(dir, name, at, now))
                 }
+                None => None,
             };
             if let (Some(stamp), Some(previous)) = (known, &self.previous) {
                 let slug = stem(Path::new(name)).to_owned();

@@ -78,6 +78,56 @@ impl Stamp {
             source,
         })
     }
+
+    /// The stamp of the entry `name` of `folder` (the folder `dir`, open
+    /// where the system can stat a name in an open folder: one name
+    /// looked up, not every folder of the path), as [`Stamp::new`] makes
+    /// it of the entry's metadata; a link is not followed. Its source
+    /// digest zeros.
+    pub(crate) fn of_entry(folder: &Folder, dir: &Path, name: &OsString) -> Option<Stamp> {
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = &folder.0 {
+            use rustix::fs::{AtFlags, StatxFlags};
+            let stat = rustix::fs::statx(fd, name, AtFlags::SYMLINK_NOFOLLOW, StatxFlags::BASIC_STATS).ok()?;
+            let time = |t: rustix::fs::StatxTimestamp| {
+                let whole = Duration::from_secs(t.tv_sec.unsigned_abs());
+                let seconds = if t.tv_sec < 0 { UNIX_EPOCH.checked_sub(whole) } else { UNIX_EPOCH.checked_add(whole) }?;
+                seconds.checked_add(Duration::from_nanos(u64::from(t.tv_nsec)))
+            };
+            return Some(Stamp {
+                len: stat.stx_size,
+                modified: time(stat.stx_mtime)?,
+                changed: (stat.stx_ctime.tv_sec, i64::from(stat.stx_ctime.tv_nsec)),
+                inode: stat.stx_ino,
+                device: rustix::fs::makedev(stat.stx_dev_major, stat.stx_dev_minor),
+                source: [0; SOURCE_LEN],
+            });
+        }
+        let _ = folder;
+        Stamp::new(&std::fs::symlink_metadata(dir.join(name)).ok()?, [0; SOURCE_LEN])
+    }
+}
+
+/// A folder of manifests, open to stat its entries by name
+/// ([`Stamp::of_entry`]) where the system can; else its path is used.
+pub(crate) struct Folder(#[cfg(target_os = "linux")] Option<rustix::fd::OwnedFd>);
+
+impl Folder {
+    /// `dir`, opened to look up its entries (a folder that does not open
+    /// is looked up by path).
+    pub(crate) fn open(dir: &Path) -> Folder {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            Folder(rustix::fs::open(dir, flags, Mode::empty()).ok())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = dir;
+            Folder()
+        }
+    }
 }
 
 impl Stamps {
@@ -103,16 +153,11 @@ impl Stamps {
 
     /// The stamp a build of `dir` recorded for `name` (looked for first
     /// at `near`, as [`Stamps::recorded`] does), if the file still has its
-    /// length, times and inode and had settled when that build began.
-    pub(crate) fn unchanged(
-        &self,
-        dir: &Path,
-        name: &OsString,
-        near: usize,
-        metadata: &std::fs::Metadata,
-    ) -> Option<&Stamp> {
+    /// length, times and inode (`now`: its stamp now, digest aside) and
+    /// had settled when that build began.
+    pub(crate) fn unchanged(&self, dir: &Path, name: &OsString, near: usize, now: Stamp) -> Option<&Stamp> {
         let stamp = self.recorded(dir, name, near)?;
-        let now = Stamp::new(metadata, stamp.source)?;
+        let now = Stamp { source: stamp.source, ..now };
         let changed = u64::try_from(stamp.changed.0).ok().and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s)));
         let settled = changed.and_then(|t| t.checked_add(SETTLED)).is_some_and(|t| t < self.started);
         (now == *stamp && settled).then_some(stamp)
@@ -435,14 +480,43 @@ mod tests {
             stamps: vec![OnceLock::from(stamp)],
             artifact: None,
         };
+        let now = Stamp::of_entry(&Folder::open(&dir), &dir, &name).expect("a stamp");
         // Begun long after the change: trusted.
         let settled = built(changed + SETTLED + Duration::from_secs(60));
-        assert_eq!(settled.unchanged(&dir, &name, 0, &metadata), Some(&stamp));
+        assert_eq!(settled.unchanged(&dir, &name, 0, now), Some(&stamp));
         // Begun within SETTLED of the change: read again, today and ever.
         let racy = built(changed + SETTLED / 2);
-        assert_eq!(racy.unchanged(&dir, &name, 0, &metadata), None);
+        assert_eq!(racy.unchanged(&dir, &name, 0, now), None);
         // Another folder's stamps are not this folder's.
-        assert_eq!(settled.unchanged(&dir.join("other"), &name, 0, &metadata), None);
+        assert_eq!(settled.unchanged(&dir.join("other"), &name, 0, now), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A folder's entry stamped by name in the open folder is stamped as
+    /// its metadata stamps it (the file a build read, stamped from the
+    /// open file, is found unchanged by the next build), in the folder open
+    /// or not; a link is stamped as itself, not as its target; a missing
+    /// name has no stamp.
+    #[test]
+    fn an_entry_stamped_in_its_open_folder_is_stamped_as_its_metadata_stamp_it() {
+        let dir = std::env::temp_dir().join(format!("foundry-stamps-entry-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("folder");
+        let file = dir.join("a.json");
+        std::fs::write(&file, b"{\"a\": 1}").expect("write");
+        // Modified long before its change, to the nanosecond.
+        let modified = UNIX_EPOCH + Duration::new(1_600_000_000, 123_456_789);
+        std::fs::File::options().write(true).open(&file).and_then(|f| f.set_modified(modified)).expect("set");
+        std::os::unix::fs::symlink(&file, dir.join("link.json")).expect("a link");
+        let opened = std::fs::File::open(&file).expect("open").metadata().expect("metadata");
+        let link = std::fs::symlink_metadata(dir.join("link.json")).expect("metadata");
+        for folder in [Folder::open(&dir), Folder::open(&dir.join("missing"))] {
+            let stamp = |name: &str| Stamp::of_entry(&folder, &dir, &OsString::from(name));
+            assert_eq!(stamp("a.json"), Stamp::new(&opened, [0; SOURCE_LEN]));
+            assert_eq!(stamp("a.json").map(|stamp| stamp.modified), Some(modified));
+            assert_eq!(stamp("link.json"), Stamp::new(&link, [0; SOURCE_LEN]));
+            assert_ne!(stamp("link.json"), stamp("a.json"));
+            assert_eq!(stamp("none.json"), None);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
