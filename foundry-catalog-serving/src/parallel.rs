@@ -56,3 +56,11 @@ pub(crate) fn for_each_windowed<T: Sync, R: Send, E>(
     }
     Ok(())
 }
+
+/// Drops `value` on a thread of its own, so that the caller goes on: for
+/// what holds many small allocations freed one by one (a build's cards:
+/// 0.03 s at 100,000 products). Dropped here when no thread can be made.
+pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
+    // A failed spawn drops the closure, and `value` with it, here.
+    let _ = std::thread::Builder::new().name("drop".to_owned()).spawn(move || drop(value));
+}

@@ -729,8 +729,9 @@ impl Builder {
                 }
             }
         }
-        // The slugs are checked: what is left of a build is its head.
-        drop(seen);
+        // The slugs are checked: what is left of a build is its head (the
+        // names are freed aside).
+        crate::parallel::drop_aside(seen);
         let mut documents = match (self.pages.as_deref(), &linking) {
             (Some(pages), Some(linking)) if errors.is_empty() => {
                 match self.write_documents(pages, linking, base, &mut table, &mut bodies, inflated) {
@@ -747,6 +748,8 @@ impl Builder {
             }
             _ => (Vec::new(), base.0),
         };
+        // The cards are freed aside while the head is made.
+        crate::parallel::drop_aside(linking);
         if let Some(report) = counter.report {
             report(&counter.now());
         }

@@ -11,7 +11,6 @@
 //! another still changes the stamp.
 
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -34,6 +33,12 @@ fn push_hex(text: &mut String, bytes: &[u8], buffer: &mut Vec<u8>) {
         // Hex digits are ASCII.
         text.push_str(std::str::from_utf8(buffer).unwrap_or_default());
     }
+}
+
+/// Appends `n` in decimal and a space to `text`, through `buffer`.
+fn push_number(text: &mut String, buffer: &mut itoa::Buffer, n: impl itoa::Integer) {
+    text.push_str(buffer.format(n));
+    text.push(' ');
 }
 
 /// The stamps of one build of one folder.
@@ -206,16 +211,22 @@ impl Stamps {
             hex::encode(self.dir.as_os_str().as_bytes()),
         );
         // A line is written in place: at 100,000 manifests, a string and
-        // two hex strings made per line were most of writing the file.
+        // two hex strings made per line were most of writing the file,
+        // then the formatting of its numbers.
         text.reserve(PIECE);
         let mut hex_buffer = Vec::new();
+        let mut number = itoa::Buffer::new();
         for (name, stamp) in self.files() {
             let Some((modified, modified_nanos)) = since(stamp.modified) else { continue };
-            let _ = write!(
-                text,
-                "{} {modified} {modified_nanos} {} {} {} {} ",
-                stamp.len, stamp.changed.0, stamp.changed.1, stamp.inode, stamp.device,
-            );
+            for n in [stamp.len, modified, u64::from(modified_nanos)] {
+                push_number(&mut text, &mut number, n);
+            }
+            for n in [stamp.changed.0, stamp.changed.1] {
+                push_number(&mut text, &mut number, n);
+            }
+            for n in [stamp.inode, stamp.device] {
+                push_number(&mut text, &mut number, n);
+            }
             push_hex(&mut text, &stamp.source, &mut hex_buffer);
             text.push(' ');
             push_hex(&mut text, name.as_bytes(), &mut hex_buffer);
