@@ -41,7 +41,6 @@ pub(crate) fn join<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() ->
 /// order before the next window is made: what is in memory at once is
 /// one window's results, not every item's. Stops at the first error
 /// `sink` returns.
-#[cfg_attr(not(feature = "pages"), allow(dead_code))]
 pub(crate) fn for_each_windowed<T: Sync, R: Send, E>(
     items: &[T],
     per_core: usize,
