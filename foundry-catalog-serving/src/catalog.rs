@@ -246,7 +246,7 @@ impl ResponseCatalog {
         written: impl FnOnce() -> std::io::Result<Option<std::fs::Metadata>>,
     ) -> std::io::Result<bool> {
         let Some(stamps) = &self.stamps else { return Ok(false) };
-        stamps.write_text(out, &self.metadata().content_sha256, written)?;
+        stamps.write_to(out, &self.metadata().content_sha256, written)?;
         Ok(true)
     }
 
@@ -269,10 +269,9 @@ impl ResponseCatalog {
     /// file written into since, truncated, or replaced has another stamp,
     /// and each body taken from it is checked as before.
     pub fn read_stamps(&mut self, path: &Path) -> Result<bool, String> {
-        let max = stamps::max_text_len(self.metadata().products);
+        let max = stamps::max_len(self.metadata().products);
         let (bytes, _) = crate::files::read_bounded(path, max, false).map_err(|e| e.to_string())?;
-        let text = std::str::from_utf8(&bytes).map_err(|_| "not UTF-8 text".to_owned())?;
-        let stamps = stamps::Stamps::from_text(text, &self.metadata().content_sha256)?;
+        let stamps = stamps::Stamps::from_bytes(&bytes, &self.metadata().content_sha256)?;
         let opened = self.artifact.body_file().and_then(|file| file.metadata().ok());
         let unchanged = opened.is_some_and(|metadata| stamps.artifact_unchanged(&metadata));
         if unchanged {

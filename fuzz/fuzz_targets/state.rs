@@ -1,9 +1,10 @@
-//! Arbitrary text in a state file: a replica's `highest-sequence`
+//! Arbitrary bytes in a state file: a replica's `highest-sequence`
 //! ([`HighestServed`]) and a build's stamps file (`OUT.stamps`, read by
-//! `ResponseCatalog::read_stamps` after its first two lines, which bind it
-//! to the artifact, so the fuzzer reaches the folder, start, artifact and
-//! per-file lines) → never a panic; what reads as a highest sequence
-//! reads back the same from the text it writes.
+//! `ResponseCatalog::read_stamps` after its format line and content
+//! digest, which bind it to the artifact, so the fuzzer reaches the
+//! start, folder, per-file and artifact records) → never a panic; what
+//! reads as a highest sequence reads back the same from the text it
+//! writes.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -23,10 +24,10 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(HighestServed::parse(&served.to_text()), Some(served.clone()), "{text:?}");
     }
     let mut catalog = catalog().clone();
-    let stamps = format!(
-        "foundry-catalog stamps 3\ncontent_sha256 {}\n{text}",
-        catalog.metadata().content_sha256
-    );
+    // The head a stamps file of this catalog's artifact starts with.
+    let mut stamps = b"foundry-catalog stamps 4\n".to_vec();
+    stamps.extend_from_slice(catalog.metadata().content_sha256.as_bytes());
+    stamps.extend_from_slice(data);
     let path = std::env::temp_dir().join(format!("foundry-catalog-fuzz-stamps-{}", std::process::id()));
     if std::fs::write(&path, stamps).is_ok() {
         let _ = catalog.read_stamps(&path);

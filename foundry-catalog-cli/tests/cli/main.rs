@@ -2131,7 +2131,8 @@ fn a_build_on_the_previous_reads_only_the_manifests_whose_stamp_changed() {
     assert!(std::fs::read(&second).expect("built") == std::fs::read(&full).expect("built"), "as a full build");
 
     // Stamps that are not this artifact's, or do not read: every manifest is read.
-    std::fs::write(work.join("first.fcat.stamps"), "foundry-catalog stamps 3\ncontent_sha256 0\n").expect("write");
+    std::fs::write(work.join("first.fcat.stamps"), format!("foundry-catalog stamps 4\n{}", "0".repeat(64)))
+        .expect("write");
     let stderr = build(&second, &["--previous", &path(&first)]);
     assert!(stderr.contains("note: not using") && stderr.contains("another artifact's"), "{stderr}");
     assert!(stderr.contains("3 of 3 manifests read"), "{stderr}");

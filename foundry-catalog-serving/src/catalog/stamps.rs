@@ -18,28 +18,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::artifact::SOURCE_LEN;
 
+mod file;
+
+pub(crate) use file::max_len;
+
 /// How long before a build a file's change time must be for its stamp to
 /// be trusted by the next build: a file written while (or just before) a
 /// build read it may change again within the same timestamp tick (git's
 /// "racily clean" entries), so it is read again. Two seconds cover the
 /// coarsest file times in use (FAT's).
 const SETTLED: Duration = Duration::from_secs(2);
-
-/// Appends `bytes` in lowercase hex to `text`, through `buffer`.
-fn push_hex(text: &mut String, bytes: &[u8], buffer: &mut Vec<u8>) {
-    buffer.clear();
-    buffer.resize(bytes.len() * 2, 0);
-    if hex::encode_to_slice(bytes, buffer).is_ok() {
-        // Hex digits are ASCII.
-        text.push_str(std::str::from_utf8(buffer).unwrap_or_default());
-    }
-}
-
-/// Appends `n` in decimal and a space to `text`, through `buffer`.
-fn push_number(text: &mut String, buffer: &mut itoa::Buffer, n: impl itoa::Integer) {
-    text.push_str(buffer.format(n));
-    text.push(' ');
-}
 
 /// The stamps of one build of one folder.
 #[derive(Debug)]
@@ -167,151 +155,6 @@ impl Stamps {
         let settled = changed.and_then(|t| t.checked_add(SETTLED)).is_some_and(|t| t < self.started);
         (now == *stamp && settled).then_some(stamp)
     }
-}
-
-/// The first line of a stamps file.
-const STAMPS_MAGIC: &str = "foundry-catalog stamps 3";
-
-/// The longest stamps file a catalog of `manifests` manifests has: its
-/// head (the folder's path in hex: at most 8 KiB) and a line a manifest
-/// (its numbers, its digest and its name in hex: at most 1 KiB, a name
-/// being at most 255 bytes). A longer file is refused unread, whatever
-/// the catalog's size: no fixed limit that a large catalog's own stamps
-/// pass.
-pub(crate) fn max_text_len(manifests: u64) -> u64 {
-    (16 << 10) + manifests.saturating_mul(1 << 10)
-}
-
-impl Stamps {
-    /// Writes the stamps as a file's text to `out`, bound to the
-    /// artifact whose content digest is `content_sha256`: a line each for
-    /// the format, the digest, the folder and the build's start, then one
-    /// per file in name order (its length, modification and change times,
-    /// inode, device, source digest and name; names and the folder in
-    /// hex, so any bytes round-trip), and last the stamp of the file the
-    /// artifact was written to (`none` when unknown), which `artifact` is
-    /// asked for once every other line is written: a caller writes the
-    /// stamps while it writes the artifact, and says how the file is once
-    /// renamed into place. An error from `artifact` is returned, and the
-    /// text then has no last line (a file cut short reads as unusable).
-    /// Written a piece at a time, never held whole (190 MB at 1,000,000
-    /// manifests).
-    pub(crate) fn write_text(
-        &self,
-        out: &mut impl std::io::Write,
-        content_sha256: &str,
-        artifact: impl FnOnce() -> std::io::Result<Option<std::fs::Metadata>>,
-    ) -> std::io::Result<()> {
-        use std::os::unix::ffi::OsStrExt;
-        const PIECE: usize = 64 << 10;
-        let since = |t: SystemTime| t.duration_since(UNIX_EPOCH).ok().map(|d| (d.as_secs(), d.subsec_nanos()));
-        let Some((started, started_nanos)) = since(self.started) else { return Ok(()) };
-        let mut text = format!(
-            "{STAMPS_MAGIC}\ncontent_sha256 {content_sha256}\ndir {}\nstarted {started} {started_nanos}\n",
-            hex::encode(self.dir.as_os_str().as_bytes()),
-        );
-        // A line is written in place: at 100,000 manifests, a string and
-        // two hex strings made per line were most of writing the file,
-        // then the formatting of its numbers.
-        text.reserve(PIECE);
-        let mut hex_buffer = Vec::new();
-        let mut number = itoa::Buffer::new();
-        for (name, stamp) in self.files() {
-            let Some((modified, modified_nanos)) = since(stamp.modified) else { continue };
-            for n in [stamp.len, modified, u64::from(modified_nanos)] {
-                push_number(&mut text, &mut number, n);
-            }
-            for n in [stamp.changed.0, stamp.changed.1] {
-                push_number(&mut text, &mut number, n);
-            }
-            for n in [stamp.inode, stamp.device] {
-                push_number(&mut text, &mut number, n);
-            }
-            push_hex(&mut text, &stamp.source, &mut hex_buffer);
-            text.push(' ');
-            push_hex(&mut text, name.as_bytes(), &mut hex_buffer);
-            text.push('\n');
-            if text.len() >= PIECE {
-                out.write_all(text.as_bytes())?;
-                text.clear();
-            }
-        }
-        out.write_all(text.as_bytes())?;
-        let stamp = artifact()?.and_then(|metadata| Stamp::new(&metadata, [0; SOURCE_LEN]));
-        let line = stamp.and_then(|stamp| {
-            let (modified, modified_nanos) = since(stamp.modified)?;
-            Some(format!(
-                "{} {modified} {modified_nanos} {} {} {} {}",
-                stamp.len, stamp.changed.0, stamp.changed.1, stamp.inode, stamp.device
-            ))
-        });
-        writeln!(out, "artifact {}", line.as_deref().unwrap_or("none"))
-    }
-
-    /// The stamps a stamps file holds, if they are those of the artifact
-    /// whose content digest is `content_sha256`; any line that does not
-    /// read makes the whole file unusable (the build then reads every
-    /// manifest), with the reason.
-    pub(crate) fn from_text(text: &str, content_sha256: &str) -> Result<Stamps, String> {
-        use std::os::unix::ffi::OsStringExt;
-        // Four lines of head, then the manifests', then the artifact's
-        // (lines end in `\n`, as `str::lines` reads them).
-        let mut lines = text.splitn(5, '\n').map(|line| line.strip_suffix('\r').unwrap_or(line));
-        if lines.next() != Some(STAMPS_MAGIC) {
-            return Err("not a stamps file of this version".to_owned());
-        }
-        let mut field = |name: &str| {
-            lines
-                .next()
-                .and_then(|line| line.strip_prefix(name))
-                .and_then(|rest| rest.strip_prefix(' '))
-                .ok_or_else(|| format!("no `{name}` line"))
-        };
-        if field("content_sha256")? != content_sha256 {
-            return Err("they are another artifact's".to_owned());
-        }
-        let dir = PathBuf::from(OsString::from_vec(hex::decode(field("dir")?).map_err(|_| "a folder not in hex")?));
-        let started = field("started")?;
-        let started =
-            started.split_once(' ').and_then(|(s, n)| time_of(s, n)).ok_or("a start time that does not read")?;
-        // The artifact's line is the last, ended as every line is: a file
-        // its build did not finish writing has none.
-        let rest = text.splitn(5, '\n').nth(4).unwrap_or_default();
-        let (rest, last) = match rest.strip_suffix('\n').map(|rest| rest.rsplit_once('\n').unwrap_or(("", rest))) {
-            Some((rest, last)) if last.starts_with("artifact ") => (rest, last),
-            _ => return Err("no `artifact` line last".to_owned()),
-        };
-        let last = last.strip_suffix('\r').unwrap_or(last);
-        let artifact = match &last["artifact ".len()..] {
-            "none" => None,
-            line => {
-                let mut parts = line.split(' ');
-                let stamp = stamp_of(&mut parts).filter(|_| parts.next().is_none());
-                Some(stamp.ok_or("an artifact line that does not read")?)
-            }
-        };
-        // One line a manifest, read on all cores: the text is cut at line
-        // ends into a piece a core.
-        let pieces = pieces(rest, std::thread::available_parallelism().map_or(1, usize::from));
-        let read = crate::parallel::map(&pieces, |piece| {
-            piece.lines().enumerate().map(|(n, line)| file_line(line).ok_or(n)).collect::<Result<Vec<_>, _>>()
-        });
-        let mut files = Vec::with_capacity(rest.len() / 128);
-        let mut before = 0;
-        for (piece, read) in pieces.iter().zip(read) {
-            match read {
-                Ok(read) => files.extend(read),
-                Err(n) => return Err(format!("line {} does not read", 5 + before + n)),
-            }
-            before += piece.lines().count();
-        }
-        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        if let Some(twice) = files.windows(2).find(|pair| pair[0].0 == pair[1].0) {
-            return Err(format!("{} is listed twice", twice[0].0.display()));
-        }
-        let (names, stamps) = files.into_iter().map(|(name, stamp)| (name, OnceLock::from(stamp))).unzip();
-        Ok(Stamps { dir, started, names, stamps, artifact })
-    }
 
     /// Whether the artifact file opened with `metadata` is the one the
     /// build that wrote these stamps wrote, unchanged since: the same
@@ -321,61 +164,6 @@ impl Stamps {
     pub(crate) fn artifact_unchanged(&self, metadata: &std::fs::Metadata) -> bool {
         self.artifact.is_some_and(|stamp| Stamp::new(metadata, [0; SOURCE_LEN]) == Some(stamp))
     }
-}
-
-/// `text` cut into `count` pieces of about one size, each (but the last)
-/// ending at a line's end: any bytes, a character of several bytes too.
-fn pieces(text: &str, count: usize) -> Vec<&str> {
-    let mut pieces = Vec::with_capacity(count);
-    let mut start = 0;
-    for n in 1..=count {
-        let end = if n == count {
-            text.len()
-        } else {
-            // A newline byte is a character of its own: cut after it.
-            let at = (text.len() / count * n).max(start);
-            text.as_bytes()[at..].iter().position(|&b| b == b'\n').map_or(text.len(), |newline| at + newline + 1)
-        };
-        pieces.push(&text[start..end]);
-        start = end;
-    }
-    pieces
-}
-
-/// A stamps file's line for one manifest: its stamp and name, if it reads.
-fn file_line(line: &str) -> Option<(OsString, Stamp)> {
-    use std::os::unix::ffi::OsStringExt;
-    let mut parts = line.split(' ');
-    let mut stamp = stamp_of(&mut parts)?;
-    let [source, name] = [parts.next()?, parts.next()?];
-    if parts.next().is_some() {
-        return None;
-    }
-    hex::decode_to_slice(source, &mut stamp.source).ok()?;
-    Some((OsString::from_vec(hex::decode(name).ok()?), stamp))
-}
-
-/// A stamp's first fields as a stamps file writes them (length,
-/// modification and change times, inode and device), taken from
-/// `parts`; its source digest zeros. The artifact's line is these alone.
-fn stamp_of<'t>(parts: &mut impl Iterator<Item = &'t str>) -> Option<Stamp> {
-    let mut next = || parts.next();
-    let [len, modified, modified_nanos, changed, changed_nanos, inode, device] =
-        [next()?, next()?, next()?, next()?, next()?, next()?, next()?];
-    Some(Stamp {
-        len: len.parse().ok()?,
-        modified: time_of(modified, modified_nanos)?,
-        changed: (changed.parse().ok()?, changed_nanos.parse().ok()?),
-        inode: inode.parse().ok()?,
-        device: device.parse().ok()?,
-        source: [0; SOURCE_LEN],
-    })
-}
-
-/// A time written as its seconds and nanoseconds since 1970.
-fn time_of(secs: &str, nanos: &str) -> Option<SystemTime> {
-    let nanos: u32 = nanos.parse().ok().filter(|&n| n < 1_000_000_000)?;
-    UNIX_EPOCH.checked_add(Duration::new(secs.parse().ok()?, nanos))
 }
 
 /// Collects the stamps of a build as its threads read the files, each
@@ -416,59 +204,6 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The artifact's own line reads back as the stamp of the file it
-    /// was written for; a field too many or too few makes it unusable.
-    #[test]
-    fn the_artifacts_line_reads_back_and_a_broken_one_is_refused() {
-        let dir = PathBuf::from("/catalog");
-        let metadata = std::fs::metadata(std::env::current_dir().expect("a folder")).expect("metadata");
-        let mut text = Vec::new();
-        let recorder = Recorder::new(&dir, 1);
-        recorder.record(0, Stamp::new(&metadata, [7; SOURCE_LEN]).expect("a stamp"));
-        let stamps = recorder.finish(vec![OsString::from("a.json")]);
-        stamps.write_text(&mut text, "digest", || Ok(Some(metadata.clone()))).expect("written");
-        let text = String::from_utf8(text).expect("text");
-        let read = Stamps::from_text(&text, "digest").expect("reads");
-        assert!(read.artifact_unchanged(&metadata));
-        let line = text.lines().last().expect("the artifact's line");
-        assert!(line.starts_with("artifact "), "{line}");
-        // Without it (a file cut short), or with it elsewhere, the file is
-        // unusable; an error from `artifact` ends the text before it.
-        let cut = &text[..text.len() - line.len() - 1];
-        let lines: Vec<&str> = text.lines().collect();
-        let moved = format!("{}\n{line}\n{}\n", lines[..4].join("\n"), lines[4]);
-        for unusable in [cut, &moved] {
-            assert_eq!(Stamps::from_text(unusable, "digest").err().as_deref(), Some("no `artifact` line last"));
-        }
-        let mut failed = Vec::new();
-        let error = stamps.write_text(&mut failed, "digest", || Err(std::io::Error::other("not written")));
-        assert_eq!(error.expect_err("failed").to_string(), "not written");
-        assert_eq!(failed, cut.as_bytes());
-        let (fewer, _) = line.rsplit_once(' ').expect("fields");
-        for broken in [format!("{line} 7"), fewer.to_owned(), "artifact 1 2 x 3 4 5 6".to_owned()] {
-            let error = Stamps::from_text(&text.replace(line, &broken), "digest").expect_err("refused");
-            assert_eq!(error, "an artifact line that does not read", "{broken}");
-        }
-    }
-
-    /// Text is cut at line ends only, whatever characters it holds and
-    /// however many pieces are asked for.
-    #[test]
-    fn text_is_cut_into_pieces_at_line_ends_only() {
-        for text in ["", "\n", "é€ab\ncd\n\n€€€", &"é€𝄞\n".repeat(50), &"x".repeat(99)] {
-            for count in 1..=9 {
-                let pieces = pieces(text, count);
-                assert_eq!(pieces.len(), count);
-                assert_eq!(pieces.concat(), text, "{count} pieces of {text:?}");
-                // Each cut is after a newline, or at the end.
-                for k in 1..count {
-                    let before = pieces[..k].concat();
-                    assert!(before.is_empty() || before.ends_with('\n') || before == text, "{pieces:?}");
-                }
-            }
-        }
-    }
 
     /// A file's stamp is trusted only if the file had settled (its change
     /// time `SETTLED` or more before) when the build that recorded it
@@ -529,78 +264,5 @@ mod tests {
             assert_eq!(stamp("none.json"), None);
         }
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// The longest text `write_text` writes (a folder's path of 4,095
-    /// bytes, names of 255, every number at its largest) is within what
-    /// `max_text_len` allows for its manifests.
-    #[test]
-    fn the_longest_stamps_text_is_within_its_limit() {
-        use std::os::unix::ffi::OsStringExt;
-        let dir = PathBuf::from(OsString::from_vec(vec![0xFF; 4095]));
-        let mut stamp = Stamp::new(&std::fs::metadata("/").expect("metadata"), [0xFF; SOURCE_LEN]).expect("a stamp");
-        stamp.len = u64::MAX;
-        stamp.changed = (i64::MIN, i64::MIN);
-        stamp.inode = u64::MAX;
-        stamp.device = u64::MAX;
-        stamp.modified = UNIX_EPOCH + Duration::new(u64::MAX / 2, 999_999_999);
-        let names: Vec<OsString> = (1..=100u8).map(|n| OsString::from_vec(vec![n; 255])).collect();
-        let recorder = Recorder::new(&dir, names.len());
-        (0..names.len()).for_each(|at| recorder.record(at, stamp));
-        let mut text = Vec::new();
-        recorder.finish(names).write_text(&mut text, &"f".repeat(64), || Ok(None)).expect("written");
-        assert!(text.len() as u64 > 100 * 600, "the lines are long: {}", text.len());
-        assert!(text.len() as u64 <= max_text_len(100), "{} bytes", text.len());
-    }
-
-    /// The text `write_text` writes (in pieces, here many) reads back as
-    /// the stamps it was written from, whatever order its lines are in;
-    /// a name listed twice makes the file unusable, with the name.
-    #[test]
-    fn stamps_written_read_back_in_any_order_and_a_name_twice_is_refused() {
-        let dir = PathBuf::from("/catalog");
-        let metadata = std::fs::metadata(std::env::current_dir().expect("a folder")).expect("metadata");
-        let names: Vec<OsString> = (0..3000).map(|n| OsString::from(format!("product-{n:05}.json"))).collect();
-        let recorder = Recorder::new(&dir, names.len());
-        for at in (0..names.len()).filter(|at| at % 7 != 3) {
-            let mut source = [0; SOURCE_LEN];
-            source[..8].copy_from_slice(&(at as u64).to_le_bytes());
-            recorder.record(at, Stamp::new(&metadata, source).expect("a stamp"));
-        }
-        let stamps = recorder.finish(names.clone());
-        let mut text = Vec::new();
-        stamps.write_text(&mut text, "digest", || Ok(None)).expect("written");
-        let text = String::from_utf8(text).expect("text");
-        assert!(text.len() > 4 * (64 << 10), "written in several pieces");
-        let (head, lines) = text.split_at(text.match_indices('\n').nth(3).expect("a head").0 + 1);
-        let (lines, last) = lines.split_at(lines.trim_end().rfind('\n').expect("the artifact's line") + 1);
-        assert_eq!(last, "artifact none\n");
-        let reversed =
-            format!("{head}{}{last}", lines.lines().rev().map(|line| format!("{line}\n")).collect::<String>());
-        for text in [&text, &reversed] {
-            let read = Stamps::from_text(text, "digest").expect("reads");
-            for (at, name) in names.iter().enumerate() {
-                // Wherever it is looked for first.
-                for near in [at, 0, at + 1, usize::MAX] {
-                    assert_eq!(read.recorded(&dir, name, near), stamps.recorded(&dir, name, at), "{name:?}");
-                }
-                assert_eq!(read.recorded(&dir, name, at).is_some(), at % 7 != 3, "{name:?}");
-            }
-        }
-        let line = lines.lines().nth(10).expect("a line");
-        let name = hex::decode(line.rsplit(' ').next().expect("a name")).expect("hex");
-        let error = Stamps::from_text(&format!("{head}{line}\n{lines}{last}"), "digest").expect_err("refused");
-        assert_eq!(error, format!("{} is listed twice", String::from_utf8_lossy(&name)));
-        // A line that does not read is named by its number in the file,
-        // wherever it is (the lines are read a piece a core), and so is
-        // one with a field too many or too few.
-        let count = lines.lines().count();
-        for (at, broken) in [(0, "x"), (count / 2 + 1, "1 2"), (count - 1, &*format!("{line} extra"))] {
-            let mut edited: Vec<&str> = lines.lines().collect();
-            edited[at] = broken;
-            let edited = format!("{head}{}\n{last}", edited.join("\n"));
-            let error = Stamps::from_text(&edited, "digest").expect_err("refused");
-            assert_eq!(error, format!("line {} does not read", at + 5), "{broken:?}");
-        }
     }
 }
