@@ -269,16 +269,20 @@ impl ResponseCatalog {
     /// file written into since, truncated, or replaced has another stamp,
     /// and each body taken from it is checked as before.
     pub fn read_stamps(&mut self, path: &Path) -> Result<bool, String> {
-        let max = stamps::max_len(self.metadata().products);
-        let (bytes, _) = crate::files::read_bounded(path, max, false).map_err(|e| e.to_string())?;
-        let stamps = stamps::Stamps::from_bytes(&bytes, &self.metadata().content_sha256)?;
+        let stamps = stamps::Stamps::read(path, self.metadata())?;
+        Ok(self.take_stamps(stamps))
+    }
+
+    /// Takes `stamps`, read for this catalog's artifact, as
+    /// [`ResponseCatalog::read_stamps`] does.
+    fn take_stamps(&mut self, stamps: stamps::Stamps) -> bool {
         let opened = self.artifact.body_file().and_then(|file| file.metadata().ok());
         let unchanged = opened.is_some_and(|metadata| stamps.artifact_unchanged(&metadata));
         if unchanged {
             self.artifact.trust_bodies();
         }
         self.stamps = Some(Arc::new(stamps));
-        Ok(unchanged)
+        unchanged
     }
 
     /// With what the build that made it remembers: its folder's stamps.

@@ -80,9 +80,17 @@ impl ResponseCatalog {
     /// is checked as [`ResponseCatalog::open_to_build_on`] checks it.
     pub fn open_to_build_on_stamped(path: &Path, stamps: &Path) -> Result<(Self, Result<bool, String>), ArtifactError> {
         let artifact = Artifact::open(path, u64::MAX)?;
-        artifact.check_blocks()?;
-        let mut catalog = Self::from_artifact(artifact)?;
-        let read = catalog.read_stamps(stamps);
+        // The stamps file is read beside the blocks' checks and the load.
+        let metadata = artifact.metadata().clone();
+        let (read, catalog) = crate::parallel::join(
+            || super::stamps::Stamps::read(stamps, &metadata),
+            || {
+                artifact.check_blocks()?;
+                Self::from_artifact(artifact)
+            },
+        );
+        let mut catalog = catalog?;
+        let read = read.map(|stamps| catalog.take_stamps(stamps));
         if read != Ok(true) {
             catalog.artifact.check_content_digest()?;
         }

@@ -20,8 +20,6 @@ use crate::artifact::SOURCE_LEN;
 
 mod file;
 
-pub(crate) use file::max_len;
-
 /// How long before a build a file's change time must be for its stamp to
 /// be trusted by the next build: a file written while (or just before) a
 /// build read it may change again within the same timestamp tick (git's

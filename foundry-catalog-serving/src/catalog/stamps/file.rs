@@ -121,6 +121,15 @@ impl Stamps {
         out.write_all(&bytes)
     }
 
+    /// The stamps of the stamps file at `path`, if they are those of the
+    /// artifact whose metadata is `metadata` (and the file is no longer
+    /// than [`max_len`] of its products: a longer one is refused unread).
+    pub(crate) fn read(path: &std::path::Path, metadata: &crate::artifact::Metadata) -> Result<Stamps, String> {
+        let max = max_len(metadata.products);
+        let (bytes, _) = crate::files::read_bounded(path, max, false).map_err(|e| e.to_string())?;
+        Stamps::from_bytes(&bytes, &metadata.content_sha256)
+    }
+
     /// The stamps a stamps file's `bytes` hold, if they are those of the
     /// artifact whose content digest is `content_sha256`; anything that
     /// does not read makes the whole file unusable (the build then reads
