@@ -396,7 +396,12 @@ fn reporter(last: Arc<Mutex<Progress>>) -> impl Fn(&Progress) + Send + Sync + 's
     });
     let decile = AtomicUsize::new(0);
     move |progress: &Progress| {
-        if let Ok(mut last) = last.lock() {
+        // The build's tally is its last report, made once every product
+        // is done: the reports before it are not kept (a lock a product,
+        // taken by every building thread, cost 0.01 s at 100,000).
+        if progress.done == progress.total
+            && let Ok(mut last) = last.lock()
+        {
             *last = *progress;
         }
         match &bar {
