@@ -210,6 +210,15 @@ impl Artifact {
         self.bodies_checked.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Takes the forms of its head's entries as right, without checking
+    /// them, as its blocks are read from here on (each block is still
+    /// hashed against the block list): for an artifact file whose stamp
+    /// says it is as the build that wrote it left it
+    /// (`ResponseCatalog::open_to_build_on_stamped`), which made them.
+    pub(crate) fn trust_forms(&self) {
+        self.forms_trusted.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Checks that each body of a product or site document whose bodies
     /// lie, at least in part, in one of `ranges` (`(start, end)` offsets of
     /// the file) hashes to its ETag: what a replica checks of a delta whose

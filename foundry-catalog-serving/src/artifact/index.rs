@@ -39,6 +39,9 @@ impl Artifact {
     /// Block `k` of a head read a block at a time, read and checked if it
     /// was not yet.
     fn block<'a>(&'a self, lazy: &'a LazyHead, k: usize) -> Result<&'a Placed, ArtifactError> {
+        if self.forms_trusted.load(std::sync::atomic::Ordering::Relaxed) {
+            return lazy.placed(k, &self.metadata, &|_| Ok(()));
+        }
         lazy.placed(k, &self.metadata, &|view| forms::check_view(view, &self.metadata, &self.directory))
     }
 

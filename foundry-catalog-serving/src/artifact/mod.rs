@@ -213,6 +213,12 @@ pub struct Artifact {
     /// block list: built here, or checked ([`Artifact::check_blocks`]);
     /// shared by clones.
     blocks_checked: Arc<std::sync::atomic::AtomicBool>,
+    /// Whether the forms of its head's entries (slugs where the slug
+    /// directory finds them, dates, ETags, page paths: `forms::check_view`)
+    /// are taken as right without checking them as its blocks are read
+    /// (each block still hashed against the block list): a file its build
+    /// wrote and nothing changed since ([`Artifact::trust_forms`]).
+    forms_trusted: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Artifact {

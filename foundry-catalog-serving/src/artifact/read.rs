@@ -187,6 +187,7 @@ impl Artifact {
             bodies: Bodies::File(file),
             bodies_checked: Arc::default(),
             blocks_checked: Arc::default(),
+            forms_trusted: Arc::default(),
         };
         artifact.check_metadata()?;
         Ok(artifact)
@@ -322,6 +323,7 @@ impl Artifact {
             bodies,
             bodies_checked: Arc::default(),
             blocks_checked: Arc::default(),
+            forms_trusted: Arc::default(),
         };
         artifact.check_metadata()?;
         Ok(artifact)

@@ -88,6 +88,7 @@ impl Artifact {
             bodies: Bodies::Built,
             bodies_checked: Arc::new(true.into()),
             blocks_checked: Arc::new(true.into()),
+            forms_trusted: Arc::default(),
         };
         let Index::Whole { stored, starts } = &mut artifact.index else { unreachable!("made whole above") };
         *starts = head::load(stored, &artifact.metadata, table, start)?.into();

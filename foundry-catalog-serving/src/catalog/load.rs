@@ -70,26 +70,24 @@ impl ResponseCatalog {
         Self::from_artifact(artifact)
     }
 
-    /// [`ResponseCatalog::open_to_build_on`], then
-    /// [`ResponseCatalog::read_stamps`] of the stamps file at `stamps`
-    /// (what it found is returned beside the catalog, an error of its own
-    /// leaving the catalog without stamps). When they say the file is as
-    /// the build that wrote it left it, its content digest is not computed
-    /// again: that build computed it from the head it wrote, whose every
-    /// block has just been checked against the block list. Otherwise it
-    /// is checked as [`ResponseCatalog::open_to_build_on`] checks it.
+    /// [`ResponseCatalog::open_to_build_on`], with the stamps file at
+    /// `stamps` ([`ResponseCatalog::read_stamps`]; what reading it found
+    /// is returned beside the catalog, an error of its own leaving the
+    /// catalog without stamps). When they say the file is as the build
+    /// that wrote it left it, that build made its head: the forms of the
+    /// head's entries (slugs, dates, ETags, page paths) are not checked
+    /// again, nor its content digest computed again, while every block is
+    /// still checked against the block list. Otherwise it is checked as
+    /// [`ResponseCatalog::open_to_build_on`] checks it.
     pub fn open_to_build_on_stamped(path: &Path, stamps: &Path) -> Result<(Self, Result<bool, String>), ArtifactError> {
         let artifact = Artifact::open(path, u64::MAX)?;
-        // The stamps file is read beside the blocks' checks and the load.
-        let metadata = artifact.metadata().clone();
-        let (read, catalog) = crate::parallel::join(
-            || super::stamps::Stamps::read(stamps, &metadata),
-            || {
-                artifact.check_blocks()?;
-                Self::from_artifact(artifact)
-            },
-        );
-        let mut catalog = catalog?;
+        let read = super::stamps::Stamps::read(stamps, artifact.metadata());
+        let opened = artifact.body_file().and_then(|file| file.metadata().ok());
+        if read.as_ref().is_ok_and(|stamps| opened.is_some_and(|opened| stamps.artifact_unchanged(&opened))) {
+            artifact.trust_forms();
+        }
+        artifact.check_blocks()?;
+        let mut catalog = Self::from_artifact(artifact)?;
         let read = read.map(|stamps| catalog.take_stamps(stamps));
         if read != Ok(true) {
             catalog.artifact.check_content_digest()?;

@@ -677,6 +677,61 @@ fn a_build_spooling_its_bodies_writes_what_a_build_in_memory_writes() {
     let _ = std::fs::remove_dir_all(&manifests);
 }
 
+/// A previous artifact whose stamps say it is as its build wrote it has
+/// its head's forms taken as that build made them, yet every block of
+/// its head is still checked against the block list: a block changed
+/// since (its stamps made again to match the changed file, as a forged
+/// stamp could) is refused, as without stamps.
+#[test]
+fn a_stamped_previous_artifacts_blocks_are_still_checked_against_the_block_list() {
+    let dir = temp("stamped-blocks");
+    let (file, stamps) = (dir.join("catalog.fcat"), dir.join("catalog.fcat.stamps"));
+    let built = foundry_catalog_serving::catalog::Builder::new().build_dir(&examples()).expect("builds");
+    let mut bytes = built.artifact().to_vec();
+    // A slug in the head's table (before any body holds it), changed to another slug.
+    let slug = b"lead-signal-extractor";
+    let at = bytes.windows(slug.len()).position(|w| w == slug).expect("the slug");
+    bytes[at] = b'x';
+    std::fs::write(&file, with_checksum(bytes)).expect("write");
+    let stamp = |file: &Path| {
+        let written = std::fs::metadata(file).expect("metadata");
+        let mut text = Vec::new();
+        assert!(built.write_stamps(&mut text, Some(&written)).expect("stamps"));
+        std::fs::write(&stamps, &text).expect("write");
+    };
+    stamp(&file);
+    let error = ResponseCatalog::open_to_build_on_stamped(&file, &stamps).map(|_| ()).expect_err("refused");
+    assert!(error.to_string().contains("does not match its digest in the block list"), "{error}");
+    assert!(ResponseCatalog::open_to_build_on(&file).is_err());
+    // The block list's digests made again to match (a consistent head
+    // whose slug is not where the slug directory finds it): refused by
+    // its forms unless stamps say the file is as its build wrote it; a
+    // forged stamp has its forms taken as they are (docs/artifact.md),
+    // which a server checks again before serving any of it.
+    let mut slug_moved = built.artifact().to_vec();
+    slug_moved[at] = b'x';
+    std::fs::write(&file, with_digests(slug_moved)).expect("write");
+    let unstamped = {
+        let mut text = Vec::new();
+        assert!(built.write_stamps(&mut text, None).expect("stamps"));
+        text
+    };
+    std::fs::write(&stamps, &unstamped).expect("write");
+    let error = ResponseCatalog::open_to_build_on_stamped(&file, &stamps).map(|_| ()).expect_err("refused");
+    assert!(error.to_string().contains("is not where the slug directory finds it"), "{error}");
+    stamp(&file);
+    let (_, read) = ResponseCatalog::open_to_build_on_stamped(&file, &stamps).expect("its forms taken as they are");
+    assert_eq!(read, Ok(true));
+    let served = ResponseCatalog::open(&file).expect("a head read a block at a time");
+    assert!(served.lookup("lead-signal-extractor").is_err(), "a server refuses the block");
+    // The same file as built, stamped: opened, its stamps used.
+    std::fs::write(&file, built.artifact().to_vec()).expect("write");
+    stamp(&file);
+    let (_, read) = ResponseCatalog::open_to_build_on_stamped(&file, &stamps).expect("opens");
+    assert_eq!(read, Ok(true));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A previous artifact opened with its stamps: its content digest is
 /// checked unless the stamps say the file is the one its build wrote. A
 /// file whose content digest is wrong (its blocks and CRC-32 made good,
