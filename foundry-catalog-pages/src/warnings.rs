@@ -113,7 +113,20 @@ fn normal(text: &str) -> Cow<'_, str> {
     if spaced && text.chars().all(|c| lower(c) && (c == ' ' || !c.is_whitespace())) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" "))
+    // Words lowercased into one string (`str::to_lowercase` for a word
+    // that is not ASCII: a final sigma depends on its place in the word).
+    let mut normal = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !normal.is_empty() {
+            normal.push(' ');
+        }
+        if word.is_ascii() {
+            normal.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+        } else {
+            normal.push_str(&word.to_lowercase());
+        }
+    }
+    Cow::Owned(normal)
 }
 
 #[cfg(test)]
@@ -182,6 +195,8 @@ mod tests {
             "ǆ ǅ",
             "ΟΔΟΣ",
             "οδος",
+            "Lead ΟΔΟΣ  Finder",
+            "ÀB Cd",
             "ⅰ ⅱ",
             "",
         ] {
