@@ -218,7 +218,8 @@ impl ResponseCatalog {
 
     /// Writes what the folder build that made this catalog saw of each
     /// manifest (its length, times, inode and digest: git's index for
-    /// manifests) as a stamps file's text, bound to this catalog's
+    /// manifests) as a stamps file (binary: `catalog::stamps::file`),
+    /// bound to this catalog's
     /// artifact, with the stamp of the file the artifact was written to
     /// (`written`: its metadata once written and renamed into place), so
     /// that the next build on it trusts its bodies while it keeps that
@@ -235,11 +236,11 @@ impl ResponseCatalog {
     }
 
     /// [`ResponseCatalog::write_stamps`] while the artifact is written:
-    /// the artifact file's stamp is the text's last line, and `written` is
-    /// called for its metadata once every manifest's line is written (on
-    /// a thread of its own, this waits for the artifact to be renamed into
-    /// place). An error from `written` is returned, and the text then ends
-    /// before that line: such a file reads as unusable.
+    /// the artifact file's stamp is the file's last record, and `written`
+    /// is called for its metadata once every manifest's record is written
+    /// (on a thread of its own, this waits for the artifact to be renamed
+    /// into place). An error from `written` is returned, and the file then
+    /// ends before that record: such a file reads as unusable.
     pub fn write_stamps_then(
         &self,
         out: &mut impl std::io::Write,
@@ -259,7 +260,7 @@ impl ResponseCatalog {
     /// that is missing, not a regular file, longer than the stamps of as
     /// many manifests as the catalog has products can be (1 KiB a
     /// manifest), another
-    /// artifact's or unreadable in any line is refused with the reason
+    /// artifact's or unreadable in any record is refused with the reason
     /// (the build then reads every manifest).
     ///
     /// Returns whether the artifact file this catalog was opened from
