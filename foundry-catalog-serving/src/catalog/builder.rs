@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
@@ -334,9 +334,10 @@ impl Builder {
         // takes them as it did, without asking the file system again (a
         // file changed since is read by the next build, its stamp being
         // the one recorded), nor looking for the product.
-        const UNSETTLED: usize = usize::MAX;
+        // (A place is at most the products' count, a `u32` in the format.)
+        const UNSETTLED: u32 = u32::MAX;
         let folder = Folder::open(dir);
-        let settled: Vec<AtomicUsize> = names.iter().map(|_| AtomicUsize::new(UNSETTLED)).collect();
+        let settled: Vec<AtomicU32> = names.iter().map(|_| AtomicU32::new(UNSETTLED)).collect();
         let artifact = self.assemble(&places, |&at, counter| {
             let name = &names[at];
             let path = dir.join(name);
@@ -345,7 +346,7 @@ impl Builder {
             // manifest: where the first pass found it, else its own place
             // (theirs, when the folder holds the files it held).
             let found = settled[at].load(Ordering::Relaxed);
-            let near = if found == UNSETTLED { at } else { found };
+            let near = if found == UNSETTLED { at } else { found as usize };
             let known = match stamps {
                 Some(stamps) if counter.is_some() && found != UNSETTLED => stamps.recorded(dir, name, at),
                 // The entry itself: a link is never taken for its target.
@@ -358,7 +359,8 @@ impl Builder {
                 let slug = stem(Path::new(name)).to_owned();
                 let unchanged = previous.unchanged_near(&slug, stamp.source, near);
                 if counter.is_none() {
-                    settled[at].store(unchanged.as_ref().map_or(at, |(place, _)| *place), Ordering::Relaxed);
+                    let place = unchanged.as_ref().map_or(at, |(place, _)| *place);
+                    settled[at].store(u32::try_from(place).unwrap_or(UNSETTLED), Ordering::Relaxed);
                 }
                 if let Some((_, entry)) = unchanged {
                     if counter.is_some() {
@@ -367,7 +369,7 @@ impl Builder {
                     return Source::Unchanged { file, slug, entry, from: Arc::clone(previous) };
                 }
             } else if counter.is_none() && known.is_some() {
-                settled[at].store(at, Ordering::Relaxed);
+                settled[at].store(u32::try_from(at).unwrap_or(UNSETTLED), Ordering::Relaxed);
             }
             if let Some(counter) = counter {
                 counter.read.fetch_add(1, Ordering::Relaxed);
@@ -730,8 +732,9 @@ impl Builder {
             }
         }
         // The slugs are checked: what is left of a build is its head (the
-        // names are freed aside).
-        crate::parallel::drop_aside(seen);
+        // names freed now, not aside: the site documents made next are a
+        // large build's peak).
+        drop(seen);
         let mut documents = match (self.pages.as_deref(), &linking) {
             (Some(pages), Some(linking)) if errors.is_empty() => {
                 match self.write_documents(pages, linking, base, &mut table, &mut bodies, inflated) {

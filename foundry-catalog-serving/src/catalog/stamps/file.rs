@@ -1,7 +1,7 @@
 //! A stamps file's bytes (`<artifact>.stamps`, format 4): written a piece
 //! at a time as a build ends, read whole by the next build. Binary, so
 //! that neither side formats or parses a number or a hex digit: at
-//! 100,000 manifests the text of format 3 took 0.04 s to write and as
+//! 100,000 manifests the text of format 2 took 0.04 s to write and as
 //! much to read, on the two ends of a one-edit build.
 //!
 //! ```text
