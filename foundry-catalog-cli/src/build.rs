@@ -277,7 +277,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             // What this build saw of each manifest, for the next one: a
             // cache beside the artifact (a stale one is replaced, a lost
             // one costs reading every manifest once), written on a thread
-            // while the artifact is; its last line, the artifact file's
+            // while the artifact is; its last record, the artifact file's
             // own stamp, once that is written and renamed into place. A
             // build that fails to write the artifact leaves the old one.
             let stamps = stamps_file(output);

@@ -219,8 +219,8 @@ impl ResponseCatalog {
     /// Writes what the folder build that made this catalog saw of each
     /// manifest (its length, times, inode and digest: git's index for
     /// manifests) as a stamps file (binary: `catalog::stamps::file`),
-    /// bound to this catalog's
-    /// artifact, with the stamp of the file the artifact was written to
+    /// bound to this catalog's artifact, with the stamp of the file the
+    /// artifact was written to
     /// (`written`: its metadata once written and renamed into place), so
     /// that the next build on it trusts its bodies while it keeps that
     /// stamp ([`ResponseCatalog::read_stamps`]); `false` (nothing
@@ -277,8 +277,7 @@ impl ResponseCatalog {
     /// Takes `stamps`, read for this catalog's artifact, as
     /// [`ResponseCatalog::read_stamps`] does.
     fn take_stamps(&mut self, stamps: stamps::Stamps) -> bool {
-        let opened = self.artifact.body_file().and_then(|file| file.metadata().ok());
-        let unchanged = opened.is_some_and(|metadata| stamps.artifact_unchanged(&metadata));
+        let unchanged = stamps.wrote(&self.artifact);
         if unchanged {
             self.artifact.trust_bodies();
         }

@@ -82,8 +82,7 @@ impl ResponseCatalog {
     pub fn open_to_build_on_stamped(path: &Path, stamps: &Path) -> Result<(Self, Result<bool, String>), ArtifactError> {
         let artifact = Artifact::open(path, u64::MAX)?;
         let read = super::stamps::Stamps::read(stamps, artifact.metadata());
-        let opened = artifact.body_file().and_then(|file| file.metadata().ok());
-        if read.as_ref().is_ok_and(|stamps| opened.is_some_and(|opened| stamps.artifact_unchanged(&opened))) {
+        if read.as_ref().is_ok_and(|stamps| stamps.wrote(&artifact)) {
             artifact.trust_forms();
         }
         artifact.check_blocks()?;

@@ -162,6 +162,15 @@ impl Stamps {
     pub(crate) fn artifact_unchanged(&self, metadata: &std::fs::Metadata) -> bool {
         self.artifact.is_some_and(|stamp| Stamp::new(metadata, [0; SOURCE_LEN]) == Some(stamp))
     }
+
+    /// Whether `artifact` was opened from the file the build that wrote
+    /// these stamps wrote, unchanged since ([`Stamps::artifact_unchanged`]
+    /// of the file it reads): that build made its head and checked or
+    /// made its bodies.
+    pub(crate) fn wrote(&self, artifact: &crate::artifact::Artifact) -> bool {
+        let opened = artifact.body_file().and_then(|file| file.metadata().ok());
+        opened.is_some_and(|metadata| self.artifact_unchanged(&metadata))
+    }
 }
 
 /// Collects the stamps of a build as its threads read the files, each
