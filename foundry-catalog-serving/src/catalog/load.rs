@@ -79,6 +79,11 @@ impl ResponseCatalog {
     /// again, nor its content digest computed again, while every block is
     /// still checked against the block list. Otherwise it is checked as
     /// [`ResponseCatalog::open_to_build_on`] checks it.
+    ///
+    /// The catalog returned is for a build to take products from
+    /// ([`Builder::previous`](super::Builder::previous)), not to serve:
+    /// a server opens the file with [`ResponseCatalog::open`], which checks
+    /// every block's forms as it first reads it, whatever stamps lie beside.
     pub fn open_to_build_on_stamped(path: &Path, stamps: &Path) -> Result<(Self, Result<bool, String>), ArtifactError> {
         let artifact = Artifact::open(path, u64::MAX)?;
         let read = super::stamps::Stamps::read(stamps, artifact.metadata());
